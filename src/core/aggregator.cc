@@ -1,0 +1,66 @@
+#include "core/aggregator.h"
+
+#include "core/metrics.h"
+
+namespace tv {
+
+Aggregator::Aggregator() : values_(SampleMetrics().size()) {}
+
+void Aggregator::Add(const Sample& sample) {
+  auto metrics = SampleMetrics();
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    if (auto v = metrics[i].get(sample)) values_[i].Add(*v);
+  }
+  const auto& cores = sample.host.core_util_ratio;
+  if (cores.size() > cores_.size()) cores_.resize(cores.size());
+  for (size_t i = 0; i < cores.size(); ++i) cores_[i].Add(cores[i]);
+
+  auto gpu_metrics = GpuMetrics();
+  for (const GpuSample& g : sample.gpus) {
+    GpuAcc* acc = nullptr;
+    for (GpuAcc& a : gpus_) {
+      if (a.index == g.index) acc = &a;
+    }
+    if (acc == nullptr) {
+      acc = &gpus_.emplace_back();
+      acc->index = g.index;
+      acc->physical_index = g.physical_index;
+      acc->values.resize(gpu_metrics.size());
+    }
+    for (size_t i = 0; i < gpu_metrics.size(); ++i) {
+      if (auto v = gpu_metrics[i].get_gpu(g)) acc->values[i].Add(*v);
+    }
+  }
+  ++samples_;
+}
+
+Row Aggregator::Peek(double t, double elapsed_s) const {
+  Row row;
+  row.t = t;
+  row.elapsed_s = elapsed_s;
+  row.samples = samples_;
+  row.values.reserve(values_.size());
+  for (const auto& acc : values_) row.values.push_back(acc.Get());
+  for (const auto& acc : cores_) {
+    auto s = acc.Get();
+    row.core_util_ratio.push_back(s ? s->mean : 0.0);
+  }
+  for (const GpuAcc& g : gpus_) {
+    GpuRow& out = row.gpus.emplace_back();
+    out.index = g.index;
+    out.physical_index = g.physical_index;
+    for (const auto& acc : g.values) out.values.push_back(acc.Get());
+  }
+  return row;
+}
+
+Row Aggregator::Take(double t, double elapsed_s) {
+  Row row = Peek(t, elapsed_s);
+  for (auto& acc : values_) acc.Reset();
+  cores_.clear();
+  gpus_.clear();
+  samples_ = 0;
+  return row;
+}
+
+}  // namespace tv

@@ -1,0 +1,17 @@
+// Event: something that happened at one instant (lifecycle, a process joining
+// the tree, a source going quiet, a marker, an alert). One line of events.jsonl.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tv {
+
+struct Event {
+  double t = 0;      // unix seconds
+  std::string type;  // "start", "end", "process_start", "source_unavailable", ...
+  nlohmann::json fields = nlohmann::json::object();  // further keys of the line
+};
+
+}  // namespace tv

@@ -1,0 +1,135 @@
+#include "core/metrics.h"
+
+#include <array>
+
+#include <fmt/format.h>
+
+namespace tv {
+namespace {
+
+#define HOST(field) [](const Sample& s) -> std::optional<double> { return s.host.field; }
+#define JOB(field) [](const Sample& s) -> std::optional<double> { return s.job.field; }
+
+const std::array kSampleMetrics = {
+    MetricDef{Scope::kHost, "cpu_util_ratio", Unit::kRatio, Kind::kGauge, true,
+              "Busy fraction of all host CPUs (from /proc/stat).", HOST(cpu_util_ratio)},
+    MetricDef{Scope::kHost, "cpu_limit_cores", Unit::kCores, Kind::kGauge, false,
+              "CPU cores the job may use: the cgroup cpu.max quota, else the CPUs online.",
+              HOST(cpu_limit_cores)},
+    MetricDef{Scope::kHost, "memory_total_bytes", Unit::kBytes, Kind::kGauge, false,
+              "Host memory (MemTotal).", HOST(memory_total_bytes)},
+    MetricDef{Scope::kHost, "memory_used_bytes", Unit::kBytes, Kind::kGauge, true,
+              "Host memory in use: MemTotal - MemAvailable.", HOST(memory_used_bytes)},
+    MetricDef{Scope::kHost, "memory_available_bytes", Unit::kBytes, Kind::kGauge, false,
+              "Host memory available for new allocations (MemAvailable).",
+              HOST(memory_available_bytes)},
+    MetricDef{Scope::kHost, "memory_limit_bytes", Unit::kBytes, Kind::kGauge, false,
+              "Memory the job may use: the tightest cgroup memory limit, else MemTotal.",
+              HOST(memory_limit_bytes)},
+    MetricDef{Scope::kHost, "swap_total_bytes", Unit::kBytes, Kind::kGauge, false,
+              "Swap space (SwapTotal).", HOST(swap_total_bytes)},
+    MetricDef{Scope::kHost, "swap_used_bytes", Unit::kBytes, Kind::kGauge, true,
+              "Swap in use: SwapTotal - SwapFree.", HOST(swap_used_bytes)},
+    MetricDef{Scope::kHost, "load1", Unit::kNone, Kind::kGauge, false,
+              "1-minute load average.", HOST(load1)},
+    MetricDef{Scope::kHost, "load5", Unit::kNone, Kind::kGauge, false,
+              "5-minute load average.", HOST(load5)},
+    MetricDef{Scope::kHost, "load15", Unit::kNone, Kind::kGauge, false,
+              "15-minute load average.", HOST(load15)},
+    MetricDef{Scope::kHost, "disk_read_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge,
+              true, "Bytes read from whole disks (partitions excluded).",
+              HOST(disk_read_bytes_per_second)},
+    MetricDef{Scope::kHost, "disk_write_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge,
+              true, "Bytes written to whole disks (partitions excluded).",
+              HOST(disk_write_bytes_per_second)},
+    MetricDef{Scope::kHost, "net_rx_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge, true,
+              "Bytes received on all interfaces but loopback.", HOST(net_rx_bytes_per_second)},
+    MetricDef{Scope::kHost, "net_tx_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge, true,
+              "Bytes sent on all interfaces but loopback.", HOST(net_tx_bytes_per_second)},
+    MetricDef{Scope::kHost, "cgroup_memory_current_bytes", Unit::kBytes, Kind::kGauge, true,
+              "Memory charged to the job's cgroup (memory.current).",
+              HOST(cgroup_memory_current_bytes)},
+    MetricDef{Scope::kHost, "cpu_power_watts", Unit::kWatts, Kind::kGauge, true,
+              "CPU package power from RAPL, summed over packages.", HOST(cpu_power_watts)},
+    MetricDef{Scope::kHost, "cpu_energy_joules", Unit::kJoules, Kind::kCounter, false,
+              "CPU package energy from RAPL since monitoring began.", HOST(cpu_energy_joules)},
+    MetricDef{Scope::kJob, "processes", Unit::kCount, Kind::kGauge, true,
+              "Processes in the job's tree.", JOB(processes)},
+    MetricDef{Scope::kJob, "threads", Unit::kCount, Kind::kGauge, true,
+              "Threads summed over the job's tree.", JOB(threads)},
+    MetricDef{Scope::kJob, "cpu_cores", Unit::kCores, Kind::kGauge, true,
+              "CPU time of the job's tree per second of wall time: cores busy, may exceed 1.",
+              JOB(cpu_cores)},
+    MetricDef{Scope::kJob, "cpu_util_ratio", Unit::kRatio, Kind::kGauge, true,
+              "job.cpu_cores over host.cpu_limit_cores.", JOB(cpu_util_ratio)},
+    MetricDef{Scope::kJob, "rss_bytes", Unit::kBytes, Kind::kGauge, true,
+              "Resident memory summed over the tree, as ps adds it up (shared pages counted "
+              "in every process).",
+              JOB(rss_bytes)},
+    MetricDef{Scope::kJob, "memory_bytes", Unit::kBytes, Kind::kGauge, true,
+              "The tree's memory with shared pages counted once (PSS, refreshed on a CPU "
+              "budget, RSS changes added in between).",
+              JOB(memory_bytes)},
+    MetricDef{Scope::kJob, "memory_util_ratio", Unit::kRatio, Kind::kGauge, true,
+              "job.memory_bytes over host.memory_limit_bytes.", JOB(memory_util_ratio)},
+    MetricDef{Scope::kJob, "read_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge, true,
+              "Storage bytes read by the tree (/proc/PID/io read_bytes).",
+              JOB(read_bytes_per_second)},
+    MetricDef{Scope::kJob, "write_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge, true,
+              "Storage bytes written by the tree (/proc/PID/io write_bytes).",
+              JOB(write_bytes_per_second)},
+};
+
+#undef HOST
+#undef JOB
+
+}  // namespace
+
+std::span<const MetricDef> SampleMetrics() { return kSampleMetrics; }
+
+std::string_view ScopeName(Scope scope) {
+  switch (scope) {
+    case Scope::kHost: return "host";
+    case Scope::kJob: return "job";
+    case Scope::kGpu: return "gpu";
+  }
+  return "";
+}
+
+std::string_view UnitName(Unit unit) {
+  switch (unit) {
+    case Unit::kRatio: return "ratio";
+    case Unit::kBytes: return "bytes";
+    case Unit::kBytesPerSecond: return "bytes/s";
+    case Unit::kCores: return "cores";
+    case Unit::kCount: return "count";
+    case Unit::kCelsius: return "celsius";
+    case Unit::kWatts: return "watts";
+    case Unit::kJoules: return "joules";
+    case Unit::kHertz: return "hertz";
+    case Unit::kSeconds: return "seconds";
+    case Unit::kNone: return "1";
+  }
+  return "";
+}
+
+bool IsIntegral(Unit unit) { return unit == Unit::kBytes || unit == Unit::kCount; }
+
+std::string_view JsonKey(const MetricDef& m) { return m.name; }
+
+std::string PrometheusName(const MetricDef& m) {
+  std::string name = fmt::format("trainvitals_{}_{}", ScopeName(m.scope), m.name);
+  if (m.kind == Kind::kCounter && !name.ends_with("_total")) name += "_total";
+  return name;
+}
+
+std::string TensorBoardTag(const MetricDef& m, int gpu_index) {
+  switch (m.scope) {
+    case Scope::kHost: return fmt::format("system/{}", m.name);
+    case Scope::kJob: return fmt::format("job/{}", m.name);
+    case Scope::kGpu: return fmt::format("gpu{}/{}", gpu_index, m.name);
+  }
+  return std::string(m.name);
+}
+
+}  // namespace tv

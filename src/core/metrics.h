@@ -1,0 +1,47 @@
+// The metric table: every number trainvitals records, with its unit, kind and
+// help, defined once. JSON keys in samples.jsonl, Prometheus names and
+// TensorBoard tags are all derived from these entries (see the functions below),
+// so a metric is named in exactly one place.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/sample.h"
+
+namespace tv {
+
+enum class Unit { kRatio, kBytes, kBytesPerSecond, kCores, kCount, kCelsius, kWatts, kJoules, kHertz, kSeconds, kNone };
+enum class Kind { kGauge, kCounter };
+enum class Scope { kHost, kJob, kGpu };
+
+struct MetricDef {
+  Scope scope;
+  std::string_view name;  // unit in the name: "memory_used_bytes"
+  Unit unit;
+  Kind kind;
+  bool keep_max;  // rows carry "<name>_max" beside the interval mean
+  std::string_view help;
+  std::optional<double> (*get)(const Sample&) = nullptr;        // host and job scopes
+  std::optional<double> (*get_gpu)(const GpuSample&) = nullptr;  // gpu scope
+};
+
+// Host and job metrics, in the order they are written.
+std::span<const MetricDef> SampleMetrics();
+// Per-GPU metrics, in the order they are written.
+std::span<const MetricDef> GpuMetrics();
+
+std::string_view ScopeName(Scope scope);  // "host", "job", "gpu"
+std::string_view UnitName(Unit unit);     // "bytes", "ratio", ...
+// Key inside the scope's JSON object: the name itself.
+std::string_view JsonKey(const MetricDef& m);
+// Prometheus family name: trainvitals_<scope>_<name>, counters end in _total.
+std::string PrometheusName(const MetricDef& m);
+// TensorBoard tag: system/<name>, job/<name>, gpu<N>/<name>.
+std::string TensorBoardTag(const MetricDef& m, int gpu_index = 0);
+// Whether values of this unit are whole numbers in JSON.
+bool IsIntegral(Unit unit);
+
+}  // namespace tv

@@ -1,0 +1,55 @@
+// Row: one interval of samples reduced to mean, max and last value per metric.
+// The unit that sinks write and views show. Plain data, copied across threads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace tv {
+
+struct Stat {
+  double mean = 0;
+  double max = 0;
+  double last = 0;
+  uint32_t count = 0;
+};
+
+// Accumulates values into a Stat. Not thread-safe.
+class StatAccumulator {
+ public:
+  void Add(double v) {
+    if (count_ == 0 || v > max_) max_ = v;
+    sum_ += v;
+    last_ = v;
+    ++count_;
+  }
+  std::optional<Stat> Get() const {
+    if (count_ == 0) return std::nullopt;
+    return Stat{sum_ / count_, max_, last_, count_};
+  }
+  void Reset() { *this = StatAccumulator(); }
+
+ private:
+  double sum_ = 0;
+  double max_ = 0;
+  double last_ = 0;
+  uint32_t count_ = 0;
+};
+
+struct GpuRow {
+  int index = 0;
+  int physical_index = 0;
+  std::vector<std::optional<Stat>> values;  // parallel to GpuMetrics()
+};
+
+struct Row {
+  double t = 0;          // unix seconds at the end of the interval
+  double elapsed_s = 0;  // since monitoring began
+  uint32_t samples = 0;  // samples reduced into this row
+  std::vector<std::optional<Stat>> values;  // parallel to SampleMetrics()
+  std::vector<double> core_util_ratio;      // mean per core
+  std::vector<GpuRow> gpus;
+};
+
+}  // namespace tv

@@ -1,0 +1,67 @@
+// Sample: what the machine and the job showed at one instant. Produced by the
+// sources on the sampler thread, consumed by the Aggregator. Values are in SI
+// base units; a value that could not be read is absent, never 0.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/gpu_sample.h"
+
+namespace tv {
+
+struct HostSample {
+  std::optional<double> cpu_util_ratio;  // all cores of the host, 0..1
+  std::vector<double> core_util_ratio;   // per core, 0..1; empty when unknown
+  std::optional<double> cpu_limit_cores;  // cores the job may use (cgroup cpu.max, affinity)
+  std::optional<double> memory_total_bytes;
+  std::optional<double> memory_used_bytes;  // MemTotal - MemAvailable
+  std::optional<double> memory_available_bytes;
+  std::optional<double> memory_limit_bytes;  // min(cgroup memory.max, MemTotal)
+  std::optional<double> swap_total_bytes;
+  std::optional<double> swap_used_bytes;
+  std::optional<double> load1;
+  std::optional<double> load5;
+  std::optional<double> load15;
+  std::optional<double> disk_read_bytes_per_second;
+  std::optional<double> disk_write_bytes_per_second;
+  std::optional<double> net_rx_bytes_per_second;
+  std::optional<double> net_tx_bytes_per_second;
+  std::optional<double> cgroup_memory_current_bytes;
+  std::optional<double> cpu_power_watts;   // RAPL package power over the last interval
+  std::optional<double> cpu_energy_joules;  // RAPL energy since monitoring began
+};
+
+// One process of the job's tree.
+struct ProcessInfo {
+  int pid = 0;
+  int ppid = 0;
+  std::string name;     // comm
+  std::string cmdline;  // arguments joined by spaces, read once
+};
+
+struct JobSample {
+  std::optional<double> processes;
+  std::optional<double> threads;
+  std::optional<double> cpu_cores;  // cores busy, summed over the tree; may exceed 1
+  std::optional<double> cpu_util_ratio;  // cpu_cores / host.cpu_limit_cores
+  std::optional<double> rss_bytes;       // RSS summed over the tree, as ps adds it up
+  std::optional<double> memory_bytes;    // shared pages counted once (PSS based)
+  std::optional<double> memory_util_ratio;  // memory_bytes / host.memory_limit_bytes
+  std::optional<double> read_bytes_per_second;
+  std::optional<double> write_bytes_per_second;
+  // Processes that joined or left the tree since the previous sample.
+  std::vector<ProcessInfo> started;
+  std::vector<ProcessInfo> exited;
+};
+
+struct Sample {
+  double mono_s = 0;  // monotonic clock
+  double t = 0;       // unix seconds
+  HostSample host;
+  JobSample job;
+  std::vector<GpuSample> gpus;
+};
+
+}  // namespace tv

@@ -1,0 +1,125 @@
+#include "core/sampler.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace tv {
+
+Sampler::Sampler(SamplerOptions options, Clock* clock,
+                 std::vector<std::unique_ptr<Source>> sources, SinkThread* sinks)
+    : options_(options),
+      clock_(clock),
+      sources_(std::move(sources)),
+      sinks_(sinks),
+      period_s_(1.0 / options.sample_hz),
+      ticks_per_row_(std::max(1, static_cast<int>(std::lround(options.interval_s * options.sample_hz)))) {}
+
+Sampler::~Sampler() { Stop(); }
+
+void Sampler::Start() {
+  start_mono_ = clock_->MonotonicSeconds();
+  start_wall_ = clock_->WallSeconds();
+  started_ = true;
+  thread_ = std::thread([this] { Loop(-1); });
+}
+
+void Sampler::RunTicks(int ticks) {
+  if (!started_) {
+    start_mono_ = clock_->MonotonicSeconds();
+    start_wall_ = clock_->WallSeconds();
+    started_ = true;
+  }
+  Loop(ticks);
+}
+
+void Sampler::Stop() {
+  stop_.Stop();
+  if (thread_.joinable()) thread_.join();
+  Finish();
+}
+
+void Sampler::Loop(int max_ticks) {
+  int64_t k = static_cast<int64_t>(ticks_.load());
+  for (int n = 0; max_ticks < 0 || n < max_ticks; ++n) {
+    double due = start_mono_ + static_cast<double>(k) * period_s_;
+    if (!clock_->SleepUntil(due, stop_)) return;
+    double now = clock_->MonotonicSeconds();
+    if (now - due >= period_s_) {
+      // Fell behind (suspended, overloaded): skip the missed ticks instead of bunching them.
+      int64_t behind = static_cast<int64_t>((now - due) / period_s_);
+      late_ticks_.fetch_add(static_cast<uint64_t>(behind));
+      k += behind;
+    }
+    TickOnce(k);
+    ++k;
+  }
+}
+
+void Sampler::TickOnce(int64_t k) {
+  Tick tick;
+  tick.mono_s = clock_->MonotonicSeconds();
+  tick.row_tick = (k + 1) % ticks_per_row_ == 0;
+  sample_.mono_s = tick.mono_s;
+  sample_.t = clock_->WallSeconds();
+  sample_.host = HostSample{};
+  sample_.job.started.clear();
+  sample_.job.exited.clear();
+  sample_.job = JobSample{};
+  sample_.gpus.clear();
+  notices_.clear();
+  for (auto& source : sources_) source->Read(tick, &sample_, &notices_);
+  DeriveRatios(&sample_);
+
+  for (const Notice& n : notices_) {
+    Event e{sample_.t, "source_unavailable", {{"source", n.source}, {"message", n.message}}};
+    sinks_->PushEvent(std::move(e));
+  }
+  for (const ProcessInfo& p : sample_.job.started) {
+    sinks_->PushEvent(Event{sample_.t, "process_start",
+                            {{"pid", p.pid}, {"ppid", p.ppid}, {"name", p.name}, {"cmdline", p.cmdline}}});
+  }
+  for (const ProcessInfo& p : sample_.job.exited) {
+    sinks_->PushEvent(Event{sample_.t, "process_exit", {{"pid", p.pid}, {"name", p.name}}});
+  }
+
+  interval_.Add(sample_);
+  run_.Add(sample_);
+  ticks_.fetch_add(1);
+  if (tick.row_tick) {
+    double elapsed = static_cast<double>(k + 1) * period_s_;
+    sinks_->PushRow(interval_.Take(sample_.t, elapsed));
+  }
+}
+
+void Sampler::Finish() {
+  if (finished_ || !started_) return;
+  finished_ = true;
+  double now_mono = clock_->MonotonicSeconds();
+  double elapsed = now_mono - start_mono_;
+  double t = clock_->WallSeconds();
+  if (interval_.samples() > 0) sinks_->PushRow(interval_.Take(t, elapsed));
+  run_row_ = run_.Peek(t, elapsed);
+}
+
+void DeriveRatios(Sample* s) {
+  HostSample& h = s->host;
+  if (h.memory_total_bytes) {
+    h.memory_limit_bytes = h.memory_limit_bytes ? std::min(*h.memory_limit_bytes, *h.memory_total_bytes)
+                                                : *h.memory_total_bytes;
+  }
+  if (!h.core_util_ratio.empty()) {
+    double cores = static_cast<double>(h.core_util_ratio.size());
+    h.cpu_limit_cores = h.cpu_limit_cores ? std::min(*h.cpu_limit_cores, cores) : cores;
+  }
+  JobSample& j = s->job;
+  if (j.cpu_cores && h.cpu_limit_cores && *h.cpu_limit_cores > 0) {
+    j.cpu_util_ratio = *j.cpu_cores / *h.cpu_limit_cores;
+  }
+  if (j.memory_bytes && h.memory_limit_bytes && *h.memory_limit_bytes > 0) {
+    j.memory_util_ratio = *j.memory_bytes / *h.memory_limit_bytes;
+  }
+}
+
+}  // namespace tv

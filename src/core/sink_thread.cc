@@ -1,0 +1,68 @@
+#include "core/sink_thread.h"
+
+namespace tv {
+
+SinkThread::SinkThread(std::vector<Sink*> sinks) : sinks_(std::move(sinks)) {}
+
+SinkThread::~SinkThread() { Close(); }
+
+void SinkThread::Start() { thread_ = std::thread([this] { Loop(); }); }
+
+bool SinkThread::PushRow(Row row) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_ || queued_rows_ >= kMaxRows || queue_.size() >= kMaxItems) {
+      dropped_rows_.fetch_add(1);
+      return false;
+    }
+    queue_.emplace_back(std::move(row));
+    ++queued_rows_;
+  }
+  cv_.notify_one();
+  return true;
+}
+
+bool SinkThread::PushEvent(Event event) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_ || queue_.size() >= kMaxItems) return false;
+    queue_.emplace_back(std::move(event));
+  }
+  cv_.notify_one();
+  return true;
+}
+
+void SinkThread::Loop() {
+  for (;;) {
+    std::variant<Row, Event> item;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+      if (queue_.empty()) break;  // closing and drained
+      item = std::move(queue_.front());
+      queue_.pop_front();
+      if (std::holds_alternative<Row>(item)) --queued_rows_;
+    }
+    if (const Row* row = std::get_if<Row>(&item)) {
+      for (Sink* s : sinks_) s->OnRow(*row);
+    } else {
+      const Event& event = std::get<Event>(item);
+      for (Sink* s : sinks_) s->OnEvent(event);
+    }
+  }
+  for (Sink* s : sinks_) s->OnClose();
+}
+
+void SinkThread::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_) {
+      // Already closed or closing: just make sure the thread is joined.
+    }
+    closing_ = true;
+  }
+  cv_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace tv
