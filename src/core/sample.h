@@ -51,6 +51,10 @@ struct JobSample {
   std::optional<double> memory_util_ratio;  // memory_bytes / host.memory_limit_bytes
   std::optional<double> read_bytes_per_second;
   std::optional<double> write_bytes_per_second;
+  // PIDs of the tree at this tick, ascending (host PID namespace as /proc shows
+  // it). Filled by the process source, read by sources later in the same tick
+  // (the GPU source attributes device memory with it).
+  std::vector<int> pids;
   // Processes that joined or left the tree since the previous sample.
   std::vector<ProcessInfo> started;
   std::vector<ProcessInfo> exited;
