@@ -1,1 +1,53 @@
-int main() { return 0; }
+// trainvitals: the command-line front door. Parses the command, runs it, and
+// turns setup mistakes into one clear message and exit code 2.
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/child.h"
+#include "cli/commands.h"
+#include "core/config.h"
+
+int main(int argc, char** argv) {
+  // Before any thread exists, so every thread inherits the mask and signals
+  // reach only the supervisor's sigwait.
+  tv::BlockSupervisorSignals();
+
+  CLI::App app{"trainvitals: see what a training run costs and what holds it back.", "trainvitals"};
+  app.set_version_flag("--version", TRAINVITALS_VERSION);
+  app.require_subcommand(1);
+  // Words after the first "--" are the command to run, given to `run` verbatim.
+  std::vector<std::string> after_dashes;
+  int parsed_argc = argc;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--") {
+      after_dashes.assign(argv + i + 1, argv + argc);
+      parsed_argc = i;
+      break;
+    }
+  }
+  tv::Action action;
+  tv::AddRunCommand(app, after_dashes, &action);
+  tv::AddAttachCommand(app, &action);
+  try {
+    app.parse(parsed_argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  try {
+    return action ? action() : 2;
+  } catch (const tv::ConfigError& e) {
+    fmt::print(stderr, "trainvitals: {}\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,130 @@
+#include "cli/child.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace tv {
+namespace {
+
+sigset_t SupervisorSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&set, s);
+  return set;
+}
+
+bool terminal_handed_over = false;
+
+}  // namespace
+
+void BlockSupervisorSignals() {
+  sigset_t set = SupervisorSignals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+int SpawnChild(const std::vector<std::string>& argv, int* start_error_code, std::string* error) {
+  *start_error_code = 0;
+  // Orphans of the job (a daemonised worker) are re-parented to us, not to init,
+  // so they stay in view and are reaped.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    *error = fmt::format("trainvitals: cannot create pipe: {}", std::strerror(errno));
+    *start_error_code = 1;
+    return -1;
+  }
+  bool own_terminal = ::isatty(STDIN_FILENO) && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    *error = fmt::format("trainvitals: cannot fork: {}", std::strerror(errno));
+    *start_error_code = 1;
+    return -1;
+  }
+  if (pid == 0) {
+    ::close(pipefd[0]);
+    ::setpgid(0, 0);
+    if (own_terminal) {
+      signal(SIGTTOU, SIG_IGN);
+      ::tcsetpgrp(STDIN_FILENO, ::getpid());
+      signal(SIGTTOU, SIG_DFL);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::execvp(args[0], args.data());
+    int err = errno;
+    (void)!::write(pipefd[1], &err, sizeof(err));
+    _exit(127);
+  }
+  ::setpgid(pid, pid);  // also here, so the group exists before we signal it
+  terminal_handed_over = own_terminal;
+  ::close(pipefd[1]);
+  int err = 0;
+  ssize_t n;
+  do {
+    n = ::read(pipefd[0], &err, sizeof(err));
+  } while (n < 0 && errno == EINTR);
+  ::close(pipefd[0]);
+  if (n == sizeof(err)) {
+    ::waitpid(pid, nullptr, 0);
+    if (err == ENOENT) {
+      *error = fmt::format("trainvitals: {}: command not found", argv[0]);
+      *start_error_code = 127;
+    } else {
+      *error = fmt::format("trainvitals: {}: {}", argv[0], std::strerror(err));
+      *start_error_code = err == EACCES ? 126 : 127;
+    }
+    return -1;
+  }
+  return pid;
+}
+
+ChildExit SuperviseChild(int child, const std::function<void(int)>& on_signal) {
+  sigset_t set = SupervisorSignals();
+  ChildExit result;
+  for (;;) {
+    siginfo_t info{};
+    int sig = sigwaitinfo(&set, &info);
+    if (sig < 0) continue;  // EINTR
+    if (sig != SIGCHLD) {
+      // Forward to the whole group: workers get it too, as they would from a terminal.
+      if (::kill(-child, sig) != 0) ::kill(child, sig);
+      on_signal(sig);
+      continue;
+    }
+    bool done = false;
+    for (;;) {
+      int status = 0;
+      pid_t pid = ::waitpid(-1, &status, WNOHANG);
+      if (pid <= 0) break;
+      if (pid != child) continue;  // a reaped orphan of the job
+      if (WIFEXITED(status)) {
+        result.code = WEXITSTATUS(status);
+      } else if (WIFSIGNALED(status)) {
+        result.signal = WTERMSIG(status);
+        result.code = 128 + WTERMSIG(status);
+      }
+      done = true;
+    }
+    if (done) break;
+  }
+  if (terminal_handed_over) {
+    signal(SIGTTOU, SIG_IGN);
+    ::tcsetpgrp(STDIN_FILENO, ::getpgrp());
+    signal(SIGTTOU, SIG_DFL);
+  }
+  return result;
+}
+
+}  // namespace tv

@@ -1,0 +1,21 @@
+// One function per command; each adds its subcommand to `app` and sets
+// `*action` to what runs when that subcommand was chosen. An action returns the
+// process exit code.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace tv {
+
+using Action = std::function<int()>;
+
+// `after_dashes`: the words after the first "--" of the command line, which
+// main() keeps away from the parser: they are the command to run, verbatim.
+void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, Action* action);
+void AddAttachCommand(CLI::App& app, Action* action);
+
+}  // namespace tv

@@ -1,0 +1,46 @@
+#include "cli/options.h"
+
+#include <cctype>
+#include <cstdlib>
+
+namespace tv {
+namespace {
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+void MonitorOptions::AddTo(CLI::App* cmd) {
+  cmd->add_option("--config", config_file_,
+                  "TOML file of settings (keys as in docs/cli.md); default $TRAINVITALS_CONFIG");
+  for (const OptionDef& def : Options()) {
+    std::string help(def.help);
+    if (def.type == "bool") {
+      cmd->add_flag_function(
+          std::string(def.flag), [this, d = &def](int64_t) { given_.emplace_back(d, "true"); }, help);
+    } else {
+      cmd->add_option_function<std::string>(
+          std::string(def.flag),
+          [this, d = &def](const std::string& v) { given_.emplace_back(d, v); }, help)
+          ->type_name(Upper(def.type));
+    }
+  }
+}
+
+Config MonitorOptions::Resolve() const {
+  Config config;
+  std::string file = config_file_;
+  if (file.empty()) {
+    if (const char* env = std::getenv("TRAINVITALS_CONFIG"); env != nullptr) file = env;
+  }
+  if (!file.empty()) ApplyConfigFile(file, config);
+  for (const auto& [def, value] : given_) def->set(config, value);
+  Validate(config);
+  return config;
+}
+
+}  // namespace tv

@@ -1,0 +1,151 @@
+#include "core/config.h"
+
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+namespace tv {
+namespace {
+
+double ParseNumber(std::string_view flag, std::string_view text, double lo, double hi) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
+    throw ConfigError(fmt::format("{}: '{}' is not a number", flag, text));
+  }
+  if (v < lo || v > hi) {
+    throw ConfigError(fmt::format("{}: {} is out of range [{}, {}]", flag, text, lo, hi));
+  }
+  return v;
+}
+
+bool ParseBool(std::string_view flag, std::string_view text) {
+  if (text == "true" || text == "1" || text == "yes" || text == "on") return true;
+  if (text == "false" || text == "0" || text == "no" || text == "off") return false;
+  throw ConfigError(fmt::format("{}: '{}' is not true or false", flag, text));
+}
+
+std::vector<int> ParseIntList(std::string_view flag, std::string_view text) {
+  std::vector<int> out;
+  size_t pos = 0;
+  while (pos <= text.size() && !text.empty()) {
+    size_t comma = text.find(',', pos);
+    std::string_view item = text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
+    int v = 0;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc() || end != item.data() + item.size() || v < 0) {
+      throw ConfigError(fmt::format("{}: '{}' is not a list of GPU indices like 0,1", flag, text));
+    }
+    out.push_back(v);
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::string Num(double v) { return fmt::format("{}", v); }
+
+const std::vector<OptionDef> kOptions = {
+    {"--sample-hz", "sample_hz", "number",
+     "Samples per second. Rows hold the mean and max of the samples in each interval.",
+     [](Config& c, std::string_view t) { c.sample_hz = ParseNumber("--sample-hz", t, 0.1, 1000); },
+     [](const Config& c) { return Num(c.sample_hz); }},
+    {"--interval", "interval", "seconds", "Seconds per row written to samples.jsonl.",
+     [](Config& c, std::string_view t) { c.interval_s = ParseNumber("--interval", t, 0.01, 3600); },
+     [](const Config& c) { return Num(c.interval_s); }},
+    {"--out", "out", "path",
+     "Run directory to write. Default: <runs-dir>/<YYYYmmdd-HHMMSS>-<name>.",
+     [](Config& c, std::string_view t) { c.out = t; },
+     [](const Config& c) { return c.out; }},
+    {"--runs-dir", "runs_dir", "path", "Where default run directories are made.",
+     [](Config& c, std::string_view t) { c.runs_dir = t; },
+     [](const Config& c) { return c.runs_dir; }},
+    {"--name", "name", "text", "Name of the run. Default: the script or command name.",
+     [](Config& c, std::string_view t) { c.name = t; },
+     [](const Config& c) { return c.name; }},
+    {"--quiet", "quiet", "bool", "No live status line and no summary on stderr.",
+     [](Config& c, std::string_view t) { c.quiet = ParseBool("--quiet", t); },
+     [](const Config& c) { return std::string(c.quiet ? "true" : "false"); }},
+    {"--gpus", "gpus", "list",
+     "GPUs to watch, as the job numbers them (CUDA_VISIBLE_DEVICES order), e.g. 0,2. "
+     "Default: all.",
+     [](Config& c, std::string_view t) { c.gpus = ParseIntList("--gpus", t); },
+     [](const Config& c) { return fmt::format("{}", fmt::join(c.gpus, ",")); }},
+    {"--gpu-ids", "gpu_ids", "bool",
+     "Write GPU UUIDs and serial numbers to meta.json (default: a short stable hash).",
+     [](Config& c, std::string_view t) { c.gpu_ids = ParseBool("--gpu-ids", t); },
+     [](const Config& c) { return std::string(c.gpu_ids ? "true" : "false"); }},
+};
+
+std::string TomlValueText(const toml::node& node) {
+  if (auto s = node.value<std::string>()) return *s;
+  if (node.is_boolean()) return *node.value<bool>() ? "true" : "false";
+  if (node.is_integer()) return fmt::format("{}", *node.value<int64_t>());
+  if (node.is_floating_point()) return fmt::format("{}", *node.value<double>());
+  if (const toml::array* arr = node.as_array()) {
+    std::string out;
+    for (const toml::node& item : *arr) {
+      if (!item.is_integer()) throw ConfigError("expected a list of integers");
+      if (!out.empty()) out += ',';
+      out += fmt::format("{}", *item.value<int64_t>());
+    }
+    return out;
+  }
+  throw ConfigError("unsupported value type");
+}
+
+}  // namespace
+
+const std::vector<OptionDef>& Options() { return kOptions; }
+
+const OptionDef* FindOptionByKey(std::string_view key) {
+  for (const OptionDef& o : kOptions) {
+    if (o.key == key) return &o;
+  }
+  return nullptr;
+}
+
+void ApplyConfigFile(const std::string& path, Config& config) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(fmt::format("{}:{}:{}: {}", path, e.source().begin.line,
+                                  e.source().begin.column, e.description()));
+  }
+  for (const auto& [key, node] : table) {
+    int line = static_cast<int>(node.source().begin.line);
+    const OptionDef* def = FindOptionByKey(key.str());
+    if (def == nullptr) {
+      throw ConfigError(fmt::format("{}:{}: unknown key '{}'", path, line, key.str()));
+    }
+    try {
+      def->set(config, TomlValueText(node));
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("{}:{}: {}: {}", path, line, key.str(), e.what()));
+    }
+  }
+}
+
+void Validate(const Config& config) {
+  if (config.interval_s * config.sample_hz < 0.999) {
+    throw ConfigError(fmt::format(
+        "--interval {} s is shorter than one sample at --sample-hz {}: raise one of them",
+        config.interval_s, config.sample_hz));
+  }
+}
+
+std::string OptionsMarkdown() {
+  Config defaults;
+  std::string out = "| flag | config key | type | default | meaning |\n|---|---|---|---|---|\n";
+  for (const OptionDef& o : kOptions) {
+    std::string def = o.get(defaults);
+    out += fmt::format("| `{}` | `{}` | {} | {} | {} |\n", o.flag, o.key, o.type,
+                       def.empty() ? "" : fmt::format("`{}`", def), o.help);
+  }
+  return out;
+}
+
+}  // namespace tv

@@ -1,0 +1,55 @@
+// Config: every setting a user can give, defined once. Each option in
+// Options() carries its flag, config-file key, type, default, help and check;
+// the CLI flags, the TOML config file and docs/cli.md are all generated from
+// that table. Precedence: defaults < config file < flags.
+//
+// Setup mistakes throw ConfigError (caught at the CLI boundary, exit code 2).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tv {
+
+struct Config {
+  double sample_hz = 10;
+  double interval_s = 1;
+  std::string out;                          // run directory; empty: <runs_dir>/<stamp>-<name>
+  std::string runs_dir = "trainvitals-runs";
+  std::string name;                         // empty: derived from the command
+  bool quiet = false;
+  std::vector<int> gpus;                    // GPUs to watch as the job numbers them; empty: all
+  bool gpu_ids = false;                     // write real GPU UUIDs and serials
+};
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct OptionDef {
+  std::string_view flag;  // "--sample-hz"
+  std::string_view key;   // "sample_hz" in the config file
+  std::string_view type;  // "number", "seconds", "path", "text", "bool", "list"
+  std::string_view help;
+  // Parses `text` into `config`; throws ConfigError saying what is wrong.
+  void (*set)(Config& config, std::string_view text);
+  // The value in `config` as text (the default, for docs).
+  std::string (*get)(const Config& config);
+};
+
+// Options of the commands that monitor (run, attach).
+const std::vector<OptionDef>& Options();
+const OptionDef* FindOptionByKey(std::string_view key);
+
+// Applies a TOML config file over `config`. Throws ConfigError naming the file,
+// line and key for unknown keys, wrong types and bad values.
+void ApplyConfigFile(const std::string& path, Config& config);
+// Checks relations between options (interval vs sample rate). Throws ConfigError.
+void Validate(const Config& config);
+// Markdown table of the options, for docs/cli.md.
+std::string OptionsMarkdown();
+
+}  // namespace tv

@@ -1,0 +1,83 @@
+#include "run/run_dir.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace tv {
+namespace fs = std::filesystem;
+
+std::string DefaultRunName(const std::vector<std::string>& command) {
+  if (command.empty()) return "run";
+  std::string prog = fs::path(command[0]).filename().string();
+  if (prog.starts_with("python")) {
+    for (size_t i = 1; i < command.size(); ++i) {
+      const std::string& a = command[i];
+      if (a == "-m" && i + 1 < command.size()) return command[i + 1];
+      if (a == "-c") return prog;
+      if (!a.empty() && a[0] != '-') return fs::path(a).stem().string();
+    }
+  }
+  return prog.empty() ? "run" : prog;
+}
+
+std::string PrepareRunDir(const Config& config, const std::vector<std::string>& command,
+                          double now_wall) {
+  std::string dir = config.out;
+  if (dir.empty()) {
+    std::time_t secs = static_cast<std::time_t>(now_wall);
+    std::tm tm{};
+    localtime_r(&secs, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+    std::string name = config.name.empty() ? DefaultRunName(command) : config.name;
+    for (char& c : name) {
+      if (c == '/' || c == ' ') c = '_';
+    }
+    std::string base = (fs::path(config.runs_dir) / fmt::format("{}-{}", stamp, name)).string();
+    dir = base;
+    for (int n = 2; fs::exists(dir); ++n) dir = fmt::format("{}-{}", base, n);
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw ConfigError(fmt::format("cannot create run directory {}: {}", dir, ec.message()));
+  if (!fs::is_directory(dir)) throw ConfigError(fmt::format("{} exists and is not a directory", dir));
+  if (fs::exists(fs::path(dir) / "samples.jsonl")) {
+    throw ConfigError(fmt::format(
+        "{} already holds a run (samples.jsonl): choose another --out or remove it", dir));
+  }
+  std::string probe = (fs::path(dir) / "meta.json").string();
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw ConfigError(fmt::format("run directory {} is not writable: {}", dir, std::strerror(errno)));
+  }
+  ::close(fd);
+  return dir;
+}
+
+bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j) {
+  std::string tmp = path + ".tmp";
+  std::string text = j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  bool ok = fd >= 0;
+  if (ok) {
+    ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    ok = ::fsync(fd) == 0 && ok;
+    ok = ::close(fd) == 0 && ok;
+  }
+  if (ok) ok = ::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) {
+    fmt::print(stderr, "trainvitals: cannot write {}: {}\n", path, std::strerror(errno));
+    ::unlink(tmp.c_str());
+  }
+  return ok;
+}
+
+}  // namespace tv

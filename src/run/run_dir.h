@@ -1,0 +1,28 @@
+// The run directory (DESIGN.md's contract): where meta.json, samples.jsonl,
+// events.jsonl and summary.json of one run live.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config.h"
+
+namespace tv {
+
+// A short name for a run from its command: the script of "python train.py"
+// ("train"), else the program's base name.
+std::string DefaultRunName(const std::vector<std::string>& command);
+
+// Creates the run directory for `config` (making parents) and proves it is
+// writable by creating a file in it. Called before the child starts. Throws
+// ConfigError saying which directory and why.
+std::string PrepareRunDir(const Config& config, const std::vector<std::string>& command,
+                          double now_wall);
+
+// Writes `j` to `path` atomically (temporary file, then rename). Returns false
+// and says why on stderr when it fails.
+bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j);
+
+}  // namespace tv

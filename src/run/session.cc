@@ -1,0 +1,110 @@
+#include "run/session.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "run/run_dir.h"
+#include "run/sources.h"
+#include "views/summary.h"
+
+namespace tv {
+namespace fs = std::filesystem;
+
+Session::Session(Config config, std::vector<std::string> command, std::string mode)
+    : config_(std::move(config)), command_(std::move(command)), mode_(std::move(mode)) {
+  Validate(config_);
+  start_wall_ = Clock::Default()->WallSeconds();
+  run_dir_ = PrepareRunDir(config_, command_, start_wall_);
+}
+
+Session::~Session() {
+  if (!finished_ && sampler_) Finish(std::nullopt, std::nullopt);
+}
+
+nlohmann::ordered_json Session::Meta(int root_pid) const {
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  utsname uts{};
+  ::uname(&uts);
+  std::error_code ec;
+  return nlohmann::ordered_json{
+      {"schema_version", 1},
+      {"trainvitals_version", TRAINVITALS_VERSION},
+      {"mode", mode_},
+      {"command", command_},
+      {"cwd", fs::current_path(ec).string()},
+      {"host", host},
+      {"kernel", fmt::format("{} {}", uts.sysname, uts.release)},
+      {"pid", root_pid},
+      {"start_t", std::round(start_wall_ * 1000) / 1000},
+      {"sample_hz", config_.sample_hz},
+      {"interval_s", config_.interval_s},
+      {"cpus_online", ::sysconf(_SC_NPROCESSORS_ONLN)},
+      {"gpus", nlohmann::ordered_json::array()},
+  };
+}
+
+void Session::Start(int root_pid) {
+  std::string dir = run_dir_;
+  WriteJsonFile(dir + "/meta.json", Meta(root_pid));
+  jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
+  std::vector<Sink*> sinks = {jsonl_.get()};
+  if (!config_.quiet && ::isatty(STDERR_FILENO)) {
+    status_ = std::make_unique<StatusLine>(STDERR_FILENO);
+    sinks.push_back(status_.get());
+  }
+  sinks_ = std::make_unique<SinkThread>(std::move(sinks));
+  sinks_->Start();
+  AddEvent("start", {{"pid", root_pid}, {"mode", mode_}});
+  SamplerOptions options{config_.sample_hz, config_.interval_s};
+  sampler_ = std::make_unique<Sampler>(options, Clock::Default(), MakeSources(config_, root_pid),
+                                       sinks_.get());
+  sampler_->Start();
+}
+
+void Session::AddEvent(std::string type, nlohmann::json fields) {
+  if (!sinks_) return;
+  sinks_->PushEvent(Event{Clock::Default()->WallSeconds(), std::move(type), std::move(fields)});
+}
+
+nlohmann::ordered_json Session::Finish(std::optional<int> exit_code, std::optional<int> exit_signal) {
+  finished_ = true;
+  sampler_->Stop();
+  double end = Clock::Default()->WallSeconds();
+  nlohmann::json end_fields = {{"exit_code", exit_code ? nlohmann::json(*exit_code) : nlohmann::json()}};
+  if (exit_signal) end_fields["signal"] = *exit_signal;
+  AddEvent("end", std::move(end_fields));
+  sinks_->Close();
+
+  RunOutcome outcome;
+  outcome.command = command_;
+  outcome.run_dir = run_dir_;
+  outcome.start_t = sampler_->start_wall();
+  outcome.end_t = end;
+  outcome.exit_code = exit_code;
+  outcome.exit_signal = exit_signal;
+  outcome.rows_written = jsonl_->rows_written();
+  outcome.rows_dropped = sinks_->dropped_rows();
+  outcome.late_ticks = sampler_->late_ticks();
+  nlohmann::ordered_json summary = BuildSummary(outcome, sampler_->run_row());
+  WriteJsonFile(run_dir_ + "/summary.json", summary);
+  if (!config_.quiet) {
+    std::string text = FormatSummary(summary);
+    std::fwrite(text.data(), 1, text.size(), stderr);
+  }
+  return summary;
+}
+
+void Session::Abandon() {
+  std::error_code ec;
+  fs::remove(fs::path(run_dir_) / "meta.json", ec);
+  fs::remove(run_dir_, ec);  // only if empty
+}
+
+}  // namespace tv

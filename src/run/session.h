@@ -1,0 +1,59 @@
+// Session: one monitored run from start to summary, shared by `run`, `attach`
+// and the in-process Python mode. It owns the run directory, the sources, the
+// sampler and the sinks, and writes meta.json, samples.jsonl, events.jsonl and
+// summary.json.
+//
+// Thread safety: all methods from one controlling thread; AddEvent from any.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config.h"
+#include "core/sampler.h"
+#include "core/sink_thread.h"
+#include "sinks/jsonl_sink.h"
+#include "views/status_line.h"
+
+namespace tv {
+
+class Session {
+ public:
+  // Validates `config` and prepares the run directory. Throws ConfigError with a
+  // clear message; call before the child starts so nothing is lost later.
+  Session(Config config, std::vector<std::string> command, std::string mode);
+  ~Session();
+
+  const std::string& run_dir() const { return run_dir_; }
+
+  // Starts sampling the process tree rooted at `root_pid`.
+  void Start(int root_pid);
+
+  void AddEvent(std::string type, nlohmann::json fields = nlohmann::json::object());
+
+  // Stops sampling, writes summary.json and prints the summary unless quiet.
+  nlohmann::ordered_json Finish(std::optional<int> exit_code, std::optional<int> exit_signal);
+
+  // Removes the prepared run directory when the command never started.
+  void Abandon();
+
+ private:
+  nlohmann::ordered_json Meta(int root_pid) const;
+
+  Config config_;
+  std::vector<std::string> command_;
+  std::string mode_;
+  std::string run_dir_;
+  double start_wall_ = 0;
+  std::unique_ptr<JsonlSink> jsonl_;
+  std::unique_ptr<StatusLine> status_;
+  std::unique_ptr<SinkThread> sinks_;
+  std::unique_ptr<Sampler> sampler_;
+  bool finished_ = false;
+};
+
+}  // namespace tv

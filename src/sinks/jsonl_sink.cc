@@ -1,0 +1,77 @@
+#include "sinks/jsonl_sink.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "sinks/row_json.h"
+
+namespace tv {
+
+JsonlSink::JsonlSink(const std::string& samples_path, const std::string& events_path) {
+  int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+  samples_fd_ = ::open(samples_path.c_str(), flags, 0644);
+  events_fd_ = ::open(events_path.c_str(), flags, 0644);
+}
+
+JsonlSink::~JsonlSink() { OnClose(); }
+
+void JsonlSink::WriteLine(int fd, const char* what) {
+  if (fd < 0) return;
+  // One write(2) per line: O_APPEND makes it land whole, so a reader never sees
+  // half a line except the last one of a crash.
+  size_t done = 0;
+  while (done < line_.size()) {
+    ssize_t n = ::write(fd, line_.data() + done, line_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (!write_failed_) {
+        fmt::print(stderr, "trainvitals: cannot write {}: {} (monitoring goes on)\n", what,
+                   std::strerror(errno));
+        write_failed_ = true;
+      }
+      return;
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+void JsonlSink::OnRow(const Row& row) {
+  line_.clear();
+  AppendRowJson(row, &line_);
+  line_.push_back('\n');
+  WriteLine(samples_fd_, "samples.jsonl");
+  ++rows_written_;
+}
+
+void AppendEventJson(const Event& event, std::string* out) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j["t"] = std::round(event.t * 1000) / 1000;
+  j["type"] = event.type;
+  for (const auto& [k, v] : event.fields.items()) j[k] = v;
+  out->append(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  out->push_back('\n');
+}
+
+void JsonlSink::OnEvent(const Event& event) {
+  line_.clear();
+  AppendEventJson(event, &line_);
+  WriteLine(events_fd_, "events.jsonl");
+}
+
+void JsonlSink::OnClose() {
+  for (int* fd : {&samples_fd_, &events_fd_}) {
+    if (*fd >= 0) {
+      ::fsync(*fd);
+      ::close(*fd);
+      *fd = -1;
+    }
+  }
+}
+
+}  // namespace tv

@@ -1,0 +1,65 @@
+#include "views/status_line.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "core/metrics.h"
+#include "views/format.h"
+
+namespace tv {
+namespace {
+
+std::optional<Stat> Find(std::span<const MetricDef> defs, const std::vector<std::optional<Stat>>& values,
+                         Scope scope, std::string_view name) {
+  for (size_t i = 0; i < defs.size() && i < values.size(); ++i) {
+    if (defs[i].scope == scope && defs[i].name == name) return values[i];
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string StatusText(const Row& row) {
+  auto sample = SampleMetrics();
+  std::string out = fmt::format("trainvitals {}", FormatDuration(row.elapsed_s));
+  if (auto cpu = Find(sample, row.values, Scope::kJob, "cpu_cores")) {
+    out += fmt::format(" | CPU {:.1f} cores", cpu->mean);
+  }
+  if (auto mem = Find(sample, row.values, Scope::kJob, "memory_bytes")) {
+    out += fmt::format(" | RAM {}", FormatBytes(mem->last));
+  }
+  auto used = Find(sample, row.values, Scope::kHost, "memory_used_bytes");
+  auto total = Find(sample, row.values, Scope::kHost, "memory_limit_bytes");
+  if (used && total) {
+    out += fmt::format(" (host {}/{})", FormatBytes(used->last), FormatBytes(total->last));
+  }
+  auto gpu_defs = GpuMetrics();
+  for (const GpuRow& g : row.gpus) {
+    out += fmt::format(" | GPU{}", g.index);
+    if (auto u = Find(gpu_defs, g.values, Scope::kGpu, "util_ratio")) {
+      out += " " + FormatPercent(u->mean);
+    }
+    if (auto m = Find(gpu_defs, g.values, Scope::kGpu, "memory_used_bytes")) {
+      out += " " + FormatBytes(m->last);
+    }
+    if (auto t = Find(gpu_defs, g.values, Scope::kGpu, "temperature_celsius")) {
+      out += fmt::format(" {:.0f}°C", t->max);
+    }
+  }
+  return out;
+}
+
+void StatusLine::OnRow(const Row& row) {
+  std::string line = "\r\033[K" + StatusText(row);
+  shown_ = ::write(fd_, line.data(), line.size()) > 0;
+}
+
+void StatusLine::OnClose() {
+  if (!shown_) return;
+  const char clear[] = "\r\033[K";
+  (void)!::write(fd_, clear, sizeof(clear) - 1);
+  shown_ = false;
+}
+
+}  // namespace tv

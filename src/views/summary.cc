@@ -1,0 +1,151 @@
+#include "views/summary.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/metrics.h"
+#include "views/format.h"
+
+namespace tv {
+namespace {
+
+double Round(double v, bool integral) {
+  return integral ? std::round(v) : std::round(v * 1e4) / 1e4;
+}
+
+void PutMetrics(std::span<const MetricDef> defs, const std::vector<std::optional<Stat>>& values,
+                Scope scope, nlohmann::ordered_json* out) {
+  for (size_t i = 0; i < defs.size() && i < values.size(); ++i) {
+    const MetricDef& m = defs[i];
+    if (m.scope != scope || !values[i]) continue;
+    bool integral = IsIntegral(m.unit);
+    if (m.kind == Kind::kCounter) {
+      (*out)[std::string(m.name)] = Round(values[i]->last, integral);
+    } else {
+      (*out)[std::string(m.name)] = {{"mean", Round(values[i]->mean, integral)},
+                                     {"max", Round(values[i]->max, integral)}};
+    }
+  }
+}
+
+// Reads summary["scope"]["name"]["field"] (or the plain number) if present.
+std::optional<double> Get(const nlohmann::ordered_json& j, std::string_view scope, std::string_view name,
+                          std::string_view field = "") {
+  auto s = j.find(scope);
+  if (s == j.end()) return std::nullopt;
+  auto m = s->find(name);
+  if (m == s->end()) return std::nullopt;
+  if (field.empty()) return m->is_number() ? std::optional<double>(m->get<double>()) : std::nullopt;
+  auto f = m->find(field);
+  if (f == m->end() || !f->is_number()) return std::nullopt;
+  return f->get<double>();
+}
+
+}  // namespace
+
+nlohmann::ordered_json BuildSummary(const RunOutcome& o, const Row& run_row) {
+  nlohmann::ordered_json j;
+  j["schema_version"] = 1;
+  j["command"] = o.command;
+  j["run_dir"] = o.run_dir;
+  j["start_t"] = std::round(o.start_t * 1000) / 1000;
+  j["end_t"] = std::round(o.end_t * 1000) / 1000;
+  j["duration_s"] = std::round((o.end_t - o.start_t) * 1000) / 1000;
+  j["exit_code"] = o.exit_code ? nlohmann::ordered_json(*o.exit_code) : nlohmann::ordered_json();
+  j["exit_signal"] = o.exit_signal ? nlohmann::ordered_json(*o.exit_signal) : nlohmann::ordered_json();
+  j["samples"] = run_row.samples;
+  j["rows"] = o.rows_written;
+  j["rows_dropped"] = o.rows_dropped;
+  j["late_ticks"] = o.late_ticks;
+  j["host"] = nlohmann::ordered_json::object();
+  j["job"] = nlohmann::ordered_json::object();
+  PutMetrics(SampleMetrics(), run_row.values, Scope::kHost, &j["host"]);
+  PutMetrics(SampleMetrics(), run_row.values, Scope::kJob, &j["job"]);
+  j["gpus"] = nlohmann::ordered_json::array();
+  for (const GpuRow& g : run_row.gpus) {
+    nlohmann::ordered_json gj = {{"index", g.index}, {"physical_index", g.physical_index}};
+    PutMetrics(GpuMetrics(), g.values, Scope::kGpu, &gj);
+    j["gpus"].push_back(std::move(gj));
+  }
+  j["epochs"] = nlohmann::ordered_json::array();
+  j["findings"] = nlohmann::ordered_json::array();
+  return j;
+}
+
+std::string FormatSummary(const nlohmann::ordered_json& s) {
+  std::string out;
+  std::string command;
+  for (const auto& a : s.value("command", nlohmann::ordered_json::array())) {
+    command += (command.empty() ? "" : " ") + a.get<std::string>();
+  }
+  std::string ending;
+  if (s["exit_signal"].is_number()) {
+    ending = fmt::format("killed by signal {} (exit code {})", s["exit_signal"].get<int>(),
+                         s["exit_code"].get<int>());
+  } else if (s["exit_code"].is_number()) {
+    ending = fmt::format("exit code {}", s["exit_code"].get<int>());
+  } else {
+    ending = "ended";
+  }
+  out += fmt::format("trainvitals: {} — {} after {}\n", command, ending,
+                     FormatDuration(s.value("duration_s", 0.0)));
+
+  auto cpu_mean = Get(s, "job", "cpu_cores", "mean");
+  auto cpu_max = Get(s, "job", "cpu_cores", "max");
+  auto host_cpu_mean = Get(s, "host", "cpu_util_ratio", "mean");
+  auto host_cpu_max = Get(s, "host", "cpu_util_ratio", "max");
+  if (cpu_mean || host_cpu_mean) {
+    out += "  CPU     ";
+    if (cpu_mean && cpu_max) out += fmt::format(" job mean {:.2f} cores, max {:.2f}", *cpu_mean, *cpu_max);
+    if (host_cpu_mean && host_cpu_max) {
+      out += fmt::format("{}host mean {}, max {}", cpu_mean ? "; " : " ",
+                         FormatPercent(*host_cpu_mean), FormatPercent(*host_cpu_max));
+    }
+    out += "\n";
+  }
+  auto mem_max = Get(s, "job", "memory_bytes", "max");
+  auto rss_max = Get(s, "job", "rss_bytes", "max");
+  auto host_max = Get(s, "host", "memory_used_bytes", "max");
+  auto limit = Get(s, "host", "memory_limit_bytes", "max");
+  if (mem_max || rss_max || host_max) {
+    out += "  Memory  ";
+    std::string sep = " ";
+    if (mem_max) out += fmt::format("{}job peak {}", sep, FormatBytes(*mem_max)), sep = "; ";
+    if (rss_max) out += fmt::format("{}RSS sum peak {}", sep, FormatBytes(*rss_max)), sep = "; ";
+    if (host_max) {
+      out += fmt::format("{}host peak {}", sep, FormatBytes(*host_max));
+      if (limit) out += fmt::format(" of {}", FormatBytes(*limit));
+    }
+    out += "\n";
+  }
+  if (auto procs = Get(s, "job", "processes", "max")) {
+    out += fmt::format("  Procs    up to {:.0f} processes\n", *procs);
+  }
+  if (auto joules = Get(s, "host", "cpu_energy_joules")) {
+    out += fmt::format("  Energy   CPU packages {:.0f} J\n", *joules);
+  }
+  for (const auto& g : s.value("gpus", nlohmann::ordered_json::array())) {
+    nlohmann::ordered_json wrap = {{"g", g}};
+    out += fmt::format("  GPU{}    ", g.value("index", 0));
+    std::string sep = " ";
+    auto um = Get(wrap, "g", "util_ratio", "mean");
+    auto ux = Get(wrap, "g", "util_ratio", "max");
+    if (um && ux) out += fmt::format("{}util mean {}, max {}", sep, FormatPercent(*um), FormatPercent(*ux)), sep = "; ";
+    if (auto m = Get(wrap, "g", "memory_used_bytes", "max")) {
+      out += fmt::format("{}memory peak {}", sep, FormatBytes(*m)), sep = "; ";
+    }
+    if (auto m = Get(wrap, "g", "job_memory_bytes", "max")) {
+      out += fmt::format("{}job memory peak {}", sep, FormatBytes(*m)), sep = "; ";
+    }
+    if (auto e = Get(wrap, "g", "energy_joules")) out += fmt::format("{}energy {:.0f} J", sep, *e), sep = "; ";
+    if (auto t = Get(wrap, "g", "temperature_celsius", "max")) {
+      out += fmt::format("{}max {:.0f}°C", sep, *t), sep = "; ";
+    }
+    out += "\n";
+  }
+  if (s.contains("run_dir")) out += fmt::format("  Run      {}\n", s["run_dir"].get<std::string>());
+  return out;
+}
+
+}  // namespace tv
