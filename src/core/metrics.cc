@@ -133,3 +133,26 @@ std::string TensorBoardTag(const MetricDef& m, int gpu_index) {
 }
 
 }  // namespace tv
+
+namespace tv {
+
+std::string MetricsMarkdown() {
+  std::string out;
+  auto table = [&out](std::span<const MetricDef> defs, std::string_view title, std::string_view prefix) {
+    out += fmt::format("## {}\n\n", title);
+    out += "| JSON key | unit | kind | Prometheus | TensorBoard | meaning |\n|---|---|---|---|---|---|\n";
+    for (const MetricDef& m : defs) {
+      std::string key = fmt::format("{}{}", prefix.empty() ? std::string(ScopeName(m.scope)) + "." : std::string(prefix), m.name);
+      if (m.kind == Kind::kGauge && m.keep_max) key += fmt::format("`, `{}_max", key);
+      out += fmt::format("| `{}` | {} | {} | `{}` | `{}` | {} |\n", key, UnitName(m.unit),
+                         m.kind == Kind::kGauge ? "gauge" : "counter", PrometheusName(m),
+                         TensorBoardTag(m, 0), m.help);
+    }
+    out += "\n";
+  };
+  table(SampleMetrics(), "Host and job", "");
+  table(GpuMetrics(), "Per GPU (`gpus[]`)", "gpus[].");
+  return out;
+}
+
+}  // namespace tv

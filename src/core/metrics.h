@@ -45,3 +45,9 @@ std::string TensorBoardTag(const MetricDef& m, int gpu_index = 0);
 bool IsIntegral(Unit unit);
 
 }  // namespace tv
+
+namespace tv {
+// Markdown tables of every metric (JSON key, Prometheus name, TensorBoard tag,
+// unit, kind, meaning), for docs/metrics.md.
+std::string MetricsMarkdown();
+}  // namespace tv

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what building, testing and the demo need, from Debian's packages and
+# the Python package registry. Quick no-op when everything is there.
+set -euo pipefail
+
+DEBIAN_PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
+  libgtest-dev googletest libbenchmark-dev
+  clang-format clang-tidy
+  python3-psutil   # the peer measured side by side in `make bench`
+  python3-torch python3-numpy   # PyTorch on CPU for the demo and the examples
+)
+
+missing=()
+for p in "${DEBIAN_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null; then
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+fi
+
+# The tests' Python: the first python3 on PATH, with pytest.
+if ! python3 -c 'import pytest' 2>/dev/null; then
+  echo "deps: installing pytest"
+  python3 -m pip install -q pytest
+fi

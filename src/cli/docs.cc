@@ -1,0 +1,24 @@
+// trainvitals docs metrics|options: prints the generated Markdown that
+// docs/schema.md and docs/cli.md carry (hidden; used by `make docs`).
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "core/config.h"
+#include "core/metrics.h"
+
+namespace tv {
+
+void AddDocsCommand(CLI::App& app, Action* action) {
+  auto* cmd = app.add_subcommand("docs", "Print generated documentation tables");
+  cmd->group("");  // hidden from --help
+  auto what = std::make_shared<std::string>();
+  cmd->add_option("what", *what, "metrics or options")->required()->check(CLI::IsMember({"metrics", "options"}));
+  cmd->callback([what, action] {
+    *action = [what]() {
+      fmt::print("{}", *what == "metrics" ? MetricsMarkdown() : OptionsMarkdown());
+      return 0;
+    };
+  });
+}
+
+}  // namespace tv

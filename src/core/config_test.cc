@@ -1,0 +1,104 @@
+#include "core/config.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "core/metrics.h"
+
+namespace tv {
+namespace {
+
+std::string WriteTemp(const std::string& text) {
+  std::string path = ::testing::TempDir() + "/tv_config_test.toml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string ReadSourceFile(const std::string& rel) {
+  std::ifstream in(std::string(TRAINVITALS_SOURCE_DIR) + "/" + rel);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Config, FileOverridesDefaults) {
+  Config c;
+  ApplyConfigFile(WriteTemp("sample_hz = 20\ninterval = 2.5\nquiet = true\ngpus = [0, 2]\n"), c);
+  EXPECT_EQ(c.sample_hz, 20);
+  EXPECT_EQ(c.interval_s, 2.5);
+  EXPECT_TRUE(c.quiet);
+  EXPECT_EQ(c.gpus, (std::vector<int>{0, 2}));
+}
+
+TEST(Config, UnknownKeyNamesFileAndLine) {
+  Config c;
+  std::string path = WriteTemp("interval = 1\n\nsampel_hz = 3\n");
+  try {
+    ApplyConfigFile(path, c);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ":3: unknown key 'sampel_hz'");
+  }
+}
+
+TEST(Config, BadValueSaysWhatIsWrong) {
+  Config c;
+  std::string path = WriteTemp("sample_hz = 0\n");
+  EXPECT_THROW(ApplyConfigFile(path, c), ConfigError);
+  try {
+    ApplyConfigFile(path, c);
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Config, SyntaxErrorNamesLine) {
+  Config c;
+  std::string path = WriteTemp("interval = = 2\n");
+  try {
+    ApplyConfigFile(path, c);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(path + ":1:", 0), 0u) << e.what();
+  }
+}
+
+TEST(Config, FlagParsersRejectGarbage) {
+  Config c;
+  const OptionDef* hz = FindOptionByKey("sample_hz");
+  ASSERT_NE(hz, nullptr);
+  EXPECT_THROW(hz->set(c, "10x"), ConfigError);
+  EXPECT_THROW(hz->set(c, "nan"), ConfigError);
+  EXPECT_THROW(FindOptionByKey("gpus")->set(c, "0,,1"), ConfigError);
+  EXPECT_THROW(FindOptionByKey("quiet")->set(c, "maybe"), ConfigError);
+}
+
+TEST(Config, IntervalShorterThanOneSampleIsRejected) {
+  Config c;
+  c.sample_hz = 10;
+  c.interval_s = 0.05;
+  EXPECT_THROW(Validate(c), ConfigError);
+  c.interval_s = 0.1;
+  EXPECT_NO_THROW(Validate(c));
+}
+
+// The generated block as scripts/gen-docs.sh writes it: trailing newlines trimmed.
+std::string Trimmed(std::string s) {
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s + "\n<!-- end generated -->";
+}
+
+TEST(Docs, CliDocListsEveryOptionAsGenerated) {
+  EXPECT_NE(ReadSourceFile("docs/cli.md").find(Trimmed(OptionsMarkdown())), std::string::npos)
+      << "docs/cli.md is stale: run `make docs`";
+}
+
+TEST(Docs, SchemaDocListsEveryMetricAsGenerated) {
+  EXPECT_NE(ReadSourceFile("docs/schema.md").find(Trimmed(MetricsMarkdown())), std::string::npos)
+      << "docs/schema.md is stale: run `make docs`";
+}
+
+}  // namespace
+}  // namespace tv

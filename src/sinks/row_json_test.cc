@@ -1,0 +1,68 @@
+#include "sinks/row_json.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/aggregator.h"
+#include "sinks/jsonl_sink.h"
+
+namespace tv {
+namespace {
+
+TEST(RowJson, WritesMeanAndMaxAndLeavesAbsentValuesOut) {
+  Aggregator agg;
+  Sample s;
+  s.job.rss_bytes = 100;
+  s.host.cpu_util_ratio = 0.25;
+  s.host.core_util_ratio = {0.5, 0.0};
+  agg.Add(s);
+  s.job.rss_bytes = 300;
+  s.host.cpu_util_ratio = 0.75;
+  agg.Add(s);
+  std::string line;
+  AppendRowJson(agg.Take(1700000000.5, 1.0), &line);
+  auto j = nlohmann::json::parse(line);
+  EXPECT_EQ(j["job"]["rss_bytes"], 200);
+  EXPECT_EQ(j["job"]["rss_bytes_max"], 300);
+  EXPECT_DOUBLE_EQ(j["host"]["cpu_util_ratio"].get<double>(), 0.5);
+  EXPECT_FALSE(j["job"].contains("memory_bytes"));  // never read: absent, not 0
+  EXPECT_FALSE(j["host"].contains("memory_total_bytes_max"));  // no max for a constant
+  EXPECT_EQ(j["host"]["core_util_ratio"].size(), 2u);
+  EXPECT_EQ(j["gpus"].size(), 0u);
+  EXPECT_DOUBLE_EQ(j["t"].get<double>(), 1700000000.5);
+}
+
+TEST(RowJson, GpuRowsCarryIndexAndTableKeys) {
+  Aggregator agg;
+  Sample s;
+  GpuSample g;
+  g.index = 1;
+  g.physical_index = 3;
+  g.util_ratio = 0.9;
+  g.memory_used_bytes = 1e9;
+  s.gpus.push_back(g);
+  agg.Add(s);
+  std::string line;
+  AppendRowJson(agg.Take(1, 1), &line);
+  auto j = nlohmann::json::parse(line);
+  ASSERT_EQ(j["gpus"].size(), 1u);
+  EXPECT_EQ(j["gpus"][0]["index"], 1);
+  EXPECT_EQ(j["gpus"][0]["physical_index"], 3);
+  EXPECT_EQ(j["gpus"][0]["memory_used_bytes"], 1000000000);
+  EXPECT_DOUBLE_EQ(j["gpus"][0]["util_ratio_max"].get<double>(), 0.9);
+}
+
+TEST(RowJson, NonFiniteValuesBecomeNull) {
+  std::string out;
+  AppendJsonNumber(std::numeric_limits<double>::infinity(), false, &out);
+  EXPECT_EQ(out, "null");
+}
+
+TEST(EventJson, PutsTimeAndTypeFirst) {
+  std::string out;
+  AppendEventJson(Event{12.3456, "process_start", {{"pid", 7}, {"name", "a \"b\""}}}, &out);
+  EXPECT_EQ(out, "{\"t\":12.346,\"type\":\"process_start\",\"name\":\"a \\\"b\\\"\",\"pid\":7}\n");
+}
+
+}  // namespace
+}  // namespace tv

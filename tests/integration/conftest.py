@@ -1,0 +1,71 @@
+"""Shared helpers for the integration tests: they run the real CLI on real processes."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HELPERS = pathlib.Path(__file__).resolve().parent / "helpers"
+
+
+def cli_path():
+    build = os.environ.get("TRAINVITALS_BUILD", "build/release")
+    path = (ROOT / build / "trainvitals").resolve()
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `make` first")
+    return str(path)
+
+
+class Run:
+    """A finished `trainvitals run`: its process result and run directory."""
+
+    def __init__(self, proc, out):
+        self.proc = proc
+        self.out = pathlib.Path(out)
+
+    @property
+    def rows(self):
+        return read_jsonl(self.out / "samples.jsonl")
+
+    @property
+    def events(self):
+        return read_jsonl(self.out / "events.jsonl")
+
+    @property
+    def meta(self):
+        return json.loads((self.out / "meta.json").read_text())
+
+    @property
+    def summary(self):
+        return json.loads((self.out / "summary.json").read_text())
+
+
+def read_jsonl(path):
+    lines = pathlib.Path(path).read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.fixture
+def tv():
+    return cli_path()
+
+
+@pytest.fixture
+def run_tv(tv, tmp_path):
+    """Runs `trainvitals run [flags] -- command` into a fresh run directory."""
+
+    def run(command, *flags, timeout=120, env=None, name="run"):
+        out = tmp_path / name
+        args = [tv, "run", "--out", str(out), *flags, "--", *command]
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, **(env or {})})
+        return Run(proc, out)
+
+    return run
+
+
+def helper(name):
+    return [sys.executable, str(HELPERS / name)]

@@ -1,0 +1,37 @@
+"""The whole process tree is followed; memory counts shared pages once."""
+import sys
+
+from conftest import helper
+
+MiB = 1 << 20
+
+
+def test_forked_workers_memory_counts_shared_pages_once(run_tv):
+    r = run_tv([*helper("forked_memory.py"), "15"], timeout=120)
+    assert r.proc.returncode == 0, r.proc.stderr
+    rows = r.rows
+    alive = [row for row in rows if row["job"].get("processes_max") == 3]
+    assert len(alive) >= 8, [row["job"].get("processes") for row in rows]
+    peak = r.summary["job"]["memory_bytes"]["max"]
+    rss_peak = r.summary["job"]["rss_bytes"]["max"]
+    assert abs(peak - 400 * MiB) <= 0.10 * 400 * MiB, (peak / MiB, rss_peak / MiB)
+    assert rss_peak > 1.6 * peak  # what summed RSS would have claimed
+    assert max(row["job"]["memory_bytes_max"] for row in rows) == peak
+
+
+def test_a_busy_child_shows_about_one_core(run_tv):
+    r = run_tv([*helper("burn.py"), "4"])
+    busy = [row["job"]["cpu_cores"] for row in r.rows if row["elapsed_s"] >= 2.0 and row["elapsed_s"] <= 5.0]
+    assert busy, r.rows
+    for cores in busy:
+        assert 0.8 <= cores <= 1.15, busy
+    assert r.summary["job"]["cpu_cores"]["max"] <= 1.3
+
+
+def test_short_lived_children_are_seen_and_never_errors(run_tv):
+    script = "for i in $(seq 20); do sleep 0.05 & done; wait; sleep 0.3"
+    r = run_tv(["sh", "-c", script])
+    assert r.proc.returncode == 0
+    assert "error" not in r.proc.stderr.lower()
+    starts = [e for e in r.events if e["type"] == "process_start"]
+    assert len(starts) >= 2
