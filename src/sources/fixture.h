@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-namespace tv::testing {
+namespace tv::test_fixtures {
 
 inline std::string Fixture(const std::string& relative_path) {
   std::ifstream in(std::string(TRAINVITALS_FIXTURES_DIR) + "/" + relative_path);
@@ -15,4 +15,4 @@ inline std::string Fixture(const std::string& relative_path) {
   return ss.str();
 }
 
-}  // namespace tv::testing
+}  // namespace tv::test_fixtures

@@ -7,7 +7,7 @@
 namespace tv {
 namespace {
 
-using testing::Fixture;
+using test_fixtures::Fixture;
 
 TEST(ProcStatCpu, ParsesAggregateAndPerCoreLines) {
   ProcStatCpu p = ParseProcStatCpu(Fixture("proc/stat_4core_t0"));
