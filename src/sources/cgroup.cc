@@ -132,8 +132,9 @@ std::optional<CgroupDir> ResolveCgroupDir(const std::vector<MountInfo>& mounts,
     if (inside && path.find("/..") == std::string::npos) {
       std::string_view rel = std::string_view(path).substr(root == "/" ? 0 : root.size());
       while (!rel.empty() && rel.back() == '/') rel.remove_suffix(1);
-      while (d.dir.size() > 1 && d.dir.back() == '/') d.dir.pop_back();
+      if (d.dir == "/") d.dir.clear();
       d.dir += rel;
+      if (d.dir.empty()) d.dir = "/";
     }
     return d;
   }
@@ -145,7 +146,9 @@ std::vector<std::string> CgroupChain(const CgroupDir& d) {
   std::string dir = d.dir;
   chain.push_back(dir);
   while (dir.size() > d.mount_point.size() && dir.starts_with(d.mount_point)) {
-    dir.resize(dir.rfind('/'));
+    size_t slash = dir.rfind('/');
+    if (slash == std::string::npos) break;
+    dir.resize(slash == 0 ? 1 : slash);  // the parent of "/a" is "/"
     if (dir.size() < d.mount_point.size()) break;
     chain.push_back(dir);
   }

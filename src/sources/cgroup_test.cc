@@ -105,6 +105,20 @@ TEST(CgroupChain, WalksUpToTheMountPoint) {
   EXPECT_EQ(chain[2], "/sys/fs/cgroup");
 }
 
+TEST(CgroupChain, HandlesAHierarchyMountedAtTheFileSystemRoot) {
+  std::vector<MountInfo> m = ParseMountInfo("1 0 0:1 / / rw - cgroup2 cgroup2 rw\n");
+  auto d = ResolveCgroupDir(m, ParseProcCgroup("0::/a/b\n"), "memory");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->dir, "/a/b");
+  std::vector<std::string> chain = CgroupChain(*d);
+  ASSERT_EQ(chain.size(), 3u);
+  EXPECT_EQ(chain[1], "/a");
+  EXPECT_EQ(chain[2], "/");
+  d = ResolveCgroupDir(m, ParseProcCgroup("0::/\n"), "memory");
+  EXPECT_EQ(d->dir, "/");
+  EXPECT_EQ(CgroupChain(*d).size(), 1u);
+}
+
 // A v2 machine: the job sits in /sys/fs/cgroup/jobs/train with a parent limit
 // tighter than its own.
 void SetUpV2(MemEnv* env) {
