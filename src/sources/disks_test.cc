@@ -10,7 +10,8 @@ namespace {
 using test_fixtures::Fixture;
 
 TEST(DiskStats, ParsesNameAndSectorCounters) {
-  std::vector<DiskStat> d = ParseDiskStats(Fixture("proc/diskstats_t0"));
+  std::string text = Fixture("proc/diskstats_t0");  // the parsed names point into it
+  std::vector<DiskStat> d = ParseDiskStats(text);
   ASSERT_EQ(d.size(), 11u);
   EXPECT_EQ(d[2].name, "nvme0n1");
   EXPECT_EQ(d[2].sectors_read, 38262866u);

@@ -10,7 +10,8 @@ namespace {
 using test_fixtures::Fixture;
 
 TEST(NetDev, ParsesInterfacesAndSkipsHeaders) {
-  std::vector<NetDevStat> d = ParseNetDev(Fixture("proc/net_dev_t0"));
+  std::string text = Fixture("proc/net_dev_t0");  // the parsed names point into it
+  std::vector<NetDevStat> d = ParseNetDev(text);
   ASSERT_EQ(d.size(), 4u);
   EXPECT_EQ(d[0].name, "lo");
   EXPECT_EQ(d[1].name, "eth0");
