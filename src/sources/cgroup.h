@@ -1,0 +1,107 @@
+// The job's cgroup limits, for cgroup v2 (unified) and v1 (per-controller
+// hierarchies, also in hybrid setups): the memory limit, the CPU quota in cores
+// and the memory charged now. The effective limit is the tightest over the
+// cgroup and its ancestors up to the mount. Hierarchies are found through
+// /proc/self/mountinfo; the job's cgroup through /proc/PID/cgroup. When that
+// path does not exist under the mount (another cgroup namespace), the mount root
+// stands in for it.
+//
+// Thread safety: the parsers and ResolveCgroupDir are pure. ReadCgroupLimits is
+// safe from any thread with a thread-safe Env. CgroupSource is not thread-safe;
+// the sampler thread owns it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/env.h"
+#include "core/source.h"
+#include "sources/mountinfo.h"
+
+namespace tv {
+
+// One line of /proc/PID/cgroup: "4:memory:/a/b", "2:cpu,cpuacct:/", "0::/a".
+struct ProcCgroupLine {
+  uint64_t hierarchy_id = 0;
+  std::string controllers;  // comma-separated; empty for the v2 line
+  std::string path;
+};
+std::vector<ProcCgroupLine> ParseProcCgroup(std::string_view text);
+
+// A limit file's content. `ok` false: unreadable text. `ok` and no `limit`: no
+// limit ("max", or a v1 value of 2^60 or more such as 9223372036854771712).
+struct ParsedLimit {
+  bool ok = false;
+  std::optional<double> limit;
+};
+inline constexpr uint64_t kCgroupUnlimitedFloor = uint64_t{1} << 60;
+
+ParsedLimit ParseMemoryLimit(std::string_view text);  // memory.max, memory.limit_in_bytes
+ParsedLimit ParseCpuMax(std::string_view text);       // v2 cpu.max "quota period", in cores
+// v1 cpu.cfs_quota_us (-1: none) over cpu.cfs_period_us, in cores.
+ParsedLimit ParseCfsQuota(std::string_view quota, std::string_view period);
+
+// Where a controller's files for a cgroup lie.
+struct CgroupDir {
+  int version = 0;          // 1 or 2
+  std::string mount_point;  // the highest directory visible: the walk stops here
+  std::string dir;          // the cgroup's own directory
+};
+
+// Picks the v1 hierarchy that carries `controller` ("memory", "cpu"), else the
+// v2 hierarchy; absent when neither is mounted and listed for the process. A
+// path outside the mount's root (or holding "..") maps to the mount point.
+std::optional<CgroupDir> ResolveCgroupDir(const std::vector<MountInfo>& mounts,
+                                          const std::vector<ProcCgroupLine>& cgroups,
+                                          std::string_view controller);
+
+// `dir` and each parent up to and including `mount_point`, leaf first.
+std::vector<std::string> CgroupChain(const CgroupDir& dir);
+
+// The files a CgroupSource reads, resolved once.
+struct CgroupFiles {
+  std::optional<CgroupDir> memory;
+  std::optional<CgroupDir> cpu;
+  std::vector<std::string> memory_limit;  // per level, leaf first
+  std::string memory_current;             // memory.current or memory.usage_in_bytes
+  std::vector<std::string> cpu_quota;     // cpu.max or cpu.cfs_quota_us, per level
+  std::vector<std::string> cpu_period;    // v1 cpu.cfs_period_us, per level
+};
+// `pid` <= 0 means the calling process.
+CgroupFiles LocateCgroupFiles(Env* env, int pid);
+
+// What `trainvitals check` shows; limits absent when unlimited or unknown.
+struct CgroupLimits {
+  std::optional<CgroupDir> memory;
+  std::optional<CgroupDir> cpu;
+  std::optional<double> memory_limit_bytes;
+  std::optional<double> cpu_limit_cores;
+  std::optional<double> memory_current_bytes;
+};
+CgroupLimits ReadCgroupLimits(Env* env, int pid);
+
+// Lowers host.memory_limit_bytes and host.cpu_limit_cores to the cgroup's
+// limits when it has them (on the first tick and row ticks it reads them again;
+// in between it reuses them), and fills host.cgroup_memory_current_bytes on
+// every tick. Says once when no cgroup controller is found.
+class CgroupSource final : public Source {
+ public:
+  CgroupSource(Env* env, int pid) : env_(env), pid_(pid) {}
+  std::string_view name() const override { return "cgroup"; }
+  void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
+
+ private:
+  Env* env_;
+  int pid_;
+  bool located_ = false;
+  CgroupFiles files_;
+  std::string buffer_;
+  std::string period_buffer_;
+  std::optional<double> memory_limit_bytes_;
+  std::optional<double> cpu_limit_cores_;
+};
+
+}  // namespace tv

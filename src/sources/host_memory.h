@@ -1,0 +1,48 @@
+// Host memory from /proc/meminfo: total, available, used (MemTotal -
+// MemAvailable) and swap, converted from kB to bytes.
+//
+// Thread safety: ParseMemInfo is pure. HostMemorySource is not thread-safe; the
+// sampler thread owns it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/env.h"
+#include "core/source.h"
+
+namespace tv {
+
+// The /proc/meminfo fields trainvitals uses, in bytes. A field that is missing
+// (MemAvailable before Linux 3.14), malformed or too large for 64 bits in bytes
+// is absent.
+struct MemInfo {
+  std::optional<uint64_t> mem_total_bytes;
+  std::optional<uint64_t> mem_free_bytes;
+  std::optional<uint64_t> mem_available_bytes;
+  std::optional<uint64_t> swap_total_bytes;
+  std::optional<uint64_t> swap_free_bytes;
+};
+
+MemInfo ParseMemInfo(std::string_view text);
+
+// Fills host.memory_total_bytes, memory_available_bytes, memory_used_bytes,
+// swap_total_bytes and swap_used_bytes on every tick. A difference whose
+// operands disagree (available above total) is absent.
+class HostMemorySource final : public Source {
+ public:
+  explicit HostMemorySource(Env* env, std::string path = "/proc/meminfo");
+  std::string_view name() const override { return "host_memory"; }
+  void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
+
+ private:
+  Env* env_;
+  std::string path_;
+  std::string buffer_;
+  bool noticed_ = false;
+};
+
+}  // namespace tv

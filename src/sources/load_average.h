@@ -1,0 +1,42 @@
+// Load averages from /proc/loadavg, read on row ticks only (the kernel updates
+// them every 5 s).
+//
+// Thread safety: ParseLoadAvg is pure. LoadAverageSource is not thread-safe;
+// the sampler thread owns it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/env.h"
+#include "core/source.h"
+
+namespace tv {
+
+struct LoadAverage {
+  double load1 = 0;
+  double load5 = 0;
+  double load15 = 0;
+};
+
+// The first three fields of /proc/loadavg ("0.11 0.13 0.06 1/89 4134"); absent
+// when any of them is missing, negative or not a number.
+std::optional<LoadAverage> ParseLoadAvg(std::string_view text);
+
+// Fills host.load1, load5 and load15 on row ticks.
+class LoadAverageSource final : public Source {
+ public:
+  explicit LoadAverageSource(Env* env, std::string path = "/proc/loadavg");
+  std::string_view name() const override { return "load_average"; }
+  void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
+
+ private:
+  Env* env_;
+  std::string path_;
+  std::string buffer_;
+  bool noticed_ = false;
+};
+
+}  // namespace tv
