@@ -3,7 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
+#include <cstring>
 
 #include "sources/proc_pid_parse.h"
 
@@ -54,13 +55,27 @@ void ProcessTreeSource::SetRoots(std::vector<int> roots) {
   last_walk_s_.reset();
 }
 
-const char* ProcessTreeSource::Path(int pid, const char* leaf) {
-  std::snprintf(path_, sizeof(path_), "/proc/%d/%s", pid, leaf);
-  return path_;
-}
+// Paths are built into path_ with to_chars: snprintf showed up in profiles.
+const char* ProcessTreeSource::Path(int pid, const char* leaf) { return TaskPath(pid, 0, leaf); }
 
 const char* ProcessTreeSource::TaskPath(int pid, int tid, const char* leaf) {
-  std::snprintf(path_, sizeof(path_), "/proc/%d/task/%d/%s", pid, tid, leaf);
+  char* p = path_;
+  char* end = path_ + sizeof(path_) - 1;
+  auto put = [&](std::string_view text) {
+    size_t n = std::min<size_t>(text.size(), end - p);
+    std::memcpy(p, text.data(), n);
+    p += n;
+  };
+  auto put_int = [&](int v) { p = std::to_chars(p, end, v).ptr; };
+  put("/proc/");
+  put_int(pid);
+  if (tid != 0) {
+    put("/task/");
+    put_int(tid);
+  }
+  put("/");
+  put(leaf);
+  *p = '\0';
   return path_;
 }
 
@@ -160,7 +175,8 @@ void ProcessTreeSource::Visit(const Candidate& c, bool all_threads, JobSample* j
   if (!env_->ListDir(Path(c.pid, "task"), &names_).ok()) return;
   for (const std::string& name : names_) {
     int tid = 0;
-    if (std::sscanf(name.c_str(), "%d", &tid) != 1 || tid == c.pid) continue;
+    auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), tid);
+    if (ec != std::errc() || tid == c.pid) continue;
     QueueChildren(c.pid, tid, notices);
   }
 }

@@ -99,7 +99,7 @@ class ProcessTreeSource final : public Source {
   void PssRound(double now_s, std::vector<Notice>* notices);
   void Sum(double now_s, JobSample* job);
   const char* Path(int pid, const char* leaf);
-  const char* TaskPath(int pid, int tid, const char* leaf);
+  const char* TaskPath(int pid, int tid, const char* leaf);  // tid 0: /proc/PID/leaf
 
   Env* env_;
   std::vector<int> roots_;
