@@ -111,6 +111,7 @@ struct Ticker {
 
 inline std::vector<int> Pids(const std::vector<ProcessInfo>& infos) {
   std::vector<int> pids;
+  pids.reserve(infos.size());
   for (const auto& i : infos) pids.push_back(i.pid);
   std::sort(pids.begin(), pids.end());
   return pids;

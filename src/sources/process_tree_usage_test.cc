@@ -9,7 +9,6 @@ namespace {
 
 using testing::FakeProc;
 using testing::kMiB;
-using testing::Pids;
 using testing::TestOptions;
 using testing::Ticker;
 
