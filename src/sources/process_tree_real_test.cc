@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <future>
 #include <string>
+#include <thread>
 
 #include "sources/process_tree.h"
 
@@ -45,6 +47,34 @@ TEST(ProcessTreeReal, FindsForkedChildrenOfThisProcess) {
     kill(kid, SIGKILL);
     waitpid(kid, nullptr, 0);
   }
+}
+
+TEST(ProcessTreeReal, FindsChildForkedByAnotherThread) {
+  std::string children = "/proc/self/task/" + std::to_string(syscall(SYS_gettid)) + "/children";
+  if (access(children.c_str(), R_OK) != 0) GTEST_SKIP() << children << " missing";
+  std::promise<pid_t> forked;
+  std::promise<void> done;
+  std::thread forker([&] {
+    pid_t kid = fork();
+    if (kid == 0) {
+      pause();
+      _exit(0);
+    }
+    forked.set_value(kid);
+    done.get_future().wait();  // stay alive: the child is this thread's child
+  });
+  pid_t kid = forked.get_future().get();
+  ASSERT_GT(kid, 0);
+  PosixEnv env;
+  ProcessTreeSource src(&env, {getpid()});
+  Sample sample;
+  std::vector<Notice> notices;
+  src.Read(Tick{0, false}, &sample, &notices);  // the first tick walks every thread
+  EXPECT_TRUE(std::binary_search(sample.job.pids.begin(), sample.job.pids.end(), kid));
+  done.set_value();
+  forker.join();
+  kill(kid, SIGKILL);
+  waitpid(kid, nullptr, 0);
 }
 
 }  // namespace
