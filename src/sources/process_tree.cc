@@ -1,0 +1,314 @@
+#include "sources/process_tree.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include "sources/proc_pid_parse.h"
+
+namespace tv {
+namespace {
+
+constexpr char kSourceName[] = "process_tree";
+
+double SysconfOr(long configured, int name, double fallback) {
+  if (configured > 0) return static_cast<double>(configured);
+  long v = sysconf(name);
+  return v > 0 ? static_cast<double>(v) : fallback;
+}
+
+ProcessInfo InfoOf(int pid, int ppid, std::string name, std::string cmdline) {
+  ProcessInfo info;
+  info.pid = pid;
+  info.ppid = ppid;
+  info.name = std::move(name);
+  info.cmdline = std::move(cmdline);
+  return info;
+}
+
+}  // namespace
+
+ProcessTreeSource::ProcessTreeSource(Env* env, std::vector<int> roots, ProcessTreeOptions options)
+    : env_(env),
+      options_(std::move(options)),
+      ticks_per_second_(SysconfOr(options_.clock_ticks_per_second, _SC_CLK_TCK, 100)),
+      page_size_bytes_(SysconfOr(options_.page_size_bytes, _SC_PAGESIZE, 4096)),
+      pss_scheduler_(options_.pss) {
+  if (!options_.cpu_seconds) options_.cpu_seconds = ThreadCpuSeconds;
+  size_t n = std::max<size_t>(options_.expected_processes, 8);
+  procs_.reserve(n);
+  members_.reserve(n);
+  prev_members_.reserve(n);
+  queue_.reserve(n * 2);
+  kids_.reserve(n);
+  names_.reserve(64);
+  buf_.reserve(4096);
+  SetRoots(std::move(roots));
+}
+
+void ProcessTreeSource::SetRoots(std::vector<int> roots) {
+  roots_ = std::move(roots);
+  root_starts_.assign(roots_.size(), std::nullopt);
+  forget_members_ = true;
+  last_walk_s_.reset();
+}
+
+// Paths are built into path_ with to_chars: snprintf showed up in profiles.
+const char* ProcessTreeSource::Path(int pid, const char* leaf) { return TaskPath(pid, 0, leaf); }
+
+const char* ProcessTreeSource::TaskPath(int pid, int tid, const char* leaf) {
+  char* p = path_;
+  char* end = path_ + sizeof(path_) - 1;
+  auto put = [&](std::string_view text) {
+    size_t n = std::min<size_t>(text.size(), end - p);
+    std::memcpy(p, text.data(), n);
+    p += n;
+  };
+  auto put_int = [&](int v) { p = std::to_chars(p, end, v).ptr; };
+  put("/proc/");
+  put_int(pid);
+  if (tid != 0) {
+    put("/task/");
+    put_int(tid);
+  }
+  put("/");
+  put(leaf);
+  *p = '\0';
+  return path_;
+}
+
+void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notice>* notices) {
+  if (roots_.empty()) return;
+  JobSample* job = &sample->job;
+  bool all_threads =
+      !last_walk_s_ || tick.mono_s - *last_walk_s_ >= options_.thread_walk_interval_s;
+  if (all_threads) last_walk_s_ = tick.mono_s;
+
+  Walk(all_threads, job, notices);
+  SweepExited(job);
+  if (tick.row_tick) ReadIo(tick.mono_s, job, notices);
+  if (!members_.empty() && pss_scheduler_.Due(tick.mono_s, membership_changed_)) {
+    PssRound(tick.mono_s, notices);
+  }
+  Sum(tick.mono_s, job);
+}
+
+void ProcessTreeSource::Walk(bool all_threads, JobSample* job, std::vector<Notice>* notices) {
+  ++seq_;
+  cpu_delta_ticks_ = 0;
+  std::swap(members_, prev_members_);
+  members_.clear();
+  queue_.clear();
+  for (size_t i = 0; i < roots_.size(); ++i) {
+    queue_.push_back({roots_[i], static_cast<int>(i), Via::kRoot});
+  }
+  // Former members come after the tree found from the roots, so a process
+  // still in the tree is taken through its parent's listing.
+  size_t head = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    while (head < queue_.size()) {
+      Candidate c = queue_[head++];
+      Visit(c, all_threads, job, notices);
+    }
+    if (pass == 0 && !forget_members_) {
+      for (int pid : prev_members_) queue_.push_back({pid, 0, Via::kKnown});
+    }
+  }
+  forget_members_ = false;
+}
+
+void ProcessTreeSource::Visit(const Candidate& c, bool all_threads, JobSample* job,
+                              std::vector<Notice>* notices) {
+  auto it = procs_.find(c.pid);
+  if (it != procs_.end() && it->second.seen == seq_) return;     // already in this tick
+  if (!env_->ReadFile(Path(c.pid, "stat"), &buf_).ok()) return;  // gone: normal
+  std::optional<ProcStat> st = ParseProcStat(buf_);
+  if (!st || st->pid != c.pid) return;
+  bool known = it != procs_.end() && it->second.start_ticks == st->starttime_ticks;
+  switch (c.via) {
+    case Via::kRoot: {
+      auto& start = root_starts_[c.parent];
+      if (start && *start != st->starttime_ticks) return;  // the root's PID was reused
+      start = st->starttime_ticks;
+      break;
+    }
+    case Via::kChild:
+      if (st->ppid != c.parent) return;  // PID reused between listing and reading
+      break;
+    case Via::kKnown:
+      if (!known) return;
+      break;
+  }
+
+  if (!known) {
+    membership_changed_ = true;
+    if (it != procs_.end()) {  // PID reuse: the old process left
+      Proc& old = it->second;
+      job->exited.push_back(InfoOf(c.pid, old.ppid, std::move(old.comm), std::move(old.cmdline)));
+      old = Proc{};
+    } else {
+      it = procs_.emplace(c.pid, Proc{}).first;
+    }
+    it->second.start_ticks = st->starttime_ticks;
+  }
+  Proc& p = it->second;
+  if (!known || p.comm != st->comm) {  // new, or exec'd a new program: read its command
+    p.comm = st->comm;
+    p.cmdline.clear();
+    if (env_->ReadFile(Path(c.pid, "cmdline"), &buf_).ok()) p.cmdline = FormatCmdline(buf_);
+  }
+  if (!known) job->started.push_back(InfoOf(c.pid, st->ppid, p.comm, p.cmdline));
+  uint64_t cpu = st->utime_ticks + st->stime_ticks;
+  if (known && cpu >= p.cpu_ticks) cpu_delta_ticks_ += cpu - p.cpu_ticks;
+  p.cpu_ticks = cpu;
+  p.ppid = st->ppid;
+  p.rss_bytes = static_cast<uint64_t>(static_cast<double>(st->rss_pages) * page_size_bytes_);
+  p.threads = st->num_threads;
+  p.seen = seq_;
+  members_.push_back(c.pid);
+
+  if (st->state == 'Z') return;  // a zombie has no threads and no children left
+  QueueChildren(c.pid, c.pid, notices);
+  if (!all_threads || st->num_threads <= 1) return;
+  if (!env_->ListDir(Path(c.pid, "task"), &names_).ok()) return;
+  for (const std::string& name : names_) {
+    int tid = 0;
+    auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), tid);
+    if (ec != std::errc() || tid == c.pid) continue;
+    QueueChildren(c.pid, tid, notices);
+  }
+}
+
+void ProcessTreeSource::QueueChildren(int pid, int tid, std::vector<Notice>* notices) {
+  Status s = env_->ReadFile(TaskPath(pid, tid, "children"), &buf_);
+  if (!s.ok()) {
+    // Gone (normal), or a kernel without CONFIG_PROC_CHILDREN: say that once.
+    if (!said_no_children_ && pid == tid && s.code() == Status::Code::kNotFound &&
+        env_->ReadFile(Path(pid, "stat"), &buf_).ok()) {
+      said_no_children_ = true;
+      notices->push_back({kSourceName, s.message() +
+                                           " (kernel without CONFIG_PROC_CHILDREN?): only the "
+                                           "root processes are followed"});
+    }
+    return;
+  }
+  kids_.clear();
+  AppendChildPids(buf_, &kids_);
+  for (int kid : kids_) queue_.push_back({kid, pid, Via::kChild});
+}
+
+void ProcessTreeSource::SweepExited(JobSample* job) {
+  for (auto it = procs_.begin(); it != procs_.end();) {
+    Proc& p = it->second;
+    if (p.seen == seq_) {
+      ++it;
+      continue;
+    }
+    job->exited.push_back(InfoOf(it->first, p.ppid, std::move(p.comm), std::move(p.cmdline)));
+    membership_changed_ = true;
+    it = procs_.erase(it);
+  }
+}
+
+void ProcessTreeSource::ReadIo(double now_s, JobSample* job, std::vector<Notice>* notices) {
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+  bool any = false;
+  for (int pid : members_) {
+    Proc& p = procs_.find(pid)->second;
+    if (p.io_denied) continue;
+    Status s = env_->ReadFile(Path(pid, "io"), &buf_);
+    if (!s.ok()) {
+      p.io_read_bytes.reset();
+      p.io_write_bytes.reset();
+      if (s.code() != Status::Code::kPermissionDenied) continue;
+      p.io_denied = true;
+      if (!said_io_denied_) {
+        said_io_denied_ = true;
+        notices->push_back({kSourceName, s.message() +
+                                             ": I/O of processes of other users is left out of "
+                                             "job read/write rates"});
+      }
+      continue;
+    }
+    ProcIo io = ParseProcIo(buf_);
+    if (p.io_read_bytes && p.io_write_bytes && io.read_bytes && io.write_bytes) {
+      read_bytes += *io.read_bytes >= *p.io_read_bytes ? *io.read_bytes - *p.io_read_bytes : 0;
+      write_bytes += *io.write_bytes >= *p.io_write_bytes ? *io.write_bytes - *p.io_write_bytes : 0;
+      any = true;
+    }
+    p.io_read_bytes = io.read_bytes;
+    p.io_write_bytes = io.write_bytes;
+  }
+  if (any && last_io_s_ && now_s > *last_io_s_) {
+    double dt = now_s - *last_io_s_;
+    job->read_bytes_per_second = static_cast<double>(read_bytes) / dt;
+    job->write_bytes_per_second = static_cast<double>(write_bytes) / dt;
+  }
+  last_io_s_ = now_s;
+}
+
+void ProcessTreeSource::PssRound(double now_s, std::vector<Notice>* notices) {
+  double cpu_before = options_.cpu_seconds();
+  size_t with_pss = 0;
+  Status first_error;
+  for (int pid : members_) {
+    Proc& p = procs_.find(pid)->second;
+    p.pss_bytes.reset();
+    if (p.pss_denied) continue;
+    Status s = env_->ReadFile(Path(pid, "smaps_rollup"), &buf_);
+    if (!s.ok()) {
+      if (s.code() == Status::Code::kPermissionDenied) p.pss_denied = true;
+      if (first_error.ok()) first_error = std::move(s);
+      continue;
+    }
+    SmapsRollup rollup = ParseSmapsRollup(buf_);
+    if (!rollup.pss_bytes) continue;
+    p.pss_bytes = rollup.pss_bytes;
+    p.rss_at_pss_bytes = p.rss_bytes;
+    ++with_pss;
+  }
+  pss_scheduler_.RoundDone(now_s, options_.cpu_seconds() - cpu_before);
+  membership_changed_ = false;
+  if (with_pss == 0 && !said_no_pss_) {
+    said_no_pss_ = true;
+    std::string why =
+        first_error.ok() ? "no Pss line in /proc/PID/smaps_rollup" : first_error.message();
+    notices->push_back({kSourceName, "PSS unavailable (" + why +
+                                         "): job memory_bytes is the RSS sum, shared pages "
+                                         "counted in every process"});
+  }
+}
+
+void ProcessTreeSource::Sum(double now_s, JobSample* job) {
+  double threads = 0;
+  double rss = 0;
+  double memory = 0;
+  for (int pid : members_) {
+    const Proc& p = procs_.find(pid)->second;
+    threads += static_cast<double>(p.threads);
+    double p_rss = static_cast<double>(p.rss_bytes);
+    rss += p_rss;
+    if (p.pss_bytes) {
+      double since = p_rss - static_cast<double>(p.rss_at_pss_bytes);
+      memory += std::max(0.0, static_cast<double>(*p.pss_bytes) + since);
+    } else {
+      memory += p_rss;
+    }
+  }
+  job->processes = static_cast<double>(members_.size());
+  job->threads = threads;
+  job->rss_bytes = rss;
+  job->memory_bytes = memory;
+  if (last_tick_s_ && now_s > *last_tick_s_) {
+    job->cpu_cores =
+        static_cast<double>(cpu_delta_ticks_) / ticks_per_second_ / (now_s - *last_tick_s_);
+  }
+  last_tick_s_ = now_s;
+  job->pids.assign(members_.begin(), members_.end());
+  std::sort(job->pids.begin(), job->pids.end());
+}
+
+}  // namespace tv

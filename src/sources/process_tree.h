@@ -1,0 +1,133 @@
+// ProcessTreeSource: the job's process tree (root PIDs and all their
+// descendants) and what it uses: processes, threads, CPU cores busy, summed RSS,
+// memory with shared pages counted once (PSS), storage I/O rates, and the
+// processes that joined or left.
+//
+// Membership is found afresh every tick without scanning /proc: from each member
+// it reads /proc/PID/task/PID/children (children of the main thread). A process
+// forked by another thread is that thread's child, so every thread's children
+// file is read too, every `thread_walk_interval_s` (2 s): such a process joins
+// the tree within that time; a child of the main thread joins on its first tick.
+// Once in the tree, a process stays counted until it exits, even if re-parented
+// out of it (orphaned to a subreaper, daemonized). Processes are keyed by (pid,
+// starttime), so a reused PID is a new process. A PID that vanishes mid-read is
+// normal and not reported.
+//
+// Per tick it reads /proc/PID/stat of each member; on row ticks also
+// /proc/PID/io; /proc/PID/cmdline once per new process (again after an
+// exec changes its name); /proc/PID/smaps_rollup
+// in rounds paced by PssScheduler (see pss.h). Between rounds memory_bytes is
+// each member's PSS at the last round plus its RSS change since; a member
+// without PSS (smaps_rollup unreadable: other user's process, old kernel)
+// counts its RSS. In steady state a tick allocates nothing.
+//
+// Thread safety: not thread-safe; call from the sampler thread only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/env.h"
+#include "core/source.h"
+#include "sources/pss.h"
+
+namespace tv {
+
+struct ProcessTreeOptions {
+  double thread_walk_interval_s = 2;
+  PssPacing pss;
+  long clock_ticks_per_second = 0;  // 0: sysconf(_SC_CLK_TCK)
+  long page_size_bytes = 0;         // 0: sysconf(_SC_PAGESIZE)
+  // CPU seconds of the calling thread; measures the cost of a PSS round.
+  // Empty: ThreadCpuSeconds().
+  std::function<double()> cpu_seconds;
+  size_t expected_processes = 256;  // capacity reserved up front
+};
+
+class ProcessTreeSource final : public Source {
+ public:
+  // `roots`: the job's top processes (usually one: the training command; a
+  // child subreaper supervisor may add the orphans it adopted).
+  ProcessTreeSource(Env* env, std::vector<int> roots, ProcessTreeOptions options = {});
+
+  // Replaces the roots. At the next tick the tree is found from them alone;
+  // former members not found again are reported as exited.
+  void SetRoots(std::vector<int> roots);
+
+  std::string_view name() const override { return "process_tree"; }
+
+  // Fills sample->job: processes, threads, rss_bytes, memory_bytes, pids,
+  // started, exited every tick; cpu_cores from the second tick on; read/write
+  // rates on row ticks, from the second row tick on. Leaves the job untouched
+  // when there are no roots. A benchmark runs one tick on given roots with
+  // SetRoots then Read.
+  void Read(const Tick& tick, Sample* sample, std::vector<Notice>* notices) override;
+
+ private:
+  struct Proc {
+    uint64_t start_ticks = 0;
+    uint64_t seen = 0;  // the tick (seq_) it was last found in
+    int ppid = 0;
+    std::string comm;
+    std::string cmdline;
+    uint64_t cpu_ticks = 0;  // utime + stime at the last tick
+    uint64_t rss_bytes = 0;
+    uint64_t threads = 0;
+    std::optional<uint64_t> io_read_bytes;  // at the last row tick
+    std::optional<uint64_t> io_write_bytes;
+    bool io_denied = false;
+    std::optional<uint64_t> pss_bytes;  // at the last PSS round
+    uint64_t rss_at_pss_bytes = 0;
+    bool pss_denied = false;
+  };
+  enum class Via { kRoot, kChild, kKnown };
+  struct Candidate {
+    int pid;
+    int parent;  // kChild: the listing member; kRoot: index in roots_
+    Via via;
+  };
+
+  void Walk(bool all_threads, JobSample* job, std::vector<Notice>* notices);
+  void Visit(const Candidate& c, bool all_threads, JobSample* job, std::vector<Notice>* notices);
+  void QueueChildren(int pid, int tid, std::vector<Notice>* notices);
+  void SweepExited(JobSample* job);
+  void ReadIo(double now_s, JobSample* job, std::vector<Notice>* notices);
+  void PssRound(double now_s, std::vector<Notice>* notices);
+  void Sum(double now_s, JobSample* job);
+  const char* Path(int pid, const char* leaf);
+  const char* TaskPath(int pid, int tid, const char* leaf);  // tid 0: /proc/PID/leaf
+
+  Env* env_;
+  std::vector<int> roots_;
+  std::vector<std::optional<uint64_t>> root_starts_;
+  ProcessTreeOptions options_;
+  double ticks_per_second_;
+  double page_size_bytes_;
+  PssScheduler pss_scheduler_;
+
+  std::unordered_map<int, Proc> procs_;
+  std::vector<int> members_;       // this tick, in discovery order
+  std::vector<int> prev_members_;  // last tick
+  std::vector<Candidate> queue_;
+  std::vector<int> kids_;
+  std::vector<std::string> names_;
+  std::string buf_;
+  char path_[96];
+
+  uint64_t seq_ = 0;
+  bool forget_members_ = false;      // SetRoots: do not carry former members over
+  bool membership_changed_ = false;  // since the last PSS round
+  uint64_t cpu_delta_ticks_ = 0;     // this tick, over members seen last tick
+  std::optional<double> last_tick_s_;
+  std::optional<double> last_walk_s_;
+  std::optional<double> last_io_s_;
+  bool said_no_children_ = false;
+  bool said_io_denied_ = false;
+  bool said_no_pss_ = false;
+};
+
+}  // namespace tv

@@ -1,0 +1,155 @@
+// What the tree uses: CPU, RSS, PSS-based memory and its pacing, I/O rates.
+#include <gtest/gtest.h>
+
+#include "sources/process_tree.h"
+#include "sources/process_tree_testing.h"
+
+namespace tv {
+namespace {
+
+using testing::FakeProc;
+using testing::kMiB;
+using testing::TestOptions;
+using testing::Ticker;
+
+TEST(ProcessTree, CpuCoresFromTickDeltas) {
+  FakeProc fs;
+  fs.Add(100, 1, "python").cpu_ticks = 1000;
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  EXPECT_FALSE(t.At(0).cpu_cores);
+  fs[100].cpu_ticks = 1015;  // 0.15 s of CPU in 0.1 s
+  fs.Add(101, 100, "worker").cpu_ticks = 99999;
+  fs.Publish();
+  EXPECT_DOUBLE_EQ(*t.At(0.1).cpu_cores, 1.5);
+  fs[100].cpu_ticks = 1025;
+  fs[101].cpu_ticks = 100009;
+  fs.Publish();
+  EXPECT_DOUBLE_EQ(*t.At(0.2).cpu_cores, 2.0);
+}
+
+TEST(ProcessTree, MemoryCountsSharedPagesOnceUnlikeRss) {
+  // A 200 MiB parent forks two workers that share its pages and add 100 MiB each.
+  FakeProc fs;
+  auto& parent = fs.Add(100, 1, "python");
+  parent.rss_bytes = 200 * kMiB;
+  parent.pss_bytes = 200 * kMiB / 3;
+  for (int pid : {101, 102}) {
+    auto& w = fs.Add(pid, 100, "worker");
+    w.rss_bytes = 300 * kMiB;
+    w.pss_bytes = 200 * kMiB / 3 + 100 * kMiB;
+  }
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  const JobSample& job = t.At(0);
+  EXPECT_EQ(*job.rss_bytes, 800 * kMiB);
+  EXPECT_NEAR(*job.memory_bytes, 400 * kMiB, 1024 * 3);
+
+  // Between rounds, RSS changes are added to the last PSS.
+  fs[101].rss_bytes += 50 * kMiB;
+  fs.Publish();
+  const JobSample& job2 = t.At(0.1);
+  EXPECT_EQ(*job2.rss_bytes, 850 * kMiB);
+  EXPECT_NEAR(*job2.memory_bytes, 450 * kMiB, 1024 * 3);
+}
+
+TEST(ProcessTree, PssPacingFollowsMembershipAndCost) {
+  FakeProc fs;
+  auto& root = fs.Add(100, 1, "python");
+  root.rss_bytes = 100 * kMiB;
+  root.pss_bytes = 10 * kMiB;
+  fs.Publish();
+  ProcessTreeOptions o = TestOptions();
+  double cpu = 0;
+  o.cpu_seconds = [&cpu] { return cpu += 0.0005; };  // each round costs 0.5 ms -> every 1 s
+  o.pss.max_periodic_s = 30;
+  ProcessTreeSource src(&fs.env, {100}, o);
+  Ticker t{&src};
+  EXPECT_EQ(*t.At(0).memory_bytes, 10 * kMiB);
+  fs[100].pss_bytes = 20 * kMiB;  // PSS moves without RSS moving: only a round sees it
+  fs.Publish();
+  EXPECT_EQ(*t.At(0.9).memory_bytes, 10 * kMiB);
+  EXPECT_EQ(*t.At(1.0).memory_bytes, 20 * kMiB);
+
+  // A new worker triggers a round 0.5 s after the last one; until then it counts its RSS.
+  fs.Add(101, 100, "worker").rss_bytes = 8 * kMiB;
+  fs[101].pss_bytes = 2 * kMiB;
+  fs.Publish();
+  EXPECT_EQ(*t.At(1.2).memory_bytes, 20 * kMiB + 8 * kMiB);
+  EXPECT_EQ(*t.At(1.5).memory_bytes, 20 * kMiB + 2 * kMiB);
+}
+
+TEST(ProcessTree, PssSpacingGrowsWithRoundCost) {
+  FakeProc fs;
+  fs.Add(100, 1, "python").pss_bytes = 4096;
+  fs.Publish();
+  ProcessTreeOptions o = TestOptions();
+  double cpu = 0;
+  o.cpu_seconds = [&cpu] { return cpu += 0.001; };  // 1 ms per round -> every 2 s
+  ProcessTreeSource src(&fs.env, {100}, o);
+  Ticker t{&src};
+  t.At(0);
+  fs[100].pss_bytes = 2 * 4096;
+  fs.Publish();
+  EXPECT_EQ(*t.At(1.9).memory_bytes, 4096);
+  EXPECT_EQ(*t.At(2.0).memory_bytes, 2 * 4096);
+}
+
+TEST(ProcessTree, FallsBackToRssWhenPssIsDenied) {
+  FakeProc fs;
+  fs.Add(100, 1, "python").rss_bytes = 40 * kMiB;
+  fs.Add(101, 100, "worker").rss_bytes = 10 * kMiB;
+  fs.Publish();
+  fs.env.Deny("/proc/100/smaps_rollup");
+  fs.env.Deny("/proc/101/smaps_rollup");
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  EXPECT_EQ(*t.At(0).memory_bytes, 50 * kMiB);
+  ASSERT_EQ(t.notices.size(), 1u);
+  EXPECT_NE(t.notices[0].message.find("Permission denied"), std::string::npos);
+  EXPECT_EQ(*t.At(5).memory_bytes, 50 * kMiB);
+  EXPECT_TRUE(t.notices.empty());  // said once
+}
+
+TEST(ProcessTree, IoRatesOverTheRow) {
+  FakeProc fs;
+  fs.Add(100, 1, "python").read_bytes = 1000;
+  fs.Add(101, 100, "worker").write_bytes = 5000;
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  EXPECT_FALSE(t.At(1, true).read_bytes_per_second);  // no previous row
+  EXPECT_FALSE(t.At(1.5).read_bytes_per_second);      // not a row tick
+  fs[100].read_bytes = 3000;
+  fs[101].write_bytes = 6000;
+  fs.Publish();
+  const JobSample& job = t.At(2, true);
+  EXPECT_DOUBLE_EQ(*job.read_bytes_per_second, 2000);
+  EXPECT_DOUBLE_EQ(*job.write_bytes_per_second, 1000);
+
+  // The worker leaves with its counters; a newcomer's past I/O is not this row's.
+  fs.Kill(101);
+  fs.Add(102, 100, "worker").write_bytes = 1'000'000;
+  fs.Publish();
+  const JobSample& job2 = t.At(3, true);
+  EXPECT_DOUBLE_EQ(*job2.read_bytes_per_second, 0);
+  EXPECT_DOUBLE_EQ(*job2.write_bytes_per_second, 0);
+}
+
+TEST(ProcessTree, IoOfOtherUsersIsLeftOutAndSaidOnce) {
+  FakeProc fs;
+  fs.Add(100, 1, "python");
+  fs.Publish();
+  fs.env.Deny("/proc/100/io");
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  t.At(1, true);
+  EXPECT_EQ(t.notices.size(), 1u);
+  EXPECT_FALSE(t.At(2, true).read_bytes_per_second);
+  EXPECT_TRUE(t.notices.empty());
+}
+
+}  // namespace
+}  // namespace tv

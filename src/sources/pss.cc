@@ -1,0 +1,29 @@
+#include "sources/pss.h"
+
+#include <time.h>
+
+#include <algorithm>
+
+namespace tv {
+
+bool PssScheduler::Due(double now_s, bool membership_changed) const {
+  if (!ran_) return true;
+  double since = now_s - last_round_s_;
+  if (membership_changed && since >= pacing_.min_spacing_s) return true;
+  return since >= spacing_s_;
+}
+
+void PssScheduler::RoundDone(double now_s, double cpu_s) {
+  ran_ = true;
+  last_round_s_ = now_s;
+  double spacing = std::max(cpu_s, 0.0) / pacing_.cpu_budget_ratio;
+  spacing_s_ = std::clamp(spacing, pacing_.min_periodic_s, pacing_.max_periodic_s);
+}
+
+double ThreadCpuSeconds() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace tv

@@ -1,0 +1,40 @@
+#include "sources/pss.h"
+
+#include <gtest/gtest.h>
+
+namespace tv {
+namespace {
+
+TEST(PssScheduler, FirstRoundIsDueAtOnce) {
+  PssScheduler s;
+  EXPECT_TRUE(s.Due(0, false));
+}
+
+TEST(PssScheduler, PeriodicSpacingFollowsCost) {
+  PssScheduler s;
+  s.RoundDone(10, 0.002);  // 2 ms of CPU at 0.05% -> every 4 s
+  EXPECT_DOUBLE_EQ(s.periodic_spacing_s(), 4);
+  EXPECT_FALSE(s.Due(13.9, false));
+  EXPECT_TRUE(s.Due(14, false));
+}
+
+TEST(PssScheduler, SpacingIsClampedToOneAndThirtySeconds) {
+  PssScheduler s;
+  s.RoundDone(0, 0.00001);
+  EXPECT_DOUBLE_EQ(s.periodic_spacing_s(), 1);
+  s.RoundDone(0, 0.5);  // a huge tree: 1000 s by budget, but never staler than 30 s
+  EXPECT_DOUBLE_EQ(s.periodic_spacing_s(), 30);
+  EXPECT_FALSE(s.Due(29.9, false));
+  EXPECT_TRUE(s.Due(30, false));
+}
+
+TEST(PssScheduler, MembershipChangeTriggersRoundAfterHalfSecond) {
+  PssScheduler s;
+  s.RoundDone(0, 0.01);  // periodic spacing 20 s
+  EXPECT_FALSE(s.Due(0.4, true));
+  EXPECT_TRUE(s.Due(0.5, true));
+  EXPECT_FALSE(s.Due(0.5, false));
+}
+
+}  // namespace
+}  // namespace tv
