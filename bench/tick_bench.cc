@@ -71,8 +71,8 @@ struct Monitor {
   explicit Monitor(Env* env) : sources(MakeHostSources(env, 0)) {
     sources.push_back(std::make_unique<ProcessTreeSource>(env, std::vector<int>{::getpid()}));
   }
-  void Tick(double t, bool row) {
-    Tick tick{t, row};
+  void Step(double t, bool row) {
+    tv::Tick tick{t, row};
     sample.host = HostSample{};
     sample.job = JobSample{};
     notices.clear();
@@ -89,8 +89,8 @@ void BM_TickRow(benchmark::State& state) {
   TheTree();
   Monitor m(Env::Default());
   double t = 0;
-  for (int i = 0; i < 30; ++i) m.Tick(t += 0.1, true);  // warm up: state, PSS round
-  for (auto _ : state) m.Tick(t += 0.1, true);
+  for (int i = 0; i < 30; ++i) m.Step(t += 0.1, true);  // warm up: state, PSS round
+  for (auto _ : state) m.Step(t += 0.1, true);
   state.counters["processes"] = m.sample.job.processes.value_or(0);
 }
 BENCHMARK(BM_TickRow)->Unit(benchmark::kMicrosecond);
@@ -102,9 +102,9 @@ void BM_TickSteady(benchmark::State& state) {
   Monitor m(Env::Default());
   double t = 0;
   int64_t k = 0;
-  for (int i = 0; i < 30; ++i, ++k) m.Tick(t += 0.1, k % 10 == 9);
+  for (int i = 0; i < 30; ++i, ++k) m.Step(t += 0.1, k % 10 == 9);
   for (auto _ : state) {
-    m.Tick(t += 0.1, k % 10 == 9);
+    m.Step(t += 0.1, k % 10 == 9);
     ++k;
   }
 }
@@ -116,9 +116,9 @@ void BM_BareReadsOfARowTick(benchmark::State& state) {
   RecordingEnv env;
   Monitor m(&env);
   double t = 0;
-  for (int i = 0; i < 30; ++i) m.Tick(t += 0.1, true);
+  for (int i = 0; i < 30; ++i) m.Step(t += 0.1, true);
   env.recording = true;
-  m.Tick(t += 0.1, true);
+  m.Step(t += 0.1, true);
   env.recording = false;
   std::vector<std::string> paths = env.paths;
   char buf[16384];

@@ -63,10 +63,21 @@ void Sampler::TickOnce(int64_t k) {
   tick.row_tick = (k + 1) % ticks_per_row_ == 0;
   sample_.mono_s = tick.mono_s;
   sample_.t = clock_->WallSeconds();
+  // Reset field by field so the vectors keep their capacity: a steady tick allocates nothing.
+  std::vector<double> cores = std::move(sample_.host.core_util_ratio);
   sample_.host = HostSample{};
-  sample_.job.started.clear();
-  sample_.job.exited.clear();
-  sample_.job = JobSample{};
+  sample_.host.core_util_ratio = std::move(cores);
+  sample_.host.core_util_ratio.clear();
+  JobSample& job = sample_.job;
+  std::vector<int> pids = std::move(job.pids);
+  std::vector<ProcessInfo> started = std::move(job.started), exited = std::move(job.exited);
+  job = JobSample{};
+  job.pids = std::move(pids);
+  job.started = std::move(started);
+  job.exited = std::move(exited);
+  job.pids.clear();
+  job.started.clear();
+  job.exited.clear();
   sample_.gpus.clear();
   notices_.clear();
   for (auto& source : sources_) source->Read(tick, &sample_, &notices_);
