@@ -65,6 +65,7 @@ TEST(ProcessTree, PssPacingFollowsMembershipAndCost) {
   double cpu = 0;
   o.cpu_seconds = [&cpu] { return cpu += 0.0005; };  // each round costs 0.5 ms -> every 1 s
   o.pss.max_periodic_s = 30;
+  o.pss.burst_cpu_s = 0;  // no burst: changes wait for min_spacing_s
   ProcessTreeSource src(&fs.env, {100}, o);
   Ticker t{&src};
   EXPECT_EQ(*t.At(0).memory_bytes, 10 * kMiB);
@@ -79,6 +80,27 @@ TEST(ProcessTree, PssPacingFollowsMembershipAndCost) {
   fs.Publish();
   EXPECT_EQ(*t.At(1.2).memory_bytes, 20 * kMiB + 8 * kMiB);
   EXPECT_EQ(*t.At(1.5).memory_bytes, 20 * kMiB + 2 * kMiB);
+}
+
+TEST(ProcessTree, NewWorkerIsReadAtOnceSoSharedPagesAreNeverCountedTwice) {
+  FakeProc fs;
+  auto& root = fs.Add(100, 1, "python");
+  root.rss_bytes = 200 * kMiB;
+  root.pss_bytes = 200 * kMiB;
+  fs.Publish();
+  ProcessTreeOptions o = TestOptions();
+  double cpu = 0;
+  o.cpu_seconds = [&cpu] { return cpu += 0.004; };  // 4 ms per round
+  ProcessTreeSource src(&fs.env, {100}, o);
+  Ticker t{&src};
+  EXPECT_EQ(*t.At(0).memory_bytes, 200 * kMiB);
+  // Fork: the worker's RSS is the parent's pages; PSS splits them.
+  fs.Add(101, 100, "worker").rss_bytes = 200 * kMiB;
+  fs[101].pss_bytes = 100 * kMiB;
+  fs[100].pss_bytes = 100 * kMiB;
+  fs.Publish();
+  EXPECT_EQ(*t.At(0.1).memory_bytes, 200 * kMiB);
+  EXPECT_EQ(*t.At(0.1).rss_bytes, 400 * kMiB);
 }
 
 TEST(ProcessTree, PssSpacingGrowsWithRoundCost) {

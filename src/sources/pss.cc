@@ -9,11 +9,20 @@ namespace tv {
 bool PssScheduler::Due(double now_s, bool membership_changed) const {
   if (!ran_) return true;
   double since = now_s - last_round_s_;
-  if (membership_changed && since >= pacing_.min_spacing_s) return true;
+  if (membership_changed && (burst_left_s(now_s) > 0 || since >= pacing_.min_spacing_s)) {
+    return true;
+  }
   return since >= spacing_s_;
 }
 
+double PssScheduler::burst_left_s(double now_s) const {
+  if (!ran_) return burst_s_;
+  double refill = std::max(now_s - last_round_s_, 0.0) * pacing_.cpu_budget_ratio;
+  return std::min(burst_s_ + refill, pacing_.burst_cpu_s);
+}
+
 void PssScheduler::RoundDone(double now_s, double cpu_s) {
+  burst_s_ = burst_left_s(now_s) - std::max(cpu_s, 0.0);
   ran_ = true;
   last_round_s_ = now_s;
   double spacing = std::max(cpu_s, 0.0) / pacing_.cpu_budget_ratio;

@@ -1,8 +1,12 @@
 // PssScheduler: decides when the process source reads PSS (/proc/PID/smaps_rollup)
 // for the whole tree. Reading PSS walks the target's page tables under its mmap
 // lock (about 10 ms per GiB mapped), so it runs in rounds paced by their cost:
-//  - after the tree's membership changed, a round as soon as the last one is at
-//    least `min_spacing_s` old (new workers should not wait for a slow refresh);
+//  - after the tree's membership changed, a round at once while the burst
+//    budget lasts: a freshly forked worker shares its parent's pages, and until
+//    PSS is read again both would be counted in full (the job would seem to
+//    double). The budget holds `burst_cpu_s` of CPU and refills at
+//    `cpu_budget_ratio`; once spent, rounds after a change wait until the last
+//    one is at least `min_spacing_s` old;
 //  - otherwise every cost / cpu_budget_ratio seconds, clamped to
 //    [min_periodic_s, max_periodic_s], so PSS reading uses about
 //    `cpu_budget_ratio` of one core on average.
@@ -16,6 +20,7 @@ namespace tv {
 
 struct PssPacing {
   double min_spacing_s = 0.5;
+  double burst_cpu_s = 0.05;
   double cpu_budget_ratio = 0.0005;  // 0.05% of one core
   double min_periodic_s = 1;
   double max_periodic_s = 30;
@@ -23,7 +28,7 @@ struct PssPacing {
 
 class PssScheduler {
  public:
-  explicit PssScheduler(PssPacing pacing = {}) : pacing_(pacing) {}
+  explicit PssScheduler(PssPacing pacing = {}) : pacing_(pacing), burst_s_(pacing.burst_cpu_s) {}
 
   // True when a round should run at `now_s`. `membership_changed` says whether a
   // process joined or left since the last round.
@@ -31,6 +36,9 @@ class PssScheduler {
 
   // Records a round that ran at `now_s` and cost `cpu_s` seconds of CPU.
   void RoundDone(double now_s, double cpu_s);
+
+  // CPU seconds left in the burst budget at `now_s`.
+  double burst_left_s(double now_s) const;
 
   // Seconds between periodic rounds, from the last round's cost.
   double periodic_spacing_s() const { return spacing_s_; }
@@ -40,6 +48,7 @@ class PssScheduler {
   bool ran_ = false;
   double last_round_s_ = 0;
   double spacing_s_ = 0;
+  double burst_s_ = 0;  // at last_round_s_
 };
 
 // CPU seconds used by the calling thread (CLOCK_THREAD_CPUTIME_ID): the default

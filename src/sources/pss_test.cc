@@ -28,9 +28,27 @@ TEST(PssScheduler, SpacingIsClampedToOneAndThirtySeconds) {
   EXPECT_TRUE(s.Due(30, false));
 }
 
-TEST(PssScheduler, MembershipChangeTriggersRoundAfterHalfSecond) {
+TEST(PssScheduler, MembershipChangeTriggersRoundAtOnceWhileBurstLasts) {
   PssScheduler s;
-  s.RoundDone(0, 0.01);  // periodic spacing 20 s
+  s.RoundDone(0, 0.01);  // 10 ms of the 50 ms burst
+  EXPECT_TRUE(s.Due(0.1, true));
+  EXPECT_FALSE(s.Due(0.1, false));
+  s.RoundDone(0.1, 0.045);  // burst spent
+  EXPECT_LE(s.burst_left_s(0.1), 0);
+  EXPECT_FALSE(s.Due(0.2, true));
+  EXPECT_TRUE(s.Due(0.6, true));  // then every min_spacing_s at most
+}
+
+TEST(PssScheduler, BurstRefillsAtTheCpuBudget) {
+  PssScheduler s;
+  s.RoundDone(0, 0.05);
+  EXPECT_NEAR(s.burst_left_s(10), 0.005, 1e-9);  // 10 s at 0.05% of a core
+  EXPECT_NEAR(s.burst_left_s(1000), 0.05, 1e-9);  // never above the burst size
+}
+
+TEST(PssScheduler, MembershipChangeTriggersRoundAfterHalfSecondOnceBurstIsSpent) {
+  PssScheduler s;
+  s.RoundDone(0, 0.06);  // more than the burst; periodic spacing 30 s
   EXPECT_FALSE(s.Due(0.4, true));
   EXPECT_TRUE(s.Due(0.5, true));
   EXPECT_FALSE(s.Due(0.5, false));
