@@ -3,6 +3,7 @@
 // base units; a value that could not be read is absent, never 0.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ struct HostSample {
   std::optional<double> cgroup_memory_current_bytes;
   std::optional<double> cpu_power_watts;   // RAPL package power over the last interval
   std::optional<double> cpu_energy_joules;  // RAPL energy since monitoring began
+  // Processes created on the host since boot (/proc/stat "processes"). When it
+  // has not moved since the last tick nothing forked, so the process source
+  // need not look for new children.
+  std::optional<uint64_t> processes_created;
 };
 
 // One process of the job's tree.

@@ -33,8 +33,13 @@ std::optional<CpuTimes> ParseCpuColumns(std::string_view rest) {
 void ParseProcStatCpu(std::string_view text, ProcStatCpu* out) {
   out->all.reset();
   out->cores.clear();
+  out->processes_created.reset();
   while (!text.empty()) {
     std::string_view line = text::NextLine(&text);
+    if (line.starts_with("processes ")) {
+      out->processes_created = text::ParseU64(text::Trim(line.substr(10)));
+      continue;
+    }
     if (!line.starts_with("cpu")) continue;
     std::string_view rest = line;
     std::string_view label = text::NextField(&rest);
@@ -77,6 +82,7 @@ void HostCpuSource::Read(const Tick&, Sample* out, std::vector<Notice>* notices)
   }
   ParseProcStatCpu(buffer_, &cur_);
   HostSample& h = out->host;
+  if (cur_.processes_created) h.processes_created = *cur_.processes_created;
 
   if (cur_.all && prev_all_) h.cpu_util_ratio = BusyRatio(*prev_all_, *cur_.all);
   prev_all_ = cur_.all;

@@ -34,6 +34,7 @@ struct CoreTimes {
 struct ProcStatCpu {
   std::optional<CpuTimes> all;   // the "cpu" line
   std::vector<CoreTimes> cores;  // the "cpuN" lines, in file order
+  std::optional<uint64_t> processes_created;  // the "processes" line: forks since boot
 };
 
 // Cores with an id at or above this are taken for garbage and skipped.
@@ -48,8 +49,8 @@ ProcStatCpu ParseProcStatCpu(std::string_view text);
 // counter went backwards.
 std::optional<double> BusyRatio(const CpuTimes& prev, const CpuTimes& cur);
 
-// Fills host.cpu_util_ratio, host.core_util_ratio and host.cpu_limit_cores on
-// every tick. core_util_ratio holds one entry per core present now, in file
+// Fills host.cpu_util_ratio, host.core_util_ratio, host.cpu_limit_cores and
+// host.processes_created on every tick. core_util_ratio holds one entry per core present now, in file
 // order, and is left empty when any of them has no usable previous read (just
 // came online, counter went backwards).
 class HostCpuSource final : public Source {

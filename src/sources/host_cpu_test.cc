@@ -19,6 +19,12 @@ TEST(ProcStatCpu, ParsesAggregateAndPerCoreLines) {
   EXPECT_EQ(p.cores[1].times.idle, 5656480u + 4142);
 }
 
+TEST(ProcStatCpu, ReadsForksSinceBoot) {
+  EXPECT_EQ(ParseProcStatCpu(Fixture("proc/stat_4core_t0")).processes_created, 2915u);
+  EXPECT_FALSE(ParseProcStatCpu("cpu 1 2 3 4\nprocesses x\n").processes_created);
+  EXPECT_FALSE(ParseProcStatCpu("cpu 1 2 3 4\n").processes_created);
+}
+
 TEST(ProcStatCpu, GuestTimeIsNotCountedTwice) {
   ProcStatCpu p = ParseProcStatCpu("cpu 10 0 0 10 0 0 0 0 7 3\n");
   ASSERT_TRUE(p.all);
