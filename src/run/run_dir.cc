@@ -69,7 +69,6 @@ bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j) {
   bool ok = fd >= 0;
   if (ok) {
     ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    ok = ::fsync(fd) == 0 && ok;
     ok = ::close(fd) == 0 && ok;
   }
   if (ok) ok = ::rename(tmp.c_str(), path.c_str()) == 0;

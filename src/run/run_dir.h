@@ -21,7 +21,8 @@ std::string DefaultRunName(const std::vector<std::string>& command);
 std::string PrepareRunDir(const Config& config, const std::vector<std::string>& command,
                           double now_wall);
 
-// Writes `j` to `path` atomically (temporary file, then rename). Returns false
+// Writes `j` to `path` atomically (temporary file, then rename): a reader sees
+// the old file or the new one, never half of one. Returns false
 // and says why on stderr when it fails.
 bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j);
 

@@ -67,7 +67,6 @@ void JsonlSink::OnEvent(const Event& event) {
 void JsonlSink::OnClose() {
   for (int* fd : {&samples_fd_, &events_fd_}) {
     if (*fd >= 0) {
-      ::fsync(*fd);
       ::close(*fd);
       *fd = -1;
     }
