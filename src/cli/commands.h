@@ -17,6 +17,7 @@ using Action = std::function<int()>;
 // main() keeps away from the parser: they are the command to run, verbatim.
 void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, Action* action);
 void AddAttachCommand(CLI::App& app, Action* action);
+void AddCheckCommand(CLI::App& app, Action* action);
 void AddDocsCommand(CLI::App& app, Action* action);
 
 }  // namespace tv

@@ -1,0 +1,101 @@
+#include "run/machine_check.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "sources/cgroup.h"
+#include "sources/host_memory.h"
+#include "sources/rapl.h"
+#include "views/format.h"
+
+namespace tv {
+namespace {
+
+nlohmann::ordered_json OrNull(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
+
+nlohmann::ordered_json CgroupJson(const std::optional<CgroupDir>& dir) {
+  if (!dir) return nullptr;
+  return {{"version", dir->version}, {"dir", dir->dir}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json CheckMachine(Env* env) {
+  nlohmann::ordered_json j;
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  utsname uts{};
+  ::uname(&uts);
+  j["trainvitals_version"] = TRAINVITALS_VERSION;
+  j["host"] = host;
+  j["kernel"] = fmt::format("{} {}", uts.sysname, uts.release);
+  j["cpus_online"] = ::sysconf(_SC_NPROCESSORS_ONLN);
+  std::string text;
+  if (env->ReadFile("/proc/meminfo", &text).ok()) {
+    MemInfo mem = ParseMemInfo(text);
+    if (mem.mem_total_bytes) j["memory_total_bytes"] = *mem.mem_total_bytes;
+  }
+
+  std::string children = fmt::format("/proc/{}/task/{}/children", ::getpid(), ::getpid());
+  Status s = env->ReadFile(children.c_str(), &text);
+  j["process_tree"] = {{"children_files", s.ok()},
+                       {"problem", s.ok() ? "" : s.message() + " (kernel without CONFIG_PROC_CHILDREN: "
+                                                 "only the root process is followed)"}};
+
+  CgroupLimits limits = ReadCgroupLimits(env, 0);
+  j["cgroup"] = {
+      {"memory", CgroupJson(limits.memory)},
+      {"memory_limit_bytes", OrNull(limits.memory_limit_bytes)},
+      {"memory_current_bytes", OrNull(limits.memory_current_bytes)},
+      {"cpu", CgroupJson(limits.cpu)},
+      {"cpu_limit_cores", OrNull(limits.cpu_limit_cores)},
+  };
+
+  RaplStatus rapl = ProbeRapl(env);
+  nlohmann::ordered_json zones = nlohmann::ordered_json::array();
+  for (const RaplZone& z : rapl.zones) zones.push_back(z.name.empty() ? z.energy_path : z.name);
+  j["rapl"] = {{"readable", rapl.readable}, {"zones", zones}, {"problem", rapl.problem}};
+  return j;
+}
+
+std::string FormatMachineCheck(const nlohmann::ordered_json& j) {
+  std::string out = fmt::format("trainvitals {} on {} ({})\n", j.value("trainvitals_version", ""),
+                                j.value("host", ""), j.value("kernel", ""));
+  out += fmt::format("  CPU           {} online", j.value("cpus_online", 0));
+  const auto& cg = j["cgroup"];
+  if (cg["cpu_limit_cores"].is_number()) {
+    out += fmt::format("; cgroup limit {:.2f} cores", cg["cpu_limit_cores"].get<double>());
+  } else {
+    out += "; no cgroup CPU limit";
+  }
+  out += "\n";
+  out += "  Memory        ";
+  if (j.contains("memory_total_bytes")) out += FormatBytes(j["memory_total_bytes"].get<double>());
+  if (cg["memory_limit_bytes"].is_number()) {
+    out += fmt::format("; cgroup limit {}", FormatBytes(cg["memory_limit_bytes"].get<double>()));
+  } else {
+    out += "; no cgroup memory limit";
+  }
+  if (cg["memory"].is_object()) {
+    out += fmt::format(" (cgroup v{} {})", cg["memory"]["version"].get<int>(),
+                       cg["memory"]["dir"].get<std::string>());
+  }
+  out += "\n";
+  const auto& tree = j["process_tree"];
+  out += tree["children_files"].get<bool>()
+             ? "  Process tree  followed through /proc/PID/task/TID/children\n"
+             : fmt::format("  Process tree  limited: {}\n", tree["problem"].get<std::string>());
+  const auto& rapl = j["rapl"];
+  if (rapl["readable"].get<bool>()) {
+    out += fmt::format("  CPU energy    RAPL, {} package zone(s)\n", rapl["zones"].size());
+  } else {
+    out += fmt::format("  CPU energy    not available: {}\n", rapl["problem"].get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace tv
