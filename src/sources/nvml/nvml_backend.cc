@@ -82,6 +82,7 @@ void NvmlBackend::FillStatic(GpuUnit* unit, NvmlUnitState* st) {
   }
   GpuSample probe;
   Tick tick;
+  tick.row_tick = true;  // the slow values too: the power limit
   ReadDevice(static_cast<size_t>(&*st - state_.data()), tick, &probe);
   unit->memory_total_bytes = probe.memory_total_bytes;
   unit->power_limit_watts = probe.power_limit_watts;
