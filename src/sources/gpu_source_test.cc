@@ -71,8 +71,9 @@ TEST_F(GpuSourceFake, CachesHandlesAndTriesUnsupportedMetricsOnce) {
 
 TEST_F(GpuSourceFake, EnergyCountsFromTheStartOfMonitoring) {
   Open(R"({"devices": [{"series": {"power_mw": 200000}}]})");
-  Tick(1.0);
-  Sample s = Tick(3.0);
+  Tick(1.0, true);
+  EXPECT_FALSE(Tick(2.0).gpus[0].energy_joules.has_value());  // the counter is read per row
+  Sample s = Tick(3.0, true);
   // 200 W over the 2 s since the first tick, not the driver's count since it loaded.
   EXPECT_NEAR(*s.gpus[0].energy_joules, 400, 1);
 }
