@@ -19,16 +19,20 @@ void Aggregator::Add(const Sample& sample) {
   for (const GpuSample& g : sample.gpus) {
     GpuAcc* acc = nullptr;
     for (GpuAcc& a : gpus_) {
-      if (a.index == g.index) acc = &a;
+      if (a.index == g.index && a.mig_instance == g.mig_instance) acc = &a;
     }
     if (acc == nullptr) {
       acc = &gpus_.emplace_back();
       acc->index = g.index;
       acc->physical_index = g.physical_index;
+      acc->mig_instance = g.mig_instance;
       acc->values.resize(gpu_metrics.size());
     }
     for (size_t i = 0; i < gpu_metrics.size(); ++i) {
-      if (auto v = gpu_metrics[i].get_gpu(g)) acc->values[i].Add(*v);
+      auto v = gpu_metrics[i].get_gpu(g);
+      if (!v) continue;
+      auto peak = gpu_metrics[i].get_gpu_peak ? gpu_metrics[i].get_gpu_peak(g) : std::nullopt;
+      acc->values[i].Add(*v, peak.value_or(*v));
     }
   }
   ++samples_;
@@ -49,6 +53,7 @@ Row Aggregator::Peek(double t, double elapsed_s) const {
     GpuRow& out = row.gpus.emplace_back();
     out.index = g.index;
     out.physical_index = g.physical_index;
+    out.mig_instance = g.mig_instance;
     for (const auto& acc : g.values) out.values.push_back(acc.Get());
   }
   return row;

@@ -25,6 +25,7 @@ class Aggregator {
   struct GpuAcc {
     int index = 0;
     int physical_index = 0;
+    int mig_instance = -1;
     std::vector<StatAccumulator> values;
   };
   std::vector<StatAccumulator> values_;

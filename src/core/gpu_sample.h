@@ -1,6 +1,7 @@
-// GpuSample: what one GPU showed at one instant, in SI base units. Filled by a
-// GPU backend (src/sources/nvml); every field is optional because every metric
-// may be unsupported on a given device or driver.
+// GpuSample: what one GPU (or one MIG instance of it) showed at one instant, in
+// SI base units. Filled by a GPU backend (src/sources/nvml) through GpuSource;
+// every field is optional because every metric may be unsupported on a given
+// device or driver, or fail: an unknown value is absent, never 0.
 #pragma once
 
 #include <cstdint>
@@ -12,13 +13,53 @@ namespace tv {
 struct GpuSample {
   int index = 0;           // as the framework numbers it (CUDA_VISIBLE_DEVICES order)
   int physical_index = 0;  // NVML's index
+  int mig_instance = -1;   // GPU instance id of a MIG slice; -1 for the whole GPU
+
   std::optional<double> util_ratio;
+  // Highest driver-buffered value seen since the previous tick (nvmlDeviceGetSamples);
+  // the aggregator folds it into the row max so no short burst is missed.
+  std::optional<double> util_ratio_peak;
   std::optional<double> memory_util_ratio;
   std::optional<double> memory_used_bytes;
   std::optional<double> memory_total_bytes;
+  std::optional<double> memory_reserved_bytes;
   std::optional<double> temperature_celsius;
   std::optional<double> power_watts;
+  std::optional<double> power_watts_peak;  // as util_ratio_peak, for TOTAL_POWER
+  std::optional<double> power_limit_watts;
+  std::optional<double> energy_joules;  // since monitoring began
+  std::optional<double> sm_clock_hertz;
+  std::optional<double> memory_clock_hertz;
+  // Clock-event (throttle) reasons as 0/1 gauges: their row mean is the fraction
+  // of the interval spent throttled for that reason.
+  std::optional<double> throttle_power_ratio;
+  std::optional<double> throttle_thermal_ratio;
+  std::optional<double> throttle_hw_slowdown_ratio;
+  std::optional<double> throttle_any_ratio;
+  std::optional<uint64_t> clock_event_reasons;  // raw bits, for views (not in the table)
+  std::optional<double> pcie_tx_bytes_per_second;
+  std::optional<double> pcie_rx_bytes_per_second;
+  std::optional<double> fan_ratio;
+  std::optional<double> performance_state;       // P0 = 0 (fastest) .. P15
+  std::optional<double> ecc_corrected_errors;    // volatile counter since driver load
+  std::optional<double> ecc_uncorrected_errors;  // volatile counter since driver load
+
+  // The job's share, from the device's compute processes.
   std::optional<double> job_memory_bytes;
+  std::optional<double> job_sm_util_ratio;
+  std::optional<double> job_processes;
+  std::optional<double> other_memory_bytes;  // processes outside the job
+  std::optional<double> other_processes;
+
+  // GPM (Hopper and later), read once per row over the row's interval.
+  std::optional<double> sm_active_ratio;
+  std::optional<double> sm_occupancy_ratio;
+  std::optional<double> tensor_active_ratio;
+  std::optional<double> dram_active_ratio;
+  std::optional<double> gpm_pcie_tx_bytes_per_second;
+  std::optional<double> gpm_pcie_rx_bytes_per_second;
+  std::optional<double> nvlink_tx_bytes_per_second;
+  std::optional<double> nvlink_rx_bytes_per_second;
 };
 
 }  // namespace tv

@@ -26,6 +26,9 @@ struct MetricDef {
   std::string_view help;
   std::optional<double> (*get)(const Sample&) = nullptr;        // host and job scopes
   std::optional<double> (*get_gpu)(const GpuSample&) = nullptr;  // gpu scope
+  // Optional: a value the row max must also see (the driver's buffered peak
+  // since the previous tick), though it does not enter the mean.
+  std::optional<double> (*get_gpu_peak)(const GpuSample&) = nullptr;
 };
 
 // Host and job metrics, in the order they are written.

@@ -18,8 +18,11 @@ struct Stat {
 // Accumulates values into a Stat. Not thread-safe.
 class StatAccumulator {
  public:
-  void Add(double v) {
-    if (count_ == 0 || v > max_) max_ = v;
+  void Add(double v) { Add(v, v); }
+  // Adds `v` to the mean and `peak` (if higher) to the max.
+  void Add(double v, double peak) {
+    double top = peak > v ? peak : v;
+    if (count_ == 0 || top > max_) max_ = top;
     sum_ += v;
     last_ = v;
     ++count_;
@@ -40,6 +43,8 @@ class StatAccumulator {
 struct GpuRow {
   int index = 0;
   int physical_index = 0;
+  // GPU instance id of a MIG slice; -1 for the whole GPU.
+  int mig_instance = -1;
   std::vector<std::optional<Stat>> values;  // parallel to GpuMetrics()
 };
 

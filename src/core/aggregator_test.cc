@@ -1,0 +1,54 @@
+#include "core/aggregator.h"
+
+#include <gtest/gtest.h>
+
+#include "core/metrics.h"
+
+namespace tv {
+namespace {
+
+size_t GpuMetricIndex(std::string_view name) {
+  auto m = GpuMetrics();
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (m[i].name == name) return i;
+  }
+  ADD_FAILURE() << "no metric " << name;
+  return 0;
+}
+
+TEST(Aggregator, GpuPeakReachesMaxButNotMean) {
+  Aggregator agg;
+  Sample s;
+  GpuSample& g = s.gpus.emplace_back();
+  g.util_ratio = 0.2;
+  g.util_ratio_peak = 0.9;
+  agg.Add(s);
+  g.util_ratio = 0.4;
+  g.util_ratio_peak.reset();
+  agg.Add(s);
+  Row row = agg.Take(0, 1);
+  ASSERT_EQ(row.gpus.size(), 1u);
+  auto stat = row.gpus[0].values[GpuMetricIndex("util_ratio")];
+  ASSERT_TRUE(stat);
+  EXPECT_DOUBLE_EQ(stat->mean, 0.3);
+  EXPECT_DOUBLE_EQ(stat->max, 0.9);
+  EXPECT_DOUBLE_EQ(stat->last, 0.4);
+}
+
+TEST(Aggregator, MigInstancesAreRowsOfTheirOwn) {
+  Aggregator agg;
+  Sample s;
+  s.gpus.emplace_back().memory_used_bytes = 10;
+  GpuSample& mig = s.gpus.emplace_back();
+  mig.mig_instance = 3;
+  mig.memory_used_bytes = 4;
+  agg.Add(s);
+  Row row = agg.Take(0, 1);
+  ASSERT_EQ(row.gpus.size(), 2u);
+  EXPECT_EQ(row.gpus[0].mig_instance, -1);
+  EXPECT_EQ(row.gpus[1].mig_instance, 3);
+  EXPECT_DOUBLE_EQ(row.gpus[1].values[GpuMetricIndex("memory_used_bytes")]->mean, 4);
+}
+
+}  // namespace
+}  // namespace tv

@@ -1,0 +1,183 @@
+#include "sources/gpu_source.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "sources/gpu_visible.h"
+#include "sources/nvml/nvml_backend.h"
+
+namespace tv {
+namespace {
+
+nlohmann::json UnitInfo(const GpuUnit& unit, int index, bool real_ids) {
+  nlohmann::json j = {{"index", index},
+                      {"physical_index", unit.physical_index},
+                      {"mig_instance", unit.mig_instance},
+                      {"name", unit.name},
+                      {"id", GpuIdHash(unit.uuid)},
+                      {"energy_source", unit.energy_source}};
+  if (real_ids) {
+    j["uuid"] = unit.uuid;
+    if (!unit.serial.empty()) j["serial"] = unit.serial;
+  }
+  if (!unit.compute_capability.empty()) j["compute_capability"] = unit.compute_capability;
+  if (unit.memory_total_bytes) j["memory_total_bytes"] = *unit.memory_total_bytes;
+  if (unit.power_limit_watts) j["power_limit_watts"] = *unit.power_limit_watts;
+  if (unit.mig_enabled) j["mig_enabled"] = true;
+  return j;
+}
+
+}  // namespace
+
+std::string GpuIdHash(std::string_view uuid) {
+  uint64_t h = 14695981039346656037ULL;
+  for (char c : uuid) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("gpu-{:012x}", h & 0xFFFFFFFFFFFFULL);
+}
+
+GpuSourceOptions GpuSourceOptions::FromEnvironment() {
+  GpuSourceOptions o;
+  if (const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES")) o.cuda_visible_devices = cvd;
+  return o;
+}
+
+std::unique_ptr<GpuSource> GpuSource::Create(const GpuSourceOptions& options,
+                                             std::vector<Notice>* notices) {
+  Status status;
+  NvmlOptions nvml{options.nvml_library, options.mig};
+  std::unique_ptr<NvmlBackend> backend = NvmlBackend::Open(nvml, &status);
+  if (backend == nullptr) {
+    notices->push_back(Notice{"nvml", status.message()});
+    return nullptr;
+  }
+  if (!status.ok()) notices->push_back(Notice{"nvml", status.message()});
+  return Create(std::move(backend), options, notices);
+}
+
+std::unique_ptr<GpuSource> GpuSource::Create(std::unique_ptr<GpuBackend> backend,
+                                             const GpuSourceOptions& options,
+                                             std::vector<Notice>* notices) {
+  const std::vector<GpuUnit>& units = backend->units();
+  // Identities by physical index, for CUDA_VISIBLE_DEVICES.
+  std::vector<GpuIdentity> gpus;
+  std::vector<size_t> whole;  // unit of each physical GPU
+  for (size_t u = 0; u < units.size(); ++u) {
+    if (units[u].mig_instance < 0) {
+      gpus.push_back(GpuIdentity{units[u].uuid, {}});
+      whole.push_back(u);
+    } else if (!gpus.empty()) {
+      gpus.back().migs.push_back(GpuIdentity::Mig{units[u].uuid, units[u].mig_instance});
+    }
+  }
+  std::optional<std::string_view> cvd;
+  if (options.cuda_visible_devices) cvd = *options.cuda_visible_devices;
+  std::vector<VisibleDevice> visible = ResolveVisibleDevices(cvd, gpus);
+
+  Env* env = options.env != nullptr ? options.env : Env::Default();
+  std::unique_ptr<GpuSource> source(new GpuSource(std::move(backend), env));
+  auto watch = [&](size_t u, int index) {
+    for (const Watched& w : source->watched_) {
+      if (w.unit == u) return;
+    }
+    source->watched_.push_back(Watched{u, index, false});
+  };
+  for (const VisibleDevice& v : visible) {
+    if (!options.gpus.empty() &&
+        std::find(options.gpus.begin(), options.gpus.end(), v.cuda_index) == options.gpus.end()) {
+      continue;
+    }
+    size_t gpu = whole[static_cast<size_t>(v.physical_index)];
+    watch(gpu, v.cuda_index);
+    for (size_t u = gpu + 1; u < units.size() && units[u].parent == static_cast<int>(gpu); ++u) {
+      if (!options.mig) break;
+      if (v.mig_instance < 0 || units[u].mig_instance == v.mig_instance) watch(u, v.cuda_index);
+    }
+  }
+
+  GpuBackend& b = *source->backend_;
+  source->static_info_ = b.DriverInfo();
+  if (options.cuda_visible_devices) {
+    source->static_info_["cuda_visible_devices"] = *options.cuda_visible_devices;
+  }
+  nlohmann::json list = nlohmann::json::array();
+  for (const Watched& w : source->watched_) {
+    list.push_back(UnitInfo(units[w.unit], w.index, options.real_ids));
+  }
+  source->static_info_["gpus"] = std::move(list);
+
+  if (source->watched_.empty()) {
+    notices->push_back(Notice{
+        "nvml", fmt::format("no GPU to watch among the {} found (CUDA_VISIBLE_DEVICES='{}'{}): "
+                            "GPU metrics off, host metrics go on",
+                            gpus.size(), options.cuda_visible_devices.value_or(""),
+                            options.gpus.empty() ? "" : ", narrowed by --gpus")});
+    return nullptr;
+  }
+  return source;
+}
+
+void GpuSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
+  const std::vector<GpuUnit>& units = backend_->units();
+  if (tick.row_tick) seen_pids_.clear();
+  for (Watched& w : watched_) {
+    if (w.lost) continue;
+    const GpuUnit& unit = units[w.unit];
+    GpuSample& g = out->gpus.emplace_back();
+    g.index = w.index;
+    g.physical_index = unit.physical_index;
+    g.mig_instance = unit.mig_instance;
+    backend_->ReadDevice(w.unit, tick, &g);
+    Attribute(w, tick, out->job.pids, &g);
+    if (backend_->lost(w.unit)) {
+      w.lost = true;
+      out->gpus.pop_back();
+      notices->push_back(Notice{
+          "gpu_lost",
+          fmt::format("GPU {}{} ({}, physical {}) is lost (GPU_IS_LOST: fallen off the bus or "
+                      "needs a reset): no longer sampled, the run goes on",
+                      w.index,
+                      unit.mig_instance >= 0 ? fmt::format(" MIG {}", unit.mig_instance) : "",
+                      unit.name, unit.physical_index)});
+    }
+  }
+  backend_->TakeNotices(notices);
+  if (tick.row_tick) pids_.Retain(seen_pids_);
+}
+
+void GpuSource::Attribute(const Watched& w, const Tick& tick, const std::vector<int>& job_pids,
+                          GpuSample* g) {
+  if (backend_->ReadProcesses(w.unit, &procs_)) {
+    double job_mem = 0, other_mem = 0;
+    int job = 0, other = 0;
+    bool job_mem_known = true, other_mem_known = true;
+    for (const GpuProcessUse& p : procs_) {
+      seen_pids_.push_back(p.pid);
+      bool mine = pids_.InJob(p.pid, job_pids);
+      (mine ? job : other) += 1;
+      double& mem = mine ? job_mem : other_mem;
+      if (p.memory_bytes) {
+        mem += *p.memory_bytes;
+      } else {
+        (mine ? job_mem_known : other_mem_known) = false;
+      }
+    }
+    g->job_processes = job;
+    g->other_processes = other;
+    if (job_mem_known || job_mem > 0) g->job_memory_bytes = job_mem;
+    if (other_mem_known || other_mem > 0) g->other_memory_bytes = other_mem;
+  }
+  if (tick.row_tick && backend_->ReadProcessUtilization(w.unit, &utils_)) {
+    double sm = 0;
+    for (const GpuProcessUtil& u : utils_) {
+      if (pids_.InJob(u.pid, job_pids)) sm += u.sm_ratio;
+    }
+    g->job_sm_util_ratio = std::min(1.0, sm);
+  }
+}
+
+}  // namespace tv

@@ -1,0 +1,85 @@
+// GpuSource: the Source that reads GPUs through a GpuBackend (NVML today). It
+// numbers devices as the training framework does (CUDA_VISIBLE_DEVICES), splits
+// each GPU's compute processes into the job's and the others', and keeps going
+// when a GPU is lost (one notice, then that GPU is no longer read).
+//
+// MIG: a slice is a GpuSample of its own with mig_instance set, sharing its
+// GPU's index (the CUDA index of the GPU, or of the slice when
+// CUDA_VISIBLE_DEVICES names the slice); the whole GPU is a sample too.
+//
+// Thread safety: Read on the sampler thread only; static_info() after Create.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/env.h"
+#include "core/source.h"
+#include "sources/gpu_backend.h"
+#include "sources/pid_namespace.h"
+
+namespace tv {
+
+struct GpuSourceOptions {
+  std::string nvml_library;  // empty: $TRAINVITALS_NVML_LIBRARY, else libnvidia-ml.so.1
+  // CUDA_VISIBLE_DEVICES as the job will see it; nullopt when unset.
+  std::optional<std::string> cuda_visible_devices;
+  std::vector<int> gpus;  // watch only these CUDA indices; empty: every visible GPU
+  bool real_ids = false;  // UUIDs and serials in static_info instead of a short hash
+  bool mig = true;        // watch MIG slices
+  Env* env = nullptr;     // for /proc/<pid>/status (NSpid); nullptr: Env::Default()
+
+  // Defaults, with cuda_visible_devices from this process's environment.
+  static GpuSourceOptions FromEnvironment();
+};
+
+class GpuSource final : public Source {
+ public:
+  // Opens NVML. Returns nullptr and appends one notice (for events.jsonl and
+  // stderr) when there is no library, no driver, or no GPU to watch.
+  static std::unique_ptr<GpuSource> Create(const GpuSourceOptions& options,
+                                           std::vector<Notice>* notices);
+  // Over a given backend (tests; a later vendor).
+  static std::unique_ptr<GpuSource> Create(std::unique_ptr<GpuBackend> backend,
+                                           const GpuSourceOptions& options,
+                                           std::vector<Notice>* notices);
+
+  std::string_view name() const override { return "gpu"; }
+  void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
+
+  // For meta.json: {"backend", "library", "driver_version", "nvml_version",
+  // "cuda_driver_version", "cuda_visible_devices", "gpus": [{"index",
+  // "physical_index", "mig_instance", "name", "id", "compute_capability",
+  // "memory_total_bytes", "power_limit_watts", "energy_source", ...}]}.
+  const nlohmann::json& static_info() const { return static_info_; }
+  GpuBackend& backend() { return *backend_; }
+  size_t watched() const { return watched_.size(); }
+
+ private:
+  struct Watched {
+    size_t unit = 0;  // index into backend units()
+    int index = 0;    // CUDA index
+    bool lost = false;
+  };
+  GpuSource(std::unique_ptr<GpuBackend> backend, Env* env)
+      : backend_(std::move(backend)), pids_(env) {}
+  void Attribute(const Watched& w, const Tick& tick, const std::vector<int>& job_pids,
+                 GpuSample* g);
+
+  std::unique_ptr<GpuBackend> backend_;
+  std::vector<Watched> watched_;
+  nlohmann::json static_info_;
+  PidMapper pids_;
+  std::vector<GpuProcessUse> procs_;
+  std::vector<GpuProcessUtil> utils_;
+  std::vector<int> seen_pids_;
+};
+
+// A short stable stand-in for a UUID ("gpu-" and 12 hex digits of FNV-1a), so
+// runs can be compared per device without recording the device's identity.
+std::string GpuIdHash(std::string_view uuid);
+
+}  // namespace tv

@@ -1,0 +1,104 @@
+// NvmlBackend: the GpuBackend over NVIDIA's NVML. Handles are fetched once at
+// open and cached; each metric group is tried once per unit and switched off
+// where the device or driver lacks it (see MetricGate). The driver's own sample
+// buffers (nvmlDeviceGetSamples) are read between ticks so a burst shorter than
+// the tick period still reaches the row max.
+//
+// The implementation is split by concern: nvml_backend.cc (open, enumeration,
+// static info), nvml_device.cc (device metrics), nvml_processes.cc, nvml_gpm.cc,
+// nvml_mig.cc. Not thread-safe: the sampler thread only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "sources/gpu_backend.h"
+#include "sources/nvml/nvml_gate.h"
+#include "sources/nvml/nvml_lib.h"
+
+namespace tv {
+
+struct NvmlOptions {
+  std::string library;  // empty: $TRAINVITALS_NVML_LIBRARY, else libnvidia-ml.so.1
+  bool mig = true;      // enumerate MIG slices
+};
+
+// Per-unit GPM state: two samples, the older one kept between rows.
+struct NvmlGpmState {
+  bool supported = false;
+  nvmlGpmSample_t prev = nullptr;
+  nvmlGpmSample_t cur = nullptr;
+  bool have_prev = false;
+  double prev_mono_s = 0;
+  std::unique_ptr<nvmlGpmMetricsGet_t> request;  // 13 kB: on the heap, reused
+};
+
+// Energy since monitoring began, from the driver's counter or integrated power.
+struct NvmlEnergy {
+  std::optional<double> first_counter_j;
+  double integrated_j = 0;
+  double last_mono_s = -1;
+};
+
+struct NvmlUnitState {
+  nvmlDevice_t handle = nullptr;
+  nvmlDevice_t parent_handle = nullptr;  // MIG slices: the GPU's handle (GPM)
+  MetricGate gate;
+  unsigned long long last_util_ts = 0;  // driver sample buffers: last seen, microseconds
+  unsigned long long last_power_ts = 0;
+  unsigned long long last_proc_ts = 0;
+  bool util_primed = false, power_primed = false, proc_primed = false;
+  NvmlEnergy energy;
+  NvmlGpmState gpm;
+  int proc_version = 3;  // compute-process call in use: 3, 2, 1; 0 = none
+  std::vector<nvmlProcessInfo_v2_t> procs;
+  std::vector<nvmlProcessInfo_v1_t> procs_v1;
+  std::vector<nvmlSample_t> samples;
+  std::vector<nvmlProcessUtilizationSample_t> proc_samples;
+};
+
+class NvmlBackend final : public GpuBackend {
+ public:
+  // Loads NVML and enumerates the units. nullptr with *status explaining why
+  // (one sentence for the user) when there is no library, no driver, or no GPU.
+  static std::unique_ptr<NvmlBackend> Open(const NvmlOptions& options, Status* status,
+                                           std::string* detail = nullptr);
+  ~NvmlBackend() override;
+
+  std::string_view name() const override { return "nvml"; }
+  nlohmann::json DriverInfo() const override;
+  const std::vector<GpuUnit>& units() const override { return units_; }
+  void ReadDevice(size_t u, const Tick& tick, GpuSample* out) override;
+  bool ReadProcesses(size_t u, std::vector<GpuProcessUse>* out) override;
+  bool ReadProcessUtilization(size_t u, std::vector<GpuProcessUtil>* out) override;
+  bool lost(size_t u) const override { return state_[u].gate.lost(); }
+  nlohmann::json Support(size_t u) const override;
+  void TakeNotices(std::vector<Notice>* out) override;
+
+  const NvmlLib& lib() const { return *lib_; }
+
+ private:
+  explicit NvmlBackend(std::unique_ptr<NvmlLib> lib) : lib_(std::move(lib)) {}
+  void AddGpu(unsigned index, nvmlDevice_t handle, bool mig);
+  void FillStatic(GpuUnit* unit, NvmlUnitState* st);
+  void ProbeEnergySource(GpuUnit* unit, NvmlUnitState* st);
+  // nvml_mig.cc
+  void AddMigSlices(size_t parent);
+  // nvml_device.cc
+  void ReadBuffered(NvmlUnitState* st, nvmlSamplingType_t type, double scale,
+                    std::optional<double>* mean, std::optional<double>* peak);
+  void ReadEnergy(NvmlUnitState* st, const Tick& tick, GpuSample* out);
+  void ReadSlow(NvmlUnitState* st, GpuSample* out);
+  // nvml_gpm.cc
+  void InitGpm(size_t u);
+  void ReadGpm(size_t u, const Tick& tick, GpuSample* out);
+  void FreeGpm(NvmlUnitState* st);
+
+  std::unique_ptr<NvmlLib> lib_;
+  std::vector<GpuUnit> units_;
+  std::vector<NvmlUnitState> state_;  // parallel to units_
+};
+
+}  // namespace tv
