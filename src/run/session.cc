@@ -52,18 +52,34 @@ nlohmann::ordered_json Session::Meta(int root_pid) const {
 
 void Session::Start(int root_pid) {
   std::string dir = run_dir_;
-  WriteJsonFile(dir + "/meta.json", Meta(root_pid));
+  RunSources sources = MakeSources(config_, root_pid);
+  nlohmann::ordered_json meta = Meta(root_pid);
+  if (sources.gpu_info.is_object()) {
+    nlohmann::ordered_json driver;
+    for (const auto& [key, value] : sources.gpu_info.items()) {
+      if (key == "gpus") {
+        meta["gpus"] = value;
+      } else {
+        driver[key] = value;
+      }
+    }
+    meta["gpu_driver"] = driver;
+  }
+  WriteJsonFile(dir + "/meta.json", meta);
   jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
   std::vector<Sink*> sinks = {jsonl_.get()};
-  if (!config_.quiet && ::isatty(STDERR_FILENO)) {
-    status_ = std::make_unique<StatusLine>(STDERR_FILENO);
+  if (!config_.quiet) {
+    status_ = std::make_unique<StatusLine>(STDERR_FILENO, ::isatty(STDERR_FILENO) != 0);
     sinks.push_back(status_.get());
   }
   sinks_ = std::make_unique<SinkThread>(std::move(sinks));
   sinks_->Start();
   AddEvent("start", {{"pid", root_pid}, {"mode", mode_}});
+  for (const Notice& n : sources.notices) {
+    AddEvent("source_unavailable", {{"source", n.source}, {"message", n.message}});
+  }
   SamplerOptions options{config_.sample_hz, config_.interval_s};
-  sampler_ = std::make_unique<Sampler>(options, Clock::Default(), MakeSources(config_, root_pid),
+  sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
                                        sinks_.get());
   sampler_->Start();
 }

@@ -1,5 +1,6 @@
 // Builds the sources for a run, in the order a tick reads them: host first,
-// then the process tree, then devices (which attribute to the tree's PIDs).
+// then the process tree, then GPUs (which attribute device memory to the tree's
+// PIDs).
 #pragma once
 
 #include <memory>
@@ -12,6 +13,14 @@
 
 namespace tv {
 
-std::vector<std::unique_ptr<Source>> MakeSources(const Config& config, int root_pid);
+struct RunSources {
+  std::vector<std::unique_ptr<Source>> sources;
+  // meta.json's GPU part: {"backend", "driver_version", ..., "gpus": [...]}; null without GPUs.
+  nlohmann::json gpu_info;
+  // Problems met while opening sources (no GPU driver, ...), said once.
+  std::vector<Notice> notices;
+};
+
+RunSources MakeSources(const Config& config, int root_pid);
 
 }  // namespace tv

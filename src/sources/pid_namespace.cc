@@ -8,30 +8,6 @@
 
 namespace tv {
 
-std::vector<int> ParseNsPids(std::string_view status) {
-  std::vector<int> pids;
-  size_t at = status.find("\nNSpid:");
-  if (at == std::string_view::npos) {
-    if (!status.starts_with("NSpid:")) return pids;
-    at = 0;
-  } else {
-    at += 1;
-  }
-  std::string_view line = status.substr(at + 6);
-  line = line.substr(0, line.find('\n'));
-  const char* p = line.data();
-  const char* end = p + line.size();
-  while (p < end) {
-    while (p < end && (*p == ' ' || *p == '\t')) ++p;
-    int v = 0;
-    auto [next, ec] = std::from_chars(p, end, v);
-    if (ec != std::errc()) break;
-    pids.push_back(v);
-    p = next;
-  }
-  return pids;
-}
-
 bool PidMapper::InJob(int pid, const std::vector<int>& job_pids) {
   auto in_job = [&](int p) { return std::binary_search(job_pids.begin(), job_pids.end(), p); };
   if (in_job(pid)) return true;

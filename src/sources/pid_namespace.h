@@ -5,6 +5,8 @@
 // namespace on its NSpid line, and any of them may be the one in job.pids.
 #pragma once
 
+#include "sources/proc_pid_parse.h"  // ParseNsPids
+
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -13,9 +15,6 @@
 
 namespace tv {
 
-// PIDs on the "NSpid:" line of /proc/<pid>/status, outermost first; empty when
-// the line is absent (kernels before 4.1).
-std::vector<int> ParseNsPids(std::string_view status);
 
 // Caches each driver PID's NSpid list (read once per PID through `env`).
 // Not thread-safe.

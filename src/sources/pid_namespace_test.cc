@@ -5,13 +5,6 @@
 namespace tv {
 namespace {
 
-TEST(NsPid, ParsesEveryNamespaceLevel) {
-  EXPECT_EQ(ParseNsPids("Name:\tpython\nTgid:\t4242\nNSpid:\t4242\t17\t1\nPPid:\t1\n"),
-            (std::vector<int>{4242, 17, 1}));
-  EXPECT_EQ(ParseNsPids("NSpid:\t5\n"), (std::vector<int>{5}));
-  EXPECT_TRUE(ParseNsPids("Name:\told kernel\nPid:\t5\n").empty());
-}
-
 TEST(PidMapper, MatchesDirectlyOrThroughNsPid) {
   MemEnv env;
   env.Set("/proc/900/status", "NSpid:\t900\t3\n");

@@ -36,12 +36,19 @@ std::string StatusText(const Row& row) {
   }
   auto gpu_defs = GpuMetrics();
   for (const GpuRow& g : row.gpus) {
-    out += fmt::format(" | GPU{}", g.index);
+    out += g.mig_instance >= 0 ? fmt::format(" | GPU{}/MIG{}", g.index, g.mig_instance)
+                               : fmt::format(" | GPU{}", g.index);
     if (auto u = Find(gpu_defs, g.values, Scope::kGpu, "util_ratio")) {
       out += " " + FormatPercent(u->mean);
     }
     if (auto m = Find(gpu_defs, g.values, Scope::kGpu, "memory_used_bytes")) {
       out += " " + FormatBytes(m->last);
+      if (auto t = Find(gpu_defs, g.values, Scope::kGpu, "memory_total_bytes")) {
+        out += "/" + FormatBytes(t->last);
+      }
+    }
+    if (auto j = Find(gpu_defs, g.values, Scope::kGpu, "job_memory_bytes")) {
+      out += " (job " + FormatBytes(j->last) + ")";
     }
     if (auto t = Find(gpu_defs, g.values, Scope::kGpu, "temperature_celsius")) {
       out += fmt::format(" {:.0f}°C", t->max);
@@ -51,11 +58,21 @@ std::string StatusText(const Row& row) {
 }
 
 void StatusLine::OnRow(const Row& row) {
+  if (!live_) return;
   std::string line = "\r\033[K" + StatusText(row);
   shown_ = ::write(fd_, line.data(), line.size()) > 0;
 }
 
-void StatusLine::OnClose() {
+void StatusLine::OnEvent(const Event& event) {
+  if (event.type != "source_unavailable") return;
+  Clear();
+  std::string line = fmt::format("trainvitals: {}\n", event.fields.value("message", ""));
+  (void)!::write(fd_, line.data(), line.size());
+}
+
+void StatusLine::OnClose() { Clear(); }
+
+void StatusLine::Clear() {
   if (!shown_) return;
   const char clear[] = "\r\033[K";
   (void)!::write(fd_, clear, sizeof(clear) - 1);

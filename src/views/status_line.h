@@ -1,7 +1,8 @@
-// StatusLine: a live one-line status on stderr (elapsed, job CPU and memory,
-// host memory, per GPU load and memory), rewritten in place each row. Only when
-// stderr is a terminal and the user did not ask for --quiet; the line is cleared
-// before the summary is printed.
+// StatusLine: what a run says on stderr while it goes. When stderr is a
+// terminal (`live`), a one-line status (elapsed, job CPU and memory, host
+// memory, per GPU load, memory and temperature) rewritten in place each row and
+// cleared before the summary. Always (unless --quiet, when it is not made at
+// all), one line for each source that cannot read ("trainvitals: ...").
 //
 // Thread safety: a Sink, used on the sink thread only.
 #pragma once
@@ -14,12 +15,15 @@ namespace tv {
 
 class StatusLine final : public Sink {
  public:
-  explicit StatusLine(int fd) : fd_(fd) {}
+  StatusLine(int fd, bool live) : fd_(fd), live_(live) {}
   void OnRow(const Row& row) override;
+  void OnEvent(const Event& event) override;
   void OnClose() override;
 
  private:
+  void Clear();
   int fd_;
+  bool live_;
   bool shown_ = false;
 };
 

@@ -65,6 +65,7 @@ nlohmann::ordered_json BuildSummary(const RunOutcome& o, const Row& run_row) {
   j["gpus"] = nlohmann::ordered_json::array();
   for (const GpuRow& g : run_row.gpus) {
     nlohmann::ordered_json gj = {{"index", g.index}, {"physical_index", g.physical_index}};
+    if (g.mig_instance >= 0) gj["mig"] = g.mig_instance;
     PutMetrics(GpuMetrics(), g.values, Scope::kGpu, &gj);
     j["gpus"].push_back(std::move(gj));
   }
@@ -127,7 +128,8 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
   }
   for (const auto& g : s.value("gpus", nlohmann::ordered_json::array())) {
     nlohmann::ordered_json wrap = {{"g", g}};
-    out += fmt::format("  GPU{}    ", g.value("index", 0));
+    out += g.contains("mig") ? fmt::format("  GPU{} MIG {}", g.value("index", 0), g.value("mig", 0))
+                             : fmt::format("  GPU{}    ", g.value("index", 0));
     std::string sep = " ";
     auto um = Get(wrap, "g", "util_ratio", "mean");
     auto ux = Get(wrap, "g", "util_ratio", "max");
@@ -141,6 +143,10 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
     if (auto e = Get(wrap, "g", "energy_joules")) out += fmt::format("{}energy {:.0f} J", sep, *e), sep = "; ";
     if (auto t = Get(wrap, "g", "temperature_celsius", "max")) {
       out += fmt::format("{}max {:.0f}°C", sep, *t), sep = "; ";
+    }
+    if (auto th = Get(wrap, "g", "throttle_any_ratio", "mean"); th && *th > 0) {
+      out += fmt::format("{}throttled {}", sep, FormatDuration(*th * s.value("duration_s", 0.0)));
+      sep = "; ";
     }
     out += "\n";
   }
