@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sources/cgroup.h"
+#include "sources/gpu_probe.h"
 #include "sources/host_memory.h"
 #include "sources/rapl.h"
 #include "views/format.h"
@@ -20,6 +22,34 @@ nlohmann::ordered_json OrNull(const std::optional<double>& v) {
 nlohmann::ordered_json CgroupJson(const std::optional<CgroupDir>& dir) {
   if (!dir) return nullptr;
   return {{"version", dir->version}, {"dir", dir->dir}};
+}
+
+std::string FormatGpuCheck(const nlohmann::ordered_json& g) {
+  const auto& nvml = g["nvml"];
+  if (!nvml.value("usable", false)) {
+    return fmt::format("  GPUs          none: {}\n", nvml.value("error", std::string("NVML not usable")));
+  }
+  std::string out = fmt::format("  GPUs          NVIDIA driver {}, NVML {} ({})\n",
+                                g.value("driver_version", "?"), g.value("nvml_version", "?"),
+                                nvml.value("library", ""));
+  for (const auto& gpu : g.value("gpus", nlohmann::ordered_json::array())) {
+    std::vector<std::string> ok, missing;
+    const nlohmann::ordered_json supports = gpu.value("supports", nlohmann::ordered_json::object());
+    for (const auto& [group, verdict] : supports.items()) {
+      (verdict == "ok" ? ok : missing).push_back(verdict == "ok" ? group : fmt::format("{} ({})", group, verdict.get<std::string>()));
+    }
+    std::string name = gpu.value("name", "GPU");
+    out += fmt::format("  {:<14}{}", fmt::format("GPU{}", gpu.value("index", 0)), name);
+    if (gpu.contains("mig_instance") && gpu["mig_instance"].get<int>() >= 0) {
+      out += fmt::format(" MIG {}", gpu["mig_instance"].get<int>());
+    }
+    if (gpu.contains("memory_total_bytes") && gpu["memory_total_bytes"].is_number()) {
+      out += fmt::format(", {}", FormatBytes(gpu["memory_total_bytes"].get<double>()));
+    }
+    out += fmt::format("\n                reads: {}\n", fmt::join(ok, ", "));
+    if (!missing.empty()) out += fmt::format("                lacks: {}\n", fmt::join(missing, ", "));
+  }
+  return out;
 }
 
 }  // namespace
@@ -59,6 +89,7 @@ nlohmann::ordered_json CheckMachine(Env* env) {
   nlohmann::ordered_json zones = nlohmann::ordered_json::array();
   for (const RaplZone& z : rapl.zones) zones.push_back(z.name.empty() ? z.energy_path : z.name);
   j["rapl"] = {{"readable", rapl.readable}, {"zones", zones}, {"problem", rapl.problem}};
+  j["gpu"] = ProbeGpus(GpuSourceOptions::FromEnvironment());
   return j;
 }
 
@@ -95,6 +126,7 @@ std::string FormatMachineCheck(const nlohmann::ordered_json& j) {
   } else {
     out += fmt::format("  CPU energy    not available: {}\n", rapl["problem"].get<std::string>());
   }
+  out += FormatGpuCheck(j["gpu"]);
   return out;
 }
 

@@ -1,0 +1,156 @@
+"""`trainvitals run` against the fake NVML driver library (tests/fake_nvml):
+the same dlopen path as a real driver, with scripted GPU scenarios."""
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, cli_path
+
+BUILD = ROOT / "build" / "release" / "tests" / "fake_nvml"
+FAKE = BUILD / "fake_nvml" / "libnvidia-ml.so.1"
+FAKE_OLD = BUILD / "fake_nvml_old" / "libnvidia-ml.so.1"
+SCENARIOS = ROOT / "tests" / "fake_nvml" / "scenarios"
+SLEEP = [sys.executable, "-c", "import time; time.sleep(3.2)"]
+
+
+@pytest.fixture
+def gpu_run(run_tv, tmp_path):
+    def run(scenario, command=SLEEP, library=FAKE, extra_env=None, flags=()):
+        if isinstance(scenario, dict):
+            path = tmp_path / "scenario.json"
+            path.write_text(json.dumps(scenario))
+        else:
+            path = SCENARIOS / scenario
+        env = {"TRAINVITALS_NVML_LIBRARY": str(library), "FAKE_NVML_SCENARIO": str(path),
+               **(extra_env or {})}
+        r = run_tv(command, "--interval", "0.5", *flags, env=env)
+        assert r.proc.returncode == 0, r.proc.stderr
+        return r
+
+    return run
+
+
+def gpu_rows(r, index=0, mig=None):
+    out = []
+    for row in r.rows:
+        for g in row["gpus"]:
+            if g["index"] == index and g.get("mig") == mig:
+                out.append(g)
+    return out
+
+
+def test_two_gpus_are_recorded_with_the_jobs_share(gpu_run):
+    r = gpu_run("two_gpus.json")
+    gpus = r.meta["gpus"]
+    assert [g["index"] for g in gpus] == [0, 1]
+    assert all(not g["id"].startswith("GPU-") for g in gpus)  # a hash, not the UUID
+    assert gpus[0]["energy_source"] == "counter"
+    g0, g1 = gpu_rows(r, 0), gpu_rows(r, 1)
+    assert len(g0) >= 5 and len(g1) >= 5
+    assert g0[-1]["job_memory_bytes"] == 4_000_000_000
+    assert g1[-1]["job_memory_bytes"] == 0
+    for key in ("util_ratio", "memory_used_bytes", "memory_total_bytes", "temperature_celsius",
+                "power_watts", "energy_joules"):
+        assert key in g0[-1], key
+    assert g0[-1]["power_watts"] == pytest.approx(300, rel=0.01)
+    s = r.summary
+    assert len(s["gpus"]) == 2
+    assert s["gpus"][0]["energy_joules"] > 0
+    assert "GPU0" in r.proc.stderr and "GPU1" in r.proc.stderr
+
+
+def test_real_ids_only_when_asked(gpu_run):
+    r = gpu_run("two_gpus.json", flags=("--gpu-ids",))
+    assert r.meta["gpus"][0]["id"] == "GPU-0a0a0a0a-two-0"
+
+
+def test_a_leak_shows_as_growing_job_memory(gpu_run):
+    r = gpu_run("leak.json")
+    job = [g["job_memory_bytes"] for g in gpu_rows(r, 0) if "job_memory_bytes" in g]
+    assert len(job) >= 5
+    assert job[-1] > job[1] + 1e9  # about 1 GB/s over ~3 s
+    assert job == sorted(job)
+
+
+def test_throttling_is_recorded_as_fractions_of_time(gpu_run):
+    r = gpu_run("throttle.json", command=[sys.executable, "-c", "import time; time.sleep(4.5)"])
+    rows = gpu_rows(r, 0)
+    assert max(g.get("throttle_power_ratio", 0) for g in rows) > 0.5
+    assert r.summary["gpus"][0]["throttle_any_ratio"]["mean"] > 0
+    assert "throttled" in r.proc.stderr
+
+
+def test_a_gpu_lost_mid_run_is_an_event_and_the_run_goes_on(gpu_run):
+    scenario = {"devices": [{"uuid": "GPU-lost", "lost_from_s": 1.2}, {"uuid": "GPU-fine"}]}
+    r = gpu_run(scenario)
+    events = [e for e in r.events if e["type"] == "source_unavailable"]
+    assert any("lost" in e["message"].lower() for e in events), events
+    late = r.rows[-1]
+    assert [g["index"] for g in late["gpus"]] == [1]
+    assert late["job"]["processes"] >= 1  # host and job sampling went on
+    assert r.summary["exit_code"] == 0
+
+
+def test_a_driver_without_energy_counter_or_v3_call_still_gives_energy_and_job_memory(gpu_run):
+    scenario = {"devices": [{"uuid": "GPU-old", "series": {"power_mw": 200000},
+                             "processes": [{"pid": "job", "memory_bytes": 2e9}]}]}
+    r = gpu_run(scenario, library=FAKE_OLD)
+    assert r.meta["gpus"][0]["energy_source"] == "integrated"
+    g = gpu_rows(r, 0)
+    assert g[-1]["job_memory_bytes"] == 2_000_000_000
+    assert 0 < r.summary["gpus"][0]["energy_joules"] <= 200 * 4.0
+
+
+def test_mig_slices_are_rows_of_their_own(gpu_run):
+    scenario = {"devices": [{"uuid": "GPU-mig", "mig": {"max": 7, "instances": [
+        {"slot": 0, "gpu_instance_id": 1, "uuid": "MIG-a", "series": {"memory_total_bytes": 2e10,
+                                                                      "memory_used_bytes": 5e9}},
+        {"slot": 3, "gpu_instance_id": 5, "uuid": "MIG-b", "series": {"memory_total_bytes": 2e10}}]}}]}
+    r = gpu_run(scenario)
+    migs = {g.get("mig") for row in r.rows for g in row["gpus"]}
+    assert migs == {None, 1, 5}
+    assert gpu_rows(r, 0, mig=1)[-1]["memory_used_bytes"] == 5_000_000_000
+
+
+def test_cuda_visible_devices_numbers_gpus_as_the_framework_does(gpu_run):
+    r = gpu_run("two_gpus.json", extra_env={"CUDA_VISIBLE_DEVICES": "1"})
+    gpus = r.meta["gpus"]
+    assert len(gpus) == 1
+    assert gpus[0]["index"] == 0 and gpus[0]["physical_index"] == 1
+
+
+def test_no_permission_says_what_is_missing(gpu_run):
+    scenario = {"devices": [{"uuid": "GPU-x", "errors": {
+        "nvmlDeviceGetComputeRunningProcesses_v3": "NO_PERMISSION"}}]}
+    r = gpu_run(scenario)
+    messages = " ".join(e.get("message", "") for e in r.events)
+    assert "permission" in messages.lower(), messages
+    assert "util_ratio" in gpu_rows(r, 0)[-1]  # everything else still read
+
+
+def test_no_driver_library_means_host_only_with_one_clear_line(run_tv, tmp_path):
+    r = run_tv(SLEEP[:2] + ["import time; time.sleep(1.2)"],
+               env={"TRAINVITALS_NVML_LIBRARY": str(tmp_path / "missing" / "libnvidia-ml.so.1")})
+    assert r.proc.returncode == 0
+    lines = [l for l in r.proc.stderr.splitlines() if "GPU" in l or "NVIDIA" in l]
+    assert len(lines) == 1, r.proc.stderr
+    assert all(row["gpus"] == [] for row in r.rows)
+    assert r.rows[-1]["host"]["memory_used_bytes"] > 0
+
+
+def test_check_lists_gpus_and_what_each_supports(tmp_path):
+    env = {"TRAINVITALS_NVML_LIBRARY": str(FAKE), "FAKE_NVML_SCENARIO": str(SCENARIOS / "two_gpus.json")}
+    import os
+    proc = subprocess.run([cli_path(), "check", "--json"], capture_output=True, text=True,
+                          env={**os.environ, **env})
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["gpu"]["nvml"]["found"] is True
+    assert len(report["gpu"]["gpus"]) == 2
+    assert report["gpu"]["driver_version"] == "550.54.15"
+    text = subprocess.run([cli_path(), "check"], capture_output=True, text=True,
+                          env={**os.environ, **env}).stdout
+    assert "GPU0" in text and "NVIDIA H100" in text
