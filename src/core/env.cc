@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <memory>
 
 namespace tv {
 
@@ -14,29 +15,75 @@ Env* Env::Default() {
   return &env;
 }
 
-Status PosixEnv::ReadFile(const char* path, std::string* out) {
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus(path, errno);
+namespace {
+
+// Reads `fd` to its end into *out (cleared first): with read() from the current
+// offset when `offset` is negative, else with pread() from `offset`. Chunks go
+// through a stack buffer and are appended, so the reused buffer is neither
+// zero-filled nor reallocated in steady state. The read that returns 0 stays:
+// a short read is not the end of every file (a seq_file of many records stops
+// at its buffer's end).
+Status ReadToEnd(int fd, off_t offset, const char* path, std::string* out) {
+  char chunk[8192];
   out->clear();
-  // /proc files report size 0, so read in chunks until EOF into the reused buffer.
-  size_t used = 0;
-  if (out->capacity() < 4096) out->reserve(4096);
   for (;;) {
-    out->resize(out->capacity());
-    ssize_t n = ::read(fd, out->data() + used, out->size() - used);
+    ssize_t n =
+        offset < 0 ? ::read(fd, chunk, sizeof(chunk)) : ::pread(fd, chunk, sizeof(chunk), offset);
     if (n < 0) {
       if (errno == EINTR) continue;
       int err = errno;
-      ::close(fd);
       out->clear();
       return ErrnoStatus(path, err);
     }
-    used += static_cast<size_t>(n);
-    if (n == 0) break;
-    if (used == out->size()) out->reserve(out->size() * 2);
+    if (n == 0) return Status::Ok();
+    out->append(chunk, static_cast<size_t>(n));
+    if (offset >= 0) offset += n;
   }
-  out->resize(used);
+}
+
+class PosixRereadableFile final : public RereadableFile {
+ public:
+  PosixRereadableFile(int fd, const char* path) : fd_(fd), path_(path) {}
+  ~PosixRereadableFile() override { ::close(fd_); }
+  PosixRereadableFile(const PosixRereadableFile&) = delete;
+  PosixRereadableFile& operator=(const PosixRereadableFile&) = delete;
+
+  Status Read(std::string* out) override { return ReadToEnd(fd_, 0, path_.c_str(), out); }
+
+ private:
+  int fd_;
+  std::string path_;  // for messages
+};
+
+class EnvRereadableFile final : public RereadableFile {
+ public:
+  EnvRereadableFile(Env* env, const char* path) : env_(env), path_(path) {}
+  Status Read(std::string* out) override { return env_->ReadFile(path_.c_str(), out); }
+
+ private:
+  Env* env_;
+  std::string path_;
+};
+
+}  // namespace
+
+Status Env::OpenRereadable(const char* path, std::unique_ptr<RereadableFile>* out) {
+  *out = std::make_unique<EnvRereadableFile>(this, path);
+  return Status::Ok();
+}
+
+Status PosixEnv::ReadFile(const char* path, std::string* out) {
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(path, errno);
+  Status s = ReadToEnd(fd, -1, path, out);
   ::close(fd);
+  return s;
+}
+
+Status PosixEnv::OpenRereadable(const char* path, std::unique_ptr<RereadableFile>* out) {
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(path, errno);
+  *out = std::make_unique<PosixRereadableFile>(fd, path);
   return Status::Ok();
 }
 
@@ -53,12 +100,35 @@ Status PosixEnv::ListDir(const char* path, std::vector<std::string>* names) {
   return Status::Ok();
 }
 
+class MemEnv::Handle final : public RereadableFile {
+ public:
+  Handle(MemEnv* env, const char* path) : env_(env), path_(path) { ++env_->open_handles_; }
+  ~Handle() override { --env_->open_handles_; }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+
+  Status Read(std::string* out) override { return env_->ReadFile(path_.c_str(), out); }
+
+ private:
+  MemEnv* env_;
+  std::string path_;
+};
+
+Status MemEnv::OpenRereadable(const char* path, std::unique_ptr<RereadableFile>* out) {
+  std::string probe;
+  Status s = ReadFile(path, &probe);
+  if (!s.ok()) return s;
+  *out = std::make_unique<Handle>(this, path);
+  return Status::Ok();
+}
+
 Status MemEnv::ReadFile(const char* path, std::string* out) {
   if (std::find(denied_.begin(), denied_.end(), path) != denied_.end()) {
     return Status::PermissionDenied(std::string(path) + ": Permission denied");
   }
   auto it = files_.find(std::string_view(path));
-  if (it == files_.end()) return Status::NotFound(std::string(path) + ": No such file or directory");
+  if (it == files_.end())
+    return Status::NotFound(std::string(path) + ": No such file or directory");
   *out = it->second;
   return Status::Ok();
 }

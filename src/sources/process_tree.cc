@@ -1,5 +1,6 @@
 #include "sources/process_tree.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,13 @@ double SysconfOr(long configured, int name, double fallback) {
   return v > 0 ? static_cast<double>(v) : fallback;
 }
 
+size_t DefaultMaxHeldFiles() {
+  constexpr size_t kMost = 1024;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return kMost;
+  return std::min<size_t>(kMost, limit.rlim_cur / 4);
+}
+
 ProcessInfo InfoOf(int pid, int ppid, std::string name, std::string cmdline) {
   ProcessInfo info;
   info.pid = pid;
@@ -35,7 +43,8 @@ ProcessTreeSource::ProcessTreeSource(Env* env, std::vector<int> roots, ProcessTr
       options_(std::move(options)),
       ticks_per_second_(SysconfOr(options_.clock_ticks_per_second, _SC_CLK_TCK, 100)),
       page_size_bytes_(SysconfOr(options_.page_size_bytes, _SC_PAGESIZE, 4096)),
-      pss_scheduler_(options_.pss) {
+      pss_scheduler_(options_.pss),
+      max_held_files_(options_.max_held_files.value_or(DefaultMaxHeldFiles())) {
   if (!options_.cpu_seconds) options_.cpu_seconds = ThreadCpuSeconds;
   size_t n = std::max<size_t>(options_.expected_processes, 8);
   procs_.reserve(n);
@@ -122,8 +131,8 @@ void ProcessTreeSource::Walk(bool all_threads, JobSample* job, std::vector<Notic
 void ProcessTreeSource::Visit(const Candidate& c, bool all_threads, JobSample* job,
                               std::vector<Notice>* notices) {
   auto it = procs_.find(c.pid);
-  if (it != procs_.end() && it->second.seen == seq_) return;     // already in this tick
-  if (!env_->ReadFile(Path(c.pid, "stat"), &buf_).ok()) return;  // gone: normal
+  if (it != procs_.end() && it->second.seen == seq_) return;  // already in this tick
+  if (!ReadStat(c.pid, it != procs_.end() ? &it->second : nullptr, notices)) return;  // gone
   std::optional<ProcStat> st = ParseProcStat(buf_);
   if (!st || st->pid != c.pid) return;
   bool known = it != procs_.end() && it->second.start_ticks == st->starttime_ticks;
@@ -146,6 +155,7 @@ void ProcessTreeSource::Visit(const Candidate& c, bool all_threads, JobSample* j
     membership_changed_ = true;
     if (it != procs_.end()) {  // PID reuse: the old process left
       Proc& old = it->second;
+      ReleaseAll(&old);
       job->exited.push_back(InfoOf(c.pid, old.ppid, std::move(old.comm), std::move(old.cmdline)));
       old = Proc{};
     } else {
@@ -170,19 +180,76 @@ void ProcessTreeSource::Visit(const Candidate& c, bool all_threads, JobSample* j
   members_.push_back(c.pid);
 
   if (st->state == 'Z') return;  // a zombie has no threads and no children left
-  QueueChildren(c.pid, c.pid, notices);
+  QueueChildren(c.pid, c.pid, &p, notices);
   if (!all_threads || st->num_threads <= 1) return;
   if (!env_->ListDir(Path(c.pid, "task"), &names_).ok()) return;
   for (const std::string& name : names_) {
     int tid = 0;
     auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), tid);
     if (ec != std::errc() || tid == c.pid) continue;
-    QueueChildren(c.pid, tid, notices);
+    QueueChildren(c.pid, tid, nullptr, notices);
   }
 }
 
-void ProcessTreeSource::QueueChildren(int pid, int tid, std::vector<Notice>* notices) {
-  Status s = env_->ReadFile(TaskPath(pid, tid, "children"), &buf_);
+// Reads the stat of `pid` into buf_: through the member's held file, or by path
+// for a process not yet known or whose held file failed (it exited; the PID may
+// be another process's now).
+bool ProcessTreeSource::ReadStat(int pid, Proc* known, std::vector<Notice>* notices) {
+  const char* path = Path(pid, "stat");
+  if (known == nullptr) return env_->ReadFile(path, &buf_).ok();
+  bool was_held = known->stat_file != nullptr;
+  if (ReadHeld(&known->stat_file, path, notices).ok()) return true;
+  if (!was_held) return false;
+  ReleaseAll(known);
+  return env_->ReadFile(Path(pid, "stat"), &buf_).ok();
+}
+
+Status ProcessTreeSource::ReadHeld(std::unique_ptr<RereadableFile>* file, const char* path,
+                                   std::vector<Notice>* notices) {
+  if (*file) {
+    Status s = (*file)->Read(&buf_);
+    if (!s.ok()) Release(file);
+    return s;
+  }
+  if (held_files_ >= max_held_files_) return env_->ReadFile(path, &buf_);
+  Status s = env_->OpenRereadable(path, file);
+  if (s.ok()) {
+    ++held_files_;
+    s = (*file)->Read(&buf_);
+    if (!s.ok()) Release(file);
+    return s;
+  }
+  if (s.code() == Status::Code::kNotFound || s.code() == Status::Code::kPermissionDenied) {
+    return s;
+  }
+  // Out of file descriptors (or memory): give back every held file for good.
+  for (auto& [pid, p] : procs_) ReleaseAll(&p);
+  max_held_files_ = 0;
+  if (!said_fds_short_) {
+    said_fds_short_ = true;
+    notices->push_back({kSourceName, s.message() +
+                                         ": process files are no longer held open between "
+                                         "ticks (slower reads)"});
+  }
+  return env_->ReadFile(path, &buf_);
+}
+
+void ProcessTreeSource::Release(std::unique_ptr<RereadableFile>* file) {
+  if (!*file) return;
+  file->reset();
+  --held_files_;
+}
+
+void ProcessTreeSource::ReleaseAll(Proc* p) {
+  Release(&p->stat_file);
+  Release(&p->children_file);
+  Release(&p->io_file);
+}
+
+void ProcessTreeSource::QueueChildren(int pid, int tid, Proc* p, std::vector<Notice>* notices) {
+  const char* path = TaskPath(pid, tid, "children");
+  Status s =
+      p != nullptr ? ReadHeld(&p->children_file, path, notices) : env_->ReadFile(path, &buf_);
   if (!s.ok()) {
     // Gone (normal), or a kernel without CONFIG_PROC_CHILDREN: say that once.
     if (!said_no_children_ && pid == tid && s.code() == Status::Code::kNotFound &&
@@ -208,6 +275,7 @@ void ProcessTreeSource::SweepExited(JobSample* job) {
     }
     job->exited.push_back(InfoOf(it->first, p.ppid, std::move(p.comm), std::move(p.cmdline)));
     membership_changed_ = true;
+    ReleaseAll(&p);
     it = procs_.erase(it);
   }
 }
@@ -219,7 +287,7 @@ void ProcessTreeSource::ReadIo(double now_s, JobSample* job, std::vector<Notice>
   for (int pid : members_) {
     Proc& p = procs_.find(pid)->second;
     if (p.io_denied) continue;
-    Status s = env_->ReadFile(Path(pid, "io"), &buf_);
+    Status s = ReadHeld(&p.io_file, Path(pid, "io"), notices);
     if (!s.ok()) {
       p.io_read_bytes.reset();
       p.io_write_bytes.reset();

@@ -15,6 +15,12 @@
 namespace tv {
 namespace {
 
+size_t OpenFds() {
+  std::vector<std::string> names;
+  PosixEnv().ListDir("/proc/self/fd", &names);
+  return names.size();
+}
+
 TEST(ProcessTreeReal, FindsForkedChildrenOfThisProcess) {
   std::string children = "/proc/self/task/" + std::to_string(syscall(SYS_gettid)) + "/children";
   if (access(children.c_str(), R_OK) != 0) GTEST_SKIP() << children << " missing";
@@ -47,6 +53,37 @@ TEST(ProcessTreeReal, FindsForkedChildrenOfThisProcess) {
     kill(kid, SIGKILL);
     waitpid(kid, nullptr, 0);
   }
+}
+
+TEST(ProcessTreeReal, ChildReapedWhileItsFilesAreHeldIsReportedExited) {
+  pid_t kid = fork();
+  ASSERT_GE(kid, 0);
+  if (kid == 0) {
+    pause();
+    _exit(0);
+  }
+  size_t fds_before = OpenFds();
+  PosixEnv env;
+  ProcessTreeSource src(&env, {getpid()});
+  Sample sample;
+  std::vector<Notice> notices;
+  for (int k = 0; k < 3; ++k) {  // from the second tick on, its files are held
+    sample = Sample{};
+    src.Read(Tick{k * 0.1, true}, &sample, &notices);
+  }
+  ASSERT_TRUE(std::binary_search(sample.job.pids.begin(), sample.job.pids.end(), kid));
+  EXPECT_GE(OpenFds(), fds_before + 6);  // stat, children and io of both
+  kill(kid, SIGKILL);
+  waitpid(kid, nullptr, 0);
+  sample = Sample{};
+  src.Read(Tick{0.3, true}, &sample, &notices);
+  const JobSample& job = sample.job;
+  EXPECT_FALSE(std::binary_search(job.pids.begin(), job.pids.end(), kid));
+  EXPECT_TRUE(std::any_of(job.exited.begin(), job.exited.end(),
+                          [&](const ProcessInfo& p) { return p.pid == kid; }));
+  EXPECT_TRUE(std::binary_search(job.pids.begin(), job.pids.end(), getpid()));
+  for (const Notice& n : notices) ADD_FAILURE() << n.message;
+  EXPECT_EQ(OpenFds(), fds_before + 3);  // the child's files were closed
 }
 
 TEST(ProcessTreeReal, FindsChildForkedByAnotherThread) {
