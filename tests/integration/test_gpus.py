@@ -47,14 +47,16 @@ def test_two_gpus_are_recorded_with_the_jobs_share(gpu_run):
     gpus = r.meta["gpus"]
     assert [g["index"] for g in gpus] == [0, 1]
     assert all(not g["id"].startswith("GPU-") for g in gpus)  # a hash, not the UUID
+    assert all("uuid" not in g and "serial" not in g for g in gpus)
     assert gpus[0]["energy_source"] == "counter"
     g0, g1 = gpu_rows(r, 0), gpu_rows(r, 1)
     assert len(g0) >= 5 and len(g1) >= 5
     assert g0[-1]["job_memory_bytes"] == 4_000_000_000
     assert g1[-1]["job_memory_bytes"] == 0
+    full = g0[-2]  # the last full interval (the final row may be partial)
     for key in ("util_ratio", "memory_used_bytes", "memory_total_bytes", "temperature_celsius",
-                "power_watts", "energy_joules"):
-        assert key in g0[-1], key
+                "power_watts", "energy_joules", "sm_clock_hertz", "performance_state"):
+        assert key in full, key
     assert g0[-1]["power_watts"] == pytest.approx(300, rel=0.01)
     s = r.summary
     assert len(s["gpus"]) == 2
@@ -64,7 +66,7 @@ def test_two_gpus_are_recorded_with_the_jobs_share(gpu_run):
 
 def test_real_ids_only_when_asked(gpu_run):
     r = gpu_run("two_gpus.json", flags=("--gpu-ids",))
-    assert r.meta["gpus"][0]["id"] == "GPU-0a0a0a0a-two-0"
+    assert r.meta["gpus"][0]["uuid"] == "GPU-0a0a0a0a-two-0"
 
 
 def test_a_leak_shows_as_growing_job_memory(gpu_run):
