@@ -1,6 +1,43 @@
-// Cost of one GpuSource tick against the fake driver: 1 GPU with processes.
-// The target is at most 0.3 ms of our own code per GPU and tick.
+// Cost of one GpuSource tick: against the fake driver (our own code: 1 GPU with
+// processes, target at most 0.3 ms), and against the real driver where one is
+// installed (plain ticks and row ticks, which add the energy counter, the
+// driver's sample buffers, per-process SM use and GPM), in wall time.
 #include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <unistd.h>
+
+#include "sources/gpu_source.h"
+
+namespace tv {
+namespace {
+
+void BM_GpuSourceRealDriver(benchmark::State& state) {
+  std::vector<Notice> notices;
+  auto source = GpuSource::Create(GpuSourceOptions::FromEnvironment(), &notices);
+  if (source == nullptr) {
+    state.SkipWithError(notices.empty() ? "no GPU" : notices.front().message.c_str());
+    return;
+  }
+  const bool row = state.range(0) == 1;
+  Sample sample;
+  sample.job.pids = {getpid()};
+  auto now = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+  for (int i = 0; i < 3; ++i) source->Read({now(), true}, &sample, &notices);
+  for (auto _ : state) {
+    sample.gpus.clear();
+    source->Read({now(), row}, &sample, &notices);
+  }
+  state.counters["gpus"] = static_cast<double>(sample.gpus.size());
+  state.SetLabel(row ? "row tick" : "plain tick");
+}
+BENCHMARK(BM_GpuSourceRealDriver)->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace tv
 
 #ifdef FAKE_NVML_PATH
 

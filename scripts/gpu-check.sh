@@ -6,6 +6,10 @@
 # in the same seconds, and prints a table of agreement plus the cost of each
 # NVML call. Everything lands in $OUT (default ./gpu-check-out).
 #
+# Where the build dependencies are missing, bring a bundle made here with
+# scripts/device-bundle.sh (build/device: the CLI, the benchmarks and their
+# shared libraries); it is used first when it runs.
+#
 # Environment: OUT, TRAIN_SECONDS (default 30), GPU_CHECK_SKIP_FULL=1 to skip
 # the CMake build, GPU_CHECK_INCLUDE (a folder holding fmt/ and nlohmann/
 # headers for the g++-only build when the system lacks them).
@@ -25,8 +29,20 @@ timeout 60 python3 -c 'import torch; print(torch.__version__, torch.cuda.is_avai
   >"$OUT/torch.txt" 2>&1 || log "python3 cannot import torch"
 for tool in cmake ninja g++; do command -v $tool >/dev/null || log "missing: $tool"; done
 
-# 1. Tools: try to install the missing ones quickly (mirrors may be unreachable).
-if ! command -v cmake >/dev/null || ! command -v ninja >/dev/null || ! command -v g++ >/dev/null; then
+# 1. A bundle built elsewhere, when it runs here.
+TV=""
+BENCH=""
+if [ -x build/device/trainvitals ] &&
+   LD_LIBRARY_PATH=build/device timeout 10 build/device/trainvitals --version >/dev/null 2>&1; then
+  log "using the prebuilt bundle in build/device"
+  export LD_LIBRARY_PATH=$ROOT/build/device${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  TV=build/device/trainvitals
+  BENCH=build/device/trainvitals_bench
+  GPU_CHECK_SKIP_FULL=1
+fi
+
+# 1b. Tools: try to install the missing ones quickly (mirrors may be unreachable).
+if [ -z "$TV" ] && ! command -v cmake >/dev/null || ! command -v ninja >/dev/null || ! command -v g++ >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ "${GPU_CHECK_SKIP_FULL:-0}" != 1 ]; then
     log "trying apt-get install (90 s at most)"
     timeout 90 apt-get install -y -q cmake ninja-build g++ libfmt-dev nlohmann-json3-dev \
@@ -36,8 +52,7 @@ if ! command -v cmake >/dev/null || ! command -v ninja >/dev/null || ! command -
 fi
 
 # 2. Build. The full CLI when CMake works; always the standalone tools (g++ only).
-TV=""
-if [ "${GPU_CHECK_SKIP_FULL:-0}" != 1 ] && command -v cmake >/dev/null && command -v ninja >/dev/null; then
+if [ -z "$TV" ] && [ "${GPU_CHECK_SKIP_FULL:-0}" != 1 ] && command -v cmake >/dev/null && command -v ninja >/dev/null; then
   log "cmake build (release)"
   if timeout 60 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
        -DTRAINVITALS_TESTS=OFF -DTRAINVITALS_BENCH=OFF >"$OUT/cmake.txt" 2>&1 &&
@@ -79,6 +94,30 @@ if [ -x "$TOOLS/nvml_calls" ]; then
   log "per-call NVML cost"
   timeout 60 "$TOOLS/nvml_calls" >"$OUT/calls.json" 2>>"$OUT/log.txt" || log "nvml_calls failed"
 fi
+
+# 3b. What trainvitals sees of this machine; one GpuSource tick on the real
+# driver; one nvidia-smi query, for the ratio.
+if [ -n "$TV" ]; then
+  timeout 60 "$TV" check >"$OUT/check.txt" 2>&1 || log "check failed"
+  timeout 60 "$TV" check --json >"$OUT/check.json" 2>>"$OUT/log.txt"
+fi
+if [ -n "$BENCH" ]; then
+  log "GpuSource tick on the real driver"
+  timeout 120 "$BENCH" --benchmark_filter='GpuSource|Tick|Bare' --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true >"$OUT/bench.txt" 2>&1 || log "bench failed"
+fi
+python3 - "$OUT/smi_cost.txt" <<'PY'
+import statistics, subprocess, sys, time
+q = ["nvidia-smi", "--query-gpu=utilization.gpu,memory.used,temperature.gpu,power.draw",
+     "--format=csv,noheader,nounits"]
+times = []
+for _ in range(10):
+    t = time.perf_counter()
+    subprocess.run(q, capture_output=True, timeout=20)
+    times.append((time.perf_counter() - t) * 1000)
+open(sys.argv[1], "w").write(f"nvidia-smi --query-gpu: median {statistics.median(times):.1f} ms "
+                             f"(min {min(times):.1f}, max {max(times):.1f}, 10 calls)\n")
+PY
 
 # 4. Training under the monitor, nvidia-smi beside it.
 log "training for ${TRAIN_SECONDS}s with nvidia-smi alongside"
@@ -122,4 +161,6 @@ if [ -n "$ROWS" ] && [ -s "$ROWS" ]; then
 else
   log "no rows to compare"
 fi
+cat "$OUT/smi_cost.txt" 2>/dev/null
+grep -E 'GpuSource|Tick|Bare' "$OUT/bench.txt" 2>/dev/null | grep -E 'median|ERROR'
 log "done: results in $OUT"
