@@ -149,7 +149,7 @@ void GpuSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices
   if (tick.row_tick) pids_.Retain(seen_pids_);
 }
 
-void GpuSource::Attribute(const Watched& w, const Tick& tick, const std::vector<int>& job_pids,
+void GpuSource::Attribute(Watched& w, const Tick& tick, const std::vector<int>& job_pids,
                           GpuSample* g) {
   if (backend_->ReadProcesses(w.unit, &procs_)) {
     double job_mem = 0, other_mem = 0;
@@ -171,7 +171,11 @@ void GpuSource::Attribute(const Watched& w, const Tick& tick, const std::vector<
     if (job_mem_known || job_mem > 0) g->job_memory_bytes = job_mem;
     if (other_mem_known || other_mem > 0) g->other_memory_bytes = other_mem;
   }
-  if (tick.row_tick && backend_->ReadProcessUtilization(w.unit, &utils_)) {
+  // About 2.4 ms a call on an H200: every kProcessUtilEvery_s, over the
+  // samples the driver kept since the previous call.
+  if (tick.row_tick && tick.mono_s >= w.next_process_util_s &&
+      backend_->ReadProcessUtilization(w.unit, &utils_)) {
+    w.next_process_util_s = tick.mono_s + kProcessUtilEvery_s;
     double sm = 0;
     for (const GpuProcessUtil& u : utils_) {
       if (pids_.InJob(u.pid, job_pids)) sm += u.sm_ratio;

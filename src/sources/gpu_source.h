@@ -63,10 +63,11 @@ class GpuSource final : public Source {
     size_t unit = 0;  // index into backend units()
     int index = 0;    // CUDA index
     bool lost = false;
+    double next_process_util_s = 0;
   };
   GpuSource(std::unique_ptr<GpuBackend> backend, Env* env)
       : backend_(std::move(backend)), pids_(env) {}
-  void Attribute(const Watched& w, const Tick& tick, const std::vector<int>& job_pids,
+  void Attribute(Watched& w, const Tick& tick, const std::vector<int>& job_pids,
                  GpuSample* g);
 
   std::unique_ptr<GpuBackend> backend_;

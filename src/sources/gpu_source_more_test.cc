@@ -44,7 +44,7 @@ TEST_F(GpuJobShare, MapsHostPidsThroughNsPid) {
                                       {"pid": 90002, "memory_bytes": 1e9}]}]})");
   job_pids_ = {12};  // the job as our PID namespace numbers it
   Tick(0.0, true);
-  Sample s = Tick(1.0, true);
+  Sample s = Tick(5.0, true);  // per-process SM use is read every 5 s
   EXPECT_DOUBLE_EQ(*s.gpus[0].job_memory_bytes, 3e9);
   EXPECT_DOUBLE_EQ(*s.gpus[0].other_memory_bytes, 1e9);
   EXPECT_NEAR(*s.gpus[0].job_sm_util_ratio, 0.4, 1e-9);

@@ -71,11 +71,16 @@ TEST_F(GpuSourceFake, CachesHandlesAndTriesUnsupportedMetricsOnce) {
 
 TEST_F(GpuSourceFake, EnergyCountsFromTheStartOfMonitoring) {
   Open(R"({"devices": [{"series": {"power_mw": 200000}}]})");
-  Tick(1.0, true);
-  EXPECT_FALSE(Tick(2.0).gpus[0].energy_joules.has_value());  // the counter is read per row
-  Sample s = Tick(3.0, true);
-  // 200 W over the 2 s since the first tick, not the driver's count since it loaded.
-  EXPECT_NEAR(*s.gpus[0].energy_joules, 400, 1);
+  long calls_at_open = Calls("nvmlDeviceGetTotalEnergyConsumption");
+  EXPECT_FALSE(Tick(0.5).gpus[0].energy_joules.has_value());  // the counter is read on rows
+  EXPECT_NEAR(*Tick(1.0, true).gpus[0].energy_joules, 0, 1e-9);
+  // Between counter reads, power is added to the last reading...
+  EXPECT_NEAR(*Tick(2.0).gpus[0].energy_joules, 200, 1e-6);
+  EXPECT_NEAR(*Tick(3.0, true).gpus[0].energy_joules, 400, 1e-6);
+  // ...and every 10 s the counter itself: 200 W over the 10 s since the first
+  // read, not the driver's count since it loaded.
+  EXPECT_NEAR(*Tick(11.0, true).gpus[0].energy_joules, 2000, 1);
+  EXPECT_EQ(Calls("nvmlDeviceGetTotalEnergyConsumption") - calls_at_open, 2);
 }
 
 TEST_F(GpuSourceFake, NarrowsToCudaVisibleDevicesNumbering) {
@@ -106,13 +111,25 @@ TEST_F(GpuSourceFake, ThrottleReasonsBecomeFractionsOfTheRow) {
   EXPECT_NEAR(Get(row.gpus[0], "throttle_hw_slowdown_ratio")->mean, 0.0, 1e-9);
 }
 
-TEST_F(GpuSourceFake, DriverBufferCatchesBurstBetweenTicks) {
-  Open(R"({"devices": [{"util_sample_period_s": 0.01,
-    "series": {"util_gpu": {"step": [[0, 10], [0.33, 100], [0.36, 10]]}}}]})");
-  Row row = RowAt(0);
-  auto util = Get(row.gpus[0], "util_ratio");
-  EXPECT_DOUBLE_EQ(util->max, 1.0);  // no polled instant saw 100 %
-  EXPECT_LT(util->mean, 0.2);
+TEST_F(GpuSourceFake, DriverBufferCatchesBurstBetweenSparseTicks) {
+  Open(R"({"devices": [{"util_sample_period_s": 0.1,
+    "series": {"util_gpu": {"step": [[0, 10], [1.3, 100], [1.45, 10]]}}}]})");
+  Aggregator agg;  // sampling at 1 Hz: the polls at 1 s and 2 s both see 10 %
+  agg.Add(Tick(0.0, true));
+  agg.Add(Tick(1.0, true));
+  agg.Add(Tick(2.0, true));
+  auto util = Get(agg.Take(0, 2).gpus[0], "util_ratio");
+  EXPECT_DOUBLE_EQ(util->max, 1.0);  // the driver saw the burst
+  EXPECT_LT(util->mean, 0.5);
+}
+
+TEST_F(GpuSourceFake, DenseTicksSkipTheCostlyUtilisationBuffer) {
+  Open(R"({"devices": [{}]})");
+  RowAt(0);
+  long after_first_row = Calls("nvmlDeviceGetSamples");
+  RowAt(1);
+  RowAt(2);
+  EXPECT_EQ(Calls("nvmlDeviceGetSamples") - after_first_row, 2);  // the power buffer, once a row
 }
 
 TEST_F(GpuSourceFake, LostGpuStopsBeingReadAndSaysSoOnce) {

@@ -47,15 +47,21 @@ void NvmlBackend::ReadDevice(size_t u, const Tick& tick, GpuSample* out) {
   const NvmlLib& l = *lib_;
   nvmlDevice_t h = st.handle;
 
+  if (st.last_tick_s >= 0) st.tick_gap_s = tick.mono_s - st.last_tick_s;
+  st.last_tick_s = tick.mono_s;
+
   nvmlUtilization_t util{};
   if (Call(gate, NvmlGroup::kUtil, l.nvmlDeviceGetUtilizationRates, h, &util)) {
     out->util_ratio = util.gpu / 100.0;
     out->memory_util_ratio = util.memory / 100.0;
   }
   // The driver's sample buffers cost about 2 ms a call on an H200 (driver
-  // 580), so they are read once per row: everything since the previous row.
+  // 580), so they are read once per row: everything since the previous row;
+  // the utilisation buffer only when polls are too sparse to see every value.
   std::optional<double> mean, peak;
-  if (tick.row_tick) ReadBuffered(&st, NVML_GPU_UTILIZATION_SAMPLES, 0.01, &mean, &peak);
+  if (tick.row_tick && st.tick_gap_s > kUtilBufferWhenTicksOver_s) {
+    ReadBuffered(&st, NVML_GPU_UTILIZATION_SAMPLES, 0.01, &mean, &peak);
+  }
   if (mean) {
     out->util_ratio = mean;
     out->util_ratio_peak = peak;
@@ -155,21 +161,25 @@ void NvmlBackend::ReadSlow(NvmlUnitState* st, GpuSample* out) {
 void NvmlBackend::ReadEnergy(NvmlUnitState* st, const Tick& tick, GpuSample* out) {
   NvmlEnergy& e = st->energy;
   unsigned long long mj = 0;
-  // The counter costs about 4 ms a call on an H200: read it on row ticks only.
-  if (!tick.row_tick && st->gate.open(NvmlGroup::kEnergy)) return;
-  if (Call(st->gate, NvmlGroup::kEnergy, lib_->nvmlDeviceGetTotalEnergyConsumption, st->handle,
-           &mj)) {
+  bool counter_due = tick.row_tick && tick.mono_s >= e.next_counter_s;
+  if (counter_due && Call(st->gate, NvmlGroup::kEnergy,
+                          lib_->nvmlDeviceGetTotalEnergyConsumption, st->handle, &mj)) {
     double j = static_cast<double>(mj) / 1000.0;
     if (!e.first_counter_j) e.first_counter_j = j;
-    out->energy_joules = j - *e.first_counter_j;
-  } else if (!st->gate.open(NvmlGroup::kEnergy) && out->power_watts) {
-    // No counter on this device or driver: integrate power between ticks.
-    if (e.last_mono_s >= 0 && tick.mono_s > e.last_mono_s) {
-      e.integrated_j += *out->power_watts * (tick.mono_s - e.last_mono_s);
-    }
+    e.counter_j = j - *e.first_counter_j;
+    e.since_counter_j = 0;
     e.last_mono_s = tick.mono_s;
-    out->energy_joules = e.integrated_j;
+    e.next_counter_s = tick.mono_s + kEnergyCounterEvery_s;
+    out->energy_joules = e.counter_j;
+    return;
   }
+  bool has_counter = st->gate.open(NvmlGroup::kEnergy);
+  if (has_counter && !e.first_counter_j) return;  // nothing to add power to yet
+  if (out->power_watts && e.last_mono_s >= 0 && tick.mono_s > e.last_mono_s) {
+    e.since_counter_j += *out->power_watts * (tick.mono_s - e.last_mono_s);
+  }
+  if (out->power_watts) e.last_mono_s = tick.mono_s;
+  if (e.last_mono_s >= 0) out->energy_joules = e.counter_j + e.since_counter_j;
 }
 
 void NvmlBackend::ReadBuffered(NvmlUnitState* st, nvmlSamplingType_t type, double scale,
