@@ -20,10 +20,16 @@ namespace {
 // Reads `fd` to its end into *out (cleared first): with read() from the current
 // offset when `offset` is negative, else with pread() from `offset`. Chunks go
 // through a stack buffer and are appended, so the reused buffer is neither
-// zero-filled nor reallocated in steady state. The read that returns 0 stays:
-// a short read is not the end of every file (a seq_file of many records stops
-// at its buffer's end).
-Status ReadToEnd(int fd, off_t offset, const char* path, std::string* out) {
+// zero-filled nor reallocated in steady state. In general the read that
+// returns 0 is needed: a short read is not the end of every file (a seq_file of
+// many records stops at its buffer's end, a page). With `short_is_whole`, a
+// first read of less than kWholeBelow bytes is taken as the whole file: true
+// of /proc files made in one piece (stat, io, meminfo) and of those whose
+// records are a few bytes (children), far below a page; it saves a syscall.
+constexpr ssize_t kWholeBelow = 2048;
+
+Status ReadToEnd(int fd, off_t offset, const char* path, std::string* out,
+                 bool short_is_whole = false) {
   char chunk[8192];
   out->clear();
   for (;;) {
@@ -37,6 +43,9 @@ Status ReadToEnd(int fd, off_t offset, const char* path, std::string* out) {
     }
     if (n == 0) return Status::Ok();
     out->append(chunk, static_cast<size_t>(n));
+    if (short_is_whole && n < kWholeBelow && out->size() == static_cast<size_t>(n)) {
+      return Status::Ok();
+    }
     if (offset >= 0) offset += n;
   }
 }
@@ -48,7 +57,9 @@ class PosixRereadableFile final : public RereadableFile {
   PosixRereadableFile(const PosixRereadableFile&) = delete;
   PosixRereadableFile& operator=(const PosixRereadableFile&) = delete;
 
-  Status Read(std::string* out) override { return ReadToEnd(fd_, 0, path_.c_str(), out); }
+  Status Read(std::string* out) override {
+    return ReadToEnd(fd_, 0, path_.c_str(), out, /*short_is_whole=*/true);
+  }
 
  private:
   int fd_;
@@ -146,6 +157,19 @@ Status MemEnv::ListDir(const char* path, std::vector<std::string>* names) {
   }
   if (names->empty()) return Status::NotFound(std::string(path) + ": No such file or directory");
   return Status::Ok();
+}
+
+Status HeldFile::Read(Env* env, std::string* out) {
+  if (!file_) {
+    Status s = env->OpenRereadable(path_.c_str(), &file_);
+    if (!s.ok()) {
+      file_.reset();
+      return s;
+    }
+  }
+  Status s = file_->Read(out);
+  if (!s.ok()) file_.reset();
+  return s;
 }
 
 }  // namespace tv

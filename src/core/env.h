@@ -21,7 +21,9 @@ namespace tv {
 // whose content the kernel makes afresh at each read from the start, so a
 // reader skips the path lookup of open and close. One opened on a /proc/PID
 // file refers to that very process: once it exits, Read fails with NotFound,
-// even if its PID is reused.
+// even if its PID is reused. For files made in one piece or of tiny records
+// (stat, io, meminfo, children, cgroup counters): a first read shorter than
+// 2 KiB is taken as the whole file, without the read that returns 0.
 class RereadableFile {
  public:
   virtual ~RereadableFile() = default;
@@ -49,6 +51,20 @@ class Env {
 
   // Process-wide default Env on the real file system.
   static Env* Default();
+};
+
+// A file read again and again through `env` (a /proc or cgroup file each tick):
+// opened on first use, re-read in place after that, reopened after a failure.
+// Not thread-safe.
+class HeldFile {
+ public:
+  explicit HeldFile(std::string path) : path_(std::move(path)) {}
+  Status Read(Env* env, std::string* out);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::unique_ptr<RereadableFile> file_;
 };
 
 // The real file system.

@@ -218,7 +218,8 @@ void CgroupSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* noti
   HostSample& h = out->host;
   Lower(&h.memory_limit_bytes, memory_limit_bytes_);
   Lower(&h.cpu_limit_cores, cpu_limit_cores_);
-  if (files_.memory && env_->ReadFile(files_.memory_current.c_str(), &buffer_).ok()) {
+  if (files_.memory && !current_file_) current_file_.emplace(files_.memory_current);
+  if (current_file_ && current_file_->Read(env_, &buffer_).ok()) {
     if (auto v = text::ParseU64(text::Trim(buffer_))) {
       h.cgroup_memory_current_bytes = static_cast<double>(*v);
     }

@@ -98,6 +98,7 @@ class CgroupSource final : public Source {
   int pid_;
   bool located_ = false;
   CgroupFiles files_;
+  std::optional<HeldFile> current_file_;  // memory.current, read every tick
   std::string buffer_;
   std::string period_buffer_;
   std::optional<double> memory_limit_bytes_;

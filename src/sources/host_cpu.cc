@@ -70,10 +70,10 @@ std::optional<double> BusyRatio(const CpuTimes& prev, const CpuTimes& cur) {
   return static_cast<double>(total - idle) / static_cast<double>(total);
 }
 
-HostCpuSource::HostCpuSource(Env* env, std::string path) : env_(env), path_(std::move(path)) {}
+HostCpuSource::HostCpuSource(Env* env, std::string path) : env_(env), file_(std::move(path)) {}
 
 void HostCpuSource::Read(const Tick&, Sample* out, std::vector<Notice>* notices) {
-  Status s = env_->ReadFile(path_.c_str(), &buffer_);
+  Status s = file_.Read(env_, &buffer_);
   if (!s.ok()) {
     if (!noticed_) notices->push_back({std::string(name()), "cannot read " + s.message()});
     noticed_ = true;

@@ -61,7 +61,7 @@ class HostCpuSource final : public Source {
 
  private:
   Env* env_;
-  std::string path_;
+  HeldFile file_;
   std::string buffer_;
   ProcStatCpu cur_;
   std::optional<CpuTimes> prev_all_;

@@ -56,10 +56,10 @@ MemInfo ParseMemInfo(std::string_view text) {
 }
 
 HostMemorySource::HostMemorySource(Env* env, std::string path)
-    : env_(env), path_(std::move(path)) {}
+    : env_(env), file_(std::move(path)) {}
 
 void HostMemorySource::Read(const Tick&, Sample* out, std::vector<Notice>* notices) {
-  Status s = env_->ReadFile(path_.c_str(), &buffer_);
+  Status s = file_.Read(env_, &buffer_);
   if (!s.ok()) {
     if (!noticed_) notices->push_back({std::string(name()), "cannot read " + s.message()});
     noticed_ = true;

@@ -40,7 +40,7 @@ class HostMemorySource final : public Source {
 
  private:
   Env* env_;
-  std::string path_;
+  HeldFile file_;
   std::string buffer_;
   bool noticed_ = false;
 };

@@ -91,11 +91,22 @@ const char* ProcessTreeSource::TaskPath(int pid, int tid, const char* leaf) {
 void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notice>* notices) {
   if (roots_.empty()) return;
   JobSample* job = &sample->job;
+  // New members can only come from a fork. When the host's fork counter has not
+  // moved, no children file can have changed: the known members are read, and
+  // their children files are not.
+  const std::optional<uint64_t>& forks = sample->host.processes_created;
+  bool look = !forks || !last_forks_ || *forks != *last_forks_ || forget_members_;
+  last_forks_ = forks;
   bool all_threads =
-      !last_walk_s_ || tick.mono_s - *last_walk_s_ >= options_.thread_walk_interval_s;
-  if (all_threads) last_walk_s_ = tick.mono_s;
+      (!last_walk_s_ || tick.mono_s - *last_walk_s_ >= options_.thread_walk_interval_s) &&
+      (!forks || !forks_at_walk_ || *forks != *forks_at_walk_ || forget_members_);
+  if (all_threads) {
+    last_walk_s_ = tick.mono_s;
+    forks_at_walk_ = forks;
+    look = true;
+  }
 
-  Walk(all_threads, job, notices);
+  Walk(look, all_threads, job, notices);
   SweepExited(job);
   if (tick.row_tick) ReadIo(tick.mono_s, job, notices);
   if (!members_.empty() && pss_scheduler_.Due(tick.mono_s, membership_changed_)) {
@@ -104,7 +115,8 @@ void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notic
   Sum(tick.mono_s, job);
 }
 
-void ProcessTreeSource::Walk(bool all_threads, JobSample* job, std::vector<Notice>* notices) {
+void ProcessTreeSource::Walk(bool look, bool all_threads, JobSample* job,
+                             std::vector<Notice>* notices) {
   ++seq_;
   cpu_delta_ticks_ = 0;
   std::swap(members_, prev_members_);
@@ -119,7 +131,7 @@ void ProcessTreeSource::Walk(bool all_threads, JobSample* job, std::vector<Notic
   for (int pass = 0; pass < 2; ++pass) {
     while (head < queue_.size()) {
       Candidate c = queue_[head++];
-      Visit(c, all_threads, job, notices);
+      Visit(c, look, all_threads, job, notices);
     }
     if (pass == 0 && !forget_members_) {
       for (int pid : prev_members_) queue_.push_back({pid, 0, Via::kKnown});
@@ -128,7 +140,7 @@ void ProcessTreeSource::Walk(bool all_threads, JobSample* job, std::vector<Notic
   forget_members_ = false;
 }
 
-void ProcessTreeSource::Visit(const Candidate& c, bool all_threads, JobSample* job,
+void ProcessTreeSource::Visit(const Candidate& c, bool look, bool all_threads, JobSample* job,
                               std::vector<Notice>* notices) {
   auto it = procs_.find(c.pid);
   if (it != procs_.end() && it->second.seen == seq_) return;  // already in this tick
@@ -180,6 +192,7 @@ void ProcessTreeSource::Visit(const Candidate& c, bool all_threads, JobSample* j
   members_.push_back(c.pid);
 
   if (st->state == 'Z') return;  // a zombie has no threads and no children left
+  if (!look) return;
   QueueChildren(c.pid, c.pid, &p, notices);
   if (!all_threads || st->num_threads <= 1) return;
   if (!env_->ListDir(Path(c.pid, "task"), &names_).ok()) return;

@@ -4,7 +4,10 @@
 // processes that joined or left.
 //
 // Membership is found afresh every tick without scanning /proc: from each member
-// it reads /proc/PID/task/PID/children (children of the main thread). A process
+// it reads /proc/PID/task/PID/children (children of the main thread) — unless
+// the host's fork counter (host.processes_created, from the CPU source earlier
+// in the tick) has not moved since the last tick: then nothing can have joined,
+// and only the known members are read. A process
 // forked by another thread is that thread's child, so every thread's children
 // file is read too, every `thread_walk_interval_s` (2 s): such a process joins
 // the tree within that time; a child of the main thread joins on its first tick.
@@ -107,8 +110,11 @@ class ProcessTreeSource final : public Source {
     Via via;
   };
 
-  void Walk(bool all_threads, JobSample* job, std::vector<Notice>* notices);
-  void Visit(const Candidate& c, bool all_threads, JobSample* job, std::vector<Notice>* notices);
+  // `look`: read children files (something forked since the last tick);
+  // `all_threads`: those of every thread, not only the main one.
+  void Walk(bool look, bool all_threads, JobSample* job, std::vector<Notice>* notices);
+  void Visit(const Candidate& c, bool look, bool all_threads, JobSample* job,
+             std::vector<Notice>* notices);
   bool ReadStat(int pid, Proc* known, std::vector<Notice>* notices);
   // `p`: the member when tid is its main thread, else nullptr.
   void QueueChildren(int pid, int tid, Proc* p, std::vector<Notice>* notices);
@@ -150,6 +156,8 @@ class ProcessTreeSource final : public Source {
   uint64_t cpu_delta_ticks_ = 0;     // this tick, over members seen last tick
   std::optional<double> last_tick_s_;
   std::optional<double> last_walk_s_;
+  std::optional<uint64_t> last_forks_;     // host.processes_created at the last tick
+  std::optional<uint64_t> forks_at_walk_;  // ... at the last all-threads walk
   std::optional<double> last_io_s_;
   bool said_no_children_ = false;
   bool said_io_denied_ = false;

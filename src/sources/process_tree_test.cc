@@ -110,6 +110,48 @@ TEST(ProcessTree, FindsChildOfANonMainThreadWithinTwoSeconds) {
   EXPECT_EQ(t.At(found_at + 0.1).pids, (std::vector<int>{100, 110}));
 }
 
+TEST(ProcessTree, ReadsNoChildrenFilesWhileNothingForks) {
+  FakeProc fs;
+  fs.Add(100, 1, "python");
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  t.forks = 500;
+  t.At(0);
+  t.At(0.1);
+  // A child listed without the fork counter moving is not looked for (a real
+  // kernel cannot do that: it shows the children files are left unread)...
+  fs.Add(101, 100, "worker");
+  fs.Publish();
+  EXPECT_EQ(t.At(0.2).pids, std::vector<int>{100});
+  EXPECT_EQ(t.At(2.5).pids, std::vector<int>{100});  // not even by the thread walk
+  // ...and found on the tick the counter moves.
+  t.forks = 501;
+  EXPECT_EQ(t.At(2.6).pids, (std::vector<int>{100, 101}));
+}
+
+TEST(ProcessTree, FindsChildOfANonMainThreadAfterOneForkWithinTwoSeconds) {
+  FakeProc fs;
+  fs.Add(100, 1, "python").thread_children[105];
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  t.forks = 10;
+  t.At(0);
+  fs.Add(110, 100, "loader");
+  fs[100].thread_children[100].clear();
+  fs[100].thread_children[105] = {110};
+  fs.Publish();
+  t.forks = 11;  // one fork, then quiet: the next thread walk must still happen
+  double found_at = -1;
+  for (int k = 1; k <= 25 && found_at < 0; ++k) {
+    const JobSample& job = t.At(k * 0.1);
+    if (std::count(job.pids.begin(), job.pids.end(), 110)) found_at = k * 0.1;
+  }
+  EXPECT_GT(found_at, 0);
+  EXPECT_LE(found_at, 2.0 + 1e-9);
+}
+
 TEST(ProcessTree, ReportsStartedAndExitedProcesses) {
   FakeProc fs;
   fs.Add(100, 1, "python");

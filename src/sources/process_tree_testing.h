@@ -101,8 +101,10 @@ struct Ticker {
   ProcessTreeSource* source;
   Sample sample;
   std::vector<Notice> notices;
+  std::optional<uint64_t> forks;  // host.processes_created to show; absent: unknown
   const JobSample& At(double t, bool row_tick = false) {
     sample = Sample{};
+    sample.host.processes_created = forks;
     notices.clear();
     source->Read(Tick{t, row_tick}, &sample, &notices);
     return sample.job;

@@ -63,7 +63,7 @@ TEST(ProcessTree, PssPacingFollowsMembershipAndCost) {
   fs.Publish();
   ProcessTreeOptions o = TestOptions();
   double cpu = 0;
-  o.cpu_seconds = [&cpu] { return cpu += 0.0005; };  // each round costs 0.5 ms -> every 1 s
+  o.cpu_seconds = [&cpu] { return cpu += 0.0002; };  // each round costs 0.2 ms -> every 1 s
   o.pss.max_periodic_s = 30;
   o.pss.burst_cpu_s = 0;  // no burst: changes wait for min_spacing_s
   ProcessTreeSource src(&fs.env, {100}, o);
@@ -109,7 +109,7 @@ TEST(ProcessTree, PssSpacingGrowsWithRoundCost) {
   fs.Publish();
   ProcessTreeOptions o = TestOptions();
   double cpu = 0;
-  o.cpu_seconds = [&cpu] { return cpu += 0.001; };  // 1 ms per round -> every 2 s
+  o.cpu_seconds = [&cpu] { return cpu += 0.0004; };  // 0.4 ms per round -> every 2 s
   ProcessTreeSource src(&fs.env, {100}, o);
   Ticker t{&src};
   t.At(0);

@@ -8,7 +8,7 @@
 //    `cpu_budget_ratio`; once spent, rounds after a change wait until the last
 //    one is at least `min_spacing_s` old;
 //  - otherwise every cost / cpu_budget_ratio seconds, clamped to
-//    [min_periodic_s, max_periodic_s], so PSS reading uses about
+//    [min_periodic_s, max_periodic_s], so PSS reading uses at most about
 //    `cpu_budget_ratio` of one core on average.
 // Time is whatever monotonic seconds the caller passes (the tick's mono_s), so
 // the pacing is deterministic under test.
@@ -21,7 +21,7 @@ namespace tv {
 struct PssPacing {
   double min_spacing_s = 0.5;
   double burst_cpu_s = 0.05;
-  double cpu_budget_ratio = 0.0005;  // 0.05% of one core
+  double cpu_budget_ratio = 0.0002;  // 0.02% of one core
   double min_periodic_s = 1;
   double max_periodic_s = 30;
 };
