@@ -13,3 +13,4 @@ python3 bench/compare_peers.py "$build/trainvitals_bench" /usr/bin/python3
 echo
 echo "== whole-program overhead"
 python3 bench/overhead.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}"
+"$build/bench_wake_floor" 20 "${BENCH_SECONDS:-30}"

@@ -67,7 +67,7 @@ void Session::Start(int root_pid) {
   }
   WriteJsonFile(dir + "/meta.json", meta);
   jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
-  std::vector<Sink*> sinks = {jsonl_.get()};
+  std::vector<Sink*> sinks = {&timeline_, jsonl_.get()};
   if (!config_.quiet) {
     status_ = std::make_unique<StatusLine>(STDERR_FILENO, ::isatty(STDERR_FILENO) != 0);
     sinks.push_back(status_.get());

@@ -16,6 +16,7 @@
 #include "core/config.h"
 #include "core/sampler.h"
 #include "core/sink_thread.h"
+#include "core/timeline.h"
 #include "sinks/jsonl_sink.h"
 #include "views/status_line.h"
 
@@ -29,6 +30,8 @@ class Session {
   ~Session();
 
   const std::string& run_dir() const { return run_dir_; }
+  // The run's recent rows, for analysis and views.
+  const Timeline& timeline() const { return timeline_; }
 
   // Starts sampling the process tree rooted at `root_pid`.
   void Start(int root_pid);
@@ -49,6 +52,7 @@ class Session {
   std::string mode_;
   std::string run_dir_;
   double start_wall_ = 0;
+  Timeline timeline_;
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<StatusLine> status_;
   std::unique_ptr<SinkThread> sinks_;

@@ -351,7 +351,7 @@ void ProcessTreeSource::PssRound(double now_s, std::vector<Notice>* notices) {
     p.rss_at_pss_bytes = p.rss_bytes;
     ++with_pss;
   }
-  pss_scheduler_.RoundDone(now_s, options_.cpu_seconds() - cpu_before);
+  pss_scheduler_.RoundDone(now_s, options_.cpu_seconds() - cpu_before, membership_changed_);
   membership_changed_ = false;
   if (with_pss == 0 && !said_no_pss_) {
     said_no_pss_ = true;

@@ -12,6 +12,7 @@ bool PssScheduler::Due(double now_s, bool membership_changed) const {
   if (membership_changed && (burst_left_s(now_s) > 0 || since >= pacing_.min_spacing_s)) {
     return true;
   }
+  if (settle_at_s_ >= 0 && now_s >= settle_at_s_ && burst_left_s(now_s) > 0) return true;
   return since >= spacing_s_;
 }
 
@@ -21,8 +22,9 @@ double PssScheduler::burst_left_s(double now_s) const {
   return std::min(burst_s_ + refill, pacing_.burst_cpu_s);
 }
 
-void PssScheduler::RoundDone(double now_s, double cpu_s) {
+void PssScheduler::RoundDone(double now_s, double cpu_s, bool after_change) {
   burst_s_ = burst_left_s(now_s) - std::max(cpu_s, 0.0);
+  settle_at_s_ = after_change ? now_s + pacing_.settle_after_s : -1;
   ran_ = true;
   last_round_s_ = now_s;
   double spacing = std::max(cpu_s, 0.0) / pacing_.cpu_budget_ratio;

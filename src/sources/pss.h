@@ -7,6 +7,10 @@
 //    double). The budget holds `burst_cpu_s` of CPU and refills at
 //    `cpu_budget_ratio`; once spent, rounds after a change wait until the last
 //    one is at least `min_spacing_s` old;
+//  - `settle_after_s` after a round that followed a change, one more (burst
+//    budget allowing): a new worker goes on mapping pages it shares with its
+//    parent (interpreter, libraries), which its RSS counts in full and its PSS
+//    only in part, so the estimate between rounds drifts up while it settles;
 //  - otherwise every cost / cpu_budget_ratio seconds, clamped to
 //    [min_periodic_s, max_periodic_s], so PSS reading uses at most about
 //    `cpu_budget_ratio` of one core on average.
@@ -21,6 +25,7 @@ namespace tv {
 struct PssPacing {
   double min_spacing_s = 0.5;
   double burst_cpu_s = 0.05;
+  double settle_after_s = 1;
   double cpu_budget_ratio = 0.0002;  // 0.02% of one core
   double min_periodic_s = 1;
   double max_periodic_s = 30;
@@ -34,8 +39,9 @@ class PssScheduler {
   // process joined or left since the last round.
   bool Due(double now_s, bool membership_changed) const;
 
-  // Records a round that ran at `now_s` and cost `cpu_s` seconds of CPU.
-  void RoundDone(double now_s, double cpu_s);
+  // Records a round that ran at `now_s` and cost `cpu_s` seconds of CPU;
+  // `after_change` when the membership had changed since the round before.
+  void RoundDone(double now_s, double cpu_s, bool after_change = false);
 
   // CPU seconds left in the burst budget at `now_s`.
   double burst_left_s(double now_s) const;
@@ -49,6 +55,7 @@ class PssScheduler {
   double last_round_s_ = 0;
   double spacing_s_ = 0;
   double burst_s_ = 0;  // at last_round_s_
+  double settle_at_s_ = -1;  // the settling round's time; negative: none pending
 };
 
 // CPU seconds used by the calling thread (CLOCK_THREAD_CPUTIME_ID): the default

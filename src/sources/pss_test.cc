@@ -39,6 +39,17 @@ TEST(PssScheduler, MembershipChangeTriggersRoundAtOnceWhileBurstLasts) {
   EXPECT_TRUE(s.Due(0.6, true));  // then every min_spacing_s at most
 }
 
+TEST(PssScheduler, OneSettlingRoundFollowsARoundAfterAChange) {
+  PssScheduler s;
+  s.RoundDone(0, 0.001);  // first round; periodic spacing 5 s
+  s.RoundDone(1, 0.001, /*after_change=*/true);
+  EXPECT_FALSE(s.Due(1.9, false));
+  EXPECT_TRUE(s.Due(2.0, false));  // settle_after_s = 1
+  s.RoundDone(2.0, 0.001);
+  EXPECT_FALSE(s.Due(4.0, false));  // only one
+  EXPECT_TRUE(s.Due(7.0, false));   // then periodic again
+}
+
 TEST(PssScheduler, BurstRefillsAtTheCpuBudget) {
   PssScheduler s;
   s.RoundDone(0, 0.05);

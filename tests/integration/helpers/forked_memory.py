@@ -1,7 +1,9 @@
 """A parent holding ~200 MB that forks two workers, each adding ~100 MB of its own.
 
 Summed RSS counts the parent's pages three times (~800 MB); the job's real
-footprint is ~400 MB. Everyone lives for HOLD seconds. Prints the worker PIDs.
+footprint is ~400 MB. Everyone lives for HOLD seconds. Prints the worker PIDs,
+and, once all have settled, the true footprint: the sum of the three processes'
+PSS from /proc/PID/smaps_rollup ("pss_total_bytes N").
 """
 import os
 import sys
@@ -20,5 +22,17 @@ for _ in range(2):
         os._exit(0 if own and parent_block else 1)
     workers.append(pid)
 print("workers", *workers, flush=True)
+
+
+def pss(pid):
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+time.sleep(min(3.0, HOLD / 2))
+print("pss_total_bytes", sum(pss(p) for p in [os.getpid(), *workers]), flush=True)
 for pid in workers:
     os.waitpid(pid, 0)
