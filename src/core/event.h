@@ -11,7 +11,7 @@ namespace tv {
 struct Event {
   double t = 0;      // unix seconds
   std::string type;  // "start", "end", "process_start", "source_unavailable", ...
-  nlohmann::json fields = nlohmann::json::object();  // further keys of the line
+  nlohmann::ordered_json fields = nlohmann::ordered_json::object();  // further keys, in order
 };
 
 }  // namespace tv

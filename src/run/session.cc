@@ -84,7 +84,7 @@ void Session::Start(int root_pid) {
   sampler_->Start();
 }
 
-void Session::AddEvent(std::string type, nlohmann::json fields) {
+void Session::AddEvent(std::string type, nlohmann::ordered_json fields) {
   if (!sinks_) return;
   sinks_->PushEvent(Event{Clock::Default()->WallSeconds(), std::move(type), std::move(fields)});
 }
@@ -93,7 +93,8 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code, std::option
   finished_ = true;
   sampler_->Stop();
   double end = Clock::Default()->WallSeconds();
-  nlohmann::json end_fields = {{"exit_code", exit_code ? nlohmann::json(*exit_code) : nlohmann::json()}};
+  nlohmann::ordered_json end_fields = {
+      {"exit_code", exit_code ? nlohmann::ordered_json(*exit_code) : nlohmann::ordered_json()}};
   if (exit_signal) end_fields["signal"] = *exit_signal;
   AddEvent("end", std::move(end_fields));
   sinks_->Close();

@@ -36,7 +36,7 @@ class Session {
   // Starts sampling the process tree rooted at `root_pid`.
   void Start(int root_pid);
 
-  void AddEvent(std::string type, nlohmann::json fields = nlohmann::json::object());
+  void AddEvent(std::string type, nlohmann::ordered_json fields = nlohmann::ordered_json::object());
 
   // Stops sampling, writes summary.json and prints the summary unless quiet.
   nlohmann::ordered_json Finish(std::optional<int> exit_code, std::optional<int> exit_signal);
