@@ -31,6 +31,7 @@ MetricsServer::MetricsServer(const ListenAddress& address)
   });
   server_->new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
   server_->set_keep_alive_max_count(kKeepAliveRequests);
+  server_->set_tcp_nodelay(true);  // headers and body go in two writes: no Nagle wait
   server_->set_read_timeout(5, 0);
   server_->set_write_timeout(5, 0);
   server_->Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
