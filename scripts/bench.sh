@@ -29,4 +29,5 @@ wrk -t2 -c16 -d5s "http://127.0.0.1:$port/metrics" | tee "$out/wrk.txt"
 kill -TERM "$tv_pid"; wait "$tv_pid" || true
 rate=$(awk '/Requests\/sec/ {print int($2)}' "$out/wrk.txt")
 if [ "${rate:-0}" -ge 1000 ]; then echo "scrapes/s: $rate (>= 1000: ok)"; else echo "scrapes/s: ${rate:-0} (BELOW 1000)"; fi
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print("sampler under load: late ticks", s["late_ticks"], "rows dropped", s["rows_dropped"])' "$out/run/summary.json"
 rm -rf "$out"
