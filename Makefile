@@ -21,7 +21,8 @@ test: deps build
 demo: deps build
 	@scripts/demo.sh
 
-bench: deps build
+bench: build
+	@scripts/deps.sh --bench
 	@scripts/bench.sh
 
 lint:

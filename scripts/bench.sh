@@ -14,3 +14,20 @@ echo
 echo "== whole-program overhead"
 python3 bench/overhead.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}"
 "$build/bench_wake_floor" 20 "${BENCH_SECONDS:-30}"
+echo
+echo "== /metrics under load: wrk -t2 -c16 -d5s against trainvitals run --prometheus (target >= 1000 scrapes/s)"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+out=$(mktemp -d)
+"$build/trainvitals" run --quiet --out "$out/run" --prometheus "127.0.0.1:$port" -- sleep 60 &
+tv_pid=$!
+for _ in $(seq 50); do
+  python3 -c 'import sys, urllib.request as u; sys.exit("trainvitals_job_processes" not in u.urlopen(sys.argv[1]).read().decode())' \
+    "http://127.0.0.1:$port/metrics" 2>/dev/null && break
+  sleep 0.2
+done
+wrk -t2 -c16 -d5s "http://127.0.0.1:$port/metrics" | tee "$out/wrk.txt"
+kill -TERM "$tv_pid"; wait "$tv_pid" || true
+rate=$(awk '/Requests\/sec/ {print int($2)}' "$out/wrk.txt")
+if [ "${rate:-0}" -ge 1000 ]; then echo "scrapes/s: $rate (>= 1000: ok)"; else echo "scrapes/s: ${rate:-0} (BELOW 1000)"; fi
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print("sampler under load: late ticks", s["late_ticks"], "rows dropped", s["rows_dropped"])' "$out/run/summary.json"
+rm -rf "$out"

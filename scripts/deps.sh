@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Installs what building, testing and the demo need, from Debian's packages and
 # the Python package registry. Quick no-op when everything is there.
+# `deps.sh --bench` adds what only `make bench` uses (wrk).
 set -euo pipefail
 
 DEBIAN_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev googletest libbenchmark-dev
+  libcpp-httplib-dev   # the Prometheus endpoint and the Pushgateway client
+  prometheus prometheus-pushgateway   # real servers the integration tests start
   clang-format clang-tidy
   python3-psutil   # the peer measured side by side in `make bench`
   python3-torch python3-numpy   # PyTorch on CPU for the demo and the examples
 )
+if [ "${1:-}" = "--bench" ]; then
+  DEBIAN_PACKAGES+=(wrk)   # load on /metrics in `make bench`
+fi
 
 missing=()
 for p in "${DEBIAN_PACKAGES[@]}"; do

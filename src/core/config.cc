@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "core/endpoint.h"
+
 namespace tv {
 namespace {
 
@@ -77,6 +79,26 @@ const std::vector<OptionDef> kOptions = {
      "Write GPU UUIDs and serial numbers to meta.json (default: a short stable hash).",
      [](Config& c, std::string_view t) { c.gpu_ids = ParseBool("--gpu-ids", t); },
      [](const Config& c) { return std::string(c.gpu_ids ? "true" : "false"); }},
+    {"--prometheus", "prometheus", "address",
+     "Serve Prometheus metrics of the latest row at http://ADDR/metrics: PORT (127.0.0.1 only), "
+     "HOST:PORT, or :PORT (all interfaces); port 0 picks a free one. Default: off.",
+     [](Config& c, std::string_view t) {
+       ParseListenAddress("--prometheus", t);
+       c.prometheus = t;
+     },
+     [](const Config& c) { return c.prometheus; }},
+    {"--pushgateway", "pushgateway", "url",
+     "Push each row and the last one to this Prometheus Pushgateway (http://HOST:PORT), group "
+     "job=<run name>, instance=<host>. Default: off.",
+     [](Config& c, std::string_view t) {
+       ParseHttpUrl("--pushgateway", t);
+       c.pushgateway = t;
+     },
+     [](const Config& c) { return c.pushgateway; }},
+    {"--pushgateway-delete", "pushgateway_delete", "bool",
+     "Delete the Pushgateway group at the end when the command exited 0.",
+     [](Config& c, std::string_view t) { c.pushgateway_delete = ParseBool("--pushgateway-delete", t); },
+     [](const Config& c) { return std::string(c.pushgateway_delete ? "true" : "false"); }},
 };
 
 std::string TomlValueText(const toml::node& node) {
@@ -130,6 +152,9 @@ void ApplyConfigFile(const std::string& path, Config& config) {
 }
 
 void Validate(const Config& config) {
+  if (config.pushgateway_delete && config.pushgateway.empty()) {
+    throw ConfigError("--pushgateway-delete needs --pushgateway URL");
+  }
   if (config.interval_s * config.sample_hz < 0.999) {
     throw ConfigError(fmt::format(
         "--interval {} s is shorter than one sample at --sample-hz {}: raise one of them",

@@ -22,6 +22,9 @@ struct Config {
   bool quiet = false;
   std::vector<int> gpus;                    // GPUs to watch as the job numbers them; empty: all
   bool gpu_ids = false;                     // write real GPU UUIDs and serials
+  std::string prometheus;                   // listen address of /metrics; empty: off
+  std::string pushgateway;                  // Pushgateway URL; empty: off
+  bool pushgateway_delete = false;          // delete the group when the command exits 0
 };
 
 class ConfigError : public std::runtime_error {

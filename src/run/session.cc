@@ -19,6 +19,15 @@ namespace fs = std::filesystem;
 Session::Session(Config config, std::vector<std::string> command, std::string mode)
     : config_(std::move(config)), command_(std::move(command)), mode_(std::move(mode)) {
   Validate(config_);
+  if (!config_.prometheus.empty()) {
+    // Bound here, before the child starts, so a port in use fails the run early.
+    metrics_server_ = std::make_unique<MetricsServer>(
+        ParseListenAddress("--prometheus", config_.prometheus));
+    if (!config_.quiet) {
+      fmt::print(stderr, "trainvitals: Prometheus metrics at http://{}:{}/metrics\n",
+                 metrics_server_->host(), metrics_server_->port());
+    }
+  }
   start_wall_ = Clock::Default()->WallSeconds();
   run_dir_ = PrepareRunDir(config_, command_, start_wall_);
 }
@@ -27,9 +36,41 @@ Session::~Session() {
   if (!finished_ && sampler_) Finish(std::nullopt, std::nullopt);
 }
 
-nlohmann::ordered_json Session::Meta(int root_pid) const {
+namespace {
+
+std::string HostName() {
   char host[256] = {};
   ::gethostname(host, sizeof(host) - 1);
+  return host;
+}
+
+}  // namespace
+
+void Session::AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*>* sinks) {
+  if (!metrics_server_ && config_.pushgateway.empty()) return;
+  PromLabels labels;
+  labels.host = meta["host"].get<std::string>();
+  labels.run = config_.name.empty() ? DefaultRunName(command_) : config_.name;
+  for (const auto& g : meta["gpus"]) {
+    if (!g.is_object() || !g.contains("index")) continue;
+    PromGpuLabel label;
+    label.index = g["index"].get<int>();
+    label.mig_instance = g.value("mig_instance", -1);
+    label.model = g.value("name", std::string());
+    labels.gpus.push_back(std::move(label));
+  }
+  if (metrics_server_) {
+    prometheus_ = std::make_unique<PrometheusSink>(metrics_server_.get(), labels);
+    sinks->push_back(prometheus_.get());
+  }
+  if (!config_.pushgateway.empty()) {
+    pushgateway_ = std::make_unique<PushgatewaySink>(
+        ParseHttpUrl("--pushgateway", config_.pushgateway), labels, config_.pushgateway_delete);
+    sinks->push_back(pushgateway_.get());
+  }
+}
+
+nlohmann::ordered_json Session::Meta(int root_pid) const {
   utsname uts{};
   ::uname(&uts);
   std::error_code ec;
@@ -39,7 +80,7 @@ nlohmann::ordered_json Session::Meta(int root_pid) const {
       {"mode", mode_},
       {"command", command_},
       {"cwd", fs::current_path(ec).string()},
-      {"host", host},
+      {"host", HostName()},
       {"kernel", fmt::format("{} {}", uts.sysname, uts.release)},
       {"pid", root_pid},
       {"start_t", std::round(start_wall_ * 1000) / 1000},
@@ -65,6 +106,10 @@ void Session::Start(int root_pid) {
     }
     meta["gpu_driver"] = driver;
   }
+  if (metrics_server_) {
+    meta["prometheus_url"] =
+        fmt::format("http://{}:{}/metrics", metrics_server_->host(), metrics_server_->port());
+  }
   WriteJsonFile(dir + "/meta.json", meta);
   jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
   std::vector<Sink*> sinks = {&timeline_, jsonl_.get()};
@@ -72,6 +117,7 @@ void Session::Start(int root_pid) {
     status_ = std::make_unique<StatusLine>(STDERR_FILENO, ::isatty(STDERR_FILENO) != 0);
     sinks.push_back(status_.get());
   }
+  AddExporters(meta, &sinks);
   sinks_ = std::make_unique<SinkThread>(std::move(sinks));
   sinks_->Start();
   AddEvent("start", {{"pid", root_pid}, {"mode", mode_}});

@@ -18,6 +18,9 @@
 #include "core/sink_thread.h"
 #include "core/timeline.h"
 #include "sinks/jsonl_sink.h"
+#include "sinks/metrics_server.h"
+#include "sinks/prometheus_sink.h"
+#include "sinks/pushgateway_sink.h"
 #include "views/status_line.h"
 
 namespace tv {
@@ -46,6 +49,8 @@ class Session {
 
  private:
   nlohmann::ordered_json Meta(int root_pid) const;
+  // The Prometheus and Pushgateway sinks, when asked for; labels from `meta`.
+  void AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*>* sinks);
 
   Config config_;
   std::vector<std::string> command_;
@@ -53,7 +58,10 @@ class Session {
   std::string run_dir_;
   double start_wall_ = 0;
   Timeline timeline_;
+  std::unique_ptr<MetricsServer> metrics_server_;  // bound before the child starts
   std::unique_ptr<JsonlSink> jsonl_;
+  std::unique_ptr<PrometheusSink> prometheus_;
+  std::unique_ptr<PushgatewaySink> pushgateway_;
   std::unique_ptr<StatusLine> status_;
   std::unique_ptr<SinkThread> sinks_;
   std::unique_ptr<Sampler> sampler_;

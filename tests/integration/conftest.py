@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from prom_services import free_port, http_get, start_prometheus, wait_for
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HELPERS = pathlib.Path(__file__).resolve().parent / "helpers"
 
@@ -69,3 +71,22 @@ def run_tv(tv, tmp_path):
 
 def helper(name):
     return [sys.executable, str(HELPERS / name)]
+
+
+@pytest.fixture(scope="session")
+def prom_live(tmp_path_factory):
+    """A `trainvitals run --prometheus` of a sleeping command, scraped by a real Prometheus."""
+    tv = cli_path()
+    tmp = tmp_path_factory.mktemp("prom")
+    port = free_port()
+    args = [tv, "run", "--out", str(tmp / "run"), "--name", "prom-test", "--interval", "0.5",
+            "--quiet", "--prometheus", f"127.0.0.1:{port}", "--",
+            sys.executable, "-c", "import time; time.sleep(120)"]
+    run = subprocess.Popen(args, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/metrics"
+    wait_for(lambda: "trainvitals_job_processes" in http_get(url)[2], what="a first row")
+    prom = start_prometheus(tmp, [f"127.0.0.1:{port}"])
+    yield {"url": url, "prom": prom.url, "run": run}
+    prom.stop()
+    run.terminate()
+    run.wait(timeout=30)

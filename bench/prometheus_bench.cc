@@ -1,0 +1,56 @@
+// Rendering /metrics for a row of every host and job metric and 8 GPUs (no
+// per-process series are exported), in both formats; the target is at most
+// 1 ms per render (it runs once per row on the sink thread, not per scrape).
+//
+//   build/release/trainvitals_bench --benchmark_filter=Prometheus
+#include <benchmark/benchmark.h>
+
+#include "core/metrics.h"
+#include "sinks/prom_text.h"
+
+namespace tv {
+namespace {
+
+Row FullRow(int gpus) {
+  Row row;
+  for (size_t i = 0; i < SampleMetrics().size(); ++i) {
+    row.values.push_back(Stat{1234.5678 * (i + 1), 2e9, 17179869184.0, 10});
+  }
+  for (int g = 0; g < gpus; ++g) {
+    GpuRow gpu;
+    gpu.index = g;
+    gpu.physical_index = g;
+    for (size_t i = 0; i < GpuMetrics().size(); ++i) {
+      gpu.values.push_back(Stat{0.731 * (i + 1) + g, 85899345920.0, 312.25, 10});
+    }
+    row.gpus.push_back(std::move(gpu));
+  }
+  return row;
+}
+
+PromLabels Labels(int gpus) {
+  PromLabels labels{"gpu-node-017.cluster.example", "llama-finetune", {}};
+  for (int g = 0; g < gpus; ++g) labels.gpus.push_back({g, -1, "NVIDIA H100 80GB HBM3"});
+  return labels;
+}
+
+void BM_PrometheusRender(benchmark::State& state) {
+  PromFormat format = state.range(1) != 0 ? PromFormat::kOpenMetrics : PromFormat::kText004;
+  Row row = FullRow(static_cast<int>(state.range(0)));
+  PromLabels labels = Labels(static_cast<int>(state.range(0)));
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string text = RenderPrometheus(row, labels, format);
+    bytes = text.size();
+    benchmark::DoNotOptimize(text);
+  }
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_PrometheusRender)
+    ->ArgNames({"gpus", "openmetrics"})
+    ->Args({8, 0})
+    ->Args({8, 1})
+    ->Args({0, 0});
+
+}  // namespace
+}  // namespace tv

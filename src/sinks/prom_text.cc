@@ -1,0 +1,146 @@
+#include "sinks/prom_text.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/metrics.h"
+
+namespace tv {
+namespace {
+
+std::string_view ModelOf(const PromLabels& labels, const GpuRow& gpu) {
+  for (const PromGpuLabel& g : labels.gpus) {
+    if (g.index == gpu.index && g.mig_instance == gpu.mig_instance) return g.model;
+  }
+  return {};
+}
+
+void AppendLabel(std::string_view name, std::string_view value, bool* first, std::string* out) {
+  out->push_back(*first ? '{' : ',');
+  *first = false;
+  out->append(name);
+  out->append("=\"");
+  AppendEscapedLabelValue(value, out);
+  out->push_back('"');
+}
+
+// The name and labels every series carries.
+void AppendSeriesStart(std::string_view name, const PromLabels& labels, std::string* out,
+                       bool* first) {
+  out->append(name);
+  *first = true;
+  if (!labels.host.empty()) AppendLabel("host", labels.host, first, out);
+  if (!labels.run.empty()) AppendLabel("run", labels.run, first, out);
+}
+
+void AppendSampleEnd(double v, bool first, std::string* out) {
+  if (!first) out->push_back('}');
+  out->push_back(' ');
+  AppendPromValue(v, out);
+  out->push_back('\n');
+}
+
+void AppendFamilyHeader(const MetricDef& m, const std::string& name, PromFormat format,
+                        std::string* out) {
+  // OpenMetrics names a counter family without its _total suffix.
+  std::string_view family = name;
+  if (format == PromFormat::kOpenMetrics && m.kind == Kind::kCounter) {
+    family.remove_suffix(std::string_view("_total").size());
+  }
+  out->append("# HELP ");
+  out->append(family);
+  out->push_back(' ');
+  AppendEscapedHelp(m.help, format, out);
+  out->append("\n# TYPE ");
+  out->append(family);
+  out->append(m.kind == Kind::kCounter ? " counter\n" : " gauge\n");
+}
+
+double ValueOf(const MetricDef& m, const Stat& s) {
+  return m.kind == Kind::kCounter ? s.last : s.mean;
+}
+
+}  // namespace
+
+void AppendEscapedLabelValue(std::string_view value, std::string* out) {
+  for (char c : value) {
+    if (c == '\\')
+      out->append("\\\\");
+    else if (c == '"')
+      out->append("\\\"");
+    else if (c == '\n')
+      out->append("\\n");
+    else
+      out->push_back(c);
+  }
+}
+
+void AppendEscapedHelp(std::string_view help, PromFormat format, std::string* out) {
+  for (char c : help) {
+    if (c == '\\')
+      out->append("\\\\");
+    else if (c == '\n')
+      out->append("\\n");
+    else if (c == '"' && format == PromFormat::kOpenMetrics)
+      out->append("\\\"");
+    else
+      out->push_back(c);
+  }
+}
+
+void AppendPromValue(double v, std::string* out) {
+  if (std::isnan(v))
+    out->append("NaN");
+  else if (std::isinf(v))
+    out->append(v > 0 ? "+Inf" : "-Inf");
+  else
+    fmt::format_to(std::back_inserter(*out), "{}", v);
+}
+
+std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromFormat format) {
+  std::string out;
+  out.reserve(4096 + row.gpus.size() * 3072);
+  bool first = true;
+  std::span<const MetricDef> defs = SampleMetrics();
+  for (size_t i = 0; i < defs.size() && i < row.values.size(); ++i) {
+    if (!row.values[i]) continue;
+    std::string name = PrometheusName(defs[i]);
+    AppendFamilyHeader(defs[i], name, format, &out);
+    AppendSeriesStart(name, labels, &out, &first);
+    AppendSampleEnd(ValueOf(defs[i], *row.values[i]), first, &out);
+  }
+  std::span<const MetricDef> gdefs = GpuMetrics();
+  std::vector<std::string> gpu_names(row.gpus.size()), gpu_models(row.gpus.size());
+  for (size_t i = 0; i < gdefs.size(); ++i) {
+    bool header = false;
+    std::string name;
+    for (size_t g = 0; g < row.gpus.size(); ++g) {
+      const GpuRow& gpu = row.gpus[g];
+      if (i >= gpu.values.size() || !gpu.values[i]) continue;
+      if (!header) {
+        name = PrometheusName(gdefs[i]);
+        AppendFamilyHeader(gdefs[i], name, format, &out);
+        header = true;
+      }
+      AppendSeriesStart(name, labels, &out, &first);
+      if (gpu_names[g].empty()) {
+        gpu_names[g] = fmt::format("{}", gpu.index);
+        gpu_models[g] = std::string(ModelOf(labels, gpu));
+      }
+      AppendLabel("gpu", gpu_names[g], &first, &out);
+      if (!gpu_models[g].empty()) AppendLabel("gpu_model", gpu_models[g], &first, &out);
+      if (gpu.mig_instance >= 0)
+        AppendLabel("mig", fmt::format("{}", gpu.mig_instance), &first, &out);
+      AppendSampleEnd(ValueOf(gdefs[i], *gpu.values[i]), first, &out);
+    }
+  }
+  if (format == PromFormat::kOpenMetrics) out.append("# EOF\n");
+  return out;
+}
+
+bool WantsOpenMetrics(std::string_view accept) {
+  return accept.find("application/openmetrics-text") != std::string_view::npos;
+}
+
+}  // namespace tv

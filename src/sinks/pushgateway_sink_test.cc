@@ -1,0 +1,21 @@
+#include "sinks/pushgateway_sink.h"
+
+#include <gtest/gtest.h>
+
+namespace tv {
+namespace {
+
+TEST(PushgatewayGroupPath, PlainValuesGoAsTheyAre) {
+  EXPECT_EQ(PushgatewayGroupPath("train", "node-1.example"),
+            "/metrics/job/train/instance/node-1.example");
+}
+
+TEST(PushgatewayGroupPath, OtherValuesGoAsBase64Url) {
+  // "a/b" -> YS9i, "x y?" -> eCB5Pw==, empty -> "=".
+  EXPECT_EQ(PushgatewayGroupPath("a/b", "x y?"),
+            "/metrics/job@base64/YS9i/instance@base64/eCB5Pw==");
+  EXPECT_EQ(PushgatewayGroupPath("", "h"), "/metrics/job@base64/=/instance/h");
+}
+
+}  // namespace
+}  // namespace tv

@@ -1,0 +1,55 @@
+"""`--pushgateway`: rows reach a real Pushgateway; the group is deleted only when asked."""
+import os
+import sys
+
+import pytest
+
+from prom_services import free_port, http_get, start_pushgateway, wait_for
+
+
+@pytest.fixture
+def gateway(tmp_path):
+    svc = start_pushgateway(tmp_path)
+    yield svc
+    svc.stop()
+
+
+def group_lines(gateway, run_name):
+    text = http_get(gateway.url + "/metrics")[2]
+    return [line for line in text.splitlines()
+            if line.startswith("trainvitals_") and f'job="{run_name}"' in line]
+
+
+def test_rows_and_the_last_one_are_pushed(run_tv, gateway):
+    r = run_tv([sys.executable, "-c", "import time; time.sleep(1.5)"], "--interval", "0.5",
+               "--name", "push-test", "--pushgateway", gateway.url)
+    assert r.proc.returncode == 0, r.proc.stderr
+    lines = group_lines(gateway, "push-test")
+    host = os.uname().nodename
+    processes = [line for line in lines if line.startswith("trainvitals_job_processes{")]
+    assert processes, lines
+    assert f'instance="{host}"' in processes[0]
+    assert 'run="push-test"' in processes[0]
+    assert "pushgateway" not in r.proc.stderr
+
+
+def test_group_deleted_at_the_end_only_when_asked_and_the_command_succeeded(run_tv, gateway):
+    r = run_tv([sys.executable, "-c", "import time; time.sleep(1)"], "--interval", "0.5",
+               "--name", "push-del", "--pushgateway", gateway.url, "--pushgateway-delete")
+    assert r.proc.returncode == 0, r.proc.stderr
+    assert group_lines(gateway, "push-del") == []
+    r = run_tv([sys.executable, "-c", "import sys, time; time.sleep(1); sys.exit(4)"],
+               "--interval", "0.5", "--name", "push-fail", "--pushgateway", gateway.url,
+               "--pushgateway-delete", name="failed")
+    assert r.proc.returncode == 4
+    assert group_lines(gateway, "push-fail")
+
+
+def test_unreachable_gateway_is_said_once_and_never_stops_the_run(run_tv):
+    port = free_port()
+    r = run_tv([sys.executable, "-c", "import time; time.sleep(2)"], "--interval", "0.2",
+               "--name", "push-none", "--pushgateway", f"http://127.0.0.1:{port}")
+    assert r.proc.returncode == 0
+    assert r.proc.stderr.count("pushgateway 127.0.0.1:") == 1, r.proc.stderr
+    assert "unreachable" in r.proc.stderr or "failed" in r.proc.stderr
+    assert len(r.rows) >= 5
