@@ -109,7 +109,10 @@ void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notic
   Walk(look, all_threads, job, notices);
   SweepExited(job);
   if (tick.row_tick) ReadIo(tick.mono_s, job, notices);
-  if (!members_.empty() && pss_scheduler_.Due(tick.mono_s, membership_changed_)) {
+  // A change is acted on from the tick after it was seen: by then a new worker
+  // has mapped what it shares with its parent (counted 0 until then, below).
+  bool change_ripe = membership_changed_ && changed_seq_ < seq_;
+  if (!members_.empty() && pss_scheduler_.Due(tick.mono_s, change_ripe)) {
     PssRound(tick.mono_s, notices);
   }
   Sum(tick.mono_s, job);
@@ -164,7 +167,7 @@ void ProcessTreeSource::Visit(const Candidate& c, bool look, bool all_threads, J
   }
 
   if (!known) {
-    membership_changed_ = true;
+    MembershipChanged();
     if (it != procs_.end()) {  // PID reuse: the old process left
       Proc& old = it->second;
       ReleaseAll(&old);
@@ -287,7 +290,7 @@ void ProcessTreeSource::SweepExited(JobSample* job) {
       continue;
     }
     job->exited.push_back(InfoOf(it->first, p.ppid, std::move(p.comm), std::move(p.cmdline)));
-    membership_changed_ = true;
+    MembershipChanged();
     ReleaseAll(&p);
     it = procs_.erase(it);
   }
@@ -363,6 +366,16 @@ void ProcessTreeSource::PssRound(double now_s, std::vector<Notice>* notices) {
   }
 }
 
+void ProcessTreeSource::MembershipChanged() {
+  if (!membership_changed_) changed_seq_ = seq_;
+  membership_changed_ = true;
+}
+
+bool ProcessTreeSource::HasPss(int pid) const {
+  auto it = procs_.find(pid);
+  return it != procs_.end() && it->second.seen == seq_ && it->second.pss_bytes.has_value();
+}
+
 void ProcessTreeSource::Sum(double now_s, JobSample* job) {
   double threads = 0;
   double rss = 0;
@@ -375,6 +388,9 @@ void ProcessTreeSource::Sum(double now_s, JobSample* job) {
     if (p.pss_bytes) {
       double since = p_rss - static_cast<double>(p.rss_at_pss_bytes);
       memory += std::max(0.0, static_cast<double>(*p.pss_bytes) + since);
+    } else if (!p.pss_denied && HasPss(p.ppid)) {
+      // A fresh fork: its RSS is its parent's pages, already counted there.
+      // It counts from its first PSS reading, a tick or so away.
     } else {
       memory += p_rss;
     }

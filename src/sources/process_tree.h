@@ -22,7 +22,9 @@
 // in rounds paced by PssScheduler (see pss.h). Between rounds memory_bytes is
 // each member's PSS at the last round plus its RSS change since; a member
 // without PSS (smaps_rollup unreadable: other user's process, old kernel)
-// counts its RSS. In steady state a tick allocates nothing.
+// counts its RSS, except a fresh fork of a member with PSS, whose pages are its
+// parent's: it counts 0 until the round a tick after it was seen. In steady
+// state a tick allocates nothing.
 //
 // A member's stat, children (of its main thread) and io files are held open
 // from its second tick until it leaves, and re-read through Env::OpenRereadable:
@@ -128,6 +130,9 @@ class ProcessTreeSource final : public Source {
   void ReadIo(double now_s, JobSample* job, std::vector<Notice>* notices);
   void PssRound(double now_s, std::vector<Notice>* notices);
   void Sum(double now_s, JobSample* job);
+  void MembershipChanged();
+  // Whether `pid` is a member this tick with a PSS reading.
+  bool HasPss(int pid) const;
   const char* Path(int pid, const char* leaf);
   const char* TaskPath(int pid, int tid, const char* leaf);  // tid 0: /proc/PID/leaf
 
@@ -153,6 +158,7 @@ class ProcessTreeSource final : public Source {
   uint64_t seq_ = 0;
   bool forget_members_ = false;      // SetRoots: do not carry former members over
   bool membership_changed_ = false;  // since the last PSS round
+  uint64_t changed_seq_ = 0;         // the tick that first saw that change
   uint64_t cpu_delta_ticks_ = 0;     // this tick, over members seen last tick
   std::optional<double> last_tick_s_;
   std::optional<double> last_walk_s_;

@@ -74,11 +74,13 @@ TEST(ProcessTree, PssPacingFollowsMembershipAndCost) {
   EXPECT_EQ(*t.At(0.9).memory_bytes, 10 * kMiB);
   EXPECT_EQ(*t.At(1.0).memory_bytes, 20 * kMiB);
 
-  // A new worker triggers a round 0.5 s after the last one; until then it counts its RSS.
+  // A new worker triggers a round 0.5 s after the last one; until then, a fork
+  // of a member with PSS, it counts nothing (its pages are its parent's).
   fs.Add(101, 100, "worker").rss_bytes = 8 * kMiB;
   fs[101].pss_bytes = 2 * kMiB;
   fs.Publish();
-  EXPECT_EQ(*t.At(1.2).memory_bytes, 20 * kMiB + 8 * kMiB);
+  EXPECT_EQ(*t.At(1.2).memory_bytes, 20 * kMiB);
+  EXPECT_EQ(*t.At(1.2).rss_bytes, 100 * kMiB + 8 * kMiB);
   EXPECT_EQ(*t.At(1.5).memory_bytes, 20 * kMiB + 2 * kMiB);
 }
 
