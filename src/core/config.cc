@@ -77,6 +77,14 @@ const std::vector<OptionDef> kOptions = {
      "Write GPU UUIDs and serial numbers to meta.json (default: a short stable hash).",
      [](Config& c, std::string_view t) { c.gpu_ids = ParseBool("--gpu-ids", t); },
      [](const Config& c) { return std::string(c.gpu_ids ? "true" : "false"); }},
+    {"--tensorboard", "tensorboard", "path",
+     "Also write TensorBoard scalars (system/..., job/..., gpu<N>/...; memory in MiB) to "
+     "LOGDIR/system, a run of its own beside the training's. A new event file each start.",
+     [](Config& c, std::string_view t) {
+       if (t.empty()) throw ConfigError("--tensorboard: give a log directory");
+       c.tensorboard = t;
+     },
+     [](const Config& c) { return c.tensorboard; }},
 };
 
 std::string TomlValueText(const toml::node& node) {

@@ -22,6 +22,7 @@ struct Config {
   bool quiet = false;
   std::vector<int> gpus;                    // GPUs to watch as the job numbers them; empty: all
   bool gpu_ids = false;                     // write real GPU UUIDs and serials
+  std::string tensorboard;                  // TensorBoard log dir; empty: none
 };
 
 class ConfigError : public std::runtime_error {

@@ -18,6 +18,7 @@
 #include "core/sink_thread.h"
 #include "core/timeline.h"
 #include "sinks/jsonl_sink.h"
+#include "sinks/tfevents/tfevents_sink.h"
 #include "views/status_line.h"
 
 namespace tv {
@@ -55,6 +56,7 @@ class Session {
   Timeline timeline_;
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<StatusLine> status_;
+  std::unique_ptr<TfeventsSink> tfevents_;
   std::unique_ptr<SinkThread> sinks_;
   std::unique_ptr<Sampler> sampler_;
   bool finished_ = false;
