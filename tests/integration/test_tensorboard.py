@@ -121,3 +121,24 @@ def test_unwritable_log_dir_fails_before_the_child_starts(tv, tmp_path):
     assert "--tensorboard" in proc.stderr and str(blocker) in proc.stderr
     assert not marker.exists()
     assert not (tmp_path / "run").exists()
+
+
+def test_a_full_disk_is_said_once_and_the_run_goes_on(tv, tmp_path):
+    import resource
+    import signal
+
+    def small_files():
+        # Files may not grow past 4 KiB: writes fail with EFBIG, as on a full disk.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    logdir = tmp_path / "tb"
+    proc = subprocess.run([tv, "run", "--quiet", "--interval", "0.2", "--out", str(tmp_path / "run"),
+                           "--tensorboard", str(logdir), "--", "sh", "-c", "sleep 2; exit 3"],
+                          capture_output=True, text=True, timeout=60, preexec_fn=small_files)
+    assert proc.returncode == 3, proc.stderr
+    files = event_files(logdir)
+    said = [line for line in proc.stderr.splitlines() if files[0] in line]
+    assert len(said) == 1 and "monitoring goes on" in said[0], proc.stderr
+    assert os.path.getsize(files[0]) == 4096
+    assert len(load(os.path.dirname(files[0])).Scalars("job/cpu_cores")) >= 1
