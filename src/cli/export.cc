@@ -1,9 +1,9 @@
 // trainvitals export RUN --format csv [--output FILE]
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "core/config.h"
@@ -13,13 +13,16 @@ namespace tv {
 
 void AddExportCommand(CLI::App& app, Action* action) {
   auto* cmd = app.add_subcommand(
-      "export", "Convert a run directory's samples.jsonl to another format (CSV: one column per "
-                "flattened key, e.g. host.cpu_util_ratio, gpu0.util_ratio).");
+      "export",
+      "Convert a run directory's samples.jsonl to another format (CSV: one column per "
+      "flattened key, e.g. host.cpu_util_ratio, gpu0.util_ratio).");
   auto run = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("csv");
   auto output = std::make_shared<std::string>();
   cmd->add_option("RUN", *run, "Run directory")->required();
-  cmd->add_option("--format", *format, "Output format")->check(CLI::IsMember({"csv"}))->capture_default_str();
+  cmd->add_option("--format", *format, "Output format")
+      ->check(CLI::IsMember({"csv"}))
+      ->capture_default_str();
   cmd->add_option("--output", *output, "File to write (default: standard output)");
   cmd->callback([run, format, output, action] {
     *action = [run, format, output]() {
@@ -45,7 +48,8 @@ void AddExportCommand(CLI::App& app, Action* action) {
       }
       std::error_code ec;
       std::filesystem::rename(tmp, *output, ec);
-      if (ec) throw ConfigError(fmt::format("--output: cannot write {}: {}", *output, ec.message()));
+      if (ec)
+        throw ConfigError(fmt::format("--output: cannot write {}: {}", *output, ec.message()));
       return 0;
     };
   });

@@ -1,10 +1,10 @@
 #include "run/csv_export.h"
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <ostream>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "core/config.h"
 
@@ -20,7 +20,9 @@ std::string Cell(const Json& v) {
 }
 
 void Flatten(const std::string& prefix, const Json& v, FlatRow* out) {
-  auto join = [&prefix](const std::string& key) { return prefix.empty() ? key : prefix + "." + key; };
+  auto join = [&prefix](const std::string& key) {
+    return prefix.empty() ? key : prefix + "." + key;
+  };
   if (v.is_object()) {
     for (const auto& [key, member] : v.items()) {
       if (prefix.empty() && key == "gpus" && member.is_array()) {
@@ -54,7 +56,8 @@ void ForEachRow(const std::string& path, bool warn, Fn fn) {
     Json row = Json::parse(line, nullptr, false);
     if (row.is_discarded() || !row.is_object()) {
       if (last_unterminated && row.is_discarded()) {
-        if (warn) fmt::print(stderr, "trainvitals: {}:{}: skipping a cut last line\n", path, number);
+        if (warn)
+          fmt::print(stderr, "trainvitals: {}:{}: skipping a cut last line\n", path, number);
         break;
       }
       throw ConfigError(fmt::format("{}:{}: not a JSON object", path, number));

@@ -1,10 +1,10 @@
 #include "run/csv_export.h"
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "core/config.h"
 

@@ -65,7 +65,8 @@ std::string EncodeFileVersionEvent(double wall_time) {
   return event;
 }
 
-std::string EncodeScalarEvent(double wall_time, int64_t step, const std::vector<TbScalar>& scalars) {
+std::string EncodeScalarEvent(double wall_time, int64_t step,
+                              const std::vector<TbScalar>& scalars) {
   std::string summary;
   std::string value;
   for (const TbScalar& s : scalars) {

@@ -1,9 +1,9 @@
 #include "sinks/tfevents/event_encoder.h"
 
+#include <gtest/gtest.h>
+
 #include <cstring>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "sinks/tfevents/crc32c.h"
 
@@ -19,14 +19,17 @@ std::string Bytes(std::initializer_list<int> bytes) {
 TEST(Crc32c, MatchesReferenceVectors) {
   EXPECT_EQ(Crc32c(std::string(32, '\0')), 0x8a9136aau);
   EXPECT_EQ(Crc32c("abcd"), 0x92c80a31u);
-  EXPECT_EQ(MaskedCrc32c("\x1a\x11" "CRC test, one two"), 0x5794d08au);
+  EXPECT_EQ(MaskedCrc32c("\x1a\x11"
+                         "CRC test, one two"),
+            0x5794d08au);
   EXPECT_EQ(MaskedCrc32c(Bytes({24, 0, 0, 0, 0, 0, 0, 0})), 0x224b7fa3u);
 }
 
 // A record written by TensorFlow itself: scalar "accuracy"=0.99 at step 77.
 std::string TensorFlowRecord() {
-  return Bytes({0x32, 0, 0, 0, 0, 0, 0, 0, 0x24, 0x19, 0x56, 0xec, 0x09, 0xc4, 0x05, 0xb7, 0x3d,
-                0x99, 0xd6, 0xd7, 0x41, 0x10, 0x4d, 0x2a, 0x25, 0x0a, 0x23, 0x0a, 0x08}) +
+  return Bytes({0x32, 0,    0,    0,    0,    0,    0,    0,    0x24, 0x19,
+                0x56, 0xec, 0x09, 0xc4, 0x05, 0xb7, 0x3d, 0x99, 0xd6, 0xd7,
+                0x41, 0x10, 0x4d, 0x2a, 0x25, 0x0a, 0x23, 0x0a, 0x08}) +
          "accuracy" +
          Bytes({0x42, 0x0a, 0x08, 0x01, 0x12, 0x00, 0x22, 0x04, 0xa4, 0x70, 0x7d, 0x3f, 0x4a, 0x0b,
                 0x0a, 0x09, 0x0a, 0x07}) +
@@ -40,8 +43,8 @@ TEST(TfRecord, DecodesRecordWrittenByTensorFlow) {
   ASSERT_TRUE(data.has_value());
   EXPECT_EQ(pos, file.size());
   ASSERT_EQ(data->size(), 50u);
-  EXPECT_EQ((*data)[0], 0x09);                 // wall_time
-  EXPECT_EQ((*data)[9], 0x10);                 // step
+  EXPECT_EQ((*data)[0], 0x09);  // wall_time
+  EXPECT_EQ((*data)[9], 0x10);  // step
   EXPECT_EQ((*data)[10], 77);
   EXPECT_NE(data->find("accuracy"), std::string_view::npos);
   // Framing the same data again gives TensorFlow's bytes exactly.
@@ -79,7 +82,7 @@ TEST(EventEncoder, FileVersionEventHasReferenceBytes) {
 TEST(EventEncoder, ScalarEventFieldsInNumberOrder) {
   std::string event = EncodeScalarEvent(2.0, 300, {{"job/cpu_cores", 1.5f}});
   std::string expected = Bytes({0x09, 0, 0, 0, 0, 0, 0, 0, 0x40});  // 2.0
-  expected += Bytes({0x10, 0xac, 0x02});                              // step 300
+  expected += Bytes({0x10, 0xac, 0x02});                            // step 300
   std::string value = Bytes({0x0a, 13}) + "job/cpu_cores" + Bytes({0x15, 0, 0, 0xc0, 0x3f});
   std::string summary = Bytes({0x0a, static_cast<int>(value.size())}) + value;
   expected += Bytes({0x2a, static_cast<int>(summary.size())}) + summary;

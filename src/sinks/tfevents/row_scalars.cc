@@ -26,9 +26,9 @@ void AddMetrics(std::span<const MetricDef> defs, const std::vector<std::optional
 
 bool TensorBoardKeepsMax(const MetricDef& m) {
   static constexpr std::pair<Scope, std::string_view> kWithMax[] = {
-      {Scope::kHost, "cpu_util_ratio"}, {Scope::kHost, "memory_used_bytes"},
-      {Scope::kJob, "cpu_cores"},       {Scope::kJob, "memory_bytes"},
-      {Scope::kGpu, "util_ratio"},      {Scope::kGpu, "memory_used_bytes"},
+      {Scope::kHost, "cpu_util_ratio"},  {Scope::kHost, "memory_used_bytes"},
+      {Scope::kJob, "cpu_cores"},        {Scope::kJob, "memory_bytes"},
+      {Scope::kGpu, "util_ratio"},       {Scope::kGpu, "memory_used_bytes"},
       {Scope::kGpu, "job_memory_bytes"}, {Scope::kGpu, "power_watts"},
   };
   for (const auto& [scope, name] : kWithMax) {

@@ -1,8 +1,8 @@
 #include "sinks/tfevents/row_scalars.h"
 
-#include <map>
-
 #include <gtest/gtest.h>
+
+#include <map>
 
 namespace tv {
 namespace {
@@ -24,7 +24,8 @@ std::map<std::string, float> Scalars(const Row& row) {
 TEST(RowScalars, MemoryInMibRatiosAsTheyAreMaxOnlyForChosenGauges) {
   Row row;
   row.values.resize(SampleMetrics().size());
-  row.values[IndexOf(SampleMetrics(), Scope::kJob, "memory_bytes")] = Stat{512.0 * 1048576, 1024.0 * 1048576, 0, 3};
+  row.values[IndexOf(SampleMetrics(), Scope::kJob, "memory_bytes")] =
+      Stat{512.0 * 1048576, 1024.0 * 1048576, 0, 3};
   row.values[IndexOf(SampleMetrics(), Scope::kHost, "cpu_util_ratio")] = Stat{0.25, 0.5, 0.3, 3};
   row.values[IndexOf(SampleMetrics(), Scope::kJob, "threads")] = Stat{4, 6, 5, 3};
   GpuRow gpu;
@@ -59,7 +60,8 @@ TEST(TensorBoardTag, BytesBecomeMib) {
   EXPECT_EQ(TensorBoardTag(m), "system/memory_used_mib");
   const MetricDef& g = GpuMetrics()[IndexOf(GpuMetrics(), Scope::kGpu, "job_memory_bytes")];
   EXPECT_EQ(TensorBoardTag(g, 2), "gpu2/job_memory_mib");
-  const MetricDef& r = SampleMetrics()[IndexOf(SampleMetrics(), Scope::kJob, "read_bytes_per_second")];
+  const MetricDef& r =
+      SampleMetrics()[IndexOf(SampleMetrics(), Scope::kJob, "read_bytes_per_second")];
   EXPECT_EQ(TensorBoardTag(r), "job/read_bytes_per_second");
 }
 

@@ -1,14 +1,13 @@
 #include "sinks/tfevents/tfevents_sink.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 namespace tv {
 namespace {
@@ -29,9 +28,9 @@ std::unique_ptr<TfeventsSink> TfeventsSink::Open(const std::string& logdir, doub
   char host[256] = {};
   ::gethostname(host, sizeof(host) - 1);
   for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string path = fmt::format("{}/events.out.tfevents.{:010d}.{}.{}.{}", dir,
-                                   static_cast<int64_t>(start_wall), host, ::getpid(),
-                                   file_counter.fetch_add(1));
+    std::string path =
+        fmt::format("{}/events.out.tfevents.{:010d}.{}.{}.{}", dir,
+                    static_cast<int64_t>(start_wall), host, ::getpid(), file_counter.fetch_add(1));
     // O_EXCL: a restart into the same directory gets a new file, never appends.
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0 && errno == EEXIST) continue;
