@@ -2,14 +2,15 @@
 
 #include <cstring>
 
+#include "sinks/proto_wire.h"
 #include "sinks/tfevents/crc32c.h"
 
 namespace tv {
 namespace {
 
-void AppendLe(uint64_t v, int bytes, std::string* out) {
-  for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
+using wire::AppendBytesField;
+using wire::AppendLe;
+using wire::AppendVarint;
 
 uint64_t ReadLe(std::string_view in, int bytes) {
   uint64_t v = 0;
@@ -17,24 +18,10 @@ uint64_t ReadLe(std::string_view in, int bytes) {
   return v;
 }
 
-void AppendVarint(uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
 void AppendDouble(double v, std::string* out) {
   uint64_t bits;
   std::memcpy(&bits, &v, sizeof bits);
   AppendLe(bits, 8, out);
-}
-
-void AppendBytesField(uint32_t field, std::string_view bytes, std::string* out) {
-  AppendVarint((field << 3) | 2, out);
-  AppendVarint(bytes.size(), out);
-  out->append(bytes);
 }
 
 std::string EventHeader(double wall_time, int64_t step) {
