@@ -28,8 +28,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The tests' Python: the first python3 on PATH, with pytest and the readers the
-# integration tests check our files with (TensorBoard, tbparse, pandas).
-PYTHON_PACKAGES=(pytest:pytest tensorboard:tensorboard tbparse:tbparse pandas:pandas)
+# integration tests check our files with (TensorBoard, tbparse, pandas, VisualDL).
+PYTHON_PACKAGES=(pytest:pytest tensorboard:tensorboard tbparse:tbparse pandas:pandas
+  visualdl:visualdl)
 py_missing=()
 for pair in "${PYTHON_PACKAGES[@]}"; do
   python3 -c "import ${pair%%:*}" 2>/dev/null || py_missing+=("${pair#*:}")

@@ -85,6 +85,14 @@ const std::vector<OptionDef> kOptions = {
        c.tensorboard = t;
      },
      [](const Config& c) { return c.tensorboard; }},
+    {"--visualdl", "visualdl", "path",
+     "Also write the same scalars as VisualDL records to LOGDIR/system (a new "
+     "vdlrecords.<unix s>.log each start).",
+     [](Config& c, std::string_view t) {
+       if (t.empty()) throw ConfigError("--visualdl: give a log directory");
+       c.visualdl = t;
+     },
+     [](const Config& c) { return c.visualdl; }},
 };
 
 std::string TomlValueText(const toml::node& node) {

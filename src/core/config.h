@@ -23,6 +23,7 @@ struct Config {
   std::vector<int> gpus;                    // GPUs to watch as the job numbers them; empty: all
   bool gpu_ids = false;                     // write real GPU UUIDs and serials
   std::string tensorboard;                  // TensorBoard log dir; empty: none
+  std::string visualdl;                     // VisualDL log dir; empty: none
 };
 
 class ConfigError : public std::runtime_error {

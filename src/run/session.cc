@@ -29,6 +29,14 @@ Session::Session(Config config, std::vector<std::string> command, std::string mo
       throw ConfigError(error);
     }
   }
+  if (!config_.visualdl.empty()) {
+    std::string error;
+    visualdl_ = VdlSink::Open(config_.visualdl, start_wall_, config_.interval_s, &error);
+    if (!visualdl_) {
+      Abandon();
+      throw ConfigError(error);
+    }
+  }
 }
 
 Session::~Session() {
@@ -77,6 +85,7 @@ void Session::Start(int root_pid) {
   jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
   std::vector<Sink*> sinks = {&timeline_, jsonl_.get()};
   if (tfevents_) sinks.push_back(tfevents_.get());
+  if (visualdl_) sinks.push_back(visualdl_.get());
   if (!config_.quiet) {
     status_ = std::make_unique<StatusLine>(STDERR_FILENO, ::isatty(STDERR_FILENO) != 0);
     sinks.push_back(status_.get());
@@ -128,6 +137,7 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code, std::option
 
 void Session::Abandon() {
   if (tfevents_) tfevents_->Discard();
+  if (visualdl_) visualdl_->Discard();
   std::error_code ec;
   fs::remove(fs::path(run_dir_) / "meta.json", ec);
   fs::remove(run_dir_, ec);  // only if empty

@@ -19,6 +19,7 @@
 #include "core/timeline.h"
 #include "sinks/jsonl_sink.h"
 #include "sinks/tfevents/tfevents_sink.h"
+#include "sinks/visualdl/vdl_sink.h"
 #include "views/status_line.h"
 
 namespace tv {
@@ -57,6 +58,7 @@ class Session {
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<StatusLine> status_;
   std::unique_ptr<TfeventsSink> tfevents_;
+  std::unique_ptr<VdlSink> visualdl_;
   std::unique_ptr<SinkThread> sinks_;
   std::unique_ptr<Sampler> sampler_;
   bool finished_ = false;
