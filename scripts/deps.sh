@@ -33,8 +33,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# The tests' Python: the first python3 on PATH, with pytest.
-if ! python3 -c 'import pytest' 2>/dev/null; then
-  echo "deps: installing pytest"
-  python3 -m pip install -q pytest
+# The tests' Python: the first python3 on PATH, with pytest and the readers the
+# integration tests check our files with (TensorBoard, tbparse, pandas, VisualDL).
+PYTHON_PACKAGES=(pytest:pytest tensorboard:tensorboard tbparse:tbparse pandas:pandas
+  visualdl:visualdl)
+py_missing=()
+for pair in "${PYTHON_PACKAGES[@]}"; do
+  python3 -c "import ${pair%%:*}" 2>/dev/null || py_missing+=("${pair#*:}")
+done
+if [ ${#py_missing[@]} -gt 0 ]; then
+  echo "deps: installing ${py_missing[*]}"
+  python3 -m pip install -q "${py_missing[@]}"
 fi

@@ -19,5 +19,6 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
 void AddAttachCommand(CLI::App& app, Action* action);
 void AddCheckCommand(CLI::App& app, Action* action);
 void AddDocsCommand(CLI::App& app, Action* action);
+void AddExportCommand(CLI::App& app, Action* action);
 
 }  // namespace tv

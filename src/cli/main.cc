@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   tv::AddRunCommand(app, after_dashes, &action);
   tv::AddAttachCommand(app, &action);
   tv::AddCheckCommand(app, &action);
+  tv::AddExportCommand(app, &action);
   tv::AddDocsCommand(app, &action);
   try {
     app.parse(parsed_argc, argv);

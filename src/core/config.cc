@@ -99,6 +99,22 @@ const std::vector<OptionDef> kOptions = {
      "Delete the Pushgateway group at the end when the command exited 0.",
      [](Config& c, std::string_view t) { c.pushgateway_delete = ParseBool("--pushgateway-delete", t); },
      [](const Config& c) { return std::string(c.pushgateway_delete ? "true" : "false"); }},
+    {"--tensorboard", "tensorboard", "path",
+     "Also write TensorBoard scalars (system/..., job/..., gpu<N>/...; memory in MiB) to "
+     "LOGDIR/system, a run of its own beside the training's. A new event file each start.",
+     [](Config& c, std::string_view t) {
+       if (t.empty()) throw ConfigError("--tensorboard: give a log directory");
+       c.tensorboard = t;
+     },
+     [](const Config& c) { return c.tensorboard; }},
+    {"--visualdl", "visualdl", "path",
+     "Also write the same scalars as VisualDL records to LOGDIR/system (a new "
+     "vdlrecords.<unix s>.log each start).",
+     [](Config& c, std::string_view t) {
+       if (t.empty()) throw ConfigError("--visualdl: give a log directory");
+       c.visualdl = t;
+     },
+     [](const Config& c) { return c.visualdl; }},
 };
 
 std::string TomlValueText(const toml::node& node) {

@@ -25,6 +25,8 @@ struct Config {
   std::string prometheus;                   // listen address of /metrics; empty: off
   std::string pushgateway;                  // Pushgateway URL; empty: off
   bool pushgateway_delete = false;          // delete the group when the command exits 0
+  std::string tensorboard;                  // TensorBoard log dir; empty: none
+  std::string visualdl;                     // VisualDL log dir; empty: none
 };
 
 class ConfigError : public std::runtime_error {

@@ -124,12 +124,21 @@ std::string PrometheusName(const MetricDef& m) {
 }
 
 std::string TensorBoardTag(const MetricDef& m, int gpu_index) {
-  switch (m.scope) {
-    case Scope::kHost: return fmt::format("system/{}", m.name);
-    case Scope::kJob: return fmt::format("job/{}", m.name);
-    case Scope::kGpu: return fmt::format("gpu{}/{}", gpu_index, m.name);
+  std::string name(m.name);
+  if (m.unit == Unit::kBytes) {
+    size_t at = name.rfind("_bytes");
+    if (at != std::string::npos) name.replace(at, 6, "_mib");
   }
-  return std::string(m.name);
+  switch (m.scope) {
+    case Scope::kHost: return fmt::format("system/{}", name);
+    case Scope::kJob: return fmt::format("job/{}", name);
+    case Scope::kGpu: return fmt::format("gpu{}/{}", gpu_index, name);
+  }
+  return name;
+}
+
+double TensorBoardValue(const MetricDef& m, double v) {
+  return m.unit == Unit::kBytes ? v / (1024.0 * 1024.0) : v;
 }
 
 }  // namespace tv

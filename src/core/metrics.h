@@ -42,8 +42,12 @@ std::string_view UnitName(Unit unit);     // "bytes", "ratio", ...
 std::string_view JsonKey(const MetricDef& m);
 // Prometheus family name: trainvitals_<scope>_<name>, counters end in _total.
 std::string PrometheusName(const MetricDef& m);
-// TensorBoard tag: system/<name>, job/<name>, gpu<N>/<name>.
+// TensorBoard tag: system/<name>, job/<name>, gpu<N>/<name>. TensorBoard
+// scalars are float32, so byte amounts are shown in MiB: for Unit::kBytes the
+// name's "_bytes" becomes "_mib" (job/memory_bytes -> job/memory_mib).
 std::string TensorBoardTag(const MetricDef& m, int gpu_index = 0);
+// The value written under TensorBoardTag: bytes / 2^20 for Unit::kBytes, else `v`.
+double TensorBoardValue(const MetricDef& m, double v);
 // Whether values of this unit are whole numbers in JSON.
 bool IsIntegral(Unit unit);
 

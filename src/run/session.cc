@@ -30,6 +30,22 @@ Session::Session(Config config, std::vector<std::string> command, std::string mo
   }
   start_wall_ = Clock::Default()->WallSeconds();
   run_dir_ = PrepareRunDir(config_, command_, start_wall_);
+  if (!config_.tensorboard.empty()) {
+    std::string error;
+    tfevents_ = TfeventsSink::Open(config_.tensorboard, start_wall_, config_.interval_s, &error);
+    if (!tfevents_) {
+      Abandon();
+      throw ConfigError(error);
+    }
+  }
+  if (!config_.visualdl.empty()) {
+    std::string error;
+    visualdl_ = VdlSink::Open(config_.visualdl, start_wall_, config_.interval_s, &error);
+    if (!visualdl_) {
+      Abandon();
+      throw ConfigError(error);
+    }
+  }
 }
 
 Session::~Session() {
@@ -113,6 +129,8 @@ void Session::Start(int root_pid) {
   WriteJsonFile(dir + "/meta.json", meta);
   jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
   std::vector<Sink*> sinks = {&timeline_, jsonl_.get()};
+  if (tfevents_) sinks.push_back(tfevents_.get());
+  if (visualdl_) sinks.push_back(visualdl_.get());
   if (!config_.quiet) {
     status_ = std::make_unique<StatusLine>(STDERR_FILENO, ::isatty(STDERR_FILENO) != 0);
     sinks.push_back(status_.get());
@@ -165,6 +183,8 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code, std::option
 }
 
 void Session::Abandon() {
+  if (tfevents_) tfevents_->Discard();
+  if (visualdl_) visualdl_->Discard();
   std::error_code ec;
   fs::remove(fs::path(run_dir_) / "meta.json", ec);
   fs::remove(run_dir_, ec);  // only if empty

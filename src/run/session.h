@@ -21,6 +21,8 @@
 #include "sinks/metrics_server.h"
 #include "sinks/prometheus_sink.h"
 #include "sinks/pushgateway_sink.h"
+#include "sinks/tfevents/tfevents_sink.h"
+#include "sinks/visualdl/vdl_sink.h"
 #include "views/status_line.h"
 
 namespace tv {
@@ -63,6 +65,8 @@ class Session {
   std::unique_ptr<PrometheusSink> prometheus_;
   std::unique_ptr<PushgatewaySink> pushgateway_;
   std::unique_ptr<StatusLine> status_;
+  std::unique_ptr<TfeventsSink> tfevents_;
+  std::unique_ptr<VdlSink> visualdl_;
   std::unique_ptr<SinkThread> sinks_;
   std::unique_ptr<Sampler> sampler_;
   bool finished_ = false;

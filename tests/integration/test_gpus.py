@@ -156,3 +156,25 @@ def test_check_lists_gpus_and_what_each_supports(tmp_path):
     text = subprocess.run([cli_path(), "check"], capture_output=True, text=True,
                           env={**os.environ, **env}).stdout
     assert "GPU0" in text and "NVIDIA H100" in text
+
+
+def test_tensorboard_has_a_run_of_gpu_tags_in_mib(gpu_run, tmp_path):
+    accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
+    logdir = tmp_path / "tb"
+    r = gpu_run("two_gpus.json", flags=("--tensorboard", str(logdir)))
+    acc = accumulator.EventAccumulator(str(logdir / "system"), size_guidance={"scalars": 0})
+    acc.Reload()
+    tags = acc.Tags()["scalars"]
+    for tag in ("gpu0/util_ratio", "gpu0/util_ratio_max", "gpu0/memory_used_mib",
+                "gpu0/job_memory_mib", "gpu0/power_watts", "gpu0/power_watts_max",
+                "gpu1/util_ratio", "gpu0/temperature_celsius"):
+        assert tag in tags, tags
+    assert "gpu0/temperature_celsius_max" not in tags
+    g0 = gpu_rows(r, 0)
+    job = acc.Scalars("gpu0/job_memory_mib")
+    assert len(job) == len(g0)
+    assert job[-1].value == pytest.approx(4_000_000_000 / 2**20)
+    util = acc.Scalars("gpu1/util_ratio")
+    assert [e.value for e in util] == pytest.approx([g["util_ratio"] for g in gpu_rows(r, 1)], abs=1e-4)
+    steps = [e.step for e in util]
+    assert steps == sorted(set(steps))

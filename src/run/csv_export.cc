@@ -1,0 +1,112 @@
+#include "run/csv_export.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <ostream>
+#include <unordered_map>
+
+#include "core/config.h"
+
+namespace tv {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string Cell(const Json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+void Flatten(const std::string& prefix, const Json& v, FlatRow* out) {
+  auto join = [&prefix](const std::string& key) {
+    return prefix.empty() ? key : prefix + "." + key;
+  };
+  if (v.is_object()) {
+    for (const auto& [key, member] : v.items()) {
+      if (prefix.empty() && key == "gpus" && member.is_array()) {
+        for (size_t i = 0; i < member.size(); ++i) {
+          const Json& gpu = member[i];
+          auto index = gpu.is_object() && gpu.contains("index") && gpu["index"].is_number_integer()
+                           ? gpu["index"].get<int64_t>()
+                           : static_cast<int64_t>(i);
+          Flatten(fmt::format("gpu{}", index), gpu, out);
+        }
+      } else {
+        Flatten(join(key), member, out);
+      }
+    }
+  } else if (v.is_array()) {
+    for (size_t i = 0; i < v.size(); ++i) Flatten(join(std::to_string(i)), v[i], out);
+  } else {
+    out->emplace_back(prefix, Cell(v));
+  }
+}
+
+// Calls `fn(row)` for each object in the file; throws ConfigError on bad lines.
+template <typename Fn>
+void ForEachRow(const std::string& path, bool warn, Fn fn) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(fmt::format("{}: cannot read (not a run directory?)", path));
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    bool last_unterminated = in.eof();
+    Json row = Json::parse(line, nullptr, false);
+    if (row.is_discarded() || !row.is_object()) {
+      if (last_unterminated && row.is_discarded()) {
+        if (warn)
+          fmt::print(stderr, "trainvitals: {}:{}: skipping a cut last line\n", path, number);
+        break;
+      }
+      throw ConfigError(fmt::format("{}:{}: not a JSON object", path, number));
+    }
+    fn(row);
+  }
+}
+
+}  // namespace
+
+FlatRow FlattenJson(const nlohmann::ordered_json& row) {
+  FlatRow out;
+  Flatten("", row, &out);
+  return out;
+}
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+void ExportCsv(const std::string& samples_path, std::ostream& out) {
+  // Two passes: the columns first, so rows stream without being held.
+  std::vector<std::string> columns;
+  std::unordered_map<std::string, size_t> column_of;
+  ForEachRow(samples_path, false, [&](const Json& row) {
+    for (auto& [key, cell] : FlattenJson(row)) {
+      if (column_of.emplace(key, columns.size()).second) columns.push_back(key);
+    }
+  });
+  for (size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << CsvField(columns[i]);
+  out << '\n';
+  std::vector<std::string> cells(columns.size());
+  ForEachRow(samples_path, true, [&](const Json& row) {
+    for (std::string& c : cells) c.clear();
+    for (auto& [key, cell] : FlattenJson(row)) {
+      auto it = column_of.find(key);  // a key new since the first pass (a live run): left out
+      if (it != column_of.end()) cells[it->second] = std::move(cell);
+    }
+    for (size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << CsvField(cells[i]);
+    out << '\n';
+  });
+  if (!out) throw ConfigError("cannot write the CSV output");
+}
+
+}  // namespace tv
