@@ -34,6 +34,7 @@ void Aggregator::Add(const Sample& sample) {
       auto peak = gpu_metrics[i].get_gpu_peak ? gpu_metrics[i].get_gpu_peak(g) : std::nullopt;
       acc->values[i].Add(*v, peak.value_or(*v));
     }
+    acc->processes = g.processes;
   }
   ++samples_;
 }
@@ -55,6 +56,7 @@ Row Aggregator::Peek(double t, double elapsed_s) const {
     out.physical_index = g.physical_index;
     out.mig_instance = g.mig_instance;
     for (const auto& acc : g.values) out.values.push_back(acc.Get());
+    out.processes.assign(g.processes.begin(), g.processes.end());
   }
   return row;
 }

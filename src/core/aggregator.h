@@ -27,6 +27,7 @@ class Aggregator {
     int physical_index = 0;
     int mig_instance = -1;
     std::vector<StatAccumulator> values;
+    GpuProcessList processes;  // of the latest sample
   };
   std::vector<StatAccumulator> values_;
   std::vector<StatAccumulator> cores_;

@@ -35,6 +35,31 @@ TEST(Aggregator, GpuPeakReachesMaxButNotMean) {
   EXPECT_DOUBLE_EQ(stat->last, 0.4);
 }
 
+TEST(Aggregator, GpuRowKeepsTheLatestProcessList) {
+  Aggregator agg;
+  Sample s;
+  GpuSample& g = s.gpus.emplace_back();
+  g.processes.known = true;
+  g.processes.size = 2;
+  g.processes.items[0] = GpuProcess{10, "python", true, 4e9, 0.5};
+  g.processes.items[1] = GpuProcess{11, "other", false, 1e9, std::nullopt};
+  agg.Add(s);
+  g.processes.size = 1;
+  g.processes.items[0] = GpuProcess{12, "late", false, 2e9, std::nullopt};
+  agg.Add(s);
+  Row row = agg.Peek(0, 1);
+  ASSERT_EQ(row.gpus.size(), 1u);
+  ASSERT_EQ(row.gpus[0].processes.size(), 1u);
+  EXPECT_EQ(row.gpus[0].processes[0].pid, 12);
+  EXPECT_EQ(row.gpus[0].processes[0].name, "late");
+  EXPECT_FALSE(row.gpus[0].processes[0].is_job);
+  EXPECT_DOUBLE_EQ(*row.gpus[0].processes[0].memory_bytes, 2e9);
+
+  g.processes.size = 0;  // a later sample with no process empties the list
+  agg.Add(s);
+  EXPECT_TRUE(agg.Take(0, 1).gpus[0].processes.empty());
+}
+
 TEST(Aggregator, MigInstancesAreRowsOfTheirOwn) {
   Aggregator agg;
   Sample s;

@@ -4,11 +4,35 @@
 // device or driver, or fail: an unknown value is absent, never 0.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 
 namespace tv {
+
+// At most this many of a GPU's compute processes are kept per sample and shown
+// per GPU on /metrics: those with the most device memory (bounds cardinality).
+inline constexpr size_t kGpuTopProcesses = 8;
+
+// One compute process on a GPU.
+struct GpuProcess {
+  int pid = 0;                          // in the host PID namespace, as the driver reports it
+  std::string name;                     // /proc/<pid>/comm (at most 15 bytes); empty: unknown
+  bool is_job = false;                  // in the job's process tree
+  std::optional<double> memory_bytes;   // absent when the driver does not say
+  std::optional<double> sm_util_ratio;  // from the latest per-process utilisation read
+};
+
+// A fixed-capacity list (no allocation per tick), in descending memory order.
+struct GpuProcessList {
+  std::array<GpuProcess, kGpuTopProcesses> items;
+  size_t size = 0;
+  bool known = false;  // whether the driver listed the processes at all
+
+  const GpuProcess* begin() const { return items.data(); }
+  const GpuProcess* end() const { return items.data() + size; }
+};
 
 struct GpuSample {
   int index = 0;           // as the framework numbers it (CUDA_VISIBLE_DEVICES order)
@@ -50,6 +74,7 @@ struct GpuSample {
   std::optional<double> job_processes;
   std::optional<double> other_memory_bytes;  // processes outside the job
   std::optional<double> other_processes;
+  GpuProcessList processes;  // the top kGpuTopProcesses by memory
 
   // GPM (Hopper and later), read once per row over the row's interval.
   std::optional<double> sm_active_ratio;

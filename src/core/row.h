@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "core/gpu_sample.h"
+
 namespace tv {
 
 struct Stat {
@@ -46,12 +48,15 @@ struct GpuRow {
   // GPU instance id of a MIG slice; -1 for the whole GPU.
   int mig_instance = -1;
   std::vector<std::optional<Stat>> values;  // parallel to GpuMetrics()
+  // The GPU's compute processes as the interval's last sample listed them
+  // (not reduced: a process list has no mean); empty when none or unknown.
+  std::vector<GpuProcess> processes;
 };
 
 struct Row {
-  double t = 0;          // unix seconds at the end of the interval
-  double elapsed_s = 0;  // since monitoring began
-  uint32_t samples = 0;  // samples reduced into this row
+  double t = 0;                             // unix seconds at the end of the interval
+  double elapsed_s = 0;                     // since monitoring began
+  uint32_t samples = 0;                     // samples reduced into this row
   std::vector<std::optional<Stat>> values;  // parallel to SampleMetrics()
   std::vector<double> core_util_ratio;      // mean per core
   std::vector<GpuRow> gpus;
