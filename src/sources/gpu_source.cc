@@ -146,18 +146,58 @@ void GpuSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices
     }
   }
   backend_->TakeNotices(notices);
-  if (tick.row_tick) pids_.Retain(seen_pids_);
+  if (tick.row_tick) {
+    pids_.Retain(seen_pids_);
+    std::erase_if(names_, [&](const auto& kv) {
+      return std::find(seen_pids_.begin(), seen_pids_.end(), kv.first) == seen_pids_.end();
+    });
+  }
 }
+
+const std::string& GpuSource::NameOf(int pid) {
+  auto it = names_.find(pid);
+  if (it != names_.end()) return it->second;
+  std::string comm;
+  if (!env_->ReadFile(fmt::format("/proc/{}/comm", pid).c_str(), &comm).ok()) comm.clear();
+  while (!comm.empty() && (comm.back() == '\n' || comm.back() == '\0')) comm.pop_back();
+  return names_.emplace(pid, std::move(comm)).first->second;
+}
+
+namespace {
+
+// Puts `p` into `list` (kept in descending memory order, unknown memory last)
+// if it is among the top kGpuTopProcesses.
+void InsertTop(const GpuProcessUse& p, bool mine, GpuProcessList* list) {
+  auto below = [](const std::optional<double>& a, const std::optional<double>& b) {
+    return a.value_or(-1) < b.value_or(-1);
+  };
+  size_t at = list->size;
+  while (at > 0 && below(list->items[at - 1].memory_bytes, p.memory_bytes)) --at;
+  if (at >= kGpuTopProcesses) return;
+  size_t last = std::min(list->size, kGpuTopProcesses - 1);
+  for (size_t i = last; i > at; --i) list->items[i] = std::move(list->items[i - 1]);
+  if (list->size < kGpuTopProcesses) ++list->size;
+  GpuProcess& out = list->items[at];
+  out.pid = p.pid;
+  out.name.clear();
+  out.is_job = mine;
+  out.memory_bytes = p.memory_bytes;
+  out.sm_util_ratio.reset();
+}
+
+}  // namespace
 
 void GpuSource::Attribute(Watched& w, const Tick& tick, const std::vector<int>& job_pids,
                           GpuSample* g) {
   if (backend_->ReadProcesses(w.unit, &procs_)) {
+    g->processes.known = true;
     double job_mem = 0, other_mem = 0;
     int job = 0, other = 0;
     bool job_mem_known = true, other_mem_known = true;
     for (const GpuProcessUse& p : procs_) {
       seen_pids_.push_back(p.pid);
       bool mine = pids_.InJob(p.pid, job_pids);
+      InsertTop(p, mine, &g->processes);
       (mine ? job : other) += 1;
       double& mem = mine ? job_mem : other_mem;
       if (p.memory_bytes) {
@@ -181,6 +221,19 @@ void GpuSource::Attribute(Watched& w, const Tick& tick, const std::vector<int>& 
       if (pids_.InJob(u.pid, job_pids)) sm += u.sm_ratio;
     }
     g->job_sm_util_ratio = std::min(1.0, sm);
+    w.last_utils.assign(utils_.begin(), utils_.end());
+    w.utils_known = true;
+  }
+  for (size_t i = 0; i < g->processes.size; ++i) {
+    GpuProcess& p = g->processes.items[i];
+    p.name = NameOf(p.pid);
+    if (!w.utils_known) continue;
+    // A process absent from the read ran no kernels in its window.
+    double sm = 0;
+    for (const GpuProcessUtil& u : w.last_utils) {
+      if (u.pid == p.pid) sm += u.sm_ratio;
+    }
+    p.sm_util_ratio = std::min(1.0, sm);
   }
 }
 

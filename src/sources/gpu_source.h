@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/env.h"
@@ -64,19 +65,25 @@ class GpuSource final : public Source {
     int index = 0;    // CUDA index
     bool lost = false;
     double next_process_util_s = 0;
+    // The latest per-process SM read, applied to every sample until the next.
+    std::vector<GpuProcessUtil> last_utils;
+    bool utils_known = false;
   };
   GpuSource(std::unique_ptr<GpuBackend> backend, Env* env)
-      : backend_(std::move(backend)), pids_(env) {}
-  void Attribute(Watched& w, const Tick& tick, const std::vector<int>& job_pids,
-                 GpuSample* g);
+      : backend_(std::move(backend)), env_(env), pids_(env) {}
+  void Attribute(Watched& w, const Tick& tick, const std::vector<int>& job_pids, GpuSample* g);
+  // /proc/<pid>/comm, read once per PID; empty when unreadable.
+  const std::string& NameOf(int pid);
 
   std::unique_ptr<GpuBackend> backend_;
+  Env* env_;
   std::vector<Watched> watched_;
   nlohmann::json static_info_;
   PidMapper pids_;
   std::vector<GpuProcessUse> procs_;
   std::vector<GpuProcessUtil> utils_;
   std::vector<int> seen_pids_;
+  std::unordered_map<int, std::string> names_;  // PIDs seen at the last row tick
 };
 
 // A short stable stand-in for a UUID ("gpu-" and 12 hex digits of FNV-1a), so

@@ -1,4 +1,5 @@
 // GpuSource over the fake driver: processes, MIG, GPM, probe.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -48,6 +49,40 @@ TEST_F(GpuJobShare, MapsHostPidsThroughNsPid) {
   EXPECT_DOUBLE_EQ(*s.gpus[0].job_memory_bytes, 3e9);
   EXPECT_DOUBLE_EQ(*s.gpus[0].other_memory_bytes, 1e9);
   EXPECT_NEAR(*s.gpus[0].job_sm_util_ratio, 0.4, 1e-9);
+}
+
+TEST_F(GpuJobShare, KeepsTheTopEightProcessesByMemoryWithNamesAndSm) {
+  MemEnv env;
+  env.Set("/proc/90010/status", "Name:\tpython\nNSpid:\t90010\t12\n");
+  env.Set("/proc/90010/comm", "python\n");
+  env.Set("/proc/90003/comm", "other-job\n");
+  options_.env = &env;
+  std::string procs;
+  for (int k : {3, 10, 1, 7, 5, 2, 9, 4, 8, 6}) {
+    procs += fmt::format("{}{{\"pid\": {}, \"memory_bytes\": {}e9{}}}", procs.empty() ? "" : ",",
+                         90000 + k, k, k == 10 ? ", \"sm_util\": 60" : "");
+  }
+  Open(R"({"devices": [{"processes": [)" + procs + "]}]}");
+  job_pids_ = {12};
+  Tick(0.0, true);
+  Sample s = Tick(5.0, true);  // reads per-process SM
+  const GpuProcessList& list = s.gpus[0].processes;
+  EXPECT_TRUE(list.known);
+  ASSERT_EQ(list.size, 8u);
+  EXPECT_EQ(list.items[0].pid, 90010);
+  EXPECT_EQ(list.items[0].name, "python");
+  EXPECT_TRUE(list.items[0].is_job);
+  EXPECT_DOUBLE_EQ(*list.items[0].memory_bytes, 10e9);
+  EXPECT_NEAR(*list.items[0].sm_util_ratio, 0.6, 1e-9);
+  EXPECT_EQ(list.items[7].pid, 90003);
+  EXPECT_EQ(list.items[7].name, "other-job");
+  EXPECT_FALSE(list.items[7].is_job);
+  EXPECT_DOUBLE_EQ(*list.items[7].sm_util_ratio, 0.0);  // ran no kernels
+  EXPECT_EQ(list.items[1].name, "");                    // no /proc entry: unknown
+  EXPECT_DOUBLE_EQ(*s.gpus[0].other_processes, 9);      // the counts still see all ten
+
+  Sample between = Tick(6.0);  // SM is not re-read: the last read carries over
+  EXPECT_NEAR(*between.gpus[0].processes.items[0].sm_util_ratio, 0.6, 1e-9);
 }
 
 TEST_F(GpuJobShare, ProcessUtilizationDropsImpossibleSamples) {
