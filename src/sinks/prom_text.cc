@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/metrics.h"
@@ -55,6 +56,29 @@ void AppendFamilyHeader(const MetricDef& m, const std::string& name, PromFormat 
   out->append("\n# TYPE ");
   out->append(family);
   out->append(m.kind == Kind::kCounter ? " counter\n" : " gauge\n");
+}
+
+void AppendGaugeHeader(std::string_view name, std::string_view help, PromFormat format,
+                       std::string* out) {
+  out->append("# HELP ");
+  out->append(name);
+  out->push_back(' ');
+  AppendEscapedHelp(help, format, out);
+  out->append("\n# TYPE ");
+  out->append(name);
+  out->append(" gauge\n");
+}
+
+// The top kGpuTopProcesses of `gpu` by memory (unknown memory last), in that order.
+std::vector<const GpuProcess*> TopProcesses(const GpuRow& gpu) {
+  std::vector<const GpuProcess*> top;
+  top.reserve(gpu.processes.size());
+  for (const GpuProcess& p : gpu.processes) top.push_back(&p);
+  std::stable_sort(top.begin(), top.end(), [](const GpuProcess* a, const GpuProcess* b) {
+    return a->memory_bytes.value_or(-1) > b->memory_bytes.value_or(-1);
+  });
+  if (top.size() > kGpuTopProcesses) top.resize(kGpuTopProcesses);
+  return top;
 }
 
 double ValueOf(const MetricDef& m, const Stat& s) {
@@ -112,6 +136,17 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
   }
   std::span<const MetricDef> gdefs = GpuMetrics();
   std::vector<std::string> gpu_names(row.gpus.size()), gpu_models(row.gpus.size());
+  auto append_gpu_labels = [&](size_t g) {
+    const GpuRow& gpu = row.gpus[g];
+    if (gpu_names[g].empty()) {
+      gpu_names[g] = fmt::format("{}", gpu.index);
+      gpu_models[g] = std::string(ModelOf(labels, gpu));
+    }
+    AppendLabel("gpu", gpu_names[g], &first, &out);
+    if (!gpu_models[g].empty()) AppendLabel("gpu_model", gpu_models[g], &first, &out);
+    if (gpu.mig_instance >= 0)
+      AppendLabel("mig", fmt::format("{}", gpu.mig_instance), &first, &out);
+  };
   for (size_t i = 0; i < gdefs.size(); ++i) {
     bool header = false;
     std::string name;
@@ -124,15 +159,46 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
         header = true;
       }
       AppendSeriesStart(name, labels, &out, &first);
-      if (gpu_names[g].empty()) {
-        gpu_names[g] = fmt::format("{}", gpu.index);
-        gpu_models[g] = std::string(ModelOf(labels, gpu));
-      }
-      AppendLabel("gpu", gpu_names[g], &first, &out);
-      if (!gpu_models[g].empty()) AppendLabel("gpu_model", gpu_models[g], &first, &out);
-      if (gpu.mig_instance >= 0)
-        AppendLabel("mig", fmt::format("{}", gpu.mig_instance), &first, &out);
+      append_gpu_labels(g);
       AppendSampleEnd(ValueOf(gdefs[i], *gpu.values[i]), first, &out);
+    }
+  }
+  // Per process: the top kGpuTopProcesses by memory of each GPU, as the
+  // interval's last sample listed them.
+  std::vector<std::vector<const GpuProcess*>> top(row.gpus.size());
+  for (size_t g = 0; g < row.gpus.size(); ++g) top[g] = TopProcesses(row.gpus[g]);
+  struct ProcessFamily {
+    std::string_view name, help;
+    std::optional<double> GpuProcess::*value;
+  };
+  static_assert(kGpuTopProcesses == 8, "the HELP texts below say 8");
+  static constexpr ProcessFamily kProcessFamilies[] = {
+      {"trainvitals_gpu_process_memory_bytes",
+       "Device memory used by one compute process (the GPU's top 8 by memory), at the "
+       "interval's last sample.",
+       &GpuProcess::memory_bytes},
+      {"trainvitals_gpu_process_sm_util_ratio",
+       "Fraction of time one compute process ran kernels on the GPU (the GPU's top 8 by "
+       "memory), over the driver's latest per-process window.",
+       &GpuProcess::sm_util_ratio},
+  };
+  for (const ProcessFamily& f : kProcessFamilies) {
+    bool header = false;
+    for (size_t g = 0; g < row.gpus.size(); ++g) {
+      for (const GpuProcess* p : top[g]) {
+        const std::optional<double>& v = p->*f.value;
+        if (!v) continue;
+        if (!header) {
+          AppendGaugeHeader(f.name, f.help, format, &out);
+          header = true;
+        }
+        AppendSeriesStart(f.name, labels, &out, &first);
+        append_gpu_labels(g);
+        AppendLabel("pid", fmt::format("{}", p->pid), &first, &out);
+        if (!p->name.empty()) AppendLabel("name", p->name, &first, &out);
+        AppendLabel("owner", p->is_job ? "job" : "other", &first, &out);
+        AppendSampleEnd(*v, first, &out);
+      }
     }
   }
   if (format == PromFormat::kOpenMetrics) out.append("# EOF\n");

@@ -1,9 +1,12 @@
 #include "sinks/prom_text.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "core/metrics.h"
 
@@ -87,6 +90,74 @@ TEST(RenderPrometheus, NoModelLabelWhenUnknownAndNoMigForWholeGpu) {
   EXPECT_NE(text.find("trainvitals_gpu_memory_used_bytes{host=\"h\",run=\"r\",gpu=\"1\"} "),
             std::string::npos)
       << text;
+}
+
+std::vector<std::string> LinesStartingWith(const std::string& text, std::string_view prefix) {
+  std::vector<std::string> lines;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(at, end - at);
+    if (line.starts_with(prefix)) lines.push_back(line);
+    at = end + 1;
+  }
+  return lines;
+}
+
+TEST(RenderPrometheus, ProcessSeriesAreTheTopEightByMemoryWithOwner) {
+  Row row = SampleRow();
+  row.gpus[0].mig_instance = -1;
+  // Ten processes, memory 1..10 GB, in no order; pid 100+k has k GB.
+  for (int k : {3, 10, 1, 7, 5, 2, 9, 4, 8, 6}) {
+    GpuProcess p;
+    p.pid = 100 + k;
+    p.name = fmt::format("p{}", k);
+    p.is_job = k == 10;
+    p.memory_bytes = k * 1e9;
+    if (k == 10) p.sm_util_ratio = 0.75;
+    if (k == 1) p.sm_util_ratio = 0.5;  // not in the top 8: left out of both families
+    row.gpus[0].processes.push_back(p);
+  }
+  std::string text = RenderPrometheus(row, SampleLabels(), PromFormat::kText004);
+  auto mem = LinesStartingWith(text, "trainvitals_gpu_process_memory_bytes{");
+  ASSERT_EQ(mem.size(), 8u) << text;
+  EXPECT_EQ(mem[0],
+            "trainvitals_gpu_process_memory_bytes{host=\"node-1\",run=\"train\",gpu=\"1\","
+            "pid=\"110\",name=\"p10\",owner=\"job\"} 10000000000");
+  EXPECT_EQ(mem[7],
+            "trainvitals_gpu_process_memory_bytes{host=\"node-1\",run=\"train\",gpu=\"1\","
+            "pid=\"103\",name=\"p3\",owner=\"other\"} 3000000000");
+  EXPECT_EQ(text.find("pid=\"101\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("pid=\"102\""), std::string::npos) << text;
+  auto sm = LinesStartingWith(text, "trainvitals_gpu_process_sm_util_ratio{");
+  ASSERT_EQ(sm.size(), 1u) << text;
+  EXPECT_TRUE(sm[0].ends_with("pid=\"110\",name=\"p10\",owner=\"job\"} 0.75")) << sm[0];
+  // HELP and TYPE once per family.
+  EXPECT_EQ(LinesStartingWith(text, "# TYPE trainvitals_gpu_process_memory_bytes gauge").size(),
+            1u);
+  EXPECT_EQ(LinesStartingWith(text, "# HELP trainvitals_gpu_process_sm_util_ratio ").size(), 1u);
+}
+
+TEST(RenderPrometheus, ProcessNamesAreEscapedAndLeftOutWhenUnknown) {
+  Row row = SampleRow();
+  GpuProcess odd;
+  odd.pid = 7;
+  odd.name = "a\"b\\c\nd";
+  odd.memory_bytes = 2;
+  GpuProcess nameless;
+  nameless.pid = 8;
+  nameless.memory_bytes = 1;
+  GpuProcess no_memory;  // shown only where a value is known
+  no_memory.pid = 9;
+  row.gpus[0].processes = {odd, nameless, no_memory};
+  std::string text = RenderPrometheus(row, SampleLabels(), PromFormat::kOpenMetrics);
+  EXPECT_NE(text.find("mig=\"3\",pid=\"7\",name=\"a\\\"b\\\\c\\nd\",owner=\"other\"} 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("mig=\"3\",pid=\"8\",owner=\"other\"} 1\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("pid=\"9\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("trainvitals_gpu_process_sm_util_ratio"), std::string::npos) << text;
 }
 
 TEST(PromEscape, LabelValuesEscapeBackslashQuoteAndNewline) {
