@@ -31,7 +31,7 @@ struct GpuSourceOptions {
   std::vector<int> gpus;  // watch only these CUDA indices; empty: every visible GPU
   bool real_ids = false;  // UUIDs and serials in static_info instead of a short hash
   bool mig = true;        // watch MIG slices
-  Env* env = nullptr;     // for /proc/<pid>/status (NSpid); nullptr: Env::Default()
+  Env* env = nullptr;     // for /proc/<pid>/status (NSpid) and comm; nullptr: Env::Default()
 
   // Defaults, with cuda_visible_devices from this process's environment.
   static GpuSourceOptions FromEnvironment();
