@@ -1,9 +1,7 @@
 // TfeventsSink: writes each row as TensorBoard scalars into an event file of
-// its own run directory, <logdir>/system, beside the training's runs. Every
-// start makes a new file (events.out.tfevents.<unix s>.<host>.<pid>.<n>),
-// never appending to an old one. Each record goes out in one write(2), so a
-// reader sees whole records and at most a cut last one. A write failure is
-// reported once on stderr; later rows are still tried.
+// its own run directory, <logdir>/system, beside the training's runs (see
+// board_file.h): a new events.out.tfevents.<unix s>.<host>.<pid>.<n> each
+// start, one record per write(2).
 //
 // Thread safety: Open on the controlling thread; the rest on the sink thread.
 #pragma once
@@ -12,6 +10,7 @@
 #include <string>
 
 #include "core/sink.h"
+#include "sinks/board_file.h"
 #include "sinks/tfevents/row_scalars.h"
 
 namespace tv {
@@ -26,17 +25,16 @@ class TfeventsSink final : public Sink {
   void OnRow(const Row& row) override;
   void OnClose() override;
   // Removes the file again (the command never started).
-  void Discard();
-  const std::string& path() const { return path_; }
+  void Discard() { file_->Discard(); }
+  const std::string& path() const { return file_->path(); }
 
  private:
-  TfeventsSink(int fd, std::string path, double interval_s);
+  TfeventsSink(std::unique_ptr<BoardFile> file, double interval_s)
+      : file_(std::move(file)), stepper_(interval_s) {}
   void WriteRecord(const std::string& event);
-  int fd_ = -1;
-  std::string path_;
+  std::unique_ptr<BoardFile> file_;
   TbStepper stepper_;
   std::string buffer_;
-  bool write_failed_ = false;
 };
 
 }  // namespace tv

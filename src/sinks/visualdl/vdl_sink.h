@@ -1,8 +1,8 @@
 // VdlSink: writes each row as VisualDL scalars (the same tags, values and
 // steps as TensorBoard, see tfevents/row_scalars.h) into <logdir>/system/
 // vdlrecords.<unix s>.log, a new file each start (VisualDL reads the newest
-// file of a directory). A row's records go out in one write(2). A write
-// failure is reported once on stderr; later rows are still tried.
+// file of a directory; see board_file.h). A row's records go out in one
+// write(2).
 //
 // Thread safety: Open on the controlling thread; the rest on the sink thread.
 #pragma once
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/sink.h"
+#include "sinks/board_file.h"
 #include "sinks/tfevents/row_scalars.h"
 
 namespace tv {
@@ -25,16 +26,15 @@ class VdlSink final : public Sink {
   void OnRow(const Row& row) override;
   void OnClose() override;
   // Removes the file again (the command never started).
-  void Discard();
+  void Discard() { file_->Discard(); }
 
  private:
-  VdlSink(int fd, std::string path, double interval_s);
+  VdlSink(std::unique_ptr<BoardFile> file, double interval_s)
+      : file_(std::move(file)), stepper_(interval_s) {}
   void Write();
-  int fd_ = -1;
-  std::string path_;
+  std::unique_ptr<BoardFile> file_;
   TbStepper stepper_;
   std::string buffer_;
-  bool write_failed_ = false;
 };
 
 }  // namespace tv
