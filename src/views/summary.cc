@@ -121,7 +121,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
     out += "\n";
   }
   if (auto procs = Get(s, "job", "processes", "max")) {
-    out += fmt::format("  Procs    up to {:.0f} processes\n", *procs);
+    out += fmt::format("  Procs    up to {:.0f} process{}\n", *procs, *procs == 1 ? "" : "es");
   }
   if (auto joules = Get(s, "host", "cpu_energy_joules")) {
     out += fmt::format("  Energy   CPU packages {:.0f} J\n", *joules);
