@@ -6,7 +6,9 @@ SinkThread::SinkThread(std::vector<Sink*> sinks) : sinks_(std::move(sinks)) {}
 
 SinkThread::~SinkThread() { Close(); }
 
-void SinkThread::Start() { thread_ = std::thread([this] { Loop(); }); }
+void SinkThread::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
 
 bool SinkThread::PushRow(Row row) {
   {
@@ -56,10 +58,7 @@ void SinkThread::Loop() {
 void SinkThread::Close() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (closing_) {
-      // Already closed or closing: just make sure the thread is joined.
-    }
-    closing_ = true;
+    closing_ = true;  // a second Close only joins again, which is a no-op
   }
   cv_.notify_one();
   if (thread_.joinable()) thread_.join();

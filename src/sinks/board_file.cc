@@ -8,6 +8,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "sinks/write_all.h"
+
 namespace tv {
 
 std::unique_ptr<BoardFile> BoardFile::Create(const std::string& logdir,
@@ -37,21 +39,7 @@ std::unique_ptr<BoardFile> BoardFile::Create(const std::string& logdir,
 BoardFile::~BoardFile() { Close(); }
 
 void BoardFile::Write(std::string_view data) {
-  if (fd_ < 0) return;
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (!failed_) {
-        fmt::print(stderr, "trainvitals: cannot write {}: {} (monitoring goes on)\n", path_,
-                   n < 0 ? std::strerror(errno) : "short write");
-        failed_ = true;
-      }
-      return;
-    }
-    done += static_cast<size_t>(n);
-  }
+  if (fd_ >= 0) WriteAll(fd_, data, path_, &failed_);
 }
 
 void BoardFile::Close() {

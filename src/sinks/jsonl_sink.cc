@@ -1,15 +1,15 @@
 #include "sinks/jsonl_sink.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 
-#include <fmt/format.h>
-
 #include "sinks/row_json.h"
+#include "sinks/write_all.h"
 
 namespace tv {
 
@@ -22,23 +22,9 @@ JsonlSink::JsonlSink(const std::string& samples_path, const std::string& events_
 JsonlSink::~JsonlSink() { OnClose(); }
 
 void JsonlSink::WriteLine(int fd, const char* what) {
-  if (fd < 0) return;
   // One write(2) per line: O_APPEND makes it land whole, so a reader never sees
   // half a line except the last one of a crash.
-  size_t done = 0;
-  while (done < line_.size()) {
-    ssize_t n = ::write(fd, line_.data() + done, line_.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (!write_failed_) {
-        fmt::print(stderr, "trainvitals: cannot write {}: {} (monitoring goes on)\n", what,
-                   std::strerror(errno));
-        write_failed_ = true;
-      }
-      return;
-    }
-    done += static_cast<size_t>(n);
-  }
+  if (fd >= 0) WriteAll(fd, line_, what, &write_failed_);
 }
 
 void JsonlSink::OnRow(const Row& row) {
