@@ -1,11 +1,11 @@
 #include "run/machine_check.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
+#include "core/host.h"
 #include "sources/cgroup.h"
 #include "sources/gpu_probe.h"
 #include "sources/host_memory.h"
@@ -27,7 +27,8 @@ nlohmann::ordered_json CgroupJson(const std::optional<CgroupDir>& dir) {
 std::string FormatGpuCheck(const nlohmann::ordered_json& g) {
   const auto& nvml = g["nvml"];
   if (!nvml.value("usable", false)) {
-    return fmt::format("  GPUs          none: {}\n", nvml.value("error", std::string("NVML not usable")));
+    return fmt::format("  GPUs          none: {}\n",
+                       nvml.value("error", std::string("NVML not usable")));
   }
   std::string out = fmt::format("  GPUs          NVIDIA driver {}, NVML {} ({})\n",
                                 g.value("driver_version", "?"), g.value("nvml_version", "?"),
@@ -36,7 +37,9 @@ std::string FormatGpuCheck(const nlohmann::ordered_json& g) {
     std::vector<std::string> ok, missing;
     const nlohmann::ordered_json supports = gpu.value("supports", nlohmann::ordered_json::object());
     for (const auto& [group, verdict] : supports.items()) {
-      (verdict == "ok" ? ok : missing).push_back(verdict == "ok" ? group : fmt::format("{} ({})", group, verdict.get<std::string>()));
+      (verdict == "ok" ? ok : missing)
+          .push_back(verdict == "ok" ? group
+                                     : fmt::format("{} ({})", group, verdict.get<std::string>()));
     }
     std::string name = gpu.value("name", "GPU");
     out += fmt::format("  {:<14}{}", fmt::format("GPU{}", gpu.value("index", 0)), name);
@@ -47,7 +50,8 @@ std::string FormatGpuCheck(const nlohmann::ordered_json& g) {
       out += fmt::format(", {}", FormatBytes(gpu["memory_total_bytes"].get<double>()));
     }
     out += fmt::format("\n                reads: {}\n", fmt::join(ok, ", "));
-    if (!missing.empty()) out += fmt::format("                lacks: {}\n", fmt::join(missing, ", "));
+    if (!missing.empty())
+      out += fmt::format("                lacks: {}\n", fmt::join(missing, ", "));
   }
   return out;
 }
@@ -56,12 +60,10 @@ std::string FormatGpuCheck(const nlohmann::ordered_json& g) {
 
 nlohmann::ordered_json CheckMachine(Env* env) {
   nlohmann::ordered_json j;
-  char host[256] = {};
-  ::gethostname(host, sizeof(host) - 1);
   utsname uts{};
   ::uname(&uts);
   j["trainvitals_version"] = TRAINVITALS_VERSION;
-  j["host"] = host;
+  j["host"] = HostName();
   j["kernel"] = fmt::format("{} {}", uts.sysname, uts.release);
   j["cpus_online"] = ::sysconf(_SC_NPROCESSORS_ONLN);
   std::string text;
@@ -73,8 +75,9 @@ nlohmann::ordered_json CheckMachine(Env* env) {
   std::string children = fmt::format("/proc/{}/task/{}/children", ::getpid(), ::getpid());
   Status s = env->ReadFile(children.c_str(), &text);
   j["process_tree"] = {{"children_files", s.ok()},
-                       {"problem", s.ok() ? "" : s.message() + " (kernel without CONFIG_PROC_CHILDREN: "
-                                                 "only the root process is followed)"}};
+                       {"problem", s.ok() ? ""
+                                          : s.message() + " (kernel without CONFIG_PROC_CHILDREN: "
+                                                          "only the root process is followed)"}};
 
   CgroupLimits limits = ReadCgroupLimits(env, 0);
   j["cgroup"] = {

@@ -1,5 +1,6 @@
 #include "run/session.h"
 
+#include <fmt/format.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -7,8 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include <fmt/format.h>
-
+#include "core/host.h"
 #include "run/run_dir.h"
 #include "run/sources.h"
 #include "views/summary.h"
@@ -21,8 +21,8 @@ Session::Session(Config config, std::vector<std::string> command, std::string mo
   Validate(config_);
   if (!config_.prometheus.empty()) {
     // Bound here, before the child starts, so a port in use fails the run early.
-    metrics_server_ = std::make_unique<MetricsServer>(
-        ParseListenAddress("--prometheus", config_.prometheus));
+    metrics_server_ =
+        std::make_unique<MetricsServer>(ParseListenAddress("--prometheus", config_.prometheus));
     if (!config_.quiet) {
       fmt::print(stderr, "trainvitals: Prometheus metrics at http://{}:{}/metrics\n",
                  metrics_server_->host(), metrics_server_->port());
@@ -51,16 +51,6 @@ Session::Session(Config config, std::vector<std::string> command, std::string mo
 Session::~Session() {
   if (!finished_ && sampler_) Finish(std::nullopt, std::nullopt);
 }
-
-namespace {
-
-std::string HostName() {
-  char host[256] = {};
-  ::gethostname(host, sizeof(host) - 1);
-  return host;
-}
-
-}  // namespace
 
 void Session::AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*>* sinks) {
   if (!metrics_server_ && config_.pushgateway.empty()) return;
@@ -153,7 +143,8 @@ void Session::AddEvent(std::string type, nlohmann::ordered_json fields) {
   sinks_->PushEvent(Event{Clock::Default()->WallSeconds(), std::move(type), std::move(fields)});
 }
 
-nlohmann::ordered_json Session::Finish(std::optional<int> exit_code, std::optional<int> exit_signal) {
+nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
+                                       std::optional<int> exit_signal) {
   finished_ = true;
   sampler_->Stop();
   double end = Clock::Default()->WallSeconds();

@@ -5,6 +5,8 @@
 
 #include <atomic>
 
+#include "core/host.h"
+
 namespace tv {
 namespace {
 
@@ -14,8 +16,7 @@ std::atomic<int> file_counter{0};
 
 std::unique_ptr<TfeventsSink> TfeventsSink::Open(const std::string& logdir, double start_wall,
                                                  double interval_s, std::string* error) {
-  char host[256] = {};
-  ::gethostname(host, sizeof(host) - 1);
+  std::string host = HostName();
   auto name_for = [&](int) {
     return fmt::format("events.out.tfevents.{:010d}.{}.{}.{}", static_cast<int64_t>(start_wall),
                        host, ::getpid(), file_counter.fetch_add(1));
