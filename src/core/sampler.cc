@@ -120,10 +120,6 @@ void DeriveRatios(Sample* s) {
     h.memory_limit_bytes = h.memory_limit_bytes ? std::min(*h.memory_limit_bytes, *h.memory_total_bytes)
                                                 : *h.memory_total_bytes;
   }
-  if (!h.core_util_ratio.empty()) {
-    double cores = static_cast<double>(h.core_util_ratio.size());
-    h.cpu_limit_cores = h.cpu_limit_cores ? std::min(*h.cpu_limit_cores, cores) : cores;
-  }
   JobSample& j = s->job;
   if (j.cpu_cores && h.cpu_limit_cores && *h.cpu_limit_cores > 0) {
     j.cpu_util_ratio = *j.cpu_cores / *h.cpu_limit_cores;

@@ -73,7 +73,8 @@ class Sampler {
 };
 
 // Fills values that combine sources: host.memory_limit_bytes falls back to
-// MemTotal, host.cpu_limit_cores to the cores seen, and job ratios of those limits.
+// MemTotal (the CPU source sets host.cpu_limit_cores, the cgroup source lowers
+// both), and the job's ratios of those limits.
 void DeriveRatios(Sample* sample);
 
 }  // namespace tv
