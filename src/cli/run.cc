@@ -1,5 +1,6 @@
 // trainvitals run [options] -- COMMAND [ARGS...]
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -32,6 +33,10 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
     *action = [options, command]() -> int {
       Config config = options->Resolve();
       Session session(config, *command, "run");
+      // The child tree reports steps, epochs and phases here (docs/markers.md).
+      if (std::string socket = session.marker_socket(); !socket.empty()) {
+        ::setenv(kMarkerSocketEnv, socket.c_str(), 1);
+      }
       int start_error = 0;
       std::string error;
       int child = SpawnChild(*command, &start_error, &error);

@@ -36,6 +36,10 @@ void Aggregator::Add(const Sample& sample) {
     }
     acc->processes = g.processes;
   }
+  // assign() reuses capacity: no allocation per tick once the shapes settle.
+  training_.phase.assign(sample.training.phase);
+  training_.scalars.assign(sample.training.scalars.begin(), sample.training.scalars.end());
+  training_.ranks.assign(sample.training.ranks.begin(), sample.training.ranks.end());
   ++samples_;
 }
 
@@ -58,6 +62,7 @@ Row Aggregator::Peek(double t, double elapsed_s) const {
     for (const auto& acc : g.values) out.values.push_back(acc.Get());
     out.processes.assign(g.processes.begin(), g.processes.end());
   }
+  row.training = training_;
   return row;
 }
 
@@ -66,6 +71,7 @@ Row Aggregator::Take(double t, double elapsed_s) {
   for (auto& acc : values_) acc.Reset();
   cores_.clear();
   gpus_.clear();
+  training_ = TrainingRow{};
   samples_ = 0;
   return row;
 }

@@ -32,6 +32,7 @@ class Aggregator {
   std::vector<StatAccumulator> values_;
   std::vector<StatAccumulator> cores_;
   std::vector<GpuAcc> gpus_;
+  TrainingRow training_;  // of the latest sample
   uint32_t samples_ = 0;
 };
 

@@ -39,6 +39,17 @@ const std::array kGpuMetrics = {
     MetricDef{G, "other_processes", Unit::kCount, kG, true,
               "Processes outside the job with a context on this GPU.", nullptr,
               GPU(other_processes)},
+    MetricDef{G, "allocator_allocated_bytes", Unit::kBytes, kG, true,
+              "Memory the training framework's allocator handed out on this device (markers: "
+              "PyTorch allocated_bytes, TensorFlow current, Paddle memory_allocated).",
+              nullptr, GPU(allocator_allocated_bytes)},
+    MetricDef{G, "allocator_reserved_bytes", Unit::kBytes, kG, true,
+              "Memory the framework's allocator holds from the driver, cached blocks included "
+              "(PyTorch reserved_bytes, Paddle memory_reserved).",
+              nullptr, GPU(allocator_reserved_bytes)},
+    MetricDef{G, "allocator_peak_bytes", Unit::kBytes, kG, true,
+              "The allocator's own peak of allocated memory since the process started.",
+              nullptr, GPU(allocator_peak_bytes)},
     MetricDef{G, "temperature_celsius", Unit::kCelsius, kG, true, "GPU core temperature.", nullptr,
               GPU(temperature_celsius)},
     MetricDef{G, "power_watts", Unit::kWatts, kG, true,

@@ -76,6 +76,12 @@ struct GpuSample {
   std::optional<double> other_processes;
   GpuProcessList processes;  // the top kGpuTopProcesses by memory
 
+  // The training framework's allocator on this device (markers), summed over
+  // the processes that use it.
+  std::optional<double> allocator_allocated_bytes;
+  std::optional<double> allocator_reserved_bytes;
+  std::optional<double> allocator_peak_bytes;
+
   // GPM (Hopper and later), read once per row over the row's interval.
   std::optional<double> sm_active_ratio;
   std::optional<double> sm_occupancy_ratio;

@@ -9,6 +9,7 @@ namespace {
 
 #define HOST(field) [](const Sample& s) -> std::optional<double> { return s.host.field; }
 #define JOB(field) [](const Sample& s) -> std::optional<double> { return s.job.field; }
+#define TRAINING(field) [](const Sample& s) -> std::optional<double> { return s.training.field; }
 
 const std::array kSampleMetrics = {
     MetricDef{Scope::kHost, "cpu_util_ratio", Unit::kRatio, Kind::kGauge, true,
@@ -78,10 +79,23 @@ const std::array kSampleMetrics = {
     MetricDef{Scope::kJob, "write_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge, true,
               "Storage bytes written by the tree (/proc/PID/io write_bytes).",
               JOB(write_bytes_per_second)},
+    MetricDef{Scope::kTraining, "steps", Unit::kCount, Kind::kCounter, false,
+              "Training steps taken (markers), by the process furthest along.", TRAINING(steps)},
+    MetricDef{Scope::kTraining, "step", Unit::kCount, Kind::kState, false,
+              "The highest step number the training processes gave (markers).", TRAINING(step)},
+    MetricDef{Scope::kTraining, "steps_per_second", Unit::kNone, Kind::kGauge, true,
+              "Training steps per second (markers), by the process furthest along.",
+              TRAINING(steps_per_second)},
+    MetricDef{Scope::kTraining, "epoch", Unit::kCount, Kind::kState, false,
+              "The current (or last) epoch of the lowest rank (markers).", TRAINING(epoch)},
+    MetricDef{Scope::kTraining, "markers_malformed", Unit::kCount, Kind::kCounter, false,
+              "Marker datagrams ignored as malformed since the start.",
+              TRAINING(markers_malformed)},
 };
 
 #undef HOST
 #undef JOB
+#undef TRAINING
 
 }  // namespace
 
@@ -92,6 +106,7 @@ std::string_view ScopeName(Scope scope) {
     case Scope::kHost: return "host";
     case Scope::kJob: return "job";
     case Scope::kGpu: return "gpu";
+    case Scope::kTraining: return "training";
   }
   return "";
 }
@@ -109,6 +124,17 @@ std::string_view UnitName(Unit unit) {
     case Unit::kHertz: return "hertz";
     case Unit::kSeconds: return "seconds";
     case Unit::kNone: return "1";
+  }
+  return "";
+}
+
+double RowValue(const MetricDef& m, const Stat& s) { return m.kind == Kind::kGauge ? s.mean : s.last; }
+
+std::string_view KindName(Kind kind) {
+  switch (kind) {
+    case Kind::kGauge: return "gauge";
+    case Kind::kCounter: return "counter";
+    case Kind::kState: return "state";
   }
   return "";
 }
@@ -133,6 +159,7 @@ std::string TensorBoardTag(const MetricDef& m, int gpu_index) {
     case Scope::kHost: return fmt::format("system/{}", name);
     case Scope::kJob: return fmt::format("job/{}", name);
     case Scope::kGpu: return fmt::format("gpu{}/{}", gpu_index, name);
+    case Scope::kTraining: return fmt::format("training/{}", name);
   }
   return name;
 }
@@ -154,7 +181,7 @@ std::string MetricsMarkdown() {
       std::string key = fmt::format("{}{}", prefix.empty() ? std::string(ScopeName(m.scope)) + "." : std::string(prefix), m.name);
       if (m.kind == Kind::kGauge && m.keep_max) key += fmt::format("`, `{}_max", key);
       out += fmt::format("| `{}` | {} | {} | `{}` | `{}` | {} |\n", key, UnitName(m.unit),
-                         m.kind == Kind::kGauge ? "gauge" : "counter", PrometheusName(m),
+                         KindName(m.kind), PrometheusName(m),
                          TensorBoardTag(m, 0), m.help);
     }
     out += "\n";

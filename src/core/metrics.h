@@ -9,13 +9,16 @@
 #include <string>
 #include <string_view>
 
+#include "core/row.h"
 #include "core/sample.h"
 
 namespace tv {
 
 enum class Unit { kRatio, kBytes, kBytesPerSecond, kCores, kCount, kCelsius, kWatts, kJoules, kHertz, kSeconds, kNone };
-enum class Kind { kGauge, kCounter };
-enum class Scope { kHost, kJob, kGpu };
+// kState: a level reported as its latest value, not averaged (step, epoch);
+// a gauge for Prometheus.
+enum class Kind { kGauge, kCounter, kState };
+enum class Scope { kHost, kJob, kGpu, kTraining };
 
 struct MetricDef {
   Scope scope;
@@ -36,18 +39,22 @@ std::span<const MetricDef> SampleMetrics();
 // Per-GPU metrics, in the order they are written.
 std::span<const MetricDef> GpuMetrics();
 
-std::string_view ScopeName(Scope scope);  // "host", "job", "gpu"
+std::string_view ScopeName(Scope scope);  // "host", "job", "gpu", "training"
 std::string_view UnitName(Unit unit);     // "bytes", "ratio", ...
 // Key inside the scope's JSON object: the name itself.
 std::string_view JsonKey(const MetricDef& m);
 // Prometheus family name: trainvitals_<scope>_<name>, counters end in _total.
 std::string PrometheusName(const MetricDef& m);
-// TensorBoard tag: system/<name>, job/<name>, gpu<N>/<name>. TensorBoard
+// TensorBoard tag: system/<name>, job/<name>, gpu<N>/<name>, training/<name>. TensorBoard
 // scalars are float32, so byte amounts are shown in MiB: for Unit::kBytes the
 // name's "_bytes" becomes "_mib" (job/memory_bytes -> job/memory_mib).
 std::string TensorBoardTag(const MetricDef& m, int gpu_index = 0);
 // The value written under TensorBoardTag: bytes / 2^20 for Unit::kBytes, else `v`.
 double TensorBoardValue(const MetricDef& m, double v);
+// The value a row shows for `s`: the last value of counters and states, else the mean.
+double RowValue(const MetricDef& m, const Stat& s);
+// "gauge", "counter" or "state".
+std::string_view KindName(Kind kind);
 // Whether values of this unit are whole numbers in JSON.
 bool IsIntegral(Unit unit);
 

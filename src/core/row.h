@@ -4,9 +4,12 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/gpu_sample.h"
+#include "core/sample.h"
 
 namespace tv {
 
@@ -53,6 +56,13 @@ struct GpuRow {
   std::vector<GpuProcess> processes;
 };
 
+// Training state as the interval's last sample had it (markers); empty without.
+struct TrainingRow {
+  std::string phase;
+  std::vector<std::pair<std::string, double>> scalars;
+  std::vector<RankSteps> ranks;
+};
+
 struct Row {
   double t = 0;                             // unix seconds at the end of the interval
   double elapsed_s = 0;                     // since monitoring began
@@ -60,6 +70,7 @@ struct Row {
   std::vector<std::optional<Stat>> values;  // parallel to SampleMetrics()
   std::vector<double> core_util_ratio;      // mean per core
   std::vector<GpuRow> gpus;
+  TrainingRow training;
 };
 
 }  // namespace tv

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/gpu_sample.h"
+#include "markers/protocol.h"
 
 namespace tv {
 
@@ -65,12 +66,35 @@ struct JobSample {
   std::vector<ProcessInfo> exited;
 };
 
+// One training process's step counter (markers/protocol.h), as read this tick.
+struct RankSteps {
+  int rank = -1;  // -1: not distributed
+  int pid = 0;
+  double steps = 0;
+  std::optional<double> step;
+};
+
+// What the training processes said through markers. Empty without markers.
+struct TrainingSample {
+  std::optional<double> steps;  // the most steps any process has taken
+  std::optional<double> step;   // the highest step number given
+  std::optional<double> steps_per_second;
+  std::optional<double> epoch;  // the current (or last) epoch of the lowest rank
+  std::optional<double> markers_malformed;  // datagrams ignored since the start
+  std::string phase;            // the lowest rank's innermost open phase; empty: none
+  std::vector<std::pair<std::string, double>> scalars;  // the lowest rank's latest user scalars
+  std::vector<RankSteps> ranks;  // every process with a step slot
+  std::vector<Marker> markers;   // arrived since the previous tick, in order
+  std::string malformed_error;   // the first malformed datagram's fault, said once
+};
+
 struct Sample {
   double mono_s = 0;  // monotonic clock
   double t = 0;       // unix seconds
   HostSample host;
   JobSample job;
   std::vector<GpuSample> gpus;
+  TrainingSample training;
 };
 
 }  // namespace tv

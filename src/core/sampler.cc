@@ -8,11 +8,13 @@
 namespace tv {
 
 Sampler::Sampler(SamplerOptions options, Clock* clock,
-                 std::vector<std::unique_ptr<Source>> sources, SinkThread* sinks)
+                 std::vector<std::unique_ptr<Source>> sources, SinkThread* sinks,
+                 SampleObserver* observer)
     : options_(options),
       clock_(clock),
       sources_(std::move(sources)),
       sinks_(sinks),
+      observer_(observer),
       period_s_(1.0 / options.sample_hz),
       ticks_per_row_(std::max(1, static_cast<int>(std::lround(options.interval_s * options.sample_hz)))) {}
 
@@ -79,6 +81,14 @@ void Sampler::TickOnce(int64_t k) {
   job.started.clear();
   job.exited.clear();
   sample_.gpus.clear();
+  TrainingSample& training = sample_.training;
+  std::vector<RankSteps> ranks = std::move(training.ranks);
+  std::vector<Marker> markers = std::move(training.markers);
+  training = TrainingSample{};
+  training.ranks = std::move(ranks);
+  training.markers = std::move(markers);
+  training.ranks.clear();
+  training.markers.clear();
   notices_.clear();
   for (auto& source : sources_) source->Read(tick, &sample_, &notices_);
   DeriveRatios(&sample_);
@@ -95,12 +105,40 @@ void Sampler::TickOnce(int64_t k) {
     sinks_->PushEvent(Event{sample_.t, "process_exit", {{"pid", p.pid}, {"name", p.name}}});
   }
 
+  PushMarkerEvents();
+  if (observer_ != nullptr) {
+    observer_->OnSample(sample_, &observer_events_);
+    for (Event& e : observer_events_) sinks_->PushEvent(std::move(e));
+    observer_events_.clear();
+  }
+
   interval_.Add(sample_);
   run_.Add(sample_);
   ticks_.fetch_add(1);
   if (tick.row_tick) {
     double elapsed = static_cast<double>(k + 1) * period_s_;
     sinks_->PushRow(interval_.Take(sample_.t, elapsed));
+  }
+}
+
+void Sampler::PushMarkerEvents() {
+  const TrainingSample& t = sample_.training;
+  if (!t.malformed_error.empty()) {
+    sinks_->PushEvent(Event{sample_.t, "marker_malformed",
+                            {{"message", t.malformed_error},
+                             {"note", "further malformed markers are only counted"}}});
+  }
+  for (const Marker& m : t.markers) {
+    if (m.type == MarkerType::kScalars || m.type == MarkerType::kAllocator) continue;  // in rows
+    nlohmann::ordered_json fields = {{"pid", m.pid}, {"rank", m.rank}};
+    if (m.epoch) fields["epoch"] = *m.epoch;
+    if (m.steps) fields["steps"] = *m.steps;
+    if (!m.phase.empty()) fields["phase"] = m.phase;
+    if (!m.framework.empty()) fields["framework"] = m.framework;
+    std::string type(MarkerTypeName(m.type));
+    if (m.type == MarkerType::kHello) type = "client_start";
+    if (m.type == MarkerType::kBye) type = "client_end";
+    sinks_->PushEvent(Event{m.t, std::move(type), std::move(fields)});
   }
 }
 
@@ -112,6 +150,11 @@ void Sampler::Finish() {
   double t = clock_->WallSeconds();
   if (interval_.samples() > 0) sinks_->PushRow(interval_.Take(t, elapsed));
   run_row_ = run_.Peek(t, elapsed);
+  if (observer_ != nullptr) {
+    observer_->OnFinish(t, &observer_events_);
+    for (Event& e : observer_events_) sinks_->PushEvent(std::move(e));
+    observer_events_.clear();
+  }
 }
 
 void DeriveRatios(Sample* s) {

@@ -19,6 +19,17 @@
 
 namespace tv {
 
+// Sees every sample on the sampler thread, after the sources: analysis that
+// needs the full rate (per-epoch figures). Must be quick and never block;
+// events it returns go to the sinks.
+class SampleObserver {
+ public:
+  virtual ~SampleObserver() = default;
+  virtual void OnSample(const Sample& sample, std::vector<Event>* events) = 0;
+  // Sampling stopped at unix time `t`.
+  virtual void OnFinish(double t, std::vector<Event>* events) { (void)t, (void)events; }
+};
+
 struct SamplerOptions {
   double sample_hz = 10;
   double interval_s = 1;
@@ -27,7 +38,7 @@ struct SamplerOptions {
 class Sampler {
  public:
   Sampler(SamplerOptions options, Clock* clock, std::vector<std::unique_ptr<Source>> sources,
-          SinkThread* sinks);
+          SinkThread* sinks, SampleObserver* observer = nullptr);
   ~Sampler();
 
   // Starts the thread; the first tick is taken at once.
@@ -49,12 +60,17 @@ class Sampler {
  private:
   void Loop(int max_ticks);
   void TickOnce(int64_t k);
+  // Events for the markers that arrived this tick (epoch and phase boundaries,
+  // clients starting and ending) and a malformed datagram's first fault.
+  void PushMarkerEvents();
   void Finish();
 
   SamplerOptions options_;
   Clock* clock_;
   std::vector<std::unique_ptr<Source>> sources_;
   SinkThread* sinks_;
+  SampleObserver* observer_;
+  std::vector<Event> observer_events_;
   double period_s_;
   int ticks_per_row_;
   double start_mono_ = 0;

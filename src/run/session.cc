@@ -11,6 +11,7 @@
 #include "core/host.h"
 #include "run/run_dir.h"
 #include "run/sources.h"
+#include "sources/markers.h"
 #include "views/summary.h"
 
 namespace tv {
@@ -30,6 +31,7 @@ Session::Session(Config config, std::vector<std::string> command, std::string mo
   }
   start_wall_ = Clock::Default()->WallSeconds();
   run_dir_ = PrepareRunDir(config_, command_, start_wall_);
+  markers_ = MarkerEndpoint::Create(config_.interval_s, &markers_error_);
   if (!config_.tensorboard.empty()) {
     std::string error;
     tfevents_ = TfeventsSink::Open(config_.tensorboard, start_wall_, config_.interval_s, &error);
@@ -129,12 +131,17 @@ void Session::Start(int root_pid) {
   sinks_ = std::make_unique<SinkThread>(std::move(sinks));
   sinks_->Start();
   AddEvent("start", {{"pid", root_pid}, {"mode", mode_}});
+  if (markers_) {
+    sources.sources.push_back(std::make_unique<MarkerSource>(markers_.get()));
+  } else {
+    sources.notices.push_back({"markers", markers_error_});
+  }
   for (const Notice& n : sources.notices) {
     AddEvent("source_unavailable", {{"source", n.source}, {"message", n.message}});
   }
   SamplerOptions options{config_.sample_hz, config_.interval_s};
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
-                                       sinks_.get());
+                                       sinks_.get(), &phases_);
   sampler_->Start();
 }
 
@@ -165,6 +172,8 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   outcome.rows_dropped = sinks_->dropped_rows();
   outcome.late_ticks = sampler_->late_ticks();
   nlohmann::ordered_json summary = BuildSummary(outcome, sampler_->run_row());
+  if (!phases_.Epochs().empty()) summary["epochs"] = phases_.Epochs();
+  if (nlohmann::ordered_json phases = phases_.Phases(); !phases.empty()) summary["phases"] = phases;
   WriteJsonFile(run_dir_ + "/summary.json", summary);
   if (!config_.quiet) {
     std::string text = FormatSummary(summary);

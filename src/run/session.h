@@ -16,7 +16,9 @@
 #include "core/config.h"
 #include "core/sampler.h"
 #include "core/sink_thread.h"
+#include "analysis/phases.h"
 #include "core/timeline.h"
+#include "markers/endpoint.h"
 #include "sinks/jsonl_sink.h"
 #include "sinks/metrics_server.h"
 #include "sinks/prometheus_sink.h"
@@ -37,6 +39,10 @@ class Session {
   const std::string& run_dir() const { return run_dir_; }
   // The run's recent rows, for analysis and views.
   const Timeline& timeline() const { return timeline_; }
+
+  // The marker socket training processes report to (TRAINVITALS_SOCKET); empty
+  // when it could not be made (the run goes on without markers).
+  std::string marker_socket() const { return markers_ ? markers_->socket_path() : std::string(); }
 
   // Starts sampling the process tree rooted at `root_pid`.
   void Start(int root_pid);
@@ -60,7 +66,10 @@ class Session {
   std::string run_dir_;
   double start_wall_ = 0;
   Timeline timeline_;
-  std::unique_ptr<MetricsServer> metrics_server_;  // bound before the child starts
+  std::unique_ptr<MetricsServer> metrics_server_;
+  std::unique_ptr<MarkerEndpoint> markers_;  // made before the child starts
+  std::string markers_error_;
+  PhaseTracker phases_;  // bound before the child starts
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<PrometheusSink> prometheus_;
   std::unique_ptr<PushgatewaySink> pushgateway_;

@@ -81,10 +81,6 @@ std::vector<const GpuProcess*> TopProcesses(const GpuRow& gpu) {
   return top;
 }
 
-double ValueOf(const MetricDef& m, const Stat& s) {
-  return m.kind == Kind::kCounter ? s.last : s.mean;
-}
-
 }  // namespace
 
 void AppendEscapedLabelValue(std::string_view value, std::string* out) {
@@ -132,7 +128,7 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
     std::string name = PrometheusName(defs[i]);
     AppendFamilyHeader(defs[i], name, format, &out);
     AppendSeriesStart(name, labels, &out, &first);
-    AppendSampleEnd(ValueOf(defs[i], *row.values[i]), first, &out);
+    AppendSampleEnd(RowValue(defs[i], *row.values[i]), first, &out);
   }
   std::span<const MetricDef> gdefs = GpuMetrics();
   std::vector<std::string> gpu_names(row.gpus.size()), gpu_models(row.gpus.size());
@@ -160,7 +156,7 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
       }
       AppendSeriesStart(name, labels, &out, &first);
       append_gpu_labels(g);
-      AppendSampleEnd(ValueOf(gdefs[i], *gpu.values[i]), first, &out);
+      AppendSampleEnd(RowValue(gdefs[i], *gpu.values[i]), first, &out);
     }
   }
   // Per process: the top kGpuTopProcesses by memory of each GPU, as the

@@ -26,12 +26,65 @@ void AppendMetrics(std::span<const MetricDef> defs, const std::vector<std::optio
     const Stat& s = *values[i];
     bool integral = IsIntegral(m.unit);
     AppendKey(JsonKey(m), "", first, out);
-    AppendJsonNumber(m.kind == Kind::kCounter ? s.last : s.mean, integral, out);
+    AppendJsonNumber(RowValue(m, s), integral, out);
     if (m.kind == Kind::kGauge && m.keep_max) {
       AppendKey(JsonKey(m), "_max", first, out);
       AppendJsonNumber(s.max, integral, out);
     }
   }
+}
+
+void AppendJsonString(std::string_view s, std::string* out) {
+  out->push_back('"');
+  for (char c : s) {
+    if (c == '"' || c == '\\') out->push_back('\\');
+    if (static_cast<unsigned char>(c) < 0x20) {
+      fmt::format_to(std::back_inserter(*out), "\\u{:04x}", c);
+      continue;
+    }
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+// "training": {...} when markers said anything; nothing otherwise.
+void AppendTrainingJson(const Row& row, std::string* out) {
+  std::string body;
+  bool first = true;
+  AppendMetrics(SampleMetrics(), row.values, Scope::kTraining, &first, &body);
+  const TrainingRow& t = row.training;
+  if (!t.phase.empty()) {
+    AppendKey("phase", "", &first, &body);
+    AppendJsonString(t.phase, &body);
+  }
+  if (!t.scalars.empty()) {
+    AppendKey("scalars", "", &first, &body);
+    body.push_back('{');
+    for (size_t i = 0; i < t.scalars.size(); ++i) {
+      if (i > 0) body.push_back(',');
+      AppendJsonString(t.scalars[i].first, &body);
+      body.push_back(':');
+      AppendJsonNumber(t.scalars[i].second, false, &body);
+    }
+    body.push_back('}');
+  }
+  if (t.ranks.size() > 1) {
+    AppendKey("ranks", "", &first, &body);
+    body.push_back('[');
+    for (size_t i = 0; i < t.ranks.size(); ++i) {
+      const RankSteps& r = t.ranks[i];
+      if (i > 0) body.push_back(',');
+      fmt::format_to(std::back_inserter(body), "{{\"rank\":{},\"pid\":{},\"steps\":{:.0f}", r.rank,
+                     r.pid, r.steps);
+      if (r.step) fmt::format_to(std::back_inserter(body), ",\"step\":{:.0f}", *r.step);
+      body.push_back('}');
+    }
+    body.push_back(']');
+  }
+  if (first) return;
+  out->append(",\"training\":{");
+  out->append(body);
+  out->push_back('}');
 }
 
 }  // namespace
@@ -66,6 +119,7 @@ void AppendRowJson(const Row& row, std::string* out) {
     }
     out->push_back('}');
   }
+  AppendTrainingJson(row, out);
   out->append(",\"gpus\":[");
   for (size_t g = 0; g < row.gpus.size(); ++g) {
     const GpuRow& gpu = row.gpus[g];

@@ -20,7 +20,7 @@ void PutMetrics(std::span<const MetricDef> defs, const std::vector<std::optional
     const MetricDef& m = defs[i];
     if (m.scope != scope || !values[i]) continue;
     bool integral = IsIntegral(m.unit);
-    if (m.kind == Kind::kCounter) {
+    if (m.kind != Kind::kGauge) {
       (*out)[std::string(m.name)] = Round(values[i]->last, integral);
     } else {
       (*out)[std::string(m.name)] = {{"mean", Round(values[i]->mean, integral)},
@@ -62,6 +62,9 @@ nlohmann::ordered_json BuildSummary(const RunOutcome& o, const Row& run_row) {
   j["job"] = nlohmann::ordered_json::object();
   PutMetrics(SampleMetrics(), run_row.values, Scope::kHost, &j["host"]);
   PutMetrics(SampleMetrics(), run_row.values, Scope::kJob, &j["job"]);
+  nlohmann::ordered_json training = nlohmann::ordered_json::object();
+  PutMetrics(SampleMetrics(), run_row.values, Scope::kTraining, &training);
+  if (!training.empty()) j["training"] = std::move(training);
   j["gpus"] = nlohmann::ordered_json::array();
   for (const GpuRow& g : run_row.gpus) {
     nlohmann::ordered_json gj = {{"index", g.index}, {"physical_index", g.physical_index}};

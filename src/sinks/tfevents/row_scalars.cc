@@ -13,7 +13,7 @@ void AddMetrics(std::span<const MetricDef> defs, const std::vector<std::optional
     if (!values[i]) continue;
     const Stat& s = *values[i];
     std::string tag = TensorBoardTag(m, gpu_index);
-    double v = m.kind == Kind::kCounter ? s.last : s.mean;
+    double v = RowValue(m, s);
     if (!std::isfinite(v)) continue;
     out->push_back({tag, static_cast<float>(TensorBoardValue(m, v))});
     if (m.kind == Kind::kGauge && m.keep_max && TensorBoardKeepsMax(m) && std::isfinite(s.max)) {

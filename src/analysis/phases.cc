@@ -1,0 +1,193 @@
+#include "analysis/phases.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/metrics.h"
+
+namespace tv {
+namespace {
+
+double Round(double v, double scale) { return std::round(v * scale) / scale; }
+
+std::optional<Stat> Lookup(std::span<const MetricDef> defs, const std::vector<std::optional<Stat>>& values,
+                           Scope scope, std::string_view name) {
+  for (size_t i = 0; i < defs.size() && i < values.size(); ++i) {
+    if (defs[i].scope == scope && defs[i].name == name) return values[i];
+  }
+  return std::nullopt;
+}
+
+// The job's and each GPU's figures over a span, from its reduced row.
+void PutResources(const Row& row, nlohmann::ordered_json* out) {
+  auto& o = *out;
+  auto host = SampleMetrics();
+  if (auto s = Lookup(host, row.values, Scope::kJob, "cpu_cores")) o["cpu_cores_mean"] = Round(s->mean, 1e3);
+  if (auto s = Lookup(host, row.values, Scope::kJob, "memory_bytes")) o["memory_bytes_max"] = std::round(s->max);
+  if (auto s = Lookup(host, row.values, Scope::kHost, "memory_used_bytes")) {
+    o["host_memory_used_bytes_max"] = std::round(s->max);
+  }
+  nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+  auto defs = GpuMetrics();
+  for (const GpuRow& g : row.gpus) {
+    nlohmann::ordered_json j = {{"index", g.index}};
+    if (g.mig_instance >= 0) j["mig"] = g.mig_instance;
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "util_ratio")) j["util_ratio_mean"] = Round(s->mean, 1e4);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "memory_used_bytes")) j["memory_used_bytes_max"] = std::round(s->max);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "job_memory_bytes")) j["job_memory_bytes_max"] = std::round(s->max);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "allocator_peak_bytes")) j["allocator_peak_bytes"] = std::round(s->max);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "temperature_celsius")) j["temperature_celsius_max"] = Round(s->max, 10);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "power_watts")) j["power_watts_mean"] = Round(s->mean, 10);
+    gpus.push_back(std::move(j));
+  }
+  if (!gpus.empty()) o["gpus"] = std::move(gpus);
+}
+
+}  // namespace
+
+void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
+  for (const Marker& m : sample.training.markers) Mark(m, events);
+  gpu_energy_.clear();
+  for (const GpuSample& g : sample.gpus) {
+    if (g.energy_joules) gpu_energy_.push_back({g.index, *g.energy_joules});
+  }
+  cpu_energy_ = sample.host.cpu_energy_joules;
+  for (auto& [index, e] : open_) {
+    if (!e.sampled) {
+      e.sampled = true;
+      e.gpu_energy_start = gpu_energy_;
+      e.cpu_energy_start = cpu_energy_;
+    }
+    e.resources.Add(sample);
+  }
+  if (!phase_.empty()) phases_[phase_].resources.Add(sample);
+}
+
+void PhaseTracker::Mark(const Marker& m, std::vector<Event>* events) {
+  if (order_.find(m.pid) == order_.end()) order_[m.pid] = {std::max(m.rank, 0), seen_++};
+  int rank = std::max(m.rank, 0);
+  switch (m.type) {
+    case MarkerType::kEpochBegin: {
+      auto [it, fresh] = open_.try_emplace(*m.epoch);
+      if (fresh) it->second.start_t = m.t;
+      it->second.begun.try_emplace(rank, m.t);
+      break;
+    }
+    case MarkerType::kEpochEnd: {
+      auto it = open_.find(*m.epoch);
+      if (it == open_.end()) break;  // an end without a begin: nothing to measure against
+      it->second.ended[rank] = {m.t, m.steps.value_or(0)};
+      bool all = std::all_of(it->second.begun.begin(), it->second.begun.end(),
+                             [&](const auto& b) { return it->second.ended.count(b.first) > 0; });
+      if (all) {
+        double end = 0;
+        for (const auto& [r, te] : it->second.ended) end = std::max(end, te.first);
+        Close(it->first, it->second, end, true, events);
+        open_.erase(it);
+      }
+      break;
+    }
+    case MarkerType::kPhaseBegin:
+      Switch(m.t);
+      stacks_[m.pid].push_back(m.phase);
+      phases_[m.phase].count += CurrentPhase() == m.phase ? 1 : 0;
+      phase_ = CurrentPhase();
+      break;
+    case MarkerType::kPhaseEnd: {
+      Switch(m.t);
+      auto& stack = stacks_[m.pid];
+      auto open = std::find(stack.rbegin(), stack.rend(), m.phase);
+      if (open != stack.rend()) stack.erase(std::next(open).base());
+      phase_ = CurrentPhase();
+      break;
+    }
+    case MarkerType::kBye:
+      Switch(m.t);
+      stacks_[m.pid].clear();
+      phase_ = CurrentPhase();
+      break;
+    default: break;
+  }
+}
+
+std::string PhaseTracker::CurrentPhase() const {
+  const std::vector<std::string>* best = nullptr;
+  std::pair<int, uint64_t> best_key;
+  for (const auto& [pid, stack] : stacks_) {
+    if (stack.empty()) continue;
+    auto key = order_.at(pid);
+    if (best == nullptr || key < best_key) {
+      best = &stack;
+      best_key = key;
+    }
+  }
+  return best == nullptr ? std::string() : best->back();
+}
+
+void PhaseTracker::Switch(double t) {
+  if (!phase_.empty() && t > phase_since_) phases_[phase_].seconds += t - phase_since_;
+  phase_since_ = t;
+}
+
+void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complete,
+                         std::vector<Event>* events) {
+  double duration = std::max(0.0, end_t - e.start_t);
+  int64_t steps = 0;
+  for (const auto& [rank, te] : e.ended) steps = std::max(steps, te.second);
+  nlohmann::ordered_json rec = {{"epoch", index},
+                                {"start_t", Round(e.start_t, 1e3)},
+                                {"duration_s", Round(duration, 1e3)},
+                                {"steps", steps}};
+  if (duration > 0 && steps > 0) rec["steps_per_second"] = Round(static_cast<double>(steps) / duration, 1e2);
+  if (!complete) rec["complete"] = false;
+  Row row = e.resources.Peek(end_t, duration);
+  PutResources(row, &rec);
+  if (rec.contains("gpus")) {
+    for (auto& g : rec["gpus"]) {
+      int gi = g["index"].get<int>();
+      for (const EnergyMark& start : e.gpu_energy_start) {
+        for (const EnergyMark& now : gpu_energy_) {
+          if (start.index == gi && now.index == gi) g["energy_joules"] = Round(now.joules - start.joules, 10);
+        }
+      }
+    }
+  }
+  if (e.cpu_energy_start && cpu_energy_) rec["cpu_energy_joules"] = Round(*cpu_energy_ - *e.cpu_energy_start, 10);
+  if (e.begun.size() > 1) {
+    nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+    for (const auto& [rank, begin] : e.begun) {
+      nlohmann::ordered_json r = {{"rank", rank}};
+      auto ended = e.ended.find(rank);
+      if (ended != e.ended.end()) {
+        r["duration_s"] = Round(ended->second.first - begin, 1e3);
+        r["steps"] = ended->second.second;
+      }
+      ranks.push_back(std::move(r));
+    }
+    rec["ranks"] = std::move(ranks);
+  }
+  epochs_.push_back(rec);
+  events->push_back(Event{end_t, "epoch", std::move(rec)});
+}
+
+void PhaseTracker::OnFinish(double t, std::vector<Event>* events) {
+  for (auto& [index, e] : open_) Close(index, e, t, false, events);
+  open_.clear();
+  Switch(t);
+  phase_.clear();
+}
+
+nlohmann::ordered_json PhaseTracker::Phases() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  double total = 0;
+  for (const auto& [name, p] : phases_) total += p.seconds;
+  for (const auto& [name, p] : phases_) {
+    nlohmann::ordered_json j = {{"duration_s", Round(p.seconds, 1e3)}, {"count", p.count}};
+    if (total > 0) j["share"] = Round(p.seconds / total, 1e4);
+    PutResources(p.resources.Peek(0, p.seconds), &j);
+    out[name] = std::move(j);
+  }
+  return out;
+}
+
+}  // namespace tv

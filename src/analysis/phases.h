@@ -1,0 +1,75 @@
+// PhaseTracker: per-epoch and per-phase figures from the markers and the full-
+// rate samples. An epoch opens when the first rank begins it and closes when
+// every rank that began it has ended it; its record holds duration, steps,
+// steps/s, the job's CPU and memory, and per GPU load, memory, allocator peak,
+// temperature and energy over exactly that span. Phases (train, eval, predict)
+// follow the lowest rank: time goes to its innermost open phase, so evaluation
+// inside a training epoch counts as evaluation.
+//
+// Thread safety: a SampleObserver, fed on the sampler thread; Epochs/Phases
+// after the sampler stopped.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/aggregator.h"
+#include "core/sampler.h"
+
+namespace tv {
+
+class PhaseTracker final : public SampleObserver {
+ public:
+  void OnSample(const Sample& sample, std::vector<Event>* events) override;
+  void OnFinish(double t, std::vector<Event>* events) override;
+
+  // One record per epoch, in the order they closed.
+  const nlohmann::ordered_json& Epochs() const { return epochs_; }
+  // {"train": {...}, "eval": {...}}: time, share and resources per phase.
+  nlohmann::ordered_json Phases() const;
+
+ private:
+  struct EnergyMark {
+    int index = 0;
+    double joules = 0;
+  };
+  struct OpenEpoch {
+    double start_t = 0;
+    std::map<int, double> begun;  // rank -> t
+    std::map<int, std::pair<double, int64_t>> ended;  // rank -> (t, steps)
+    Aggregator resources;
+    std::vector<EnergyMark> gpu_energy_start;
+    std::optional<double> cpu_energy_start;
+    bool sampled = false;
+  };
+  struct PhaseTotals {
+    double seconds = 0;
+    int count = 0;
+    Aggregator resources;
+  };
+
+  void Mark(const Marker& m, std::vector<Event>* events);
+  void Close(int64_t index, OpenEpoch& e, double end_t, bool complete, std::vector<Event>* events);
+  // The phase the reference process is in now, per the stacks.
+  std::string CurrentPhase() const;
+  void Switch(double t);
+
+  std::map<int64_t, OpenEpoch> open_;
+  nlohmann::ordered_json epochs_ = nlohmann::ordered_json::array();
+  // Phase stacks per pid, and who the reference process is (lowest rank, first seen).
+  std::map<int, std::vector<std::string>> stacks_;
+  std::map<int, std::pair<int, uint64_t>> order_;  // pid -> (rank, first seen)
+  uint64_t seen_ = 0;
+  std::string phase_;       // the phase time now goes to; empty: none
+  double phase_since_ = 0;  // unix seconds
+  std::map<std::string, PhaseTotals> phases_;
+  // The latest energy counters, for an epoch's energy at its end.
+  std::vector<EnergyMark> gpu_energy_;
+  std::optional<double> cpu_energy_;
+};
+
+}  // namespace tv

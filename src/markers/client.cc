@@ -1,0 +1,188 @@
+#include "markers/client.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include <fmt/format.h>
+
+namespace tv {
+
+int RankFromEnvironment() {
+  for (const char* name : {"RANK", "PADDLE_TRAINER_ID"}) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') continue;
+    int rank = -1;
+    auto [end, ec] = std::from_chars(v, v + std::strlen(v), rank);
+    if (ec == std::errc() && *end == '\0' && rank >= 0) return rank;
+  }
+  return -1;
+}
+
+MarkerClient::MarkerClient(const std::string& socket_path, int rank, std::string framework)
+    : pid_(static_cast<int>(::getpid())),
+      rank_(rank >= 0 ? rank : RankFromEnvironment()),
+      framework_(std::move(framework)) {
+  sockaddr_un addr{};
+  if (socket_path.empty() || socket_path.size() >= sizeof(addr.sun_path)) {
+    error_ = fmt::format("marker socket path '{}' is empty or too long", socket_path);
+    return;
+  }
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, socket_path.data(), socket_path.size());
+  int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) {
+    error_ = fmt::format("socket: {}", std::strerror(errno));
+    return;
+  }
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    error_ = fmt::format("cannot reach the marker socket {}: {}", socket_path, std::strerror(errno));
+    ::close(fd);
+    return;
+  }
+  fd_ = fd;
+  ClaimSlot(StepsPathFor(socket_path));
+  Marker hello;
+  hello.type = MarkerType::kHello;
+  hello.framework = framework_;
+  Send(std::move(hello));
+}
+
+MarkerClient::~MarkerClient() { Close(); }
+
+void MarkerClient::ClaimSlot(const std::string& steps_path) {
+  int fd = ::open(steps_path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    error_ = fmt::format("cannot open the steps file {}: {}", steps_path, std::strerror(errno));
+    return;
+  }
+  struct stat st {};
+  void* map = MAP_FAILED;
+  if (::fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) >= kStepsFileSize) {
+    map = ::mmap(nullptr, kStepsFileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  ::close(fd);
+  if (map == MAP_FAILED) {
+    error_ = fmt::format("cannot map the steps file {}", steps_path);
+    return;
+  }
+  const auto* header = static_cast<const StepsHeader*>(map);
+  if (std::memcmp(header->magic, "TVSTEPS1", 8) != 0 || header->slots > kStepSlots ||
+      header->slot_size != sizeof(StepSlot)) {
+    error_ = fmt::format("the steps file {} is not one this version knows", steps_path);
+    ::munmap(map, kStepsFileSize);
+    return;
+  }
+  if (header->interval_ms > 0) interval_ns_ = uint64_t{header->interval_ms} * 1'000'000;
+  StepSlot* slots = SlotsOf(map);
+  for (uint32_t i = 0; i < header->slots; ++i) {
+    uint32_t expected = 0;
+    if (slots[i].pid.compare_exchange_strong(expected, static_cast<uint32_t>(pid_))) {
+      slots[i].rank.store(rank_, std::memory_order_relaxed);
+      slots[i].step.store(-1, std::memory_order_relaxed);
+      slots[i].steps.store(0, std::memory_order_relaxed);
+      slots[i].mono_ns.store(NowNs(), std::memory_order_release);
+      map_ = map;
+      slot_ = &slots[i];
+      slot_index_ = static_cast<int>(i);
+      return;
+    }
+  }
+  error_ = fmt::format("all {} step slots are taken; steps are not counted", header->slots);
+  ::munmap(map, kStepsFileSize);
+}
+
+uint64_t MarkerClient::NowNs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+bool MarkerClient::Send(Marker m) {
+  if (fd_ < 0) return false;
+  m.pid = pid_;
+  m.rank = rank_;
+  m.slot = slot_index_;
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  m.t = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  std::string datagram = EncodeMarker(m);
+  if (::send(fd_, datagram.data(), datagram.size(), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+    ++dropped_;
+    return false;
+  }
+  ++sent_;
+  return true;
+}
+
+bool MarkerClient::EpochBegin(int64_t epoch) {
+  epoch_begin_steps_ = steps_;
+  Marker m;
+  m.type = MarkerType::kEpochBegin;
+  m.epoch = epoch;
+  return Send(std::move(m));
+}
+
+bool MarkerClient::EpochEnd(int64_t epoch) {
+  Marker m;
+  m.type = MarkerType::kEpochEnd;
+  m.epoch = epoch;
+  m.steps = static_cast<int64_t>(steps_ - epoch_begin_steps_);
+  return Send(std::move(m));
+}
+
+bool MarkerClient::PhaseBegin(std::string phase) {
+  Marker m;
+  m.type = MarkerType::kPhaseBegin;
+  m.phase = std::move(phase);
+  return Send(std::move(m));
+}
+
+bool MarkerClient::PhaseEnd(std::string phase) {
+  Marker m;
+  m.type = MarkerType::kPhaseEnd;
+  m.phase = std::move(phase);
+  return Send(std::move(m));
+}
+
+bool MarkerClient::Scalars(std::vector<std::pair<std::string, double>> values) {
+  Marker m;
+  m.type = MarkerType::kScalars;
+  m.scalars = std::move(values);
+  return Send(std::move(m));
+}
+
+bool MarkerClient::Allocator(std::vector<AllocatorFigures> devices) {
+  Marker m;
+  m.type = MarkerType::kAllocator;
+  m.allocator = std::move(devices);
+  return Send(std::move(m));
+}
+
+void MarkerClient::Close() {
+  // A forked child (a DataLoader worker) inherits the client but is not the one that said hello.
+  // The slot stays claimed: the sampler keeps the last count the process reached.
+  bool owner = static_cast<int>(::getpid()) == pid_;
+  if (fd_ >= 0 && owner) {
+    Marker bye;
+    bye.type = MarkerType::kBye;
+    bye.steps = static_cast<int64_t>(steps_);
+    Send(std::move(bye));
+  }
+  if (map_ != nullptr) ::munmap(map_, kStepsFileSize);
+  if (fd_ >= 0) ::close(fd_);
+  map_ = nullptr;
+  slot_ = nullptr;
+  fd_ = -1;
+}
+
+}  // namespace tv

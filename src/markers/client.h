@@ -1,0 +1,87 @@
+// MarkerClient: the training process's end of the marker protocol (protocol.h).
+// Step() is the hot path, called on the training thread every step: a few
+// relaxed stores into this process's shared-memory slot and a vDSO clock read,
+// no syscall, no allocation. Send() is for rare events: one non-blocking
+// datagram; when the socket is full or gone the marker is dropped and counted.
+// Nothing here throws or blocks: a client that could not connect does nothing.
+//
+// Thread safety: one client per process, used from one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "markers/protocol.h"
+
+namespace tv {
+
+class MarkerClient {
+ public:
+  // Connects to the socket at `socket_path` and claims a step slot. `rank` -1
+  // takes RANK (or PADDLE_TRAINER_ID) from the environment when set.
+  MarkerClient(const std::string& socket_path, int rank, std::string framework);
+  ~MarkerClient();
+  MarkerClient(const MarkerClient&) = delete;
+  MarkerClient& operator=(const MarkerClient&) = delete;
+
+  bool ok() const { return fd_ >= 0; }
+  // Why the client is not connected, or why it went quiet; empty when well.
+  const std::string& error() const { return error_; }
+  int rank() const { return rank_; }
+  int slot() const { return slot_index_; }
+
+  // Counts one step (and records `step` when >= 0). Returns true when the
+  // framework's allocator figures are due: at most once per sampler interval.
+  bool Step(int64_t step) {
+    if (slot_ == nullptr) return false;
+    ++steps_;
+    slot_->steps.store(steps_, std::memory_order_relaxed);
+    slot_->step.store(step, std::memory_order_relaxed);
+    uint64_t now = NowNs();
+    slot_->mono_ns.store(now, std::memory_order_release);
+    if (now < next_allocator_ns_) return false;
+    next_allocator_ns_ = now + interval_ns_;
+    return true;
+  }
+  uint64_t steps() const { return steps_; }
+
+  // The rare events. Each sends one datagram; false when it was dropped.
+  bool EpochBegin(int64_t epoch);
+  bool EpochEnd(int64_t epoch);  // with the steps counted since EpochBegin
+  bool PhaseBegin(std::string phase);
+  bool PhaseEnd(std::string phase);
+  bool Scalars(std::vector<std::pair<std::string, double>> values);
+  bool Allocator(std::vector<AllocatorFigures> devices);
+
+  // Fills in pid, rank, slot and time, and sends `m`; false when it was dropped.
+  bool Send(Marker m);
+  uint64_t sent() const { return sent_; }
+  uint64_t dropped() const { return dropped_; }
+
+  // Sends "bye" (with the step count) and disconnects. Idempotent; the destructor calls it.
+  void Close();
+
+ private:
+  static uint64_t NowNs();
+  void ClaimSlot(const std::string& steps_path);
+
+  int fd_ = -1;
+  int pid_ = 0;
+  int rank_ = -1;
+  std::string framework_;
+  std::string error_;
+  void* map_ = nullptr;
+  StepSlot* slot_ = nullptr;
+  int slot_index_ = -1;
+  uint64_t steps_ = 0;
+  uint64_t epoch_begin_steps_ = 0;
+  uint64_t interval_ns_ = 1'000'000'000;
+  uint64_t next_allocator_ns_ = 0;
+  uint64_t sent_ = 0;
+  uint64_t dropped_ = 0;
+};
+
+// The rank the environment gives this process (RANK, else PADDLE_TRAINER_ID), or -1.
+int RankFromEnvironment();
+
+}  // namespace tv

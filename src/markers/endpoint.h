@@ -1,0 +1,40 @@
+// MarkerEndpoint: the sampler's end of the marker protocol (protocol.h). Makes a
+// private directory (0700) holding the datagram socket and the steps file, and
+// removes both when destroyed. Reading never blocks.
+//
+// Thread safety: made and destroyed by the controlling thread; Receive and
+// slots() from the sampler thread only.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "markers/protocol.h"
+
+namespace tv {
+
+class MarkerEndpoint {
+ public:
+  // Under $TMPDIR (else /tmp). Returns nullptr with `error` set on failure.
+  static std::unique_ptr<MarkerEndpoint> Create(double interval_s, std::string* error);
+  ~MarkerEndpoint();
+  MarkerEndpoint(const MarkerEndpoint&) = delete;
+  MarkerEndpoint& operator=(const MarkerEndpoint&) = delete;
+
+  const std::string& socket_path() const { return socket_path_; }
+
+  // Reads one waiting datagram into `out`; false when none is waiting.
+  bool Receive(std::string* out);
+  const StepSlot* slots() const { return SlotsOf(map_); }
+
+ private:
+  MarkerEndpoint() = default;
+  std::string dir_;
+  std::string socket_path_;
+  std::string steps_path_;
+  int fd_ = -1;
+  void* map_ = nullptr;
+  std::string buffer_;
+};
+
+}  // namespace tv

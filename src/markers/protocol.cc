@@ -1,0 +1,222 @@
+#include "markers/protocol.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tv {
+namespace {
+
+constexpr std::pair<MarkerType, std::string_view> kTypeNames[] = {
+    {MarkerType::kHello, "hello"},           {MarkerType::kEpochBegin, "epoch_begin"},
+    {MarkerType::kEpochEnd, "epoch_end"},    {MarkerType::kPhaseBegin, "phase_begin"},
+    {MarkerType::kPhaseEnd, "phase_end"},    {MarkerType::kScalars, "scalars"},
+    {MarkerType::kAllocator, "allocator"},   {MarkerType::kBye, "bye"},
+};
+
+constexpr std::pair<std::string_view, std::optional<double> AllocatorFigures::*> kAllocatorKeys[] = {
+    {"allocated_bytes", &AllocatorFigures::allocated_bytes},
+    {"peak_allocated_bytes", &AllocatorFigures::peak_allocated_bytes},
+    {"reserved_bytes", &AllocatorFigures::reserved_bytes},
+    {"peak_reserved_bytes", &AllocatorFigures::peak_reserved_bytes},
+    {"active_bytes", &AllocatorFigures::active_bytes},
+    {"num_ooms", &AllocatorFigures::num_ooms},
+    {"alloc_retries", &AllocatorFigures::alloc_retries},
+};
+
+// A phase name or a scalar's name: short, and plain enough to be a tag.
+bool IsName(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.' || c == '/';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void AppendNumber(double v, std::string* out) {
+  if (std::isfinite(v)) {
+    fmt::format_to(std::back_inserter(*out), "{}", v);
+  } else {
+    out->append("null");
+  }
+}
+
+std::optional<double> Number(const nlohmann::json& j, std::string_view key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  double v = it->get<double>();
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+bool Fail(std::string* error, std::string message) {
+  *error = std::move(message);
+  return false;
+}
+
+bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
+  switch (m->type) {
+    case MarkerType::kEpochBegin:
+    case MarkerType::kEpochEnd: {
+      auto epoch = j.find("epoch");
+      if (epoch == j.end() || !epoch->is_number_integer() || epoch->get<int64_t>() < 0) {
+        return Fail(error, "\"epoch\" must be a whole number >= 0");
+      }
+      m->epoch = epoch->get<int64_t>();
+      auto steps = j.find("steps");
+      if (steps != j.end()) {
+        if (!steps->is_number_integer() || steps->get<int64_t>() < 0) {
+          return Fail(error, "\"steps\" must be a whole number >= 0");
+        }
+        m->steps = steps->get<int64_t>();
+      }
+      return true;
+    }
+    case MarkerType::kPhaseBegin:
+    case MarkerType::kPhaseEnd: {
+      auto phase = j.find("phase");
+      if (phase == j.end() || !phase->is_string() || !IsName(phase->get_ref<const std::string&>())) {
+        return Fail(error, "\"phase\" must be a name such as \"train\" or \"eval\"");
+      }
+      m->phase = phase->get<std::string>();
+      return true;
+    }
+    case MarkerType::kScalars: {
+      auto values = j.find("values");
+      if (values == j.end() || !values->is_object()) return Fail(error, "\"values\" must be an object");
+      for (const auto& [key, value] : values->items()) {
+        if (!IsName(key) || !value.is_number()) {
+          return Fail(error, fmt::format("scalar \"{}\" must be a plain name with a number", key));
+        }
+        m->scalars.emplace_back(key, value.get<double>());
+      }
+      return true;
+    }
+    case MarkerType::kAllocator: {
+      auto devices = j.find("devices");
+      if (devices == j.end() || !devices->is_array()) return Fail(error, "\"devices\" must be a list");
+      for (const auto& d : *devices) {
+        if (!d.is_object() || !d.contains("device") || !d["device"].is_number_integer()) {
+          return Fail(error, "each device needs a whole-number \"device\"");
+        }
+        AllocatorFigures f;
+        f.device = d["device"].get<int>();
+        for (const auto& [key, field] : kAllocatorKeys) f.*field = Number(d, key);
+        m->allocator.push_back(f);
+      }
+      return true;
+    }
+    case MarkerType::kHello: {
+      auto fw = j.find("framework");
+      if (fw != j.end() && fw->is_string()) m->framework = fw->get<std::string>().substr(0, 64);
+      return true;
+    }
+    case MarkerType::kBye: return true;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string StepsPathFor(std::string_view socket_path) {
+  size_t slash = socket_path.rfind('/');
+  std::string dir = slash == std::string_view::npos ? "." : std::string(socket_path.substr(0, slash));
+  return dir + "/" + kStepsFileName;
+}
+
+std::string_view MarkerTypeName(MarkerType type) {
+  for (const auto& [t, name] : kTypeNames) {
+    if (t == type) return name;
+  }
+  return "";
+}
+
+std::string EncodeMarker(const Marker& m) {
+  std::string out;
+  out.reserve(160);
+  fmt::format_to(std::back_inserter(out), R"({{"v":{},"type":"{}","pid":{},"rank":{},"slot":{},"t":{:.6f})",
+                 kMarkerProtocolVersion, MarkerTypeName(m.type), m.pid, m.rank, m.slot, m.t);
+  if (m.epoch) fmt::format_to(std::back_inserter(out), R"(,"epoch":{})", *m.epoch);
+  if (m.steps) fmt::format_to(std::back_inserter(out), R"(,"steps":{})", *m.steps);
+  if (!m.phase.empty()) out += ",\"phase\":" + nlohmann::json(m.phase).dump();
+  if (!m.framework.empty()) {
+    out += ",\"framework\":" + nlohmann::json(m.framework).dump();
+  }
+  if (m.type == MarkerType::kScalars) {
+    out += ",\"values\":{";
+    for (size_t i = 0; i < m.scalars.size(); ++i) {
+      if (i > 0) out.push_back(',');
+      out += nlohmann::json(m.scalars[i].first).dump();
+      out.push_back(':');
+      AppendNumber(m.scalars[i].second, &out);
+    }
+    out.push_back('}');
+  }
+  if (m.type == MarkerType::kAllocator) {
+    out += ",\"devices\":[";
+    for (size_t i = 0; i < m.allocator.size(); ++i) {
+      const AllocatorFigures& f = m.allocator[i];
+      if (i > 0) out.push_back(',');
+      fmt::format_to(std::back_inserter(out), R"({{"device":{})", f.device);
+      for (const auto& [key, field] : kAllocatorKeys) {
+        if (!(f.*field)) continue;
+        fmt::format_to(std::back_inserter(out), R"(,"{}":)", key);
+        AppendNumber(*(f.*field), &out);
+      }
+      out.push_back('}');
+    }
+    out.push_back(']');
+  }
+  out.push_back('}');
+  return out;
+}
+
+std::optional<Marker> ParseMarker(std::string_view datagram, std::string* error) {
+  nlohmann::json j = nlohmann::json::parse(datagram, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    *error = "not a JSON object";
+    return std::nullopt;
+  }
+  auto v = j.find("v");
+  if (v == j.end() || !v->is_number_integer()) {
+    *error = "no protocol version \"v\"";
+    return std::nullopt;
+  }
+  if (v->get<int>() != kMarkerProtocolVersion) {
+    *error = fmt::format("protocol version {} (this build reads {})", v->dump(), kMarkerProtocolVersion);
+    return std::nullopt;
+  }
+  auto type = j.find("type");
+  if (type == j.end() || !type->is_string()) {
+    *error = "no \"type\"";
+    return std::nullopt;
+  }
+  Marker m;
+  bool known = false;
+  for (const auto& [t, name] : kTypeNames) {
+    if (name == type->get_ref<const std::string&>()) {
+      m.type = t;
+      known = true;
+    }
+  }
+  if (!known) {
+    *error = fmt::format("unknown type {}", type->dump());
+    return std::nullopt;
+  }
+  if (auto pid = Number(j, "pid")) m.pid = static_cast<int>(*pid);
+  if (auto rank = Number(j, "rank")) m.rank = static_cast<int>(*rank);
+  if (auto slot = Number(j, "slot")) m.slot = static_cast<int>(*slot);
+  auto t = Number(j, "t");
+  if (!t) {
+    *error = "no time \"t\"";
+    return std::nullopt;
+  }
+  m.t = *t;
+  if (!ParseBody(j, &m, error)) return std::nullopt;
+  return m;
+}
+
+}  // namespace tv

@@ -1,0 +1,95 @@
+// The marker protocol between a training process and the sampler (docs/markers.md).
+//
+// Two channels, both in a private directory (mode 0700) the sampler creates:
+// - `steps`: a small shared-memory file of fixed slots. A training process
+//   claims one slot and stores its step counter there on every step: no
+//   syscall, a few relaxed atomic stores. The sampler reads all slots each tick.
+// - `markers.sock`: a Unix datagram socket for rare events (epoch and phase
+//   boundaries, user scalars, allocator figures), one JSON object per datagram.
+//   Malformed datagrams are counted and dropped, never fatal.
+// TRAINVITALS_SOCKET names the socket; the steps file sits beside it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tv {
+
+inline constexpr int kMarkerProtocolVersion = 1;
+inline constexpr char kMarkerSocketEnv[] = "TRAINVITALS_SOCKET";
+inline constexpr char kMarkerSocketName[] = "markers.sock";
+inline constexpr char kStepsFileName[] = "steps";
+inline constexpr uint32_t kStepSlots = 256;
+inline constexpr size_t kMaxDatagram = 65536;
+
+// One process's step counter. 64 bytes: one cache line per writer.
+struct alignas(64) StepSlot {
+  std::atomic<uint32_t> pid;  // 0: free; claimed by compare-exchange from 0
+  std::atomic<int32_t> rank;  // -1: not distributed
+  std::atomic<uint64_t> steps;  // step() calls so far
+  std::atomic<int64_t> step;    // the last step number given; -1 when none was
+  std::atomic<uint64_t> mono_ns;  // CLOCK_MONOTONIC of the last step
+};
+static_assert(sizeof(StepSlot) == 64);
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+struct alignas(64) StepsHeader {
+  char magic[8];  // "TVSTEPS1"
+  uint32_t version;
+  uint32_t slots;
+  uint32_t slot_size;
+  uint32_t interval_ms;  // the sampler's row interval: allocator figures are read at most this often
+};
+static_assert(sizeof(StepsHeader) == 64);
+
+inline constexpr size_t kStepsFileSize = sizeof(StepsHeader) + kStepSlots * sizeof(StepSlot);
+
+inline StepSlot* SlotsOf(void* mapped) {
+  return reinterpret_cast<StepSlot*>(static_cast<char*>(mapped) + sizeof(StepsHeader));
+}
+
+// The steps file beside a marker socket path.
+std::string StepsPathFor(std::string_view socket_path);
+
+enum class MarkerType { kHello, kEpochBegin, kEpochEnd, kPhaseBegin, kPhaseEnd, kScalars, kAllocator, kBye };
+
+std::string_view MarkerTypeName(MarkerType type);
+
+// A framework allocator's figures for one device, as the framework numbers it.
+struct AllocatorFigures {
+  int device = 0;
+  std::optional<double> allocated_bytes;
+  std::optional<double> peak_allocated_bytes;
+  std::optional<double> reserved_bytes;
+  std::optional<double> peak_reserved_bytes;
+  std::optional<double> active_bytes;
+  std::optional<double> num_ooms;
+  std::optional<double> alloc_retries;
+};
+
+struct Marker {
+  MarkerType type = MarkerType::kHello;
+  int pid = 0;
+  int rank = -1;
+  int slot = -1;
+  double t = 0;  // the sender's unix seconds
+  std::optional<int64_t> epoch;  // epoch markers
+  std::optional<int64_t> steps;  // epoch_end: steps in the epoch
+  std::string phase;             // phase markers: "train", "eval", "predict"
+  std::string framework;         // hello
+  std::vector<std::pair<std::string, double>> scalars;
+  std::vector<AllocatorFigures> allocator;
+};
+
+// Encodes `m` as one datagram (compact JSON, "v" first).
+std::string EncodeMarker(const Marker& m);
+// Parses one datagram; std::nullopt with `error` set when it is not a valid
+// marker of a version this build understands.
+std::optional<Marker> ParseMarker(std::string_view datagram, std::string* error);
+
+}  // namespace tv

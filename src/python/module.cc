@@ -1,0 +1,122 @@
+// trainvitals._core: the C++ core as the Python package sees it. Two objects:
+// Client, the training process's end of the marker protocol (its step() is the
+// per-step hot path), and Session, the in-process monitor used when no
+// `trainvitals run` supervises the script. Python adds only framework glue.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+
+#include "core/config.h"
+#include "markers/client.h"
+#include "run/session.h"
+
+namespace py = pybind11;
+using namespace pybind11::literals;
+
+namespace tv {
+namespace {
+
+std::optional<double> Figure(const py::dict& d, const char* key) {
+  if (!d.contains(key)) return std::nullopt;
+  py::object v = d[key];
+  if (v.is_none()) return std::nullopt;
+  return v.cast<double>();
+}
+
+std::vector<AllocatorFigures> ToFigures(const py::list& devices) {
+  std::vector<AllocatorFigures> out;
+  for (const py::handle& h : devices) {
+    auto d = h.cast<py::dict>();
+    AllocatorFigures f;
+    f.device = d["device"].cast<int>();
+    f.allocated_bytes = Figure(d, "allocated_bytes");
+    f.peak_allocated_bytes = Figure(d, "peak_allocated_bytes");
+    f.reserved_bytes = Figure(d, "reserved_bytes");
+    f.peak_reserved_bytes = Figure(d, "peak_reserved_bytes");
+    f.active_bytes = Figure(d, "active_bytes");
+    f.num_ooms = Figure(d, "num_ooms");
+    f.alloc_retries = Figure(d, "alloc_retries");
+    out.push_back(f);
+  }
+  return out;
+}
+
+// A Session over the running process itself, configured from the same option
+// table as the CLI (keys as in the config file: "interval", "out", ...).
+class InProcessSession {
+ public:
+  explicit InProcessSession(const std::map<std::string, std::string>& options) {
+    Config config;
+    for (const auto& [key, value] : options) {
+      const OptionDef* def = FindOptionByKey(key);
+      if (def == nullptr) throw ConfigError("trainvitals: unknown option '" + key + "'");
+      def->set(config, value);
+    }
+    std::vector<std::string> command = Command();
+    session_ = std::make_unique<Session>(config, command, "python");
+  }
+  std::string Start() {
+    session_->Start(static_cast<int>(::getpid()));
+    return session_->marker_socket();
+  }
+  std::string run_dir() const { return session_->run_dir(); }
+  // Stops sampling, writes summary.json; returns it as JSON text.
+  std::string Finish() {
+    if (!session_) return "{}";
+    std::string text = session_->Finish(std::nullopt, std::nullopt).dump();
+    session_.reset();
+    return text;
+  }
+
+ private:
+  static std::vector<std::string> Command() {
+    std::vector<std::string> out;
+    py::list argv = py::module_::import("sys").attr("argv");
+    py::object exe = py::module_::import("sys").attr("executable");
+    out.push_back(exe.cast<std::string>());
+    for (const py::handle& a : argv) out.push_back(a.cast<std::string>());
+    return out;
+  }
+  std::unique_ptr<Session> session_;
+};
+
+}  // namespace
+}  // namespace tv
+
+PYBIND11_MODULE(_core, m) {
+  using tv::MarkerClient;
+  m.doc() = "trainvitals core: marker client and in-process monitor";
+  m.attr("__version__") = TRAINVITALS_VERSION;
+  m.attr("SOCKET_ENV") = tv::kMarkerSocketEnv;
+  py::register_exception<tv::ConfigError>(m, "ConfigError", PyExc_ValueError);
+
+  py::class_<MarkerClient>(m, "Client")
+      .def(py::init<const std::string&, int, std::string>(), "socket_path"_a, "rank"_a = -1,
+           "framework"_a = "")
+      .def_property_readonly("ok", &MarkerClient::ok)
+      .def_property_readonly("error", &MarkerClient::error)
+      .def_property_readonly("rank", &MarkerClient::rank)
+      .def_property_readonly("slot", &MarkerClient::slot)
+      .def_property_readonly("steps", &MarkerClient::steps)
+      .def_property_readonly("sent", &MarkerClient::sent)
+      .def_property_readonly("dropped", &MarkerClient::dropped)
+      .def("step", &MarkerClient::Step, "step"_a = -1,
+           "Counts one step; True when allocator figures are due.")
+      .def("epoch_begin", &MarkerClient::EpochBegin, "epoch"_a)
+      .def("epoch_end", &MarkerClient::EpochEnd, "epoch"_a)
+      .def("phase_begin", &MarkerClient::PhaseBegin, "phase"_a)
+      .def("phase_end", &MarkerClient::PhaseEnd, "phase"_a)
+      .def("scalars", &MarkerClient::Scalars, "values"_a)
+      .def("allocator", [](MarkerClient& c, const py::list& devices) {
+        return c.Allocator(tv::ToFigures(devices));
+      }, "devices"_a)
+      .def("close", &MarkerClient::Close);
+
+  py::class_<tv::InProcessSession>(m, "Session")
+      .def(py::init<const std::map<std::string, std::string>&>(), "options"_a)
+      .def("start", &tv::InProcessSession::Start, "Starts the sampler thread; returns the marker socket.")
+      .def_property_readonly("run_dir", &tv::InProcessSession::run_dir)
+      .def("finish", &tv::InProcessSession::Finish, py::call_guard<py::gil_scoped_release>());
+}

@@ -1,0 +1,135 @@
+#include "sources/markers.h"
+
+#include <algorithm>
+
+namespace tv {
+namespace {
+
+// Datagrams read per tick at most; the rest wait for the next tick.
+constexpr int kMaxPerTick = 4096;
+
+template <typename T>
+void SetMax(std::optional<double>* slot, T v) {
+  if (!*slot || static_cast<double>(v) > **slot) *slot = static_cast<double>(v);
+}
+
+void AddTo(std::optional<double>* sum, std::optional<double> v) {
+  if (v) *sum = sum->value_or(0) + *v;
+}
+
+}  // namespace
+
+void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
+  (void)notices;
+  TrainingSample& t = out->training;
+  for (int i = 0; i < kMaxPerTick && endpoint_->Receive(&datagram_); ++i) {
+    std::string error;
+    std::optional<Marker> m = ParseMarker(datagram_, &error);
+    if (!m) {
+      if (malformed_++ == 0) t.malformed_error = error;
+      continue;
+    }
+    Apply(*m);
+    t.markers.push_back(std::move(*m));
+  }
+  if (malformed_ > 0) t.markers_malformed = static_cast<double>(malformed_);
+  ReadSlots(tick.mono_s, &t);
+  if (const Process* ref = Reference()) {
+    if (ref->epoch) t.epoch = static_cast<double>(*ref->epoch);
+    if (!ref->phases.empty()) t.phase = ref->phases.back();
+    t.scalars = ref->scalars;
+  }
+  AddAllocatorFigures(out);
+}
+
+void MarkerSource::Apply(const Marker& m) {
+  auto [it, fresh] = processes_.try_emplace(m.pid);
+  Process& p = it->second;
+  if (fresh) p.order = next_order_++;
+  p.rank = m.rank;
+  switch (m.type) {
+    case MarkerType::kHello:
+      p.framework = m.framework;
+      p.closed = false;
+      break;
+    case MarkerType::kEpochBegin:
+    case MarkerType::kEpochEnd: p.epoch = m.epoch; break;
+    case MarkerType::kPhaseBegin: p.phases.push_back(m.phase); break;
+    case MarkerType::kPhaseEnd: {
+      auto open = std::find(p.phases.rbegin(), p.phases.rend(), m.phase);
+      if (open != p.phases.rend()) p.phases.erase(std::next(open).base());
+      break;
+    }
+    case MarkerType::kScalars:
+      for (const auto& [name, value] : m.scalars) {
+        auto s = std::find_if(p.scalars.begin(), p.scalars.end(),
+                              [&](const auto& kv) { return kv.first == name; });
+        if (s == p.scalars.end()) {
+          p.scalars.emplace_back(name, value);
+        } else {
+          s->second = value;
+        }
+      }
+      break;
+    case MarkerType::kAllocator: p.allocator = m.allocator; break;
+    case MarkerType::kBye:
+      p.closed = true;
+      p.phases.clear();
+      p.allocator.clear();
+      break;
+  }
+}
+
+const MarkerSource::Process* MarkerSource::Reference() const {
+  // The lowest rank still running (a plain process counts as rank 0), the
+  // first to speak among equals; when all are done, the last state of the same.
+  const Process* best = nullptr;
+  for (bool want_open : {true, false}) {
+    for (const auto& [pid, p] : processes_) {
+      if (want_open && p.closed) continue;
+      auto key = [](const Process& q) { return std::pair(std::max(q.rank, 0), q.order); };
+      if (best == nullptr || key(p) < key(*best)) best = &p;
+    }
+    if (best != nullptr) return best;
+  }
+  return nullptr;
+}
+
+void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
+  const StepSlot* slots = endpoint_->slots();
+  if (slots_.size() < kStepSlots) slots_.resize(kStepSlots);
+  for (uint32_t i = 0; i < kStepSlots; ++i) {
+    uint32_t pid = slots[i].pid.load(std::memory_order_acquire);
+    if (pid == 0) break;  // claimed in order: the first free slot ends the list
+    uint64_t steps = slots[i].steps.load(std::memory_order_relaxed);
+    int64_t step = slots[i].step.load(std::memory_order_relaxed);
+    SlotState& prev = slots_[i];
+    if (prev.pid == pid && prev.mono_s > 0 && mono_s > prev.mono_s && steps >= prev.steps) {
+      SetMax(&out->steps_per_second, static_cast<double>(steps - prev.steps) / (mono_s - prev.mono_s));
+    }
+    prev = SlotState{pid, steps, mono_s};
+    RankSteps& r = out->ranks.emplace_back();
+    r.pid = static_cast<int>(pid);
+    r.rank = slots[i].rank.load(std::memory_order_relaxed);
+    r.steps = static_cast<double>(steps);
+    if (step >= 0) r.step = static_cast<double>(step);
+    SetMax(&out->steps, steps);
+    if (step >= 0) SetMax(&out->step, step);
+  }
+}
+
+void MarkerSource::AddAllocatorFigures(Sample* out) const {
+  for (const auto& [pid, p] : processes_) {
+    for (const AllocatorFigures& f : p.allocator) {
+      for (GpuSample& g : out->gpus) {
+        if (g.index != f.device) continue;
+        AddTo(&g.allocator_allocated_bytes, f.allocated_bytes);
+        AddTo(&g.allocator_reserved_bytes, f.reserved_bytes);
+        AddTo(&g.allocator_peak_bytes, f.peak_allocated_bytes);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace tv
