@@ -9,6 +9,7 @@ namespace tv {
 namespace {
 
 double Round(double v, double scale) { return std::round(v * scale) / scale; }
+int64_t Whole(double v) { return std::llround(v); }
 
 std::optional<Stat> Lookup(std::span<const MetricDef> defs, const std::vector<std::optional<Stat>>& values,
                            Scope scope, std::string_view name) {
@@ -23,9 +24,9 @@ void PutResources(const Row& row, nlohmann::ordered_json* out) {
   auto& o = *out;
   auto host = SampleMetrics();
   if (auto s = Lookup(host, row.values, Scope::kJob, "cpu_cores")) o["cpu_cores_mean"] = Round(s->mean, 1e3);
-  if (auto s = Lookup(host, row.values, Scope::kJob, "memory_bytes")) o["memory_bytes_max"] = std::round(s->max);
+  if (auto s = Lookup(host, row.values, Scope::kJob, "memory_bytes")) o["memory_bytes_max"] = Whole(s->max);
   if (auto s = Lookup(host, row.values, Scope::kHost, "memory_used_bytes")) {
-    o["host_memory_used_bytes_max"] = std::round(s->max);
+    o["host_memory_used_bytes_max"] = Whole(s->max);
   }
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
   auto defs = GpuMetrics();
@@ -33,9 +34,9 @@ void PutResources(const Row& row, nlohmann::ordered_json* out) {
     nlohmann::ordered_json j = {{"index", g.index}};
     if (g.mig_instance >= 0) j["mig"] = g.mig_instance;
     if (auto s = Lookup(defs, g.values, Scope::kGpu, "util_ratio")) j["util_ratio_mean"] = Round(s->mean, 1e4);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "memory_used_bytes")) j["memory_used_bytes_max"] = std::round(s->max);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "job_memory_bytes")) j["job_memory_bytes_max"] = std::round(s->max);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "allocator_peak_bytes")) j["allocator_peak_bytes"] = std::round(s->max);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "memory_used_bytes")) j["memory_used_bytes_max"] = Whole(s->max);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "job_memory_bytes")) j["job_memory_bytes_max"] = Whole(s->max);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "allocator_peak_bytes")) j["allocator_peak_bytes"] = Whole(s->max);
     if (auto s = Lookup(defs, g.values, Scope::kGpu, "temperature_celsius")) j["temperature_celsius_max"] = Round(s->max, 10);
     if (auto s = Lookup(defs, g.values, Scope::kGpu, "power_watts")) j["power_watts_mean"] = Round(s->mean, 10);
     gpus.push_back(std::move(j));
@@ -181,7 +182,16 @@ nlohmann::ordered_json PhaseTracker::Phases() const {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   double total = 0;
   for (const auto& [name, p] : phases_) total += p.seconds;
+  std::vector<const std::string*> names;
+  for (const char* known : {"train", "eval", "predict"}) {
+    if (auto it = phases_.find(known); it != phases_.end()) names.push_back(&it->first);
+  }
   for (const auto& [name, p] : phases_) {
+    if (name != "train" && name != "eval" && name != "predict") names.push_back(&name);
+  }
+  for (const std::string* name_ptr : names) {
+    const std::string& name = *name_ptr;
+    const PhaseTotals& p = phases_.at(name);
     nlohmann::ordered_json j = {{"duration_s", Round(p.seconds, 1e3)}, {"count", p.count}};
     if (total > 0) j["share"] = Round(p.seconds / total, 1e4);
     PutResources(p.resources.Peek(0, p.seconds), &j);

@@ -172,8 +172,8 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   outcome.rows_dropped = sinks_->dropped_rows();
   outcome.late_ticks = sampler_->late_ticks();
   nlohmann::ordered_json summary = BuildSummary(outcome, sampler_->run_row());
-  if (!phases_.Epochs().empty()) summary["epochs"] = phases_.Epochs();
-  if (nlohmann::ordered_json phases = phases_.Phases(); !phases.empty()) summary["phases"] = phases;
+  summary["epochs"] = phases_.Epochs();
+  summary["phases"] = phases_.Phases();
   WriteJsonFile(run_dir_ + "/summary.json", summary);
   if (!config_.quiet) {
     std::string text = FormatSummary(summary);

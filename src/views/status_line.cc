@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/metrics.h"
+#include "views/epoch_line.h"
 #include "views/format.h"
 
 namespace tv {
@@ -64,9 +65,17 @@ void StatusLine::OnRow(const Row& row) {
 }
 
 void StatusLine::OnEvent(const Event& event) {
-  if (event.type != "source_unavailable") return;
+  std::string line;
+  if (event.type == "source_unavailable") {
+    line = fmt::format("trainvitals: {}\n", event.fields.value("message", ""));
+  } else if (event.type == "marker_malformed") {
+    line = fmt::format("trainvitals: ignored a malformed marker: {}\n", event.fields.value("message", ""));
+  } else if (event.type == "epoch") {
+    line = FormatEpochLine(event.fields) + "\n";
+  } else {
+    return;
+  }
   Clear();
-  std::string line = fmt::format("trainvitals: {}\n", event.fields.value("message", ""));
   (void)!::write(fd_, line.data(), line.size());
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/metrics.h"
+#include "views/epoch_line.h"
 #include "views/format.h"
 
 namespace tv {
@@ -73,6 +74,7 @@ nlohmann::ordered_json BuildSummary(const RunOutcome& o, const Row& run_row) {
     j["gpus"].push_back(std::move(gj));
   }
   j["epochs"] = nlohmann::ordered_json::array();
+  j["phases"] = nlohmann::ordered_json::object();
   j["findings"] = nlohmann::ordered_json::array();
   return j;
 }
@@ -152,6 +154,20 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
       sep = "; ";
     }
     out += "\n";
+  }
+  const auto& epochs = s.value("epochs", nlohmann::ordered_json::array());
+  if (!epochs.empty()) {
+    double seconds = 0, steps = 0;
+    for (const auto& e : epochs) {
+      seconds += e.value("duration_s", 0.0);
+      steps += e.value("steps", 0.0);
+    }
+    out += fmt::format("  Epochs   {}, mean {}", epochs.size(), FormatDuration(seconds / epochs.size()));
+    if (seconds > 0 && steps > 0) out += fmt::format(", {:.1f} steps/s", steps / seconds);
+    out += "\n";
+  }
+  if (std::string phases = FormatPhases(s.value("phases", nlohmann::ordered_json::object())); !phases.empty()) {
+    out += "  Phases   " + phases + "\n";
   }
   if (s.contains("run_dir")) out += fmt::format("  Run      {}\n", s["run_dir"].get<std::string>());
   return out;

@@ -1,0 +1,16 @@
+// The one line said per epoch on stderr (duration, steps/s, CPU, RAM and per
+// GPU load, memory, job memory, allocator peak, temperature, energy), from the
+// epoch record PhaseTracker writes; and the phases line of the summary.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tv {
+
+std::string FormatEpochLine(const nlohmann::ordered_json& epoch);
+// "train 41 s (80%, GPU0 87%), eval 10 s (20%, GPU0 12%)"; empty without phases.
+std::string FormatPhases(const nlohmann::ordered_json& phases);
+
+}  // namespace tv
