@@ -65,7 +65,8 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
 }
 
 void PhaseTracker::Mark(const Marker& m, std::vector<Event>* events) {
-  if (order_.find(m.pid) == order_.end()) order_[m.pid] = {std::max(m.rank, 0), seen_++};
+  ClientKey client{m.pid, m.slot};
+  if (order_.find(client) == order_.end()) order_[client] = {std::max(m.rank, 0), seen_++};
   int rank = std::max(m.rank, 0);
   switch (m.type) {
     case MarkerType::kEpochBegin: {
@@ -90,13 +91,13 @@ void PhaseTracker::Mark(const Marker& m, std::vector<Event>* events) {
     }
     case MarkerType::kPhaseBegin:
       Switch(m.t);
-      stacks_[m.pid].push_back(m.phase);
+      stacks_[client].push_back(m.phase);
       phases_[m.phase].count += CurrentPhase() == m.phase ? 1 : 0;
       phase_ = CurrentPhase();
       break;
     case MarkerType::kPhaseEnd: {
       Switch(m.t);
-      auto& stack = stacks_[m.pid];
+      auto& stack = stacks_[client];
       auto open = std::find(stack.rbegin(), stack.rend(), m.phase);
       if (open != stack.rend()) stack.erase(std::next(open).base());
       phase_ = CurrentPhase();
@@ -104,7 +105,7 @@ void PhaseTracker::Mark(const Marker& m, std::vector<Event>* events) {
     }
     case MarkerType::kBye:
       Switch(m.t);
-      stacks_[m.pid].clear();
+      stacks_[client].clear();
       phase_ = CurrentPhase();
       break;
     default: break;
@@ -114,9 +115,9 @@ void PhaseTracker::Mark(const Marker& m, std::vector<Event>* events) {
 std::string PhaseTracker::CurrentPhase() const {
   const std::vector<std::string>* best = nullptr;
   std::pair<int, uint64_t> best_key;
-  for (const auto& [pid, stack] : stacks_) {
+  for (const auto& [client, stack] : stacks_) {
     if (stack.empty()) continue;
-    auto key = order_.at(pid);
+    auto key = order_.at(client);
     if (best == nullptr || key < best_key) {
       best = &stack;
       best_key = key;

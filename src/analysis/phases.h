@@ -60,9 +60,11 @@ class PhaseTracker final : public SampleObserver {
 
   std::map<int64_t, OpenEpoch> open_;
   nlohmann::ordered_json epochs_ = nlohmann::ordered_json::array();
-  // Phase stacks per pid, and who the reference process is (lowest rank, first seen).
-  std::map<int, std::vector<std::string>> stacks_;
-  std::map<int, std::pair<int, uint64_t>> order_;  // pid -> (rank, first seen)
+  // Phase stacks per client (pid, slot), and who the reference client is
+  // (lowest rank, first seen).
+  using ClientKey = std::pair<int, int>;
+  std::map<ClientKey, std::vector<std::string>> stacks_;
+  std::map<ClientKey, std::pair<int, uint64_t>> order_;  // -> (rank, first seen)
   uint64_t seen_ = 0;
   std::string phase_;       // the phase time now goes to; empty: none
   double phase_since_ = 0;  // unix seconds

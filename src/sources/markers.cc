@@ -43,7 +43,7 @@ void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* noti
 }
 
 void MarkerSource::Apply(const Marker& m) {
-  auto [it, fresh] = processes_.try_emplace(m.pid);
+  auto [it, fresh] = processes_.try_emplace(std::pair(m.pid, m.slot));
   Process& p = it->second;
   if (fresh) p.order = next_order_++;
   p.rank = m.rank;
@@ -85,10 +85,10 @@ const MarkerSource::Process* MarkerSource::Reference() const {
   // first to speak among equals; when all are done, the last state of the same.
   const Process* best = nullptr;
   for (bool want_open : {true, false}) {
-    for (const auto& [pid, p] : processes_) {
+    for (const auto& [client, p] : processes_) {
       if (want_open && p.closed) continue;
-      auto key = [](const Process& q) { return std::pair(std::max(q.rank, 0), q.order); };
-      if (best == nullptr || key(p) < key(*best)) best = &p;
+      auto order = [](const Process& q) { return std::pair(std::max(q.rank, 0), q.order); };
+      if (best == nullptr || order(p) < order(*best)) best = &p;
     }
     if (best != nullptr) return best;
   }
@@ -119,7 +119,7 @@ void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
 }
 
 void MarkerSource::AddAllocatorFigures(Sample* out) const {
-  for (const auto& [pid, p] : processes_) {
+  for (const auto& [key, p] : processes_) {
     for (const AllocatorFigures& f : p.allocator) {
       for (GpuSample& g : out->gpus) {
         if (g.index != f.device) continue;

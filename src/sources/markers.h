@@ -43,7 +43,7 @@ class MarkerSource final : public Source {
   void AddAllocatorFigures(Sample* out) const;
 
   MarkerEndpoint* endpoint_;
-  std::map<int, Process> processes_;  // by pid
+  std::map<std::pair<int, int>, Process> processes_;  // by (pid, slot): one per client
   std::vector<SlotState> slots_;
   uint64_t malformed_ = 0;
   uint64_t next_order_ = 0;

@@ -1,0 +1,90 @@
+#include "markers/protocol.h"
+
+#include <gtest/gtest.h>
+
+namespace tv {
+namespace {
+
+TEST(MarkerProtocol, RoundTripsEveryType) {
+  Marker m;
+  m.type = MarkerType::kEpochEnd;
+  m.pid = 42;
+  m.rank = 1;
+  m.slot = 3;
+  m.t = 1700000000.25;
+  m.epoch = 7;
+  m.steps = 120;
+  std::string error;
+  auto back = ParseMarker(EncodeMarker(m), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->type, MarkerType::kEpochEnd);
+  EXPECT_EQ(back->pid, 42);
+  EXPECT_EQ(back->rank, 1);
+  EXPECT_EQ(back->slot, 3);
+  EXPECT_DOUBLE_EQ(back->t, 1700000000.25);
+  EXPECT_EQ(back->epoch, 7);
+  EXPECT_EQ(back->steps, 120);
+
+  Marker s;
+  s.type = MarkerType::kScalars;
+  s.t = 1;
+  s.scalars = {{"loss", 0.5}, {"val/acc", 0.75}};
+  back = ParseMarker(EncodeMarker(s), &error);
+  ASSERT_TRUE(back) << error;
+  ASSERT_EQ(back->scalars.size(), 2u);
+  EXPECT_EQ(back->scalars[1].first, "val/acc");
+  EXPECT_DOUBLE_EQ(back->scalars[1].second, 0.75);
+
+  Marker a;
+  a.type = MarkerType::kAllocator;
+  a.t = 1;
+  a.allocator.push_back({.device = 1, .allocated_bytes = 1024, .peak_allocated_bytes = 4096});
+  back = ParseMarker(EncodeMarker(a), &error);
+  ASSERT_TRUE(back) << error;
+  ASSERT_EQ(back->allocator.size(), 1u);
+  EXPECT_EQ(back->allocator[0].device, 1);
+  EXPECT_EQ(back->allocator[0].allocated_bytes, 1024);
+  EXPECT_EQ(back->allocator[0].peak_allocated_bytes, 4096);
+  EXPECT_FALSE(back->allocator[0].reserved_bytes);
+
+  Marker p;
+  p.type = MarkerType::kPhaseBegin;
+  p.t = 1;
+  p.phase = "eval";
+  back = ParseMarker(EncodeMarker(p), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->phase, "eval");
+}
+
+TEST(MarkerProtocol, RejectsMalformedWithAReason) {
+  struct Case {
+    const char* text;
+    const char* reason;
+  } cases[] = {
+      {"", "not a JSON object"},
+      {"[1,2]", "not a JSON object"},
+      {R"({"type":"hello","t":1})", "no protocol version"},
+      {R"({"v":2,"type":"hello","t":1})", "protocol version 2"},
+      {R"({"v":1,"type":"dance","t":1})", "unknown type"},
+      {R"({"v":1,"type":"hello"})", "no time"},
+      {R"({"v":1,"type":"epoch_begin","t":1})", "\"epoch\""},
+      {R"({"v":1,"type":"epoch_end","t":1,"epoch":-1})", "\"epoch\""},
+      {R"({"v":1,"type":"epoch_end","t":1,"epoch":1,"steps":"x"})", "\"steps\""},
+      {R"({"v":1,"type":"phase_begin","t":1,"phase":"a b"})", "\"phase\""},
+      {R"({"v":1,"type":"scalars","t":1,"values":{"loss":"high"}})", "scalar \"loss\""},
+      {R"({"v":1,"type":"allocator","t":1,"devices":[{"allocated_bytes":1}]})", "\"device\""},
+      {"{\"v\":1,\"type\":\"hello\",\"t\":1", "not a JSON object"},
+  };
+  for (const Case& c : cases) {
+    std::string error;
+    EXPECT_FALSE(ParseMarker(c.text, &error)) << c.text;
+    EXPECT_NE(error.find(c.reason), std::string::npos) << c.text << " -> " << error;
+  }
+}
+
+TEST(MarkerProtocol, StepsFileSitsBesideTheSocket) {
+  EXPECT_EQ(StepsPathFor("/tmp/trainvitals-abc/markers.sock"), "/tmp/trainvitals-abc/steps");
+}
+
+}  // namespace
+}  // namespace tv

@@ -1,0 +1,194 @@
+// The marker source against a real endpoint and real clients in this process.
+#include "sources/markers.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "analysis/phases.h"
+#include "markers/client.h"
+
+namespace tv {
+namespace {
+
+struct Fixture {
+  Fixture() {
+    std::string error;
+    endpoint = MarkerEndpoint::Create(1.0, &error);
+    EXPECT_TRUE(endpoint) << error;
+    source = std::make_unique<MarkerSource>(endpoint.get());
+  }
+  Sample Read(double mono_s) {
+    Sample s;
+    source->Read(Tick{mono_s, true}, &s, &notices);
+    return s;
+  }
+  void SendRaw(std::string_view text) {
+    int fd = ::socket(AF_UNIX, SOCK_DGRAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, endpoint->socket_path().c_str(), sizeof(addr.sun_path) - 1);
+    ::sendto(fd, text.data(), text.size(), 0, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    ::close(fd);
+  }
+  std::unique_ptr<MarkerEndpoint> endpoint;
+  std::unique_ptr<MarkerSource> source;
+  std::vector<Notice> notices;
+};
+
+TEST(MarkerSource, CountsStepsAndFollowsEpochsAndPhases) {
+  Fixture f;
+  MarkerClient client(f.endpoint->socket_path(), -1, "test");
+  ASSERT_TRUE(client.ok()) << client.error();
+  EXPECT_EQ(client.slot(), 0);
+  Sample s0 = f.Read(1.0);
+  ASSERT_EQ(s0.training.markers.size(), 1u);
+  EXPECT_EQ(s0.training.markers[0].type, MarkerType::kHello);
+  EXPECT_EQ(s0.training.markers[0].framework, "test");
+
+  client.PhaseBegin("train");
+  client.EpochBegin(0);
+  for (int i = 0; i < 5; ++i) client.Step(i);
+  client.Scalars({{"loss", 0.25}});
+  Sample s1 = f.Read(2.0);
+  EXPECT_EQ(s1.training.steps, 5);
+  EXPECT_EQ(s1.training.step, 4);
+  EXPECT_EQ(s1.training.epoch, 0);
+  EXPECT_EQ(s1.training.phase, "train");
+  EXPECT_DOUBLE_EQ(*s1.training.steps_per_second, 5.0);  // 5 steps over the 1 s between reads
+  ASSERT_EQ(s1.training.scalars.size(), 1u);
+  EXPECT_EQ(s1.training.scalars[0].first, "loss");
+
+  client.PhaseBegin("eval");
+  Sample s2 = f.Read(3.0);
+  EXPECT_EQ(s2.training.phase, "eval");  // the innermost open phase
+  client.PhaseEnd("eval");
+  client.EpochEnd(0);
+  Sample s3 = f.Read(4.0);
+  EXPECT_EQ(s3.training.phase, "train");
+  ASSERT_EQ(s3.training.markers.size(), 2u);
+  EXPECT_EQ(s3.training.markers[1].steps, 5);  // steps counted since the epoch began
+}
+
+TEST(MarkerSource, MalformedDatagramsAreCountedAndSaidOnce) {
+  Fixture f;
+  f.SendRaw("not json");
+  f.SendRaw(R"({"v":9,"type":"hello","t":1})");
+  Sample s = f.Read(1.0);
+  EXPECT_EQ(s.training.markers_malformed, 2);
+  EXPECT_EQ(s.training.malformed_error, "not a JSON object");
+  f.SendRaw("{}");
+  Sample s2 = f.Read(2.0);
+  EXPECT_EQ(s2.training.markers_malformed, 3);
+  EXPECT_TRUE(s2.training.malformed_error.empty());
+}
+
+TEST(MarkerSource, AllocatorFiguresJoinTheirGpuBySummingProcesses) {
+  Fixture f;
+  MarkerClient a(f.endpoint->socket_path(), 0, "torch");
+  MarkerClient b(f.endpoint->socket_path(), 1, "torch");
+  a.Allocator({{.device = 0, .allocated_bytes = 100, .peak_allocated_bytes = 150, .reserved_bytes = 200}});
+  b.Allocator({{.device = 0, .allocated_bytes = 10, .peak_allocated_bytes = 15}, {.device = 5, .allocated_bytes = 1}});
+  Sample s;
+  s.gpus.emplace_back().index = 0;
+  f.source->Read(Tick{1.0, true}, &s, &f.notices);
+  EXPECT_EQ(s.gpus[0].allocator_allocated_bytes, 110);
+  EXPECT_EQ(s.gpus[0].allocator_peak_bytes, 165);
+  EXPECT_EQ(s.gpus[0].allocator_reserved_bytes, 200);
+  ASSERT_EQ(s.training.ranks.size(), 2u);
+  EXPECT_EQ(s.training.ranks[1].rank, 1);
+}
+
+TEST(MarkerClient, WithoutASupervisorItDoesNothingAndSaysWhy) {
+  MarkerClient c("/nonexistent/markers.sock", -1, "x");
+  EXPECT_FALSE(c.ok());
+  EXPECT_NE(c.error().find("/nonexistent/markers.sock"), std::string::npos);
+  EXPECT_FALSE(c.Step(1));
+  EXPECT_FALSE(c.EpochBegin(0));
+}
+
+TEST(MarkerClient, AllocatorFiguresAreDueOncePerInterval) {
+  Fixture f;
+  MarkerClient c(f.endpoint->socket_path(), -1, "x");
+  EXPECT_TRUE(c.Step(0));  // the first step asks at once
+  int due = 0;
+  for (int i = 1; i < 1000; ++i) due += c.Step(i) ? 1 : 0;
+  EXPECT_EQ(due, 0);  // far less than the 1 s interval passed
+}
+
+TEST(PhaseTracker, EpochClosesWhenEveryRankEndedIt) {
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  auto marker = [](MarkerType type, int pid, int rank, double t, int64_t epoch, int64_t steps) {
+    Marker m;
+    m.type = type;
+    m.pid = pid;
+    m.rank = rank;
+    m.t = t;
+    m.epoch = epoch;
+    m.steps = steps;
+    return m;
+  };
+  Sample s;
+  s.job.cpu_cores = 2;
+  s.training.markers = {marker(MarkerType::kEpochBegin, 10, 0, 100, 0, 0),
+                        marker(MarkerType::kEpochBegin, 11, 1, 100.5, 0, 0)};
+  tracker.OnSample(s, &events);
+  s.training.markers = {marker(MarkerType::kEpochEnd, 10, 0, 104, 0, 40)};
+  tracker.OnSample(s, &events);
+  EXPECT_TRUE(events.empty());  // rank 1 is still in epoch 0
+  s.training.markers = {marker(MarkerType::kEpochEnd, 11, 1, 105, 0, 40)};
+  tracker.OnSample(s, &events);
+  ASSERT_EQ(events.size(), 1u);
+  const auto& rec = events[0].fields;
+  EXPECT_EQ(events[0].type, "epoch");
+  EXPECT_EQ(rec["epoch"], 0);
+  EXPECT_DOUBLE_EQ(rec["duration_s"].get<double>(), 5.0);
+  EXPECT_EQ(rec["steps"], 40);
+  EXPECT_DOUBLE_EQ(rec["steps_per_second"].get<double>(), 8.0);
+  EXPECT_DOUBLE_EQ(rec["cpu_cores_mean"].get<double>(), 2.0);
+  ASSERT_EQ(rec["ranks"].size(), 2u);
+  EXPECT_EQ(rec["ranks"][1]["rank"], 1);
+  EXPECT_DOUBLE_EQ(rec["ranks"][1]["duration_s"].get<double>(), 4.5);
+  EXPECT_EQ(tracker.Epochs().size(), 1u);
+}
+
+TEST(PhaseTracker, NestedEvalTimeCountsAsEvalAndOpenEpochsCloseAtTheEnd) {
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  auto phase = [](MarkerType type, double t, const char* name) {
+    Marker m;
+    m.type = type;
+    m.pid = 1;
+    m.t = t;
+    m.phase = name;
+    return m;
+  };
+  Sample s;
+  Marker begin;
+  begin.type = MarkerType::kEpochBegin;
+  begin.pid = 1;
+  begin.t = 10;
+  begin.epoch = 3;
+  s.training.markers = {phase(MarkerType::kPhaseBegin, 10, "train"), begin};
+  tracker.OnSample(s, &events);
+  s.training.markers = {phase(MarkerType::kPhaseBegin, 18, "eval")};
+  tracker.OnSample(s, &events);
+  s.training.markers = {phase(MarkerType::kPhaseEnd, 20, "eval")};
+  tracker.OnSample(s, &events);
+  s.training.markers.clear();
+  tracker.OnFinish(25, &events);
+  auto phases = tracker.Phases();
+  EXPECT_DOUBLE_EQ(phases["train"]["duration_s"].get<double>(), 13.0);
+  EXPECT_DOUBLE_EQ(phases["eval"]["duration_s"].get<double>(), 2.0);
+  EXPECT_EQ(phases.begin().key(), "train");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].fields["complete"], false);
+  EXPECT_DOUBLE_EQ(events[0].fields["duration_s"].get<double>(), 15.0);
+}
+
+}  // namespace
+}  // namespace tv
