@@ -11,6 +11,9 @@ echo
 echo "== one full sample beside a bare loop and psutil"
 python3 bench/compare_peers.py "$build/trainvitals_bench" /usr/bin/python3
 echo
+echo "== a marker on the training thread, from Python (target <= 5 us a call)"
+PYTHONPATH=python python3 bench/markers_bench.py
+echo
 echo "== whole-program overhead"
 python3 bench/overhead.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}"
 "$build/bench_wake_floor" 20 "${BENCH_SECONDS:-30}"

@@ -1,0 +1,46 @@
+"""What a marker costs on the training thread, from Python (target: <= 5 us).
+
+Usage: PYTHONPATH=python python3 bench/markers_bench.py
+Measures, against a real in-process monitor: Monitor.step() (the per-step
+call), the raw client step, an epoch begin/end pair and a phase pair (one
+datagram each), and a scalars marker. Prints the median of 5 runs per call.
+"""
+import statistics
+import sys
+import tempfile
+import timeit
+
+import trainvitals
+
+
+def median_us(stmt, number):
+    runs = timeit.repeat(stmt, number=number, repeat=5)
+    return statistics.median(runs) / number * 1e6
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        with trainvitals.monitor(out=f"{tmp}/run", quiet=True) as m:
+            client = m._client
+            n = 200_000
+            rows = [
+                ("Monitor.step()", median_us(lambda: m.step(), n)),
+                ("Monitor.step(i)", median_us(lambda: m.step(7), n)),
+                ("client.step(i) (the C++ call alone)", median_us(lambda: client.step(7), n)),
+                ("epoch_begin / epoch_end (one datagram each)",
+                 median_us(lambda: (m.epoch_begin(1), m.epoch_end(1)), 2_000) / 2),
+                ("phase_begin / phase_end (one datagram each)",
+                 median_us(lambda: (m.phase_begin("eval"), m.phase_end("eval")), 2_000) / 2),
+                ("scalars(loss=...)", median_us(lambda: m.scalars(loss=0.5), 2_000)),
+            ]
+    width = max(len(name) for name, _ in rows)
+    worst = max(us for _, us in rows)
+    for name, us in rows:
+        print(f"{name:<{width}}  {us:7.3f} us")
+    verdict = "ok" if worst <= 5 else "ABOVE 5 us"
+    print(f"slowest marker call: {worst:.3f} us ({verdict})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
