@@ -130,6 +130,19 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
     AppendSeriesStart(name, labels, &out, &first);
     AppendSampleEnd(RowValue(defs[i], *row.values[i]), first, &out);
   }
+  // Per training process with a step slot, labelled by its rank (-1: not distributed).
+  static constexpr MetricDef kProcessSteps{Scope::kTraining, "process_steps", Unit::kCount,
+                                           Kind::kCounter, false,
+                                           "Steps taken by one training process (markers), by rank."};
+  for (size_t r = 0; r < row.training.ranks.size(); ++r) {
+    const RankSteps& rank = row.training.ranks[r];
+    static const std::string name = PrometheusName(kProcessSteps);
+    if (r == 0) AppendFamilyHeader(kProcessSteps, name, format, &out);
+    AppendSeriesStart(name, labels, &out, &first);
+    AppendLabel("rank", fmt::format("{}", rank.rank), &first, &out);
+    AppendLabel("pid", fmt::format("{}", rank.pid), &first, &out);
+    AppendSampleEnd(rank.steps, first, &out);
+  }
   std::span<const MetricDef> gdefs = GpuMetrics();
   std::vector<std::string> gpu_names(row.gpus.size()), gpu_models(row.gpus.size());
   auto append_gpu_labels = [&](size_t g) {

@@ -56,6 +56,22 @@ TEST(RenderPrometheus, CounterIsTheLastValueWithTotalSuffix) {
       << text;
 }
 
+TEST(RenderPrometheus, TrainingStateIsAGaugeOfItsLastValueAndStepsCarryTheRank) {
+  Row row = SampleRow();
+  row.values[IndexOf(SampleMetrics(), "epoch")] = Stat{1.5, 2, 2, 10};
+  row.training.ranks = {{0, 100, 40, 39}, {1, 101, 38, std::nullopt}};
+  std::string text = RenderPrometheus(row, SampleLabels(), PromFormat::kText004);
+  EXPECT_NE(text.find("# TYPE trainvitals_training_epoch gauge\n"
+                      "trainvitals_training_epoch{host=\"node-1\",run=\"train\"} 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# TYPE trainvitals_training_process_steps_total counter\n"
+                      "trainvitals_training_process_steps_total{host=\"node-1\",run=\"train\",rank=\"0\",pid=\"100\"} 40\n"
+                      "trainvitals_training_process_steps_total{host=\"node-1\",run=\"train\",rank=\"1\",pid=\"101\"} 38\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(RenderPrometheus, GpuSeriesCarryIndexModelAndMig) {
   std::string text = RenderPrometheus(SampleRow(), SampleLabels(), PromFormat::kText004);
   EXPECT_NE(text.find("trainvitals_gpu_memory_used_bytes{host=\"node-1\",run=\"train\",gpu=\"1\","
