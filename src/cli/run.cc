@@ -17,7 +17,9 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
   auto* cmd = app.add_subcommand(
       "run",
       "Run COMMAND, monitor it and its whole process tree, write a run directory and print a "
-      "summary. Exits with COMMAND's own exit code (128+N if it died of signal N).");
+      "summary. Exits with COMMAND's own exit code (128+N if it died of signal N). Training "
+      "processes using the trainvitals Python package report steps, epochs and phases to it "
+      "through TRAINVITALS_SOCKET (docs/markers.md).");
   auto options = std::make_shared<MonitorOptions>();
   auto command = std::make_shared<std::vector<std::string>>();
   options->AddTo(cmd);

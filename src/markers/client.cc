@@ -39,7 +39,7 @@ MarkerClient::MarkerClient(const std::string& socket_path, int rank, std::string
   }
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, socket_path.data(), socket_path.size());
-  int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) {
     error_ = fmt::format("socket: {}", std::strerror(errno));
     return;

@@ -6,6 +6,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -58,19 +59,22 @@ std::unique_ptr<MarkerEndpoint> MarkerEndpoint::Create(double interval_s, std::s
   }
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, e->socket_path_.data(), e->socket_path_.size());
-  e->fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (e->fd_ < 0 || ::bind(e->fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    *error = fmt::format("cannot bind the marker socket {}: {}", e->socket_path_, std::strerror(errno));
+  // SOCK_SEQPACKET: message boundaries like datagrams, but one connection per
+  // training process, so a burst (every rank ending an epoch at once) queues in
+  // that process's socket buffer instead of hitting the small per-socket
+  // datagram queue limit (net.unix.max_dgram_qlen, often 10).
+  e->fd_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (e->fd_ < 0 || ::bind(e->fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::listen(e->fd_, SOMAXCONN) != 0) {
+    *error = fmt::format("cannot listen on the marker socket {}: {}", e->socket_path_, std::strerror(errno));
     return nullptr;
   }
-  // Room for bursts (every rank ending an epoch at once) between two ticks.
-  int bytes = 1 << 20;
-  ::setsockopt(e->fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
   e->buffer_.resize(kMaxDatagram);
   return e;
 }
 
 MarkerEndpoint::~MarkerEndpoint() {
+  for (int c : clients_) ::close(c);
   if (fd_ >= 0) ::close(fd_);
   if (map_ != nullptr) ::munmap(map_, kStepsFileSize);
   if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
@@ -80,11 +84,29 @@ MarkerEndpoint::~MarkerEndpoint() {
 
 bool MarkerEndpoint::Receive(std::string* out) {
   if (fd_ < 0) return false;
-  ssize_t n = ::recv(fd_, buffer_.data(), buffer_.size(), MSG_DONTWAIT | MSG_TRUNC);
-  if (n < 0) return false;
-  size_t len = static_cast<size_t>(n) > buffer_.size() ? buffer_.size() : static_cast<size_t>(n);
-  out->assign(buffer_.data(), len);
-  return true;
+  for (;;) {
+    if (cursor_ == clients_.size()) {
+      int c = ::accept4(fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (c < 0) {
+        cursor_ = 0;  // every client is drained: next call starts over
+        return false;
+      }
+      clients_.push_back(c);
+    }
+    int c = clients_[cursor_];
+    ssize_t n = ::recv(c, buffer_.data(), buffer_.size(), MSG_DONTWAIT | MSG_TRUNC);
+    if (n > 0) {
+      size_t len = std::min(static_cast<size_t>(n), buffer_.size());  // longer: cut, then refused
+      out->assign(buffer_.data(), len);
+      return true;
+    }
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+      ::close(c);  // hung up
+      clients_.erase(clients_.begin() + static_cast<std::ptrdiff_t>(cursor_));
+      continue;
+    }
+    ++cursor_;
+  }
 }
 
 }  // namespace tv

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "markers/protocol.h"
 
@@ -23,7 +24,8 @@ class MarkerEndpoint {
 
   const std::string& socket_path() const { return socket_path_; }
 
-  // Reads one waiting datagram into `out`; false when none is waiting.
+  // Reads one waiting message into `out`, from any client; false when none is
+  // waiting. Accepts new clients and drops those that hung up as it goes.
   bool Receive(std::string* out);
   const StepSlot* slots() const { return SlotsOf(map_); }
 
@@ -32,7 +34,9 @@ class MarkerEndpoint {
   std::string dir_;
   std::string socket_path_;
   std::string steps_path_;
-  int fd_ = -1;
+  int fd_ = -1;  // listening
+  std::vector<int> clients_;
+  size_t cursor_ = 0;  // the client Receive reads next
   void* map_ = nullptr;
   std::string buffer_;
 };

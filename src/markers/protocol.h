@@ -4,8 +4,9 @@
 // - `steps`: a small shared-memory file of fixed slots. A training process
 //   claims one slot and stores its step counter there on every step: no
 //   syscall, a few relaxed atomic stores. The sampler reads all slots each tick.
-// - `markers.sock`: a Unix datagram socket for rare events (epoch and phase
-//   boundaries, user scalars, allocator figures), one JSON object per datagram.
+// - `markers.sock`: a Unix SOCK_SEQPACKET socket for rare events (epoch and
+//   phase boundaries, user scalars, allocator figures): each process connects
+//   once and sends one JSON object per message ("datagram" below).
 //   Malformed datagrams are counted and dropped, never fatal.
 // TRAINVITALS_SOCKET names the socket; the steps file sits beside it.
 #pragma once

@@ -1,0 +1,39 @@
+"""A plain training loop with trainvitals.monitor(): 3 epochs of `--steps` steps,
+each followed by an eval phase; optional raw malformed datagrams first; with
+`--hold-socket FILE` writes the marker socket path it saw to FILE."""
+import argparse
+import os
+import socket
+import time
+
+import trainvitals
+
+p = argparse.ArgumentParser()
+p.add_argument("--steps", type=int, default=20)
+p.add_argument("--epochs", type=int, default=3)
+p.add_argument("--malformed", type=int, default=0)
+p.add_argument("--out")
+p.add_argument("--socket-file")
+p.add_argument("--linger", type=float, default=0)
+args = p.parse_args()
+
+if args.malformed:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    for i in range(args.malformed):
+        s.sendto(b"{not json" if i % 2 else b'{"v":1,"type":"epoch_begin","t":1}',
+                 os.environ[trainvitals.SOCKET_ENV])
+
+options = {"out": args.out, "quiet": True} if args.out else {}
+with trainvitals.monitor(**options) as m:
+    if args.socket_file:
+        with open(args.socket_file, "w") as f:
+            f.write(os.environ.get(trainvitals.SOCKET_ENV, ""))
+    for epoch in range(args.epochs):
+        with m.epoch(epoch), m.phase("train"):
+            for step in range(args.steps):
+                time.sleep(0.01)
+                m.step(epoch * args.steps + step)
+            m.scalars(loss=1.0 / (epoch + 1))
+        with m.phase("eval"):
+            time.sleep(0.15)
+    time.sleep(args.linger)
