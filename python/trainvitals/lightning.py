@@ -36,12 +36,13 @@ class VitalsCallback(Callback):
         options.setdefault("allocator", allocator)
         self.monitor = Monitor(**options)
         self.summary = None
+        self._started = False
         self._tv_broken = False
 
     # -- lifecycle -------------------------------------------------------
     def _start(self, trainer) -> None:
         m = self.monitor
-        if m.active:
+        if self._started:  # setup and on_fit_start both come here
             return
         rank = int(getattr(trainer, "global_rank", 0) or 0)
         if rank > 0 and getattr(trainer, "world_size", 1) > 1 and not os.environ.get(SOCKET_ENV):
@@ -52,10 +53,12 @@ class VitalsCallback(Callback):
                 _say(f"rank {rank}: no `trainvitals run` to report to; rank 0 reports alone")
             return
         m._rank = rank
+        self._started = True
         m.start()
 
     def _close(self) -> None:
-        if self.monitor.active:
+        if self._started:
+            self._started = False
             self.summary = self.monitor.close()
 
     @quiet_hook
