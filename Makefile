@@ -16,7 +16,7 @@ deps:
 
 test: deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j2
-	TRAINVITALS_BUILD=$(BUILD_DIR) $(PYTHON) -m pytest -q tests/integration
+	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q tests/integration
 
 demo: deps build
 	@scripts/demo.sh

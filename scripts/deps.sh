@@ -13,6 +13,8 @@ DEBIAN_PACKAGES=(
   clang-format clang-tidy
   python3-psutil   # the peer measured side by side in `make bench`
   python3-torch python3-numpy   # PyTorch on CPU for the demo and the examples
+  pybind11-dev python3-dev   # the trainvitals._core Python module
+  python3-venv python3-yaml python3-typing-extensions   # build/torch-venv: Lightning over Debian's PyTorch
 )
 if [ "${1:-}" = "--bench" ]; then
   DEBIAN_PACKAGES+=(wrk)   # load on /metrics in `make bench`
@@ -35,13 +37,30 @@ fi
 
 # The tests' Python: the first python3 on PATH, with pytest and the readers the
 # integration tests check our files with (TensorBoard, tbparse, pandas, VisualDL).
+# Also the frameworks the integration tests train with (TensorFlow/Keras, PaddlePaddle).
 PYTHON_PACKAGES=(pytest:pytest tensorboard:tensorboard tbparse:tbparse pandas:pandas
-  visualdl:visualdl)
-py_missing=()
-for pair in "${PYTHON_PACKAGES[@]}"; do
-  python3 -c "import ${pair%%:*}" 2>/dev/null || py_missing+=("${pair#*:}")
-done
+  visualdl:visualdl tensorflow:tensorflow-cpu keras:keras paddle:paddlepaddle)
+# find_spec, not import: importing TensorFlow alone takes seconds.
+read -r -a py_missing <<< "$(python3 - "${PYTHON_PACKAGES[@]}" <<'PY'
+import importlib.util, sys
+pairs = [a.split(":", 1) for a in sys.argv[1:]]
+print(" ".join(pkg for mod, pkg in pairs if importlib.util.find_spec(mod) is None))
+PY
+)"
 if [ ${#py_missing[@]} -gt 0 ]; then
   echo "deps: installing ${py_missing[*]}"
   python3 -m pip install -q "${py_missing[@]}"
+fi
+
+# Lightning beside Debian's PyTorch (which only /usr/bin/python3 sees): a venv that
+# inherits the system packages. --no-deps: otherwise pip pulls a CUDA build of torch.
+TORCH_VENV=build/torch-venv
+cd "$(dirname "$0")/.."
+if [ ! -x "$TORCH_VENV/bin/python" ] || ! "$TORCH_VENV/bin/python" -c \
+    "import importlib.util as u, sys; sys.exit(not (u.find_spec('torch') and u.find_spec('lightning')))"; then
+  echo "deps: creating $TORCH_VENV (Lightning over Debian's PyTorch)"
+  mkdir -p build
+  [ -x "$TORCH_VENV/bin/python" ] || /usr/bin/python3 -m venv --system-site-packages "$TORCH_VENV"
+  "$TORCH_VENV/bin/pip" install -q --no-deps lightning==2.2.5 lightning-utilities==0.11.9 \
+    torchmetrics==1.2.1 fsspec==2024.6.1 tqdm packaging==24.1
 fi

@@ -1,0 +1,86 @@
+"""What the framework callbacks share: quiet hooks and log values as numbers."""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from typing import Dict, Iterable, Optional
+
+from . import _core, _say
+
+
+def env_rank() -> Optional[int]:
+    """The process's rank as launchers set it (torchrun, Lightning, Paddle), else None."""
+    for name in ("RANK", "PADDLE_TRAINER_ID"):
+        value = os.environ.get(name, "")
+        try:
+            return int(value)
+        except ValueError:
+            continue
+    return None
+
+
+def quiet_hook(method):
+    """Runs a callback hook; a failure is said once and the callback goes quiet.
+
+    A ConfigError (a bad option) still raises: it is the user's mistake and comes
+    before the training starts.
+    """
+
+    @functools.wraps(method)
+    def hook(self, *args, **kwargs):
+        if getattr(self, "_tv_broken", False):
+            return None
+        try:
+            return method(self, *args, **kwargs)
+        except _core.ConfigError:
+            raise
+        except Exception as e:  # never stop the training for us
+            self._tv_broken = True
+            _say(f"{type(self).__name__} off for this run: {type(e).__name__}: {e}")
+            try:
+                self.monitor.close()
+            except Exception:
+                pass
+            return None
+
+    return hook
+
+
+def number(value) -> Optional[float]:
+    """A plain float from a log value (float, numpy or framework scalar, one-element list)."""
+    if isinstance(value, (list, tuple)):
+        return number(value[0]) if len(value) == 1 else None
+    if isinstance(value, bool):
+        return None
+    if not isinstance(value, (int, float)):
+        try:
+            numel = getattr(value, "numel", None)  # torch and paddle tensors
+            count = numel() if callable(numel) else getattr(value, "size", 1)  # numpy
+            if int(count) != 1:
+                return None
+            if hasattr(value, "item"):
+                value = value.item()
+        except Exception:
+            return None
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def numbers(logs, skip: Iterable[str] = ()) -> Dict[str, float]:
+    """The numeric entries of a framework's logs dict."""
+    out: Dict[str, float] = {}
+    if not logs:
+        return out
+    skip = set(skip)
+    for name, value in dict(logs).items():
+        if name in skip:
+            continue
+        v = number(value)
+        if v is not None:
+            out[str(name)] = v
+    return out

@@ -1,0 +1,117 @@
+"""trainvitals for Keras (Keras 3, or tf.keras): one callback.
+
+    from trainvitals.keras import VitalsCallback
+
+    model.fit(x, y, epochs=5, callbacks=[VitalsCallback()])
+
+Steps, epochs (with Keras's logs: loss, metrics), the train/eval/predict phases
+and, on GPUs, TensorFlow's allocator figures. ``every_n_steps=N`` marks every
+Nth batch only (the step counts are then in units of N batches). ``log_dir=``
+also writes trainvitals's TensorBoard scalars there, beside Keras's own. Other
+keyword arguments are monitor options (``out=``, ``interval=``, ``quiet=``...),
+used when no ``trainvitals run`` supervises. ``.monitor`` is the Monitor,
+``.summary`` the run's summary after fit (when the monitor ran alone).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Dict, List
+
+try:
+    import keras
+    _Callback = keras.callbacks.Callback
+except ImportError:  # only TensorFlow's bundled Keras
+    from tensorflow import keras
+    _Callback = keras.callbacks.Callback
+
+from . import Monitor
+from ._hooks import env_rank, numbers, quiet_hook
+
+__all__ = ["VitalsCallback", "allocator"]
+
+
+def allocator() -> List[Dict[str, float]]:
+    """TensorFlow's per-GPU allocator figures; [] without TensorFlow or GPUs."""
+    tf = sys.modules.get("tensorflow")
+    if tf is None:  # another Keras backend: no TensorFlow allocator to ask
+        return []
+    devices = []
+    for index, _ in enumerate(tf.config.list_physical_devices("GPU")):
+        info = tf.config.experimental.get_memory_info(f"GPU:{index}")
+        devices.append({"device": index, "allocated_bytes": float(info["current"]),
+                        "peak_allocated_bytes": float(info["peak"])})
+    return devices
+
+
+class VitalsCallback(_Callback):
+    """Keras callback that reports steps, epochs and phases to trainvitals."""
+
+    def __init__(self, every_n_steps: int = 1, log_dir=None, **options):
+        super().__init__()
+        if log_dir is not None:
+            options["tensorboard"] = str(log_dir)
+        options.setdefault("framework", "keras")
+        options.setdefault("allocator", allocator)
+        if options.get("rank") is None:
+            options["rank"] = env_rank()
+        self.monitor = Monitor(**options)
+        self.summary = None
+        self.every_n_steps = max(1, int(every_n_steps))
+        self._steps = 0
+        self._tv_broken = False
+
+    # -- training --------------------------------------------------------
+    @quiet_hook
+    def on_train_begin(self, logs=None):
+        self.monitor.start()
+        self.monitor.phase_begin("train")
+
+    @quiet_hook
+    def on_train_end(self, logs=None):
+        self.monitor.phase_end("train")
+        self.summary = self.monitor.close()
+
+    @quiet_hook
+    def on_epoch_begin(self, epoch, logs=None):
+        self.monitor.epoch_begin(epoch)
+
+    @quiet_hook
+    def on_epoch_end(self, epoch, logs=None):
+        self.monitor.epoch_end(epoch, logs=numbers(logs))
+
+    @quiet_hook
+    def on_train_batch_end(self, batch, logs=None):
+        self._steps += 1
+        if self._steps % self.every_n_steps == 0:
+            self.monitor.step(self._steps)
+
+    # -- evaluation and prediction ---------------------------------------
+    # model.evaluate() and model.predict() outside fit() are runs of their own.
+    def _phase_begin(self, phase):
+        if not self.monitor.active:
+            self._own_phase = phase
+            self.monitor.start()
+        self.monitor.phase_begin(phase)
+
+    def _phase_end(self, phase):
+        self.monitor.phase_end(phase)
+        if getattr(self, "_own_phase", None) == phase:
+            self._own_phase = None
+            self.summary = self.monitor.close()
+
+    @quiet_hook
+    def on_test_begin(self, logs=None):
+        self._phase_begin("eval")
+
+    @quiet_hook
+    def on_test_end(self, logs=None):
+        self._phase_end("eval")
+
+    @quiet_hook
+    def on_predict_begin(self, logs=None):
+        self._phase_begin("predict")
+
+    @quiet_hook
+    def on_predict_end(self, logs=None):
+        self._phase_end("predict")

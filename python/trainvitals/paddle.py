@@ -1,0 +1,112 @@
+"""trainvitals for PaddlePaddle's high-level API: one callback for Model.fit.
+
+    from trainvitals.paddle import VitalsCallback
+
+    model.fit(train_data, eval_data, epochs=5, callbacks=[VitalsCallback()])
+
+Steps, epochs (with the training logs), the train/eval/predict phases (the
+evaluation's logs as eval_... scalars) and, on CUDA, Paddle's allocator
+figures. Keyword arguments are monitor options (``out=``, ``interval=``,
+``quiet=``...), used when no ``trainvitals run`` supervises. ``.monitor`` is
+the Monitor, ``.summary`` the run's summary after fit (when it ran alone).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+import paddle
+
+from . import Monitor
+from ._hooks import env_rank, numbers, quiet_hook
+
+__all__ = ["VitalsCallback", "allocator"]
+
+# Entries of Paddle's logs that count batches rather than measure the model.
+_NOT_SCALARS = ("step", "steps", "batch_size")
+
+
+def allocator() -> List[Dict[str, float]]:
+    """Paddle's CUDA allocator figures per device; [] without CUDA."""
+    if not paddle.device.is_compiled_with_cuda():
+        return []
+    cuda = paddle.device.cuda
+    return [{"device": i,
+             "allocated_bytes": float(cuda.memory_allocated(i)),
+             "peak_allocated_bytes": float(cuda.max_memory_allocated(i)),
+             "reserved_bytes": float(cuda.memory_reserved(i)),
+             "peak_reserved_bytes": float(cuda.max_memory_reserved(i))}
+            for i in range(cuda.device_count())]
+
+
+class VitalsCallback(paddle.callbacks.Callback):
+    """paddle.Model.fit callback that reports steps, epochs and phases to trainvitals."""
+
+    def __init__(self, **options):
+        super().__init__()
+        options.setdefault("framework", "paddle")
+        options.setdefault("allocator", allocator)
+        if options.get("rank") is None:
+            options["rank"] = env_rank()
+        self.monitor = Monitor(**options)
+        self.summary = None
+        self._steps = 0
+        self._own_phase = None
+        self._tv_broken = False
+
+    # -- training --------------------------------------------------------
+    @quiet_hook
+    def on_train_begin(self, logs=None):
+        self.monitor.start()
+        self.monitor.phase_begin("train")
+
+    @quiet_hook
+    def on_train_end(self, logs=None):
+        self.monitor.phase_end("train")
+        self.summary = self.monitor.close()
+
+    @quiet_hook
+    def on_epoch_begin(self, epoch, logs=None):
+        self.monitor.epoch_begin(epoch)
+
+    @quiet_hook
+    def on_epoch_end(self, epoch, logs=None):
+        self.monitor.epoch_end(epoch, logs=numbers(logs, skip=_NOT_SCALARS))
+
+    @quiet_hook
+    def on_train_batch_end(self, step, logs=None):
+        self._steps += 1
+        self.monitor.step(self._steps)
+
+    # -- evaluation and prediction ---------------------------------------
+    # Model.evaluate() and Model.predict() outside fit() are runs of their own.
+    def _phase_begin(self, phase):
+        if not self.monitor.active:
+            self._own_phase = phase
+            self.monitor.start()
+        self.monitor.phase_begin(phase)
+
+    def _phase_end(self, phase):
+        self.monitor.phase_end(phase)
+        if self._own_phase == phase:
+            self._own_phase = None
+            self.summary = self.monitor.close()
+
+    @quiet_hook
+    def on_eval_begin(self, logs=None):
+        self._phase_begin("eval")
+
+    @quiet_hook
+    def on_eval_end(self, logs=None):
+        values = numbers(logs, skip=_NOT_SCALARS)
+        if values:
+            self.monitor.scalars(**{f"eval_{k}": v for k, v in values.items()})
+        self._phase_end("eval")
+
+    @quiet_hook
+    def on_predict_begin(self, logs=None):
+        self._phase_begin("predict")
+
+    @quiet_hook
+    def on_predict_end(self, logs=None):
+        self._phase_end("predict")

@@ -1,0 +1,63 @@
+"""trainvitals for a plain PyTorch loop: the caching allocator's figures per step.
+
+    import trainvitals.torch
+
+    with trainvitals.torch.monitor() as m:
+        for epoch in range(epochs):
+            with m.epoch(epoch), m.phase("train"):
+                for step, batch in enumerate(loader):
+                    ...
+                    m.step()
+
+The rank comes from the RANK environment variable (torchrun sets it) unless
+``rank=`` is given. Other keyword arguments are monitor options (``out=``,
+``interval=``, ``quiet=``...), used when no ``trainvitals run`` supervises.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Dict, List
+
+from . import Monitor
+from ._hooks import env_rank
+
+__all__ = ["allocator", "monitor"]
+
+# (our key, torch.cuda.memory_stats key)
+_STATS = (
+    ("allocated_bytes", "allocated_bytes.all.current"),
+    ("peak_allocated_bytes", "allocated_bytes.all.peak"),
+    ("reserved_bytes", "reserved_bytes.all.current"),
+    ("peak_reserved_bytes", "reserved_bytes.all.peak"),
+    ("active_bytes", "active_bytes.all.current"),
+    ("num_ooms", "num_ooms"),
+    ("alloc_retries", "num_alloc_retries"),
+)
+
+
+def allocator() -> List[Dict[str, float]]:
+    """torch.cuda.memory_stats for each visible device; [] without CUDA."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        import torch  # noqa: F811 - the script uses it anyway
+    if not torch.cuda.is_available():
+        return []
+    devices = []
+    for index in range(torch.cuda.device_count()):
+        stats = torch.cuda.memory_stats(index) if torch.cuda.is_initialized() else {}
+        figures = {"device": index}
+        for ours, theirs in _STATS:
+            if theirs in stats:
+                figures[ours] = float(stats[theirs])
+        devices.append(figures)
+    return devices
+
+
+def monitor(**options) -> Monitor:
+    """A Monitor for a PyTorch training loop, with the CUDA allocator's figures."""
+    options.setdefault("framework", "torch")
+    if options.get("rank") is None:
+        options["rank"] = env_rank()
+    options.setdefault("allocator", allocator)
+    return Monitor(**options)
