@@ -22,7 +22,6 @@ import json
 import math
 import os
 import sys
-import time
 from typing import Callable, Dict, List, Optional
 
 from . import _core
@@ -34,9 +33,6 @@ SOCKET_ENV = _core.SOCKET_ENV
 
 # Reads the framework allocator's figures: a list of dicts with "device" and the
 # byte counts markers carry (docs/markers.md). An empty list: no GPU, stop asking.
-# How long a rare marker (epoch, phase, scalars) waits for room in the sampler's socket.
-_SEND_RETRY_S = 0.5
-
 AllocatorReader = Callable[[], List[Dict[str, float]]]
 
 
@@ -73,7 +69,6 @@ class Monitor:
         self._session = None
         self._saved_socket = None
         self._epoch = None
-        self._send_given_up = False
         self._phases: List[str] = []
         self.summary: Optional[dict] = None
         self.run_dir: Optional[str] = None
@@ -113,7 +108,6 @@ class Monitor:
             if self._client is not None:
                 self._client.close()
                 self._client = None
-                time.sleep(self._last_tick_wait())
             if self._session is not None:
                 session, self._session = self._session, None
                 if self._saved_socket is None:
@@ -196,20 +190,7 @@ class Monitor:
         if client is None:
             return
         try:
-            send = getattr(client, method)
-            if send(*args) is not False or self._send_given_up:
-                return
-            # The sampler's socket holds only a few datagrams (net.unix.max_dgram_qlen,
-            # often 10) and is read once per tick: a burst of markers (short epochs)
-            # overflows it. These markers are rare, so wait for the next tick rather
-            # than lose them; a sampler that reads nothing at all is waited for once.
-            deadline = time.monotonic() + _SEND_RETRY_S
-            while time.monotonic() < deadline:
-                time.sleep(0.005)
-                if send(*args):
-                    return
-            self._send_given_up = True
-            _say(f"the sampler does not take markers; {method} and later markers may be lost")
+            getattr(client, method)(*args)
         except Exception as e:
             self._quiet(e)
 
@@ -223,17 +204,6 @@ class Monitor:
         except Exception as e:
             self._allocator = None
             _say(f"allocator figures off: {type(e).__name__}: {e}")
-
-    def _last_tick_wait(self) -> float:
-        # The sampler reads markers only on its ticks, and not once more when it
-        # stops (src/core/sampler.cc, Sampler::Stop): without a tick after the last
-        # markers, the last epoch's end and phase ends are lost. Waiting one tick
-        # here works around that until the sampler drains markers when it stops.
-        try:
-            hz = float(self._options.get("sample_hz", 10)) if self._session is not None else 10.0
-        except ValueError:
-            hz = 10.0
-        return min(1.0 / max(hz, 0.1) + 0.05, 1.5)
 
     def _quiet(self, error: Exception) -> None:
         _say(f"markers off for this run: {type(error).__name__}: {error}")
