@@ -59,10 +59,11 @@ void Sampler::Loop(int max_ticks) {
   }
 }
 
-void Sampler::TickOnce(int64_t k) {
+void Sampler::TickOnce(int64_t k, bool final) {
+  next_k_ = k + 1;
   Tick tick;
   tick.mono_s = clock_->MonotonicSeconds();
-  tick.row_tick = (k + 1) % ticks_per_row_ == 0;
+  tick.row_tick = !final && (k + 1) % ticks_per_row_ == 0;
   sample_.mono_s = tick.mono_s;
   sample_.t = clock_->WallSeconds();
   // Reset field by field so the vectors keep their capacity: a steady tick allocates nothing.
@@ -145,6 +146,9 @@ void Sampler::PushMarkerEvents() {
 void Sampler::Finish() {
   if (finished_ || !started_) return;
   finished_ = true;
+  // One last sample: what happened since the last tick (a training process's
+  // final markers, sent just before it exited) belongs to the run.
+  TickOnce(next_k_, /*final=*/true);
   double now_mono = clock_->MonotonicSeconds();
   double elapsed = now_mono - start_mono_;
   double t = clock_->WallSeconds();

@@ -29,9 +29,14 @@ void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* noti
       if (malformed_++ == 0) t.malformed_error = error;
       continue;
     }
-    Apply(*m);
     t.markers.push_back(std::move(*m));
   }
+  // Each process's messages arrive in order on its own connection, but the
+  // connections are read one after another: put them back in the order they
+  // were sent, so rank 1's epoch_begin comes before rank 0's epoch_end.
+  std::stable_sort(t.markers.begin(), t.markers.end(),
+                   [](const Marker& a, const Marker& b) { return a.t < b.t; });
+  for (const Marker& m : t.markers) Apply(m);
   if (malformed_ > 0) t.markers_malformed = static_cast<double>(malformed_);
   ReadSlots(tick.mono_s, &t);
   if (const Process* ref = Reference()) {

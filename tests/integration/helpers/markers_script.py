@@ -1,6 +1,6 @@
 """A plain training loop with trainvitals.monitor(): 3 epochs of `--steps` steps,
 each followed by an eval phase; optional raw malformed datagrams first; with
-`--hold-socket FILE` writes the marker socket path it saw to FILE."""
+`--socket-file FILE` writes the marker socket path it saw to FILE."""
 import argparse
 import os
 import socket
@@ -18,10 +18,10 @@ p.add_argument("--linger", type=float, default=0)
 args = p.parse_args()
 
 if args.malformed:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(os.environ[trainvitals.SOCKET_ENV])
     for i in range(args.malformed):
-        s.sendto(b"{not json" if i % 2 else b'{"v":1,"type":"epoch_begin","t":1}',
-                 os.environ[trainvitals.SOCKET_ENV])
+        s.send(b"{not json" if i % 2 else b'{"v":1,"type":"epoch_begin","t":1}')
 
 options = {"out": args.out, "quiet": True} if args.out else {}
 with trainvitals.monitor(**options) as m:
