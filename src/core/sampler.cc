@@ -59,11 +59,10 @@ void Sampler::Loop(int max_ticks) {
   }
 }
 
-void Sampler::TickOnce(int64_t k, bool final) {
-  next_k_ = k + 1;
+void Sampler::TickOnce(int64_t k) {
   Tick tick;
   tick.mono_s = clock_->MonotonicSeconds();
-  tick.row_tick = !final && (k + 1) % ticks_per_row_ == 0;
+  tick.row_tick = (k + 1) % ticks_per_row_ == 0;
   sample_.mono_s = tick.mono_s;
   sample_.t = clock_->WallSeconds();
   // Reset field by field so the vectors keep their capacity: a steady tick allocates nothing.
@@ -107,11 +106,7 @@ void Sampler::TickOnce(int64_t k, bool final) {
   }
 
   PushMarkerEvents();
-  if (observer_ != nullptr) {
-    observer_->OnSample(sample_, &observer_events_);
-    for (Event& e : observer_events_) sinks_->PushEvent(std::move(e));
-    observer_events_.clear();
-  }
+  ObserveSample();
 
   interval_.Add(sample_);
   run_.Add(sample_);
@@ -120,6 +115,13 @@ void Sampler::TickOnce(int64_t k, bool final) {
     double elapsed = static_cast<double>(k + 1) * period_s_;
     sinks_->PushRow(interval_.Take(sample_.t, elapsed));
   }
+}
+
+void Sampler::ObserveSample() {
+  if (observer_ == nullptr) return;
+  observer_->OnSample(sample_, &observer_events_);
+  for (Event& e : observer_events_) sinks_->PushEvent(std::move(e));
+  observer_events_.clear();
 }
 
 void Sampler::PushMarkerEvents() {
@@ -146,9 +148,15 @@ void Sampler::PushMarkerEvents() {
 void Sampler::Finish() {
   if (finished_ || !started_) return;
   finished_ = true;
-  // One last sample: what happened since the last tick (a training process's
-  // final markers, sent just before it exited) belongs to the run.
-  TickOnce(next_k_, /*final=*/true);
+  // What the sources still hold that is not a reading of the machine (a
+  // training process's last markers, sent just before it exited) belongs to
+  // the run; the machine itself is not sampled again (the job may be gone).
+  bool flushed = false;
+  for (auto& source : sources_) flushed = source->Flush(&sample_) || flushed;
+  if (flushed) {
+    PushMarkerEvents();
+    ObserveSample();
+  }
   double now_mono = clock_->MonotonicSeconds();
   double elapsed = now_mono - start_mono_;
   double t = clock_->WallSeconds();

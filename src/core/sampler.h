@@ -59,8 +59,9 @@ class Sampler {
 
  private:
   void Loop(int max_ticks);
-  // `final`: the extra sample Finish takes when sampling stops (never closes a row).
-  void TickOnce(int64_t k, bool final = false);
+  void TickOnce(int64_t k);
+  // Hands the current sample to the observer and its events to the sinks.
+  void ObserveSample();
   // Events for the markers that arrived this tick (epoch and phase boundaries,
   // clients starting and ending) and a malformed datagram's first fault.
   void PushMarkerEvents();
@@ -76,7 +77,6 @@ class Sampler {
   int ticks_per_row_;
   double start_mono_ = 0;
   double start_wall_ = 0;
-  int64_t next_k_ = 0;  // the schedule index of the next tick
   bool started_ = false;
   bool finished_ = false;
   Aggregator interval_;

@@ -28,6 +28,13 @@ class Source {
   virtual ~Source() = default;
   virtual std::string_view name() const = 0;
   virtual void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) = 0;
+  // Sampling stops: adds what is still waiting to be read and is not a reading
+  // of the machine (the markers a training process sent just before it
+  // exited) to `out`, which holds the last tick's sample. True if it added any.
+  virtual bool Flush(Sample* out) {
+    (void)out;
+    return false;
+  }
 };
 
 }  // namespace tv

@@ -22,21 +22,7 @@ void AddTo(std::optional<double>* sum, std::optional<double> v) {
 void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
   (void)notices;
   TrainingSample& t = out->training;
-  for (int i = 0; i < kMaxPerTick && endpoint_->Receive(&datagram_); ++i) {
-    std::string error;
-    std::optional<Marker> m = ParseMarker(datagram_, &error);
-    if (!m) {
-      if (malformed_++ == 0) t.malformed_error = error;
-      continue;
-    }
-    t.markers.push_back(std::move(*m));
-  }
-  // Each process's messages arrive in order on its own connection, but the
-  // connections are read one after another: put them back in the order they
-  // were sent, so rank 1's epoch_begin comes before rank 0's epoch_end.
-  std::stable_sort(t.markers.begin(), t.markers.end(),
-                   [](const Marker& a, const Marker& b) { return a.t < b.t; });
-  for (const Marker& m : t.markers) Apply(m);
+  Drain(&t);
   if (malformed_ > 0) t.markers_malformed = static_cast<double>(malformed_);
   ReadSlots(tick.mono_s, &t);
   if (const Process* ref = Reference()) {
@@ -45,6 +31,31 @@ void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* noti
     t.scalars = ref->scalars;
   }
   AddAllocatorFigures(out);
+}
+
+bool MarkerSource::Flush(Sample* out) {
+  out->training.markers.clear();
+  out->training.malformed_error.clear();
+  Drain(&out->training);
+  return !out->training.markers.empty() || !out->training.malformed_error.empty();
+}
+
+void MarkerSource::Drain(TrainingSample* t) {
+  for (int i = 0; i < kMaxPerTick && endpoint_->Receive(&datagram_); ++i) {
+    std::string error;
+    std::optional<Marker> m = ParseMarker(datagram_, &error);
+    if (!m) {
+      if (malformed_++ == 0) t->malformed_error = error;
+      continue;
+    }
+    t->markers.push_back(std::move(*m));
+  }
+  // Each process's messages arrive in order on its own connection, but the
+  // connections are read one after another: put them back in the order they
+  // were sent, so rank 1's epoch_begin comes before rank 0's epoch_end.
+  std::stable_sort(t->markers.begin(), t->markers.end(),
+                   [](const Marker& a, const Marker& b) { return a.t < b.t; });
+  for (const Marker& m : t->markers) Apply(m);
 }
 
 void MarkerSource::Apply(const Marker& m) {

@@ -19,6 +19,7 @@ class MarkerSource final : public Source {
   explicit MarkerSource(MarkerEndpoint* endpoint) : endpoint_(endpoint) {}
   std::string_view name() const override { return "markers"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
+  bool Flush(Sample* out) override;
 
  private:
   // What one training process has said so far.
@@ -37,6 +38,8 @@ class MarkerSource final : public Source {
     uint64_t steps = 0;
     double mono_s = 0;
   };
+  // Reads the waiting messages into `t.markers`, in send order, and applies them.
+  void Drain(TrainingSample* t);
   void Apply(const Marker& m);
   const Process* Reference() const;
   void ReadSlots(double mono_s, TrainingSample* out);

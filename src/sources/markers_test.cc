@@ -9,6 +9,8 @@
 #include <cstring>
 
 #include "analysis/phases.h"
+#include "core/clock.h"
+#include "core/sampler.h"
 #include "markers/client.h"
 
 namespace tv {
@@ -119,6 +121,31 @@ TEST(MarkerSource, ABurstFromManyProcessesIsNotLost) {
   Sample s = f.Read(1.0);
   EXPECT_EQ(s.training.markers.size(), 8u * 41);  // hello + 40 each
   EXPECT_FALSE(s.training.markers_malformed);
+}
+
+TEST(MarkerSource, MarkersSentAfterTheLastTickCountWhenSamplingStops) {
+  std::string error;
+  auto endpoint = MarkerEndpoint::Create(1.0, &error);
+  ASSERT_TRUE(endpoint) << error;
+  FakeClock clock;
+  SinkThread sinks({});
+  sinks.Start();
+  PhaseTracker tracker;
+  std::vector<std::unique_ptr<Source>> sources;
+  sources.push_back(std::make_unique<MarkerSource>(endpoint.get()));
+  Sampler sampler({.sample_hz = 10, .interval_s = 1}, &clock, std::move(sources), &sinks, &tracker);
+  sampler.RunTicks(3);
+  {
+    MarkerClient client(endpoint->socket_path(), -1, "late");
+    client.EpochBegin(0);
+    client.Step(0);
+    client.EpochEnd(0);
+  }  // the process is gone before the sampler looks again
+  sampler.Stop();
+  sinks.Close();
+  ASSERT_EQ(tracker.Epochs().size(), 1u);
+  EXPECT_EQ(tracker.Epochs()[0]["steps"], 1);
+  EXPECT_EQ(sampler.run_row().samples, 3u);  // the machine is not sampled again
 }
 
 TEST(MarkerClient, WithoutASupervisorItDoesNothingAndSaysWhy) {
