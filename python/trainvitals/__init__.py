@@ -54,6 +54,9 @@ def _option_text(value) -> str:
 class Monitor:
     """Markers for one training process; see the module's docstring.
 
+    ``rank``: this process's rank; by default RANK (torchrun, Lightning), else
+    PADDLE_TRAINER_ID, from the environment, else none (-1).
+
     ``options`` are the CLI's monitor options by their config-file keys
     (``interval=2``, ``out="runs/a"``, ``tensorboard="logs"``...); they apply
     only when the monitor runs alone, not under ``trainvitals run``.

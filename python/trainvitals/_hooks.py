@@ -4,21 +4,9 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 from typing import Dict, Iterable, Optional
 
 from . import _core, _say
-
-
-def env_rank() -> Optional[int]:
-    """The process's rank as launchers set it (torchrun, Lightning, Paddle), else None."""
-    for name in ("RANK", "PADDLE_TRAINER_ID"):
-        value = os.environ.get(name, "")
-        try:
-            return int(value)
-        except ValueError:
-            continue
-    return None
 
 
 def quiet_hook(method):

@@ -26,7 +26,7 @@ except ImportError:  # only TensorFlow's bundled Keras
     _Callback = keras.callbacks.Callback
 
 from . import Monitor
-from ._hooks import env_rank, numbers, quiet_hook
+from ._hooks import numbers, quiet_hook
 
 __all__ = ["VitalsCallback", "allocator"]
 
@@ -53,8 +53,6 @@ class VitalsCallback(_Callback):
             options["tensorboard"] = str(log_dir)
         options.setdefault("framework", "keras")
         options.setdefault("allocator", allocator)
-        if options.get("rank") is None:
-            options["rank"] = env_rank()
         self.monitor = Monitor(**options)
         self.summary = None
         self.every_n_steps = max(1, int(every_n_steps))

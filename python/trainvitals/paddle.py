@@ -18,7 +18,7 @@ from typing import Dict, List
 import paddle
 
 from . import Monitor
-from ._hooks import env_rank, numbers, quiet_hook
+from ._hooks import numbers, quiet_hook
 
 __all__ = ["VitalsCallback", "allocator"]
 
@@ -46,8 +46,6 @@ class VitalsCallback(paddle.callbacks.Callback):
         super().__init__()
         options.setdefault("framework", "paddle")
         options.setdefault("allocator", allocator)
-        if options.get("rank") is None:
-            options["rank"] = env_rank()
         self.monitor = Monitor(**options)
         self.summary = None
         self._steps = 0

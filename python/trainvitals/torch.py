@@ -20,7 +20,6 @@ import sys
 from typing import Dict, List
 
 from . import Monitor
-from ._hooks import env_rank
 
 __all__ = ["allocator", "monitor"]
 
@@ -57,7 +56,5 @@ def allocator() -> List[Dict[str, float]]:
 def monitor(**options) -> Monitor:
     """A Monitor for a PyTorch training loop, with the CUDA allocator's figures."""
     options.setdefault("framework", "torch")
-    if options.get("rank") is None:
-        options["rank"] = env_rank()
     options.setdefault("allocator", allocator)
     return Monitor(**options)
