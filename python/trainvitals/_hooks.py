@@ -72,3 +72,42 @@ def numbers(logs, skip: Iterable[str] = ()) -> Dict[str, float]:
         if v is not None:
             out[str(name)] = v
     return out
+
+
+class FitHooks:
+    """What a fit()-shaped callback does (Keras, Paddle): the framework's hook
+    methods map onto these. evaluate() and predict() outside fit() are runs of
+    their own. Expects ``self.monitor``; sets ``self.summary``."""
+
+    def _tv_init(self, monitor, every_n_steps: int = 1) -> None:
+        self.monitor = monitor
+        self.summary = None
+        self.every_n_steps = max(1, int(every_n_steps))
+        self._steps = 0
+        self._own_phase = None
+        self._tv_broken = False
+
+    def _train_begin(self) -> None:
+        self.monitor.start()
+        self.monitor.phase_begin("train")
+
+    def _train_end(self) -> None:
+        self.monitor.phase_end("train")
+        self.summary = self.monitor.close()
+
+    def _batch_end(self) -> None:
+        self._steps += 1
+        if self._steps % self.every_n_steps == 0:
+            self.monitor.step(self._steps)
+
+    def _phase_begin(self, phase: str) -> None:
+        if not self.monitor.active:
+            self._own_phase = phase
+            self.monitor.start()
+        self.monitor.phase_begin(phase)
+
+    def _phase_end(self, phase: str) -> None:
+        self.monitor.phase_end(phase)
+        if self._own_phase == phase:
+            self._own_phase = None
+            self.summary = self.monitor.close()

@@ -26,7 +26,7 @@ except ImportError:  # only TensorFlow's bundled Keras
     _Callback = keras.callbacks.Callback
 
 from . import Monitor
-from ._hooks import numbers, quiet_hook
+from ._hooks import FitHooks, numbers, quiet_hook
 
 __all__ = ["VitalsCallback", "allocator"]
 
@@ -44,7 +44,7 @@ def allocator() -> List[Dict[str, float]]:
     return devices
 
 
-class VitalsCallback(_Callback):
+class VitalsCallback(FitHooks, _Callback):
     """Keras callback that reports steps, epochs and phases to trainvitals."""
 
     def __init__(self, every_n_steps: int = 1, log_dir=None, **options):
@@ -53,22 +53,15 @@ class VitalsCallback(_Callback):
             options["tensorboard"] = str(log_dir)
         options.setdefault("framework", "keras")
         options.setdefault("allocator", allocator)
-        self.monitor = Monitor(**options)
-        self.summary = None
-        self.every_n_steps = max(1, int(every_n_steps))
-        self._steps = 0
-        self._tv_broken = False
+        self._tv_init(Monitor(**options), every_n_steps)
 
-    # -- training --------------------------------------------------------
     @quiet_hook
     def on_train_begin(self, logs=None):
-        self.monitor.start()
-        self.monitor.phase_begin("train")
+        self._train_begin()
 
     @quiet_hook
     def on_train_end(self, logs=None):
-        self.monitor.phase_end("train")
-        self.summary = self.monitor.close()
+        self._train_end()
 
     @quiet_hook
     def on_epoch_begin(self, epoch, logs=None):
@@ -80,23 +73,7 @@ class VitalsCallback(_Callback):
 
     @quiet_hook
     def on_train_batch_end(self, batch, logs=None):
-        self._steps += 1
-        if self._steps % self.every_n_steps == 0:
-            self.monitor.step(self._steps)
-
-    # -- evaluation and prediction ---------------------------------------
-    # model.evaluate() and model.predict() outside fit() are runs of their own.
-    def _phase_begin(self, phase):
-        if not self.monitor.active:
-            self._own_phase = phase
-            self.monitor.start()
-        self.monitor.phase_begin(phase)
-
-    def _phase_end(self, phase):
-        self.monitor.phase_end(phase)
-        if getattr(self, "_own_phase", None) == phase:
-            self._own_phase = None
-            self.summary = self.monitor.close()
+        self._batch_end()
 
     @quiet_hook
     def on_test_begin(self, logs=None):

@@ -18,7 +18,7 @@ from typing import Dict, List
 import paddle
 
 from . import Monitor
-from ._hooks import numbers, quiet_hook
+from ._hooks import FitHooks, numbers, quiet_hook
 
 __all__ = ["VitalsCallback", "allocator"]
 
@@ -39,29 +39,22 @@ def allocator() -> List[Dict[str, float]]:
             for i in range(cuda.device_count())]
 
 
-class VitalsCallback(paddle.callbacks.Callback):
+class VitalsCallback(FitHooks, paddle.callbacks.Callback):
     """paddle.Model.fit callback that reports steps, epochs and phases to trainvitals."""
 
     def __init__(self, **options):
         super().__init__()
         options.setdefault("framework", "paddle")
         options.setdefault("allocator", allocator)
-        self.monitor = Monitor(**options)
-        self.summary = None
-        self._steps = 0
-        self._own_phase = None
-        self._tv_broken = False
+        self._tv_init(Monitor(**options))
 
-    # -- training --------------------------------------------------------
     @quiet_hook
     def on_train_begin(self, logs=None):
-        self.monitor.start()
-        self.monitor.phase_begin("train")
+        self._train_begin()
 
     @quiet_hook
     def on_train_end(self, logs=None):
-        self.monitor.phase_end("train")
-        self.summary = self.monitor.close()
+        self._train_end()
 
     @quiet_hook
     def on_epoch_begin(self, epoch, logs=None):
@@ -73,22 +66,7 @@ class VitalsCallback(paddle.callbacks.Callback):
 
     @quiet_hook
     def on_train_batch_end(self, step, logs=None):
-        self._steps += 1
-        self.monitor.step(self._steps)
-
-    # -- evaluation and prediction ---------------------------------------
-    # Model.evaluate() and Model.predict() outside fit() are runs of their own.
-    def _phase_begin(self, phase):
-        if not self.monitor.active:
-            self._own_phase = phase
-            self.monitor.start()
-        self.monitor.phase_begin(phase)
-
-    def _phase_end(self, phase):
-        self.monitor.phase_end(phase)
-        if self._own_phase == phase:
-            self._own_phase = None
-            self.summary = self.monitor.close()
+        self._batch_end()
 
     @quiet_hook
     def on_eval_begin(self, logs=None):
