@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from conftest import HELPERS, ROOT, read_jsonl
+from schema import check_run_dir
 
 EPOCHS = 3
 STEPS = 12
@@ -72,6 +73,7 @@ def check_run(out, framework, mode, world=1):
     assert types.count("epoch_end") == EPOCHS * world, types
     ends = [e for e in events if e["type"] == "epoch_end"]
     assert all(e["steps"] == STEPS for e in ends), ends
+    check_run_dir(out)
     return summary, events
 
 

@@ -7,6 +7,7 @@ import sys
 
 from conftest import HELPERS, ROOT, read_jsonl
 from prom_services import free_port, http_get, wait_for
+from schema import check_run_dir
 
 SCRIPT = [sys.executable, str(HELPERS / "markers_script.py")]
 ENV = {"PYTHONPATH": str(ROOT / "python")}
@@ -42,6 +43,7 @@ def test_markers_under_run_join_the_supervisors_run(run_tv, tmp_path):
     starts = [e for e in r.events if e["type"] == "client_start"]
     assert len(starts) == 1 and starts[0]["framework"] == "python"
     assert "trainvitals: epoch 2:" in r.proc.stderr
+    check_run_dir(r.out)
     # The private directory is gone with the run.
     socket_path = pathlib.Path(sock_file.read_text())
     assert socket_path.name == "markers.sock" and not socket_path.parent.exists()
@@ -57,6 +59,7 @@ def test_alone_the_monitor_samples_in_process(tmp_path):
     assert meta["mode"] == "python" and meta["pid"] > 0
     check_epochs(summary)
     assert any("training" in row for row in read_jsonl(out / "samples.jsonl"))
+    check_run_dir(out)
 
 
 def test_malformed_markers_are_counted_and_the_run_goes_on(run_tv):
