@@ -124,7 +124,10 @@ void Session::Start(int root_pid) {
   if (tfevents_) sinks.push_back(tfevents_.get());
   if (visualdl_) sinks.push_back(visualdl_.get());
   if (!config_.quiet) {
-    status_ = std::make_unique<StatusLine>(STDERR_FILENO, ::isatty(STDERR_FILENO) != 0);
+    // Inside the training process the terminal belongs to the framework's own
+    // progress bars: no live line there, only the notices and epoch lines.
+    bool live = ::isatty(STDERR_FILENO) != 0 && mode_ != "python";
+    status_ = std::make_unique<StatusLine>(STDERR_FILENO, live);
     sinks.push_back(status_.get());
   }
   AddExporters(meta, &sinks);
