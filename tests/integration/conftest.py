@@ -81,7 +81,7 @@ def prom_live(tmp_path_factory):
     port = free_port()
     args = [tv, "run", "--out", str(tmp / "run"), "--name", "prom-test", "--interval", "0.5",
             "--quiet", "--prometheus", f"127.0.0.1:{port}", "--",
-            sys.executable, "-c", "import time; time.sleep(120)"]
+            sys.executable, "-c", "import time; time.sleep(3600)"]  # ended at teardown
     run = subprocess.Popen(args, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/metrics"
     wait_for(lambda: "trainvitals_job_processes" in http_get(url)[2], what="a first row")
