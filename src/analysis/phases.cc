@@ -47,21 +47,26 @@ void PutResources(const Row& row, nlohmann::ordered_json* out) {
 }  // namespace
 
 void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
-  for (const Marker& m : sample.training.markers) Mark(m, events);
-  gpu_energy_.clear();
+  // The interval since the previous sample belongs to the epochs open during
+  // it: add it before this sample's markers open or close any.
+  double dt = have_last_ ? std::max(0.0, sample.mono_s - last_mono_s_) : 0.0;
+  last_mono_s_ = sample.mono_s;
+  have_last_ = true;
+  auto find = [](std::vector<EnergyMark>& v, int index) {
+    auto it = std::find_if(v.begin(), v.end(), [&](const EnergyMark& m) { return m.index == index; });
+    return it != v.end() ? it : v.insert(v.end(), {index, 0.0});
+  };
   for (const GpuSample& g : sample.gpus) {
-    if (g.energy_joules) gpu_energy_.push_back({g.index, *g.energy_joules});
+    if (g.power_watts) find(gpu_watts_, g.index)->joules = *g.power_watts;
   }
-  cpu_energy_ = sample.host.cpu_energy_joules;
+  if (sample.host.cpu_power_watts) cpu_watts_ = sample.host.cpu_power_watts;
   for (auto& [index, e] : open_) {
-    if (!e.sampled) {
-      e.sampled = true;
-      e.gpu_energy_start = gpu_energy_;
-      e.cpu_energy_start = cpu_energy_;
-    }
     e.resources.Add(sample);
+    for (const EnergyMark& w : gpu_watts_) find(e.gpu_joules, w.index)->joules += w.joules * dt;
+    if (cpu_watts_) e.cpu_joules = e.cpu_joules.value_or(0) + *cpu_watts_ * dt;
   }
   if (!phase_.empty()) phases_[phase_].resources.Add(sample);
+  for (const Marker& m : sample.training.markers) Mark(m, events);
 }
 
 void PhaseTracker::Mark(const Marker& m, std::vector<Event>* events) {
@@ -146,15 +151,12 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
   PutResources(row, &rec);
   if (rec.contains("gpus")) {
     for (auto& g : rec["gpus"]) {
-      int gi = g["index"].get<int>();
-      for (const EnergyMark& start : e.gpu_energy_start) {
-        for (const EnergyMark& now : gpu_energy_) {
-          if (start.index == gi && now.index == gi) g["energy_joules"] = Round(now.joules - start.joules, 10);
-        }
+      for (const EnergyMark& m : e.gpu_joules) {
+        if (m.index == g["index"].get<int>()) g["energy_joules"] = Round(m.joules, 10);
       }
     }
   }
-  if (e.cpu_energy_start && cpu_energy_) rec["cpu_energy_joules"] = Round(*cpu_energy_ - *e.cpu_energy_start, 10);
+  if (e.cpu_joules) rec["cpu_energy_joules"] = Round(*e.cpu_joules, 10);
   if (e.begun.size() > 1) {
     nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
     for (const auto& [rank, begin] : e.begun) {

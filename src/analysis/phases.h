@@ -42,9 +42,10 @@ class PhaseTracker final : public SampleObserver {
     std::map<int, double> begun;  // rank -> t
     std::map<int, std::pair<double, int64_t>> ended;  // rank -> (t, steps)
     Aggregator resources;
-    std::vector<EnergyMark> gpu_energy_start;
-    std::optional<double> cpu_energy_start;
-    bool sampled = false;
+    // Energy over the epoch, integrated from the power of each sample (the
+    // energy counters themselves are read only once per row).
+    std::vector<EnergyMark> gpu_joules;
+    std::optional<double> cpu_joules;
   };
   struct PhaseTotals {
     double seconds = 0;
@@ -69,9 +70,12 @@ class PhaseTracker final : public SampleObserver {
   std::string phase_;       // the phase time now goes to; empty: none
   double phase_since_ = 0;  // unix seconds
   std::map<std::string, PhaseTotals> phases_;
-  // The latest energy counters, for an epoch's energy at its end.
-  std::vector<EnergyMark> gpu_energy_;
-  std::optional<double> cpu_energy_;
+  double last_mono_s_ = 0;  // the previous sample's time, for energy
+  bool have_last_ = false;
+  // The latest power readings, held between the samples that carry them (RAPL
+  // is read once per row).
+  std::vector<EnergyMark> gpu_watts_;  // joules field holds watts
+  std::optional<double> cpu_watts_;
 };
 
 }  // namespace tv

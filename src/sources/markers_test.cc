@@ -202,6 +202,35 @@ TEST(PhaseTracker, EpochClosesWhenEveryRankEndedIt) {
   EXPECT_EQ(tracker.Epochs().size(), 1u);
 }
 
+TEST(PhaseTracker, EpochEnergyIntegratesPowerHeldBetweenReadings) {
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  Marker begin;
+  begin.type = MarkerType::kEpochBegin;
+  begin.pid = 1;
+  begin.t = 100;
+  begin.epoch = 0;
+  Marker end = begin;
+  end.type = MarkerType::kEpochEnd;
+  end.t = 102;
+  end.steps = 10;
+  for (int i = 0; i <= 20; ++i) {  // 2 s at 10 Hz
+    Sample s;
+    s.mono_s = 50 + i * 0.1;
+    GpuSample& g = s.gpus.emplace_back();
+    g.index = 0;
+    g.power_watts = 250;
+    if (i % 10 == 0) s.host.cpu_power_watts = 40;  // RAPL: once per row
+    if (i == 0) s.training.markers = {begin};
+    if (i == 20) s.training.markers = {end};
+    tracker.OnSample(s, &events);
+  }
+  ASSERT_EQ(events.size(), 1u);
+  const auto& rec = events[0].fields;
+  EXPECT_NEAR(rec["gpus"][0]["energy_joules"].get<double>(), 500, 1);  // 250 W x 2 s
+  EXPECT_NEAR(rec["cpu_energy_joules"].get<double>(), 80, 1);          // 40 W held x 2 s
+}
+
 TEST(PhaseTracker, NestedEvalTimeCountsAsEvalAndOpenEpochsCloseAtTheEnd) {
   PhaseTracker tracker;
   std::vector<Event> events;

@@ -178,3 +178,26 @@ def test_tensorboard_has_a_run_of_gpu_tags_in_mib(gpu_run, tmp_path):
     assert [e.value for e in util] == pytest.approx([g["util_ratio"] for g in gpu_rows(r, 1)], abs=1e-4)
     steps = [e.step for e in util]
     assert steps == sorted(set(steps))
+
+
+def test_allocator_figures_join_their_gpu_and_the_epoch_records(gpu_run):
+    """A framework's allocator figures (here made up by the script, on the fake
+    driver's GPU 1) land on that GPU's rows and in each epoch's record."""
+    script = [sys.executable, str(ROOT / "tests" / "integration" / "helpers" / "markers_script.py"),
+              "--steps", "40", "--allocator-device", "1"]
+    r = gpu_run("two_gpus.json", command=script,
+                extra_env={"PYTHONPATH": str(ROOT / "python")})
+    g1 = [g for g in gpu_rows(r, 1) if "allocator_allocated_bytes" in g]
+    assert g1, "no row of GPU 1 has allocator figures"
+    allocated = [g["allocator_allocated_bytes"] for g in g1]
+    assert allocated == sorted(allocated) and allocated[-1] > allocated[0]
+    assert all(g["allocator_peak_bytes"] == g["allocator_allocated_bytes"] + 50e6 for g in g1)
+    assert all("allocator_allocated_bytes" not in g for g in gpu_rows(r, 0))
+    epochs = r.summary["epochs"]
+    assert len(epochs) == 3
+    for e in epochs:
+        gpus = {g["index"]: g for g in e["gpus"]}
+        assert gpus[1]["allocator_peak_bytes"] >= 250e6, e
+        assert "allocator_peak_bytes" not in gpus[0]
+        assert gpus[0]["energy_joules"] > 0 and gpus[0]["util_ratio_mean"] >= 0
+    assert "alloc peak" in r.proc.stderr  # the epoch line shows it

@@ -1,6 +1,7 @@
 """A plain training loop with trainvitals.monitor(): 3 epochs of `--steps` steps,
-each followed by an eval phase; optional raw malformed datagrams first; with
-`--socket-file FILE` writes the marker socket path it saw to FILE."""
+each followed by an eval phase; optional raw malformed messages first; with
+`--socket-file FILE` writes the marker socket path it saw to FILE; with
+`--allocator-device N`, allocator figures as a framework on GPU N would send."""
 import argparse
 import os
 import socket
@@ -15,6 +16,8 @@ p.add_argument("--malformed", type=int, default=0)
 p.add_argument("--out")
 p.add_argument("--socket-file")
 p.add_argument("--linger", type=float, default=0)
+p.add_argument("--allocator-device", type=int,
+               help="report made-up allocator figures for this device (200 MB more each read)")
 args = p.parse_args()
 
 if args.malformed:
@@ -24,6 +27,16 @@ if args.malformed:
         s.send(b"{not json" if i % 2 else b'{"v":1,"type":"epoch_begin","t":1}')
 
 options = {"out": args.out, "quiet": True} if args.out else {}
+if args.allocator_device is not None:
+    reads = []
+
+    def allocator():
+        reads.append(1)
+        used = 200e6 * len(reads)
+        return [{"device": args.allocator_device, "allocated_bytes": used,
+                 "peak_allocated_bytes": used + 50e6, "reserved_bytes": used + 100e6}]
+
+    options["allocator"] = allocator
 with trainvitals.monitor(**options) as m:
     if args.socket_file:
         with open(args.socket_file, "w") as f:
