@@ -11,8 +11,9 @@ namespace {
 double Round(double v, double scale) { return std::round(v * scale) / scale; }
 int64_t Whole(double v) { return std::llround(v); }
 
-std::optional<Stat> Lookup(std::span<const MetricDef> defs, const std::vector<std::optional<Stat>>& values,
-                           Scope scope, std::string_view name) {
+std::optional<Stat> Lookup(std::span<const MetricDef> defs,
+                           const std::vector<std::optional<Stat>>& values, Scope scope,
+                           std::string_view name) {
   for (size_t i = 0; i < defs.size() && i < values.size(); ++i) {
     if (defs[i].scope == scope && defs[i].name == name) return values[i];
   }
@@ -23,8 +24,10 @@ std::optional<Stat> Lookup(std::span<const MetricDef> defs, const std::vector<st
 void PutResources(const Row& row, nlohmann::ordered_json* out) {
   auto& o = *out;
   auto host = SampleMetrics();
-  if (auto s = Lookup(host, row.values, Scope::kJob, "cpu_cores")) o["cpu_cores_mean"] = Round(s->mean, 1e3);
-  if (auto s = Lookup(host, row.values, Scope::kJob, "memory_bytes")) o["memory_bytes_max"] = Whole(s->max);
+  if (auto s = Lookup(host, row.values, Scope::kJob, "cpu_cores"))
+    o["cpu_cores_mean"] = Round(s->mean, 1e3);
+  if (auto s = Lookup(host, row.values, Scope::kJob, "memory_bytes"))
+    o["memory_bytes_max"] = Whole(s->max);
   if (auto s = Lookup(host, row.values, Scope::kHost, "memory_used_bytes")) {
     o["host_memory_used_bytes_max"] = Whole(s->max);
   }
@@ -33,12 +36,18 @@ void PutResources(const Row& row, nlohmann::ordered_json* out) {
   for (const GpuRow& g : row.gpus) {
     nlohmann::ordered_json j = {{"index", g.index}};
     if (g.mig_instance >= 0) j["mig"] = g.mig_instance;
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "util_ratio")) j["util_ratio_mean"] = Round(s->mean, 1e4);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "memory_used_bytes")) j["memory_used_bytes_max"] = Whole(s->max);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "job_memory_bytes")) j["job_memory_bytes_max"] = Whole(s->max);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "allocator_peak_bytes")) j["allocator_peak_bytes"] = Whole(s->max);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "temperature_celsius")) j["temperature_celsius_max"] = Round(s->max, 10);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "power_watts")) j["power_watts_mean"] = Round(s->mean, 10);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "util_ratio"))
+      j["util_ratio_mean"] = Round(s->mean, 1e4);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "memory_used_bytes"))
+      j["memory_used_bytes_max"] = Whole(s->max);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "job_memory_bytes"))
+      j["job_memory_bytes_max"] = Whole(s->max);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "allocator_peak_bytes"))
+      j["allocator_peak_bytes"] = Whole(s->max);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "temperature_celsius"))
+      j["temperature_celsius_max"] = Round(s->max, 10);
+    if (auto s = Lookup(defs, g.values, Scope::kGpu, "power_watts"))
+      j["power_watts_mean"] = Round(s->mean, 10);
     gpus.push_back(std::move(j));
   }
   if (!gpus.empty()) o["gpus"] = std::move(gpus);
@@ -53,7 +62,8 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
   last_mono_s_ = sample.mono_s;
   have_last_ = true;
   auto find = [](std::vector<EnergyMark>& v, int index) {
-    auto it = std::find_if(v.begin(), v.end(), [&](const EnergyMark& m) { return m.index == index; });
+    auto it =
+        std::find_if(v.begin(), v.end(), [&](const EnergyMark& m) { return m.index == index; });
     return it != v.end() ? it : v.insert(v.end(), {index, 0.0});
   };
   for (const GpuSample& g : sample.gpus) {
@@ -113,7 +123,8 @@ void PhaseTracker::Mark(const Marker& m, std::vector<Event>* events) {
       stacks_[client].clear();
       phase_ = CurrentPhase();
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -145,7 +156,8 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
                                 {"start_t", Round(e.start_t, 1e3)},
                                 {"duration_s", Round(duration, 1e3)},
                                 {"steps", steps}};
-  if (duration > 0 && steps > 0) rec["steps_per_second"] = Round(static_cast<double>(steps) / duration, 1e2);
+  if (duration > 0 && steps > 0)
+    rec["steps_per_second"] = Round(static_cast<double>(steps) / duration, 1e2);
   if (!complete) rec["complete"] = false;
   Row row = e.resources.Peek(end_t, duration);
   PutResources(row, &rec);

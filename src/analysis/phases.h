@@ -12,10 +12,9 @@
 
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/aggregator.h"
 #include "core/sampler.h"
@@ -39,7 +38,7 @@ class PhaseTracker final : public SampleObserver {
   };
   struct OpenEpoch {
     double start_t = 0;
-    std::map<int, double> begun;  // rank -> t
+    std::map<int, double> begun;                      // rank -> t
     std::map<int, std::pair<double, int64_t>> ended;  // rank -> (t, steps)
     Aggregator resources;
     // Energy over the epoch, integrated from the power of each sample (the

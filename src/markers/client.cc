@@ -1,6 +1,7 @@
 #include "markers/client.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -12,8 +13,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-
-#include <fmt/format.h>
 
 namespace tv {
 
@@ -45,7 +44,8 @@ MarkerClient::MarkerClient(const std::string& socket_path, int rank, std::string
     return;
   }
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    error_ = fmt::format("cannot reach the marker socket {}: {}", socket_path, std::strerror(errno));
+    error_ =
+        fmt::format("cannot reach the marker socket {}: {}", socket_path, std::strerror(errno));
     ::close(fd);
     return;
   }

@@ -1,6 +1,7 @@
 #include "markers/endpoint.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -13,14 +14,13 @@
 #include <cstring>
 #include <new>
 
-#include <fmt/format.h>
-
 namespace tv {
 
 std::unique_ptr<MarkerEndpoint> MarkerEndpoint::Create(double interval_s, std::string* error) {
   std::unique_ptr<MarkerEndpoint> e(new MarkerEndpoint());
   const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl = fmt::format("{}/trainvitals-XXXXXX", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
+  std::string tmpl =
+      fmt::format("{}/trainvitals-XXXXXX", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
   if (::mkdtemp(tmpl.data()) == nullptr) {
     *error = fmt::format("cannot make a directory for the marker socket ({}): {}", tmpl,
                          std::strerror(errno));
@@ -66,7 +66,8 @@ std::unique_ptr<MarkerEndpoint> MarkerEndpoint::Create(double interval_s, std::s
   e->fd_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (e->fd_ < 0 || ::bind(e->fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
       ::listen(e->fd_, SOMAXCONN) != 0) {
-    *error = fmt::format("cannot listen on the marker socket {}: {}", e->socket_path_, std::strerror(errno));
+    *error = fmt::format("cannot listen on the marker socket {}: {}", e->socket_path_,
+                         std::strerror(errno));
     return nullptr;
   }
   e->buffer_.resize(kMaxDatagram);

@@ -1,28 +1,29 @@
 #include "markers/protocol.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace tv {
 namespace {
 
 constexpr std::pair<MarkerType, std::string_view> kTypeNames[] = {
-    {MarkerType::kHello, "hello"},           {MarkerType::kEpochBegin, "epoch_begin"},
-    {MarkerType::kEpochEnd, "epoch_end"},    {MarkerType::kPhaseBegin, "phase_begin"},
-    {MarkerType::kPhaseEnd, "phase_end"},    {MarkerType::kScalars, "scalars"},
-    {MarkerType::kAllocator, "allocator"},   {MarkerType::kBye, "bye"},
+    {MarkerType::kHello, "hello"},         {MarkerType::kEpochBegin, "epoch_begin"},
+    {MarkerType::kEpochEnd, "epoch_end"},  {MarkerType::kPhaseBegin, "phase_begin"},
+    {MarkerType::kPhaseEnd, "phase_end"},  {MarkerType::kScalars, "scalars"},
+    {MarkerType::kAllocator, "allocator"}, {MarkerType::kBye, "bye"},
 };
 
-constexpr std::pair<std::string_view, std::optional<double> AllocatorFigures::*> kAllocatorKeys[] = {
-    {"allocated_bytes", &AllocatorFigures::allocated_bytes},
-    {"peak_allocated_bytes", &AllocatorFigures::peak_allocated_bytes},
-    {"reserved_bytes", &AllocatorFigures::reserved_bytes},
-    {"peak_reserved_bytes", &AllocatorFigures::peak_reserved_bytes},
-    {"active_bytes", &AllocatorFigures::active_bytes},
-    {"num_ooms", &AllocatorFigures::num_ooms},
-    {"alloc_retries", &AllocatorFigures::alloc_retries},
+constexpr std::pair<std::string_view, std::optional<double> AllocatorFigures::*> kAllocatorKeys[] =
+    {
+        {"allocated_bytes", &AllocatorFigures::allocated_bytes},
+        {"peak_allocated_bytes", &AllocatorFigures::peak_allocated_bytes},
+        {"reserved_bytes", &AllocatorFigures::reserved_bytes},
+        {"peak_reserved_bytes", &AllocatorFigures::peak_reserved_bytes},
+        {"active_bytes", &AllocatorFigures::active_bytes},
+        {"num_ooms", &AllocatorFigures::num_ooms},
+        {"alloc_retries", &AllocatorFigures::alloc_retries},
 };
 
 // A phase name or a scalar's name: short, and plain enough to be a tag.
@@ -78,7 +79,8 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
     case MarkerType::kPhaseBegin:
     case MarkerType::kPhaseEnd: {
       auto phase = j.find("phase");
-      if (phase == j.end() || !phase->is_string() || !IsName(phase->get_ref<const std::string&>())) {
+      if (phase == j.end() || !phase->is_string() ||
+          !IsName(phase->get_ref<const std::string&>())) {
         return Fail(error, "\"phase\" must be a name such as \"train\" or \"eval\"");
       }
       m->phase = phase->get<std::string>();
@@ -86,7 +88,8 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
     }
     case MarkerType::kScalars: {
       auto values = j.find("values");
-      if (values == j.end() || !values->is_object()) return Fail(error, "\"values\" must be an object");
+      if (values == j.end() || !values->is_object())
+        return Fail(error, "\"values\" must be an object");
       for (const auto& [key, value] : values->items()) {
         if (!IsName(key) || !value.is_number()) {
           return Fail(error, fmt::format("scalar \"{}\" must be a plain name with a number", key));
@@ -97,7 +100,8 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
     }
     case MarkerType::kAllocator: {
       auto devices = j.find("devices");
-      if (devices == j.end() || !devices->is_array()) return Fail(error, "\"devices\" must be a list");
+      if (devices == j.end() || !devices->is_array())
+        return Fail(error, "\"devices\" must be a list");
       for (const auto& d : *devices) {
         if (!d.is_object() || !d.contains("device") || !d["device"].is_number_integer()) {
           return Fail(error, "each device needs a whole-number \"device\"");
@@ -114,7 +118,8 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
       if (fw != j.end() && fw->is_string()) m->framework = fw->get<std::string>().substr(0, 64);
       return true;
     }
-    case MarkerType::kBye: return true;
+    case MarkerType::kBye:
+      return true;
   }
   return true;
 }
@@ -123,7 +128,8 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
 
 std::string StepsPathFor(std::string_view socket_path) {
   size_t slash = socket_path.rfind('/');
-  std::string dir = slash == std::string_view::npos ? "." : std::string(socket_path.substr(0, slash));
+  std::string dir =
+      slash == std::string_view::npos ? "." : std::string(socket_path.substr(0, slash));
   return dir + "/" + kStepsFileName;
 }
 
@@ -137,7 +143,8 @@ std::string_view MarkerTypeName(MarkerType type) {
 std::string EncodeMarker(const Marker& m) {
   std::string out;
   out.reserve(160);
-  fmt::format_to(std::back_inserter(out), R"({{"v":{},"type":"{}","pid":{},"rank":{},"slot":{},"t":{:.6f})",
+  fmt::format_to(std::back_inserter(out),
+                 R"({{"v":{},"type":"{}","pid":{},"rank":{},"slot":{},"t":{:.6f})",
                  kMarkerProtocolVersion, MarkerTypeName(m.type), m.pid, m.rank, m.slot, m.t);
   if (m.epoch) fmt::format_to(std::back_inserter(out), R"(,"epoch":{})", *m.epoch);
   if (m.steps) fmt::format_to(std::back_inserter(out), R"(,"steps":{})", *m.steps);
@@ -186,7 +193,8 @@ std::optional<Marker> ParseMarker(std::string_view datagram, std::string* error)
     return std::nullopt;
   }
   if (v->get<int>() != kMarkerProtocolVersion) {
-    *error = fmt::format("protocol version {} (this build reads {})", v->dump(), kMarkerProtocolVersion);
+    *error =
+        fmt::format("protocol version {} (this build reads {})", v->dump(), kMarkerProtocolVersion);
     return std::nullopt;
   }
   auto type = j.find("type");

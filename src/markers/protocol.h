@@ -30,10 +30,10 @@ inline constexpr size_t kMaxDatagram = 65536;
 
 // One process's step counter. 64 bytes: one cache line per writer.
 struct alignas(64) StepSlot {
-  std::atomic<uint32_t> pid;  // 0: free; claimed by compare-exchange from 0
-  std::atomic<int32_t> rank;  // -1: not distributed
-  std::atomic<uint64_t> steps;  // step() calls so far
-  std::atomic<int64_t> step;    // the last step number given; -1 when none was
+  std::atomic<uint32_t> pid;      // 0: free; claimed by compare-exchange from 0
+  std::atomic<int32_t> rank;      // -1: not distributed
+  std::atomic<uint64_t> steps;    // step() calls so far
+  std::atomic<int64_t> step;      // the last step number given; -1 when none was
   std::atomic<uint64_t> mono_ns;  // CLOCK_MONOTONIC of the last step
 };
 static_assert(sizeof(StepSlot) == 64);
@@ -44,7 +44,8 @@ struct alignas(64) StepsHeader {
   uint32_t version;
   uint32_t slots;
   uint32_t slot_size;
-  uint32_t interval_ms;  // the sampler's row interval: allocator figures are read at most this often
+  uint32_t
+      interval_ms;  // the sampler's row interval: allocator figures are read at most this often
 };
 static_assert(sizeof(StepsHeader) == 64);
 
@@ -57,7 +58,16 @@ inline StepSlot* SlotsOf(void* mapped) {
 // The steps file beside a marker socket path.
 std::string StepsPathFor(std::string_view socket_path);
 
-enum class MarkerType { kHello, kEpochBegin, kEpochEnd, kPhaseBegin, kPhaseEnd, kScalars, kAllocator, kBye };
+enum class MarkerType {
+  kHello,
+  kEpochBegin,
+  kEpochEnd,
+  kPhaseBegin,
+  kPhaseEnd,
+  kScalars,
+  kAllocator,
+  kBye
+};
 
 std::string_view MarkerTypeName(MarkerType type);
 
@@ -78,7 +88,7 @@ struct Marker {
   int pid = 0;
   int rank = -1;
   int slot = -1;
-  double t = 0;  // the sender's unix seconds
+  double t = 0;                  // the sender's unix seconds
   std::optional<int64_t> epoch;  // epoch markers
   std::optional<int64_t> steps;  // epoch_end: steps in the epoch
   std::string phase;             // phase markers: "train", "eval", "predict"

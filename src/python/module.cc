@@ -109,14 +109,18 @@ PYBIND11_MODULE(_core, m) {
       .def("phase_begin", &MarkerClient::PhaseBegin, "phase"_a)
       .def("phase_end", &MarkerClient::PhaseEnd, "phase"_a)
       .def("scalars", &MarkerClient::Scalars, "values"_a)
-      .def("allocator", [](MarkerClient& c, const py::list& devices) {
-        return c.Allocator(tv::ToFigures(devices));
-      }, "devices"_a)
+      .def(
+          "allocator",
+          [](MarkerClient& c, const py::list& devices) {
+            return c.Allocator(tv::ToFigures(devices));
+          },
+          "devices"_a)
       .def("close", &MarkerClient::Close);
 
   py::class_<tv::InProcessSession>(m, "Session")
       .def(py::init<const std::map<std::string, std::string>&>(), "options"_a)
-      .def("start", &tv::InProcessSession::Start, "Starts the sampler thread; returns the marker socket.")
+      .def("start", &tv::InProcessSession::Start,
+           "Starts the sampler thread; returns the marker socket.")
       .def_property_readonly("run_dir", &tv::InProcessSession::run_dir)
       .def("finish", &tv::InProcessSession::Finish, py::call_guard<py::gil_scoped_release>());
 }

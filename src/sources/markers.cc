@@ -69,8 +69,12 @@ void MarkerSource::Apply(const Marker& m) {
       p.closed = false;
       break;
     case MarkerType::kEpochBegin:
-    case MarkerType::kEpochEnd: p.epoch = m.epoch; break;
-    case MarkerType::kPhaseBegin: p.phases.push_back(m.phase); break;
+    case MarkerType::kEpochEnd:
+      p.epoch = m.epoch;
+      break;
+    case MarkerType::kPhaseBegin:
+      p.phases.push_back(m.phase);
+      break;
     case MarkerType::kPhaseEnd: {
       auto open = std::find(p.phases.rbegin(), p.phases.rend(), m.phase);
       if (open != p.phases.rend()) p.phases.erase(std::next(open).base());
@@ -87,7 +91,9 @@ void MarkerSource::Apply(const Marker& m) {
         }
       }
       break;
-    case MarkerType::kAllocator: p.allocator = m.allocator; break;
+    case MarkerType::kAllocator:
+      p.allocator = m.allocator;
+      break;
     case MarkerType::kBye:
       p.closed = true;
       p.phases.clear();
@@ -121,7 +127,8 @@ void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
     int64_t step = slots[i].step.load(std::memory_order_relaxed);
     SlotState& prev = slots_[i];
     if (prev.pid == pid && prev.mono_s > 0 && mono_s > prev.mono_s && steps >= prev.steps) {
-      SetMax(&out->steps_per_second, static_cast<double>(steps - prev.steps) / (mono_s - prev.mono_s));
+      SetMax(&out->steps_per_second,
+             static_cast<double>(steps - prev.steps) / (mono_s - prev.mono_s));
     }
     prev = SlotState{pid, steps, mono_s};
     RankSteps& r = out->ranks.emplace_back();

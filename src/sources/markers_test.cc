@@ -93,8 +93,10 @@ TEST(MarkerSource, AllocatorFiguresJoinTheirGpuBySummingProcesses) {
   Fixture f;
   MarkerClient a(f.endpoint->socket_path(), 0, "torch");
   MarkerClient b(f.endpoint->socket_path(), 1, "torch");
-  a.Allocator({{.device = 0, .allocated_bytes = 100, .peak_allocated_bytes = 150, .reserved_bytes = 200}});
-  b.Allocator({{.device = 0, .allocated_bytes = 10, .peak_allocated_bytes = 15}, {.device = 5, .allocated_bytes = 1}});
+  a.Allocator(
+      {{.device = 0, .allocated_bytes = 100, .peak_allocated_bytes = 150, .reserved_bytes = 200}});
+  b.Allocator({{.device = 0, .allocated_bytes = 10, .peak_allocated_bytes = 15},
+               {.device = 5, .allocated_bytes = 1}});
   Sample s;
   s.gpus.emplace_back().index = 0;
   f.source->Read(Tick{1.0, true}, &s, &f.notices);

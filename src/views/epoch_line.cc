@@ -16,7 +16,8 @@ std::optional<double> Num(const nlohmann::ordered_json& j, const char* key) {
 std::string GpuLoads(const nlohmann::ordered_json& j) {
   std::string out;
   for (const auto& g : j.value("gpus", nlohmann::ordered_json::array())) {
-    if (auto u = Num(g, "util_ratio_mean")) out += fmt::format(", GPU{} {}", g.value("index", 0), FormatPercent(*u));
+    if (auto u = Num(g, "util_ratio_mean"))
+      out += fmt::format(", GPU{} {}", g.value("index", 0), FormatPercent(*u));
   }
   return out;
 }
@@ -32,7 +33,8 @@ std::string FormatEpochLine(const nlohmann::ordered_json& e) {
     if (auto rate = Num(e, "steps_per_second")) out += fmt::format(" ({:.1f}/s)", *rate);
   }
   if (auto cpu = Num(e, "cpu_cores_mean")) out += fmt::format(" | CPU {:.1f} cores", *cpu);
-  if (auto mem = Num(e, "memory_bytes_max")) out += fmt::format(" | RAM peak {}", FormatBytes(*mem));
+  if (auto mem = Num(e, "memory_bytes_max"))
+    out += fmt::format(" | RAM peak {}", FormatBytes(*mem));
   for (const auto& g : e.value("gpus", nlohmann::ordered_json::array())) {
     out += fmt::format(" | GPU{}", g.value("index", 0));
     if (auto u = Num(g, "util_ratio_mean")) out += " " + FormatPercent(*u);

@@ -3,9 +3,8 @@
 // epoch record PhaseTracker writes; and the phases line of the summary.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace tv {
 
