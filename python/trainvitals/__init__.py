@@ -17,6 +17,7 @@ stderr and the monitor goes quiet.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import math
@@ -86,6 +87,9 @@ class Monitor:
                 self._session = _core.Session(self._options)
                 socket = self._session.start()
                 self.run_dir = self._session.run_dir
+                # A training that dies of an exception never reaches close():
+                # its summary is still written when the interpreter exits.
+                atexit.register(self.close)
                 # Processes started from here on (DataLoader workers, DDP ranks)
                 # report to this monitor instead of starting their own.
                 self._saved_socket = os.environ.get(SOCKET_ENV)
@@ -112,6 +116,7 @@ class Monitor:
                 self._client.close()
                 self._client = None
             if self._session is not None:
+                atexit.unregister(self.close)
                 session, self._session = self._session, None
                 if self._saved_socket is None:
                     os.environ.pop(SOCKET_ENV, None)
@@ -160,11 +165,11 @@ class Monitor:
 
     @contextlib.contextmanager
     def epoch(self, epoch: int):
+        """Marks an epoch; one that an exception cuts stays open, so the run
+        records it as not complete."""
         self.epoch_begin(epoch)
-        try:
-            yield self
-        finally:
-            self.epoch_end(epoch)
+        yield self
+        self.epoch_end(epoch)
 
     @contextlib.contextmanager
     def phase(self, phase: str):

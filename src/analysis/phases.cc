@@ -72,21 +72,26 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
   if (sample.host.cpu_power_watts) cpu_watts_ = sample.host.cpu_power_watts;
   for (auto& [index, e] : open_) {
     e.resources.Add(sample);
+    if (sample.training.steps) e.steps_last = sample.training.steps;
     for (const EnergyMark& w : gpu_watts_) find(e.gpu_joules, w.index)->joules += w.joules * dt;
     if (cpu_watts_) e.cpu_joules = e.cpu_joules.value_or(0) + *cpu_watts_ * dt;
   }
   if (!phase_.empty()) phases_[phase_].resources.Add(sample);
-  for (const Marker& m : sample.training.markers) Mark(m, events);
+  for (const Marker& m : sample.training.markers) Mark(m, sample, events);
+  if (sample.training.steps) last_steps_ = sample.training.steps;
 }
 
-void PhaseTracker::Mark(const Marker& m, std::vector<Event>* events) {
+void PhaseTracker::Mark(const Marker& m, const Sample& now, std::vector<Event>* events) {
   ClientKey client{m.pid, m.slot};
   if (order_.find(client) == order_.end()) order_[client] = {std::max(m.rank, 0), seen_++};
   int rank = std::max(m.rank, 0);
   switch (m.type) {
     case MarkerType::kEpochBegin: {
       auto [it, fresh] = open_.try_emplace(*m.epoch);
-      if (fresh) it->second.start_t = m.t;
+      if (fresh) {
+        it->second.start_t = m.t;
+        it->second.steps_first = last_steps_.value_or(0);
+      }
       it->second.begun.try_emplace(rank, m.t);
       break;
     }
@@ -99,7 +104,7 @@ void PhaseTracker::Mark(const Marker& m, std::vector<Event>* events) {
       if (all) {
         double end = 0;
         for (const auto& [r, te] : it->second.ended) end = std::max(end, te.first);
-        Close(it->first, it->second, end, true, events);
+        Close(it->first, it->second, end, true, &now, events);
         open_.erase(it);
       }
       break;
@@ -148,10 +153,13 @@ void PhaseTracker::Switch(double t) {
 }
 
 void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complete,
-                         std::vector<Event>* events) {
+                         const Sample* now, std::vector<Event>* events) {
   double duration = std::max(0.0, end_t - e.start_t);
   int64_t steps = 0;
   for (const auto& [rank, te] : e.ended) steps = std::max(steps, te.second);
+  if (!complete && e.steps_first && e.steps_last) steps = std::llround(*e.steps_last - *e.steps_first);
+  // An epoch shorter than one sample period: the sample it ended with.
+  if (e.resources.samples() == 0 && now != nullptr) e.resources.Add(*now);
   nlohmann::ordered_json rec = {{"epoch", index},
                                 {"start_t", Round(e.start_t, 1e3)},
                                 {"duration_s", Round(duration, 1e3)},
@@ -187,7 +195,7 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
 }
 
 void PhaseTracker::OnFinish(double t, std::vector<Event>* events) {
-  for (auto& [index, e] : open_) Close(index, e, t, false, events);
+  for (auto& [index, e] : open_) Close(index, e, t, false, nullptr, events);
   open_.clear();
   Switch(t);
   phase_.clear();

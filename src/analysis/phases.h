@@ -45,6 +45,9 @@ class PhaseTracker final : public SampleObserver {
     // energy counters themselves are read only once per row).
     std::vector<EnergyMark> gpu_joules;
     std::optional<double> cpu_joules;
+    // training.steps before the epoch began and at its latest sample: the
+    // steps of an epoch that never ended (the run stopped inside it).
+    std::optional<double> steps_first, steps_last;
   };
   struct PhaseTotals {
     double seconds = 0;
@@ -52,8 +55,10 @@ class PhaseTracker final : public SampleObserver {
     Aggregator resources;
   };
 
-  void Mark(const Marker& m, std::vector<Event>* events);
-  void Close(int64_t index, OpenEpoch& e, double end_t, bool complete, std::vector<Event>* events);
+  // `now`: the sample the marker came with.
+  void Mark(const Marker& m, const Sample& now, std::vector<Event>* events);
+  void Close(int64_t index, OpenEpoch& e, double end_t, bool complete, const Sample* now,
+             std::vector<Event>* events);
   // The phase the reference process is in now, per the stacks.
   std::string CurrentPhase() const;
   void Switch(double t);
@@ -69,6 +74,7 @@ class PhaseTracker final : public SampleObserver {
   std::string phase_;       // the phase time now goes to; empty: none
   double phase_since_ = 0;  // unix seconds
   std::map<std::string, PhaseTotals> phases_;
+  std::optional<double> last_steps_;  // training.steps of the previous sample
   double last_mono_s_ = 0;  // the previous sample's time, for energy
   bool have_last_ = false;
   // The latest power readings, held between the samples that carry them (RAPL

@@ -34,10 +34,16 @@ void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* noti
 }
 
 bool MarkerSource::Flush(Sample* out) {
-  out->training.markers.clear();
-  out->training.malformed_error.clear();
-  Drain(&out->training);
-  return !out->training.markers.empty() || !out->training.malformed_error.empty();
+  TrainingSample& t = out->training;
+  t.markers.clear();
+  t.malformed_error.clear();
+  Drain(&t);
+  // The step counts as the processes left them (a rate needs a later tick).
+  t.steps.reset();
+  t.step.reset();
+  t.ranks.clear();
+  ReadSlots(out->mono_s, &t);
+  return !t.markers.empty() || !t.malformed_error.empty();
 }
 
 void MarkerSource::Drain(TrainingSample* t) {

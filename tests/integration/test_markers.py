@@ -62,6 +62,19 @@ def test_alone_the_monitor_samples_in_process(tmp_path):
     check_run_dir(out)
 
 
+def test_alone_a_training_that_dies_still_leaves_its_summary(tmp_path):
+    out = tmp_path / "alone"
+    proc = subprocess.run([*SCRIPT, "--out", str(out), "--crash-in-epoch", "1"],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, **ENV})
+    assert proc.returncode == 1 and "CUDA out of memory" in proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    first, second = summary["epochs"]
+    assert first["steps"] == 20 and first.get("complete", True)
+    # The epoch the exception cut: marked, with the steps the sampler saw.
+    assert second["epoch"] == 1 and second["complete"] is False
+    assert 1 <= second["steps"] <= 20
+
+
 def test_malformed_markers_are_counted_and_the_run_goes_on(run_tv):
     r = run_tv([*SCRIPT, "--malformed", "6", "--steps", "5"], env=ENV)
     assert r.proc.returncode == 0, r.proc.stderr

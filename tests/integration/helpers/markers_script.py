@@ -16,6 +16,7 @@ p.add_argument("--malformed", type=int, default=0)
 p.add_argument("--out")
 p.add_argument("--socket-file")
 p.add_argument("--linger", type=float, default=0)
+p.add_argument("--crash-in-epoch", type=int, help="raise inside this epoch, after its steps")
 p.add_argument("--allocator-device", type=int,
                help="report made-up allocator figures for this device (200 MB more each read)")
 args = p.parse_args()
@@ -46,6 +47,8 @@ with trainvitals.monitor(**options) as m:
             for step in range(args.steps):
                 time.sleep(0.01)
                 m.step(epoch * args.steps + step)
+            if epoch == args.crash_in_epoch:
+                raise RuntimeError("CUDA out of memory (made up by the test)")
             m.scalars(loss=1.0 / (epoch + 1))
         with m.phase("eval"):
             time.sleep(0.15)
