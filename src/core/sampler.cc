@@ -149,13 +149,17 @@ void Sampler::Finish() {
   if (finished_ || !started_) return;
   finished_ = true;
   // What the sources still hold that is not a reading of the machine (a
-  // training process's last markers, sent just before it exited) belongs to
-  // the run; the machine itself is not sampled again (the job may be gone).
+  // training process's last markers and step counts, sent just before it
+  // exited) belongs to the run. The machine is not sampled again (the job may
+  // be gone): the last row gets one more sample holding the latest readings
+  // with the final training state, so its steps are the final count.
   bool flushed = false;
   for (auto& source : sources_) flushed = source->Flush(&sample_) || flushed;
   if (flushed) {
     PushMarkerEvents();
     ObserveSample();
+    interval_.Add(sample_);
+    run_.Add(sample_);
   }
   double now_mono = clock_->MonotonicSeconds();
   double elapsed = now_mono - start_mono_;

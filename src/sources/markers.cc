@@ -43,7 +43,7 @@ bool MarkerSource::Flush(Sample* out) {
   t.step.reset();
   t.ranks.clear();
   ReadSlots(out->mono_s, &t);
-  return !t.markers.empty() || !t.malformed_error.empty();
+  return !t.markers.empty() || !t.malformed_error.empty() || t.steps.has_value();
 }
 
 void MarkerSource::Drain(TrainingSample* t) {

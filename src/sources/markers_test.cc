@@ -10,6 +10,7 @@
 
 #include "analysis/phases.h"
 #include "core/clock.h"
+#include "core/metrics.h"
 #include "core/sampler.h"
 #include "markers/client.h"
 
@@ -147,7 +148,15 @@ TEST(MarkerSource, MarkersSentAfterTheLastTickCountWhenSamplingStops) {
   sinks.Close();
   ASSERT_EQ(tracker.Epochs().size(), 1u);
   EXPECT_EQ(tracker.Epochs()[0]["steps"], 1);
-  EXPECT_EQ(sampler.run_row().samples, 3u);  // the machine is not sampled again
+  // The machine is not read again: the last readings are held in one more
+  // sample with the final step count.
+  EXPECT_EQ(sampler.run_row().samples, 4u);
+  size_t steps = 0;
+  for (size_t i = 0; i < SampleMetrics().size(); ++i) {
+    if (SampleMetrics()[i].scope == Scope::kTraining && SampleMetrics()[i].name == "steps") steps = i;
+  }
+  ASSERT_TRUE(sampler.run_row().values[steps]);
+  EXPECT_EQ(sampler.run_row().values[steps]->last, 1);
 }
 
 TEST(MarkerClient, WithoutASupervisorItDoesNothingAndSaysWhy) {
