@@ -75,9 +75,10 @@ def numbers(logs, skip: Iterable[str] = ()) -> Dict[str, float]:
 
 
 class FitHooks:
-    """What a fit()-shaped callback does (Keras, Paddle): the framework's hook
-    methods map onto these. evaluate() and predict() outside fit() are runs of
-    their own. Expects ``self.monitor``; sets ``self.summary``."""
+    """The hooks Keras and Paddle callbacks share (same names, same arguments):
+    train begin/end, epochs, train batches, predict. Each callback adds its
+    epoch end and evaluation hooks. evaluate() and predict() outside fit() are
+    runs of their own. Put it before the framework's Callback base."""
 
     def _tv_init(self, monitor, every_n_steps: int = 1) -> None:
         self.monitor = monitor
@@ -87,18 +88,33 @@ class FitHooks:
         self._own_phase = None
         self._tv_broken = False
 
-    def _train_begin(self) -> None:
+    @quiet_hook
+    def on_train_begin(self, logs=None):
         self.monitor.start()
         self.monitor.phase_begin("train")
 
-    def _train_end(self) -> None:
+    @quiet_hook
+    def on_train_end(self, logs=None):
         self.monitor.phase_end("train")
         self.summary = self.monitor.close()
 
-    def _batch_end(self) -> None:
+    @quiet_hook
+    def on_epoch_begin(self, epoch, logs=None):
+        self.monitor.epoch_begin(epoch)
+
+    @quiet_hook
+    def on_train_batch_end(self, batch, logs=None):
         self._steps += 1
         if self._steps % self.every_n_steps == 0:
             self.monitor.step(self._steps)
+
+    @quiet_hook
+    def on_predict_begin(self, logs=None):
+        self._phase_begin("predict")
+
+    @quiet_hook
+    def on_predict_end(self, logs=None):
+        self._phase_end("predict")
 
     def _phase_begin(self, phase: str) -> None:
         if not self.monitor.active:

@@ -56,24 +56,8 @@ class VitalsCallback(FitHooks, _Callback):
         self._tv_init(Monitor(**options), every_n_steps)
 
     @quiet_hook
-    def on_train_begin(self, logs=None):
-        self._train_begin()
-
-    @quiet_hook
-    def on_train_end(self, logs=None):
-        self._train_end()
-
-    @quiet_hook
-    def on_epoch_begin(self, epoch, logs=None):
-        self.monitor.epoch_begin(epoch)
-
-    @quiet_hook
     def on_epoch_end(self, epoch, logs=None):
         self.monitor.epoch_end(epoch, logs=numbers(logs))
-
-    @quiet_hook
-    def on_train_batch_end(self, batch, logs=None):
-        self._batch_end()
 
     @quiet_hook
     def on_test_begin(self, logs=None):
@@ -82,11 +66,3 @@ class VitalsCallback(FitHooks, _Callback):
     @quiet_hook
     def on_test_end(self, logs=None):
         self._phase_end("eval")
-
-    @quiet_hook
-    def on_predict_begin(self, logs=None):
-        self._phase_begin("predict")
-
-    @quiet_hook
-    def on_predict_end(self, logs=None):
-        self._phase_end("predict")

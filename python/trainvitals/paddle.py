@@ -49,24 +49,8 @@ class VitalsCallback(FitHooks, paddle.callbacks.Callback):
         self._tv_init(Monitor(**options))
 
     @quiet_hook
-    def on_train_begin(self, logs=None):
-        self._train_begin()
-
-    @quiet_hook
-    def on_train_end(self, logs=None):
-        self._train_end()
-
-    @quiet_hook
-    def on_epoch_begin(self, epoch, logs=None):
-        self.monitor.epoch_begin(epoch)
-
-    @quiet_hook
     def on_epoch_end(self, epoch, logs=None):
         self.monitor.epoch_end(epoch, logs=numbers(logs, skip=_NOT_SCALARS))
-
-    @quiet_hook
-    def on_train_batch_end(self, step, logs=None):
-        self._batch_end()
 
     @quiet_hook
     def on_eval_begin(self, logs=None):
@@ -78,11 +62,3 @@ class VitalsCallback(FitHooks, paddle.callbacks.Callback):
         if values:
             self.monitor.scalars(**{f"eval_{k}": v for k, v in values.items()})
         self._phase_end("eval")
-
-    @quiet_hook
-    def on_predict_begin(self, logs=None):
-        self._phase_begin("predict")
-
-    @quiet_hook
-    def on_predict_end(self, logs=None):
-        self._phase_end("predict")
