@@ -71,7 +71,6 @@ class Monitor:
         self._options = {k: _option_text(v) for k, v in options.items() if v is not None}
         self._client = None
         self._session = None
-        self._saved_socket = None
         self._epoch = None
         self._phases: List[str] = []
         self.summary: Optional[dict] = None
@@ -92,7 +91,6 @@ class Monitor:
                 atexit.register(self.close)
                 # Processes started from here on (DataLoader workers, DDP ranks)
                 # report to this monitor instead of starting their own.
-                self._saved_socket = os.environ.get(SOCKET_ENV)
                 if socket:
                     os.environ[SOCKET_ENV] = socket
             if socket:
@@ -110,7 +108,7 @@ class Monitor:
     def close(self) -> Optional[dict]:
         """Ends open phases, disconnects and, when alone, writes the summary."""
         try:
-            for phase in reversed(self._phases):
+            for phase in list(reversed(self._phases)):
                 self.phase_end(phase)
             if self._client is not None:
                 self._client.close()
@@ -118,10 +116,7 @@ class Monitor:
             if self._session is not None:
                 atexit.unregister(self.close)
                 session, self._session = self._session, None
-                if self._saved_socket is None:
-                    os.environ.pop(SOCKET_ENV, None)
-                else:
-                    os.environ[SOCKET_ENV] = self._saved_socket
+                os.environ.pop(SOCKET_ENV, None)
                 self.summary = json.loads(session.finish())
         except Exception as e:
             self._quiet(e)
