@@ -11,24 +11,15 @@ namespace {
 double Round(double v, double scale) { return std::round(v * scale) / scale; }
 int64_t Whole(double v) { return std::llround(v); }
 
-std::optional<Stat> Lookup(std::span<const MetricDef> defs,
-                           const std::vector<std::optional<Stat>>& values, Scope scope,
-                           std::string_view name) {
-  for (size_t i = 0; i < defs.size() && i < values.size(); ++i) {
-    if (defs[i].scope == scope && defs[i].name == name) return values[i];
-  }
-  return std::nullopt;
-}
-
 // The job's and each GPU's figures over a span, from its reduced row.
 void PutResources(const Row& row, nlohmann::ordered_json* out) {
   auto& o = *out;
   auto host = SampleMetrics();
-  if (auto s = Lookup(host, row.values, Scope::kJob, "cpu_cores"))
+  if (auto s = FindStat(host, row.values, Scope::kJob, "cpu_cores"))
     o["cpu_cores_mean"] = Round(s->mean, 1e3);
-  if (auto s = Lookup(host, row.values, Scope::kJob, "memory_bytes"))
+  if (auto s = FindStat(host, row.values, Scope::kJob, "memory_bytes"))
     o["memory_bytes_max"] = Whole(s->max);
-  if (auto s = Lookup(host, row.values, Scope::kHost, "memory_used_bytes")) {
+  if (auto s = FindStat(host, row.values, Scope::kHost, "memory_used_bytes")) {
     o["host_memory_used_bytes_max"] = Whole(s->max);
   }
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
@@ -36,17 +27,17 @@ void PutResources(const Row& row, nlohmann::ordered_json* out) {
   for (const GpuRow& g : row.gpus) {
     nlohmann::ordered_json j = {{"index", g.index}};
     if (g.mig_instance >= 0) j["mig"] = g.mig_instance;
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "util_ratio"))
+    if (auto s = FindStat(defs, g.values, Scope::kGpu, "util_ratio"))
       j["util_ratio_mean"] = Round(s->mean, 1e4);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "memory_used_bytes"))
+    if (auto s = FindStat(defs, g.values, Scope::kGpu, "memory_used_bytes"))
       j["memory_used_bytes_max"] = Whole(s->max);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "job_memory_bytes"))
+    if (auto s = FindStat(defs, g.values, Scope::kGpu, "job_memory_bytes"))
       j["job_memory_bytes_max"] = Whole(s->max);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "allocator_peak_bytes"))
+    if (auto s = FindStat(defs, g.values, Scope::kGpu, "allocator_peak_bytes"))
       j["allocator_peak_bytes"] = Whole(s->max);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "temperature_celsius"))
+    if (auto s = FindStat(defs, g.values, Scope::kGpu, "temperature_celsius"))
       j["temperature_celsius_max"] = Round(s->max, 10);
-    if (auto s = Lookup(defs, g.values, Scope::kGpu, "power_watts"))
+    if (auto s = FindStat(defs, g.values, Scope::kGpu, "power_watts"))
       j["power_watts_mean"] = Round(s->mean, 10);
     gpus.push_back(std::move(j));
   }

@@ -53,6 +53,11 @@ std::string TensorBoardTag(const MetricDef& m, int gpu_index = 0);
 double TensorBoardValue(const MetricDef& m, double v);
 // The value a row shows for `s`: the last value of counters and states, else the mean.
 double RowValue(const MetricDef& m, const Stat& s);
+// The Stat of metric `name` of `scope` in a row's `values` (parallel to `defs`);
+// nullopt when the metric is absent.
+std::optional<Stat> FindStat(std::span<const MetricDef> defs,
+                             const std::vector<std::optional<Stat>>& values, Scope scope,
+                             std::string_view name);
 // "gauge", "counter" or "state".
 std::string_view KindName(Kind kind);
 // Whether values of this unit are whole numbers in JSON.

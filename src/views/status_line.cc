@@ -9,29 +9,18 @@
 #include "views/format.h"
 
 namespace tv {
-namespace {
-
-std::optional<Stat> Find(std::span<const MetricDef> defs, const std::vector<std::optional<Stat>>& values,
-                         Scope scope, std::string_view name) {
-  for (size_t i = 0; i < defs.size() && i < values.size(); ++i) {
-    if (defs[i].scope == scope && defs[i].name == name) return values[i];
-  }
-  return std::nullopt;
-}
-
-}  // namespace
 
 std::string StatusText(const Row& row) {
   auto sample = SampleMetrics();
   std::string out = fmt::format("trainvitals {}", FormatDuration(row.elapsed_s));
-  if (auto cpu = Find(sample, row.values, Scope::kJob, "cpu_cores")) {
+  if (auto cpu = FindStat(sample, row.values, Scope::kJob, "cpu_cores")) {
     out += fmt::format(" | CPU {:.1f} cores", cpu->mean);
   }
-  if (auto mem = Find(sample, row.values, Scope::kJob, "memory_bytes")) {
+  if (auto mem = FindStat(sample, row.values, Scope::kJob, "memory_bytes")) {
     out += fmt::format(" | RAM {}", FormatBytes(mem->last));
   }
-  auto used = Find(sample, row.values, Scope::kHost, "memory_used_bytes");
-  auto total = Find(sample, row.values, Scope::kHost, "memory_limit_bytes");
+  auto used = FindStat(sample, row.values, Scope::kHost, "memory_used_bytes");
+  auto total = FindStat(sample, row.values, Scope::kHost, "memory_limit_bytes");
   if (used && total) {
     out += fmt::format(" (host {}/{})", FormatBytes(used->last), FormatBytes(total->last));
   }
@@ -39,19 +28,19 @@ std::string StatusText(const Row& row) {
   for (const GpuRow& g : row.gpus) {
     out += g.mig_instance >= 0 ? fmt::format(" | GPU{}/MIG{}", g.index, g.mig_instance)
                                : fmt::format(" | GPU{}", g.index);
-    if (auto u = Find(gpu_defs, g.values, Scope::kGpu, "util_ratio")) {
+    if (auto u = FindStat(gpu_defs, g.values, Scope::kGpu, "util_ratio")) {
       out += " " + FormatPercent(u->mean);
     }
-    if (auto m = Find(gpu_defs, g.values, Scope::kGpu, "memory_used_bytes")) {
+    if (auto m = FindStat(gpu_defs, g.values, Scope::kGpu, "memory_used_bytes")) {
       out += " " + FormatBytes(m->last);
-      if (auto t = Find(gpu_defs, g.values, Scope::kGpu, "memory_total_bytes")) {
+      if (auto t = FindStat(gpu_defs, g.values, Scope::kGpu, "memory_total_bytes")) {
         out += "/" + FormatBytes(t->last);
       }
     }
-    if (auto j = Find(gpu_defs, g.values, Scope::kGpu, "job_memory_bytes")) {
+    if (auto j = FindStat(gpu_defs, g.values, Scope::kGpu, "job_memory_bytes")) {
       out += " (job " + FormatBytes(j->last) + ")";
     }
-    if (auto t = Find(gpu_defs, g.values, Scope::kGpu, "temperature_celsius")) {
+    if (auto t = FindStat(gpu_defs, g.values, Scope::kGpu, "temperature_celsius")) {
       out += fmt::format(" {:.0f}°C", t->max);
     }
   }
