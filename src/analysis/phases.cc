@@ -68,13 +68,17 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
     if (cpu_watts_) e.cpu_joules = e.cpu_joules.value_or(0) + *cpu_watts_ * dt;
   }
   if (!phase_.empty()) phases_[phase_].resources.Add(sample);
+  // The source says when the phase changed (the lowest rank's innermost one).
+  for (const PhaseChange& c : sample.training.phase_changes) {
+    Switch(c.t);
+    phase_ = c.phase;
+    if (c.began) ++phases_[c.phase].count;
+  }
   for (const Marker& m : sample.training.markers) Mark(m, sample, events);
   if (sample.training.steps) last_steps_ = sample.training.steps;
 }
 
 void PhaseTracker::Mark(const Marker& m, const Sample& now, std::vector<Event>* events) {
-  ClientKey client{m.pid, m.slot};
-  if (order_.find(client) == order_.end()) order_[client] = {std::max(m.rank, 0), seen_++};
   int rank = std::max(m.rank, 0);
   switch (m.type) {
     case MarkerType::kEpochBegin: {
@@ -100,42 +104,9 @@ void PhaseTracker::Mark(const Marker& m, const Sample& now, std::vector<Event>* 
       }
       break;
     }
-    case MarkerType::kPhaseBegin:
-      Switch(m.t);
-      stacks_[client].push_back(m.phase);
-      phases_[m.phase].count += CurrentPhase() == m.phase ? 1 : 0;
-      phase_ = CurrentPhase();
-      break;
-    case MarkerType::kPhaseEnd: {
-      Switch(m.t);
-      auto& stack = stacks_[client];
-      auto open = std::find(stack.rbegin(), stack.rend(), m.phase);
-      if (open != stack.rend()) stack.erase(std::next(open).base());
-      phase_ = CurrentPhase();
-      break;
-    }
-    case MarkerType::kBye:
-      Switch(m.t);
-      stacks_[client].clear();
-      phase_ = CurrentPhase();
-      break;
     default:
       break;
   }
-}
-
-std::string PhaseTracker::CurrentPhase() const {
-  const std::vector<std::string>* best = nullptr;
-  std::pair<int, uint64_t> best_key;
-  for (const auto& [client, stack] : stacks_) {
-    if (stack.empty()) continue;
-    auto key = order_.at(client);
-    if (best == nullptr || key < best_key) {
-      best = &stack;
-      best_key = key;
-    }
-  }
-  return best == nullptr ? std::string() : best->back();
 }
 
 void PhaseTracker::Switch(double t) {
@@ -148,7 +119,8 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
   double duration = std::max(0.0, end_t - e.start_t);
   int64_t steps = 0;
   for (const auto& [rank, te] : e.ended) steps = std::max(steps, te.second);
-  if (!complete && e.steps_first && e.steps_last) steps = std::llround(*e.steps_last - *e.steps_first);
+  if (!complete && e.steps_first && e.steps_last)
+    steps = std::llround(*e.steps_last - *e.steps_first);
   // An epoch shorter than one sample period: the sample it ended with.
   if (e.resources.samples() == 0 && now != nullptr) e.resources.Add(*now);
   nlohmann::ordered_json rec = {{"epoch", index},

@@ -59,23 +59,16 @@ class PhaseTracker final : public SampleObserver {
   void Mark(const Marker& m, const Sample& now, std::vector<Event>* events);
   void Close(int64_t index, OpenEpoch& e, double end_t, bool complete, const Sample* now,
              std::vector<Event>* events);
-  // The phase the reference process is in now, per the stacks.
-  std::string CurrentPhase() const;
+  // Credits the time since the last change to the current phase.
   void Switch(double t);
 
   std::map<int64_t, OpenEpoch> open_;
   nlohmann::ordered_json epochs_ = nlohmann::ordered_json::array();
-  // Phase stacks per client (pid, slot), and who the reference client is
-  // (lowest rank, first seen).
-  using ClientKey = std::pair<int, int>;
-  std::map<ClientKey, std::vector<std::string>> stacks_;
-  std::map<ClientKey, std::pair<int, uint64_t>> order_;  // -> (rank, first seen)
-  uint64_t seen_ = 0;
   std::string phase_;       // the phase time now goes to; empty: none
   double phase_since_ = 0;  // unix seconds
   std::map<std::string, PhaseTotals> phases_;
   std::optional<double> last_steps_;  // training.steps of the previous sample
-  double last_mono_s_ = 0;  // the previous sample's time, for energy
+  double last_mono_s_ = 0;            // the previous sample's time, for energy
   bool have_last_ = false;
   // The latest power readings, held between the samples that carry them (RAPL
   // is read once per row).

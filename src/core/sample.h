@@ -74,6 +74,15 @@ struct RankSteps {
   std::optional<double> step;
 };
 
+// The training's phase changed: at the sender's time `t`, time began to go to
+// `phase` (empty: none). `began`: a phase_begin made it current (not the end
+// of a nested phase returning to it).
+struct PhaseChange {
+  double t = 0;
+  std::string phase;
+  bool began = false;
+};
+
 // What the training processes said through markers. Empty without markers.
 struct TrainingSample {
   std::optional<double> steps;  // the most steps any process has taken
@@ -81,7 +90,10 @@ struct TrainingSample {
   std::optional<double> steps_per_second;
   std::optional<double> epoch;  // the current (or last) epoch of the lowest rank
   std::optional<double> markers_malformed;  // datagrams ignored since the start
-  std::string phase;            // the lowest rank's innermost open phase; empty: none
+  // The innermost open phase of the lowest rank that has one (a plain process
+  // counts as rank 0, the first to connect wins ties); empty: none.
+  std::string phase;
+  std::vector<PhaseChange> phase_changes;  // since the previous tick, in order
   std::vector<std::pair<std::string, double>> scalars;  // the lowest rank's latest user scalars
   std::vector<RankSteps> ranks;  // every process with a step slot
   std::vector<Marker> markers;   // arrived since the previous tick, in order

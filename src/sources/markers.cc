@@ -8,6 +8,15 @@ namespace {
 // Datagrams read per tick at most; the rest wait for the next tick.
 constexpr int kMaxPerTick = 4096;
 
+}  // namespace
+
+// Lower rank first (a plain process counts as rank 0), then the first to speak.
+bool MarkerSource::Precedes(const Process& a, const Process& b) {
+  return std::pair(std::max(a.rank, 0), a.order) < std::pair(std::max(b.rank, 0), b.order);
+}
+
+namespace {
+
 template <typename T>
 void SetMax(std::optional<double>* slot, T v) {
   if (!*slot || static_cast<double>(v) > **slot) *slot = static_cast<double>(v);
@@ -25,9 +34,9 @@ void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* noti
   Drain(&t);
   if (malformed_ > 0) t.markers_malformed = static_cast<double>(malformed_);
   ReadSlots(tick.mono_s, &t);
+  t.phase = CurrentPhase();
   if (const Process* ref = Reference()) {
     if (ref->epoch) t.epoch = static_cast<double>(*ref->epoch);
-    if (!ref->phases.empty()) t.phase = ref->phases.back();
     t.scalars = ref->scalars;
   }
   AddAllocatorFigures(out);
@@ -36,6 +45,7 @@ void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* noti
 bool MarkerSource::Flush(Sample* out) {
   TrainingSample& t = out->training;
   t.markers.clear();
+  t.phase_changes.clear();
   t.malformed_error.clear();
   Drain(&t);
   // The step counts as the processes left them (a rate needs a later tick).
@@ -61,7 +71,14 @@ void MarkerSource::Drain(TrainingSample* t) {
   // were sent, so rank 1's epoch_begin comes before rank 0's epoch_end.
   std::stable_sort(t->markers.begin(), t->markers.end(),
                    [](const Marker& a, const Marker& b) { return a.t < b.t; });
-  for (const Marker& m : t->markers) Apply(m);
+  for (const Marker& m : t->markers) {
+    std::string before(CurrentPhase());
+    Apply(m);
+    std::string_view after = CurrentPhase();
+    if (after == before) continue;
+    bool began = m.type == MarkerType::kPhaseBegin && after == m.phase;
+    t->phase_changes.push_back({m.t, std::string(after), began});
+  }
 }
 
 void MarkerSource::Apply(const Marker& m) {
@@ -108,6 +125,14 @@ void MarkerSource::Apply(const Marker& m) {
   }
 }
 
+std::string_view MarkerSource::CurrentPhase() const {
+  const Process* best = nullptr;
+  for (const auto& [client, p] : processes_) {
+    if (!p.phases.empty() && (best == nullptr || Precedes(p, *best))) best = &p;
+  }
+  return best == nullptr ? std::string_view() : std::string_view(best->phases.back());
+}
+
 const MarkerSource::Process* MarkerSource::Reference() const {
   // The lowest rank still running (a plain process counts as rank 0), the
   // first to speak among equals; when all are done, the last state of the same.
@@ -115,8 +140,7 @@ const MarkerSource::Process* MarkerSource::Reference() const {
   for (bool want_open : {true, false}) {
     for (const auto& [client, p] : processes_) {
       if (want_open && p.closed) continue;
-      auto order = [](const Process& q) { return std::pair(std::max(q.rank, 0), q.order); };
-      if (best == nullptr || order(p) < order(*best)) best = &p;
+      if (best == nullptr || Precedes(p, *best)) best = &p;
     }
     if (best != nullptr) return best;
   }

@@ -41,7 +41,10 @@ class MarkerSource final : public Source {
   // Reads the waiting messages into `t.markers`, in send order, and applies them.
   void Drain(TrainingSample* t);
   void Apply(const Marker& m);
+  static bool Precedes(const Process& a, const Process& b);
   const Process* Reference() const;
+  // The phase the training is in (TrainingSample::phase).
+  std::string_view CurrentPhase() const;
   void ReadSlots(double mono_s, TrainingSample* out);
   void AddAllocatorFigures(Sample* out) const;
 

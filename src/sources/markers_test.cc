@@ -77,6 +77,27 @@ TEST(MarkerSource, CountsStepsAndFollowsEpochsAndPhases) {
   EXPECT_EQ(s3.training.markers[1].steps, 5);  // steps counted since the epoch began
 }
 
+TEST(MarkerSource, PhaseChangesFollowTheLowestRanksInnermostPhase) {
+  Fixture f;
+  MarkerClient rank1(f.endpoint->socket_path(), 1, "ddp");
+  MarkerClient rank0(f.endpoint->socket_path(), 0, "ddp");
+  rank1.PhaseBegin("train");  // only rank 1 is in a phase: it counts
+  rank0.PhaseBegin("train");  // rank 0 joins the same phase: no change
+  rank0.PhaseBegin("eval");
+  rank1.PhaseBegin("eval");   // rank 1 does not lead
+  rank0.PhaseEnd("eval");
+  Sample s = f.Read(1.0);
+  const auto& c = s.training.phase_changes;
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0].phase, "train");
+  EXPECT_TRUE(c[0].began);
+  EXPECT_EQ(c[1].phase, "eval");
+  EXPECT_TRUE(c[1].began);
+  EXPECT_EQ(c[2].phase, "train");  // back to the phase eval was nested in
+  EXPECT_FALSE(c[2].began);
+  EXPECT_EQ(s.training.phase, "train");
+}
+
 TEST(MarkerSource, MalformedDatagramsAreCountedAndSaidOnce) {
   Fixture f;
   f.SendRaw("not json");
@@ -245,27 +266,22 @@ TEST(PhaseTracker, EpochEnergyIntegratesPowerHeldBetweenReadings) {
 TEST(PhaseTracker, NestedEvalTimeCountsAsEvalAndOpenEpochsCloseAtTheEnd) {
   PhaseTracker tracker;
   std::vector<Event> events;
-  auto phase = [](MarkerType type, double t, const char* name) {
-    Marker m;
-    m.type = type;
-    m.pid = 1;
-    m.t = t;
-    m.phase = name;
-    return m;
-  };
   Sample s;
   Marker begin;
   begin.type = MarkerType::kEpochBegin;
   begin.pid = 1;
   begin.t = 10;
   begin.epoch = 3;
-  s.training.markers = {phase(MarkerType::kPhaseBegin, 10, "train"), begin};
-  tracker.OnSample(s, &events);
-  s.training.markers = {phase(MarkerType::kPhaseBegin, 18, "eval")};
-  tracker.OnSample(s, &events);
-  s.training.markers = {phase(MarkerType::kPhaseEnd, 20, "eval")};
+  // Phase changes as the marker source reports them (train, eval nested in it).
+  s.training.markers = {begin};
+  s.training.phase_changes = {{10, "train", true}};
   tracker.OnSample(s, &events);
   s.training.markers.clear();
+  s.training.phase_changes = {{18, "eval", true}};
+  tracker.OnSample(s, &events);
+  s.training.phase_changes = {{20, "train", false}};
+  tracker.OnSample(s, &events);
+  s.training.phase_changes.clear();
   tracker.OnFinish(25, &events);
   auto phases = tracker.Phases();
   EXPECT_DOUBLE_EQ(phases["train"]["duration_s"].get<double>(), 13.0);
