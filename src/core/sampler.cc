@@ -81,14 +81,7 @@ void Sampler::TickOnce(int64_t k) {
   job.started.clear();
   job.exited.clear();
   sample_.gpus.clear();
-  TrainingSample& training = sample_.training;
-  std::vector<RankSteps> ranks = std::move(training.ranks);
-  std::vector<Marker> markers = std::move(training.markers);
-  training = TrainingSample{};
-  training.ranks = std::move(ranks);
-  training.markers = std::move(markers);
-  training.ranks.clear();
-  training.markers.clear();
+  sample_.training.Clear();
   notices_.clear();
   for (auto& source : sources_) source->Read(tick, &sample_, &notices_);
   DeriveRatios(&sample_);

@@ -37,7 +37,7 @@ void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* noti
   t.phase = CurrentPhase();
   if (const Process* ref = Reference()) {
     if (ref->epoch) t.epoch = static_cast<double>(*ref->epoch);
-    t.scalars = ref->scalars;
+    t.scalars.assign(ref->scalars.begin(), ref->scalars.end());
   }
   AddAllocatorFigures(out);
 }
