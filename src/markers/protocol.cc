@@ -15,15 +15,14 @@ constexpr std::pair<MarkerType, std::string_view> kTypeNames[] = {
     {MarkerType::kAllocator, "allocator"}, {MarkerType::kBye, "bye"},
 };
 
-constexpr std::pair<std::string_view, std::optional<double> AllocatorFigures::*> kAllocatorKeys[] =
-    {
-        {"allocated_bytes", &AllocatorFigures::allocated_bytes},
-        {"peak_allocated_bytes", &AllocatorFigures::peak_allocated_bytes},
-        {"reserved_bytes", &AllocatorFigures::reserved_bytes},
-        {"peak_reserved_bytes", &AllocatorFigures::peak_reserved_bytes},
-        {"active_bytes", &AllocatorFigures::active_bytes},
-        {"num_ooms", &AllocatorFigures::num_ooms},
-        {"alloc_retries", &AllocatorFigures::alloc_retries},
+constexpr AllocatorField kAllocatorFields[] = {
+    {"allocated_bytes", &AllocatorFigures::allocated_bytes},
+    {"peak_allocated_bytes", &AllocatorFigures::peak_allocated_bytes},
+    {"reserved_bytes", &AllocatorFigures::reserved_bytes},
+    {"peak_reserved_bytes", &AllocatorFigures::peak_reserved_bytes},
+    {"active_bytes", &AllocatorFigures::active_bytes},
+    {"num_ooms", &AllocatorFigures::num_ooms},
+    {"alloc_retries", &AllocatorFigures::alloc_retries},
 };
 
 // A phase name or a scalar's name: short, and plain enough to be a tag.
@@ -108,7 +107,7 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
         }
         AllocatorFigures f;
         f.device = d["device"].get<int>();
-        for (const auto& [key, field] : kAllocatorKeys) f.*field = Number(d, key);
+        for (const AllocatorField& field : kAllocatorFields) f.*field.value = Number(d, field.name);
         m->allocator.push_back(f);
       }
       return true;
@@ -125,6 +124,8 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
 }
 
 }  // namespace
+
+std::span<const AllocatorField> AllocatorFields() { return kAllocatorFields; }
 
 std::string StepsPathFor(std::string_view socket_path) {
   size_t slash = socket_path.rfind('/');
@@ -168,10 +169,10 @@ std::string EncodeMarker(const Marker& m) {
       const AllocatorFigures& f = m.allocator[i];
       if (i > 0) out.push_back(',');
       fmt::format_to(std::back_inserter(out), R"({{"device":{})", f.device);
-      for (const auto& [key, field] : kAllocatorKeys) {
-        if (!(f.*field)) continue;
-        fmt::format_to(std::back_inserter(out), R"(,"{}":)", key);
-        AppendNumber(*(f.*field), &out);
+      for (const AllocatorField& field : kAllocatorFields) {
+        if (!(f.*field.value)) continue;
+        fmt::format_to(std::back_inserter(out), R"(,"{}":)", field.name);
+        AppendNumber(*(f.*field.value), &out);
       }
       out.push_back('}');
     }

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -82,6 +83,13 @@ struct AllocatorFigures {
   std::optional<double> num_ooms;
   std::optional<double> alloc_retries;
 };
+
+// The figures by their wire names ("allocated_bytes", ...), in wire order.
+struct AllocatorField {
+  std::string_view name;
+  std::optional<double> AllocatorFigures::*value;
+};
+std::span<const AllocatorField> AllocatorFields();
 
 struct Marker {
   MarkerType type = MarkerType::kHello;

@@ -18,9 +18,10 @@ using namespace pybind11::literals;
 namespace tv {
 namespace {
 
-std::optional<double> Figure(const py::dict& d, const char* key) {
-  if (!d.contains(key)) return std::nullopt;
-  py::object v = d[key];
+std::optional<double> Figure(const py::dict& d, std::string_view key) {
+  py::str name(key.data(), key.size());
+  if (!d.contains(name)) return std::nullopt;
+  py::object v = d[name];
   if (v.is_none()) return std::nullopt;
   return v.cast<double>();
 }
@@ -31,13 +32,7 @@ std::vector<AllocatorFigures> ToFigures(const py::list& devices) {
     auto d = h.cast<py::dict>();
     AllocatorFigures f;
     f.device = d["device"].cast<int>();
-    f.allocated_bytes = Figure(d, "allocated_bytes");
-    f.peak_allocated_bytes = Figure(d, "peak_allocated_bytes");
-    f.reserved_bytes = Figure(d, "reserved_bytes");
-    f.peak_reserved_bytes = Figure(d, "peak_reserved_bytes");
-    f.active_bytes = Figure(d, "active_bytes");
-    f.num_ooms = Figure(d, "num_ooms");
-    f.alloc_retries = Figure(d, "alloc_retries");
+    for (const AllocatorField& field : AllocatorFields()) f.*field.value = Figure(d, field.name);
     out.push_back(f);
   }
   return out;
