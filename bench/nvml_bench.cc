@@ -3,9 +3,9 @@
 // installed (plain ticks and row ticks, which add the energy counter, the
 // driver's sample buffers, per-process SM use and GPM), in wall time.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <chrono>
-#include <unistd.h>
 
 #include "sources/gpu_source.h"
 

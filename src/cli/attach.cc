@@ -1,4 +1,5 @@
 // trainvitals attach [options] PID
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
@@ -9,8 +10,6 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -44,7 +43,8 @@ int WaitForExitOrSignal(int pid) {
       if (::read(sfd, &info, sizeof(info)) == sizeof(info)) got = static_cast<int>(info.ssi_signo);
       break;
     }
-    if (pidfd >= 0 ? (fds[1].revents & POLLIN) != 0 : (::kill(pid, 0) != 0 && errno == ESRCH)) break;
+    if (pidfd >= 0 ? (fds[1].revents & POLLIN) != 0 : (::kill(pid, 0) != 0 && errno == ESRCH))
+      break;
   }
   if (pidfd >= 0) ::close(pidfd);
   ::close(sfd);
@@ -61,7 +61,9 @@ void AddAttachCommand(CLI::App& app, Action* action) {
   auto options = std::make_shared<MonitorOptions>();
   auto pid = std::make_shared<int>(0);
   options->AddTo(cmd);
-  cmd->add_option("pid", *pid, "PID of the process to watch")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("pid", *pid, "PID of the process to watch")
+      ->required()
+      ->check(CLI::PositiveNumber);
   cmd->callback([options, pid, action] {
     *action = [options, pid]() -> int {
       Config config = options->Resolve();

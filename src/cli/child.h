@@ -11,8 +11,8 @@
 namespace tv {
 
 struct ChildExit {
-  int code = 0;                   // as a shell reports it: 128+N when killed by signal N
-  std::optional<int> signal;      // the signal that killed it
+  int code = 0;               // as a shell reports it: 128+N when killed by signal N
+  std::optional<int> signal;  // the signal that killed it
 };
 
 // Blocks the signals the supervisor waits for (INT, TERM, HUP, CHLD) in the

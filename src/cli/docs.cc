@@ -12,7 +12,9 @@ void AddDocsCommand(CLI::App& app, Action* action) {
   auto* cmd = app.add_subcommand("docs", "Print generated documentation tables");
   cmd->group("");  // hidden from --help
   auto what = std::make_shared<std::string>();
-  cmd->add_option("what", *what, "metrics or options")->required()->check(CLI::IsMember({"metrics", "options"}));
+  cmd->add_option("what", *what, "metrics or options")
+      ->required()
+      ->check(CLI::IsMember({"metrics", "options"}));
   cmd->callback([what, action] {
     *action = [what]() {
       fmt::print("{}", *what == "metrics" ? MetricsMarkdown() : OptionsMarkdown());

@@ -1,11 +1,11 @@
 // trainvitals: the command-line front door. Parses the command, runs it, and
 // turns setup mistakes into one clear message and exit code 2.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "cli/child.h"
 #include "cli/commands.h"

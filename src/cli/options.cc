@@ -21,11 +21,12 @@ void MonitorOptions::AddTo(CLI::App* cmd) {
     std::string help(def.help);
     if (def.type == "bool") {
       cmd->add_flag_function(
-          std::string(def.flag), [this, d = &def](int64_t) { given_.emplace_back(d, "true"); }, help);
+          std::string(def.flag), [this, d = &def](int64_t) { given_.emplace_back(d, "true"); },
+          help);
     } else {
       cmd->add_option_function<std::string>(
-          std::string(def.flag),
-          [this, d = &def](const std::string& v) { given_.emplace_back(d, v); }, help)
+             std::string(def.flag),
+             [this, d = &def](const std::string& v) { given_.emplace_back(d, v); }, help)
           ->type_name(Upper(def.type));
     }
   }

@@ -3,11 +3,10 @@
 // file (--config, else $TRAINVITALS_CONFIG) < flags.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "core/config.h"
 

@@ -1,10 +1,10 @@
 // trainvitals run [options] -- COMMAND [ARGS...]
+#include <fmt/format.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/child.h"
 #include "cli/commands.h"
@@ -24,7 +24,9 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
   auto command = std::make_shared<std::vector<std::string>>();
   options->AddTo(cmd);
   cmd->prefix_command();  // everything from COMMAND on is the command's own
-  cmd->footer("Usage: trainvitals run [OPTIONS] [--] COMMAND [ARGS...]\nExample: trainvitals run --interval 2 -- python train.py --epochs 5");
+  cmd->footer(
+      "Usage: trainvitals run [OPTIONS] [--] COMMAND [ARGS...]\nExample: trainvitals run "
+      "--interval 2 -- python train.py --epochs 5");
   cmd->callback([cmd, options, command, action, &after_dashes] {
     *command = cmd->remaining();
     if (!command->empty() && !after_dashes.empty()) {

@@ -29,8 +29,8 @@ double SystemClock::WallSeconds() {
 
 bool SystemClock::SleepUntil(double deadline, StopSignal& stop) {
   using namespace std::chrono;
-  auto when = steady_clock::time_point(
-      duration_cast<steady_clock::duration>(duration<double>(deadline)));
+  auto when =
+      steady_clock::time_point(duration_cast<steady_clock::duration>(duration<double>(deadline)));
   std::unique_lock<std::mutex> lock(stop.mu_);
   stop.cv_.wait_until(lock, when, [&] { return stop.stopped_.load(); });
   return !stop.stopped_.load();

@@ -1,10 +1,10 @@
 #include "core/config.h"
 
-#include <charconv>
-#include <cmath>
-
 #include <fmt/format.h>
 #include <toml++/toml.h>
+
+#include <charconv>
+#include <cmath>
 
 #include "core/endpoint.h"
 
@@ -34,7 +34,8 @@ std::vector<int> ParseIntList(std::string_view flag, std::string_view text) {
   size_t pos = 0;
   while (pos <= text.size() && !text.empty()) {
     size_t comma = text.find(',', pos);
-    std::string_view item = text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
+    std::string_view item =
+        text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
     int v = 0;
     auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (ec != std::errc() || end != item.data() + item.size() || v < 0) {
@@ -59,14 +60,12 @@ const std::vector<OptionDef> kOptions = {
      [](const Config& c) { return Num(c.interval_s); }},
     {"--out", "out", "path",
      "Run directory to write. Default: <runs-dir>/<YYYYmmdd-HHMMSS>-<name>.",
-     [](Config& c, std::string_view t) { c.out = t; },
-     [](const Config& c) { return c.out; }},
+     [](Config& c, std::string_view t) { c.out = t; }, [](const Config& c) { return c.out; }},
     {"--runs-dir", "runs_dir", "path", "Where default run directories are made.",
      [](Config& c, std::string_view t) { c.runs_dir = t; },
      [](const Config& c) { return c.runs_dir; }},
     {"--name", "name", "text", "Name of the run. Default: the script or command name.",
-     [](Config& c, std::string_view t) { c.name = t; },
-     [](const Config& c) { return c.name; }},
+     [](Config& c, std::string_view t) { c.name = t; }, [](const Config& c) { return c.name; }},
     {"--quiet", "quiet", "bool", "No live status line and no summary on stderr.",
      [](Config& c, std::string_view t) { c.quiet = ParseBool("--quiet", t); },
      [](const Config& c) { return std::string(c.quiet ? "true" : "false"); }},
@@ -97,7 +96,9 @@ const std::vector<OptionDef> kOptions = {
      [](const Config& c) { return c.pushgateway; }},
     {"--pushgateway-delete", "pushgateway_delete", "bool",
      "Delete the Pushgateway group at the end when the command exited 0.",
-     [](Config& c, std::string_view t) { c.pushgateway_delete = ParseBool("--pushgateway-delete", t); },
+     [](Config& c, std::string_view t) {
+       c.pushgateway_delete = ParseBool("--pushgateway-delete", t);
+     },
      [](const Config& c) { return std::string(c.pushgateway_delete ? "true" : "false"); }},
     {"--tensorboard", "tensorboard", "path",
      "Also write TensorBoard scalars (system/..., job/..., gpu<N>/...; memory in MiB) to "

@@ -16,17 +16,17 @@ namespace tv {
 struct Config {
   double sample_hz = 10;
   double interval_s = 1;
-  std::string out;                          // run directory; empty: <runs_dir>/<stamp>-<name>
+  std::string out;  // run directory; empty: <runs_dir>/<stamp>-<name>
   std::string runs_dir = "trainvitals-runs";
-  std::string name;                         // empty: derived from the command
+  std::string name;  // empty: derived from the command
   bool quiet = false;
-  std::vector<int> gpus;                    // GPUs to watch as the job numbers them; empty: all
-  bool gpu_ids = false;                     // write real GPU UUIDs and serials
-  std::string prometheus;                   // listen address of /metrics; empty: off
-  std::string pushgateway;                  // Pushgateway URL; empty: off
-  bool pushgateway_delete = false;          // delete the group when the command exits 0
-  std::string tensorboard;                  // TensorBoard log dir; empty: none
-  std::string visualdl;                     // VisualDL log dir; empty: none
+  std::vector<int> gpus;            // GPUs to watch as the job numbers them; empty: all
+  bool gpu_ids = false;             // write real GPU UUIDs and serials
+  std::string prometheus;           // listen address of /metrics; empty: off
+  std::string pushgateway;          // Pushgateway URL; empty: off
+  bool pushgateway_delete = false;  // delete the group when the command exits 0
+  std::string tensorboard;          // TensorBoard log dir; empty: none
+  std::string visualdl;             // VisualDL log dir; empty: none
 };
 
 class ConfigError : public std::runtime_error {

@@ -1,9 +1,9 @@
 #include "core/config.h"
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "core/metrics.h"
 

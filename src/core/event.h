@@ -2,9 +2,8 @@
 // the tree, a source going quiet, a marker, an alert). One line of events.jsonl.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace tv {
 

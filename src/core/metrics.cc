@@ -1,8 +1,8 @@
 #include "core/metrics.h"
 
-#include <array>
-
 #include <fmt/format.h>
+
+#include <array>
 
 namespace tv {
 namespace {
@@ -31,14 +31,14 @@ const std::array kSampleMetrics = {
               "Swap space (SwapTotal).", HOST(swap_total_bytes)},
     MetricDef{Scope::kHost, "swap_used_bytes", Unit::kBytes, Kind::kGauge, true,
               "Swap in use: SwapTotal - SwapFree.", HOST(swap_used_bytes)},
-    MetricDef{Scope::kHost, "load1", Unit::kNone, Kind::kGauge, false,
-              "1-minute load average.", HOST(load1)},
-    MetricDef{Scope::kHost, "load5", Unit::kNone, Kind::kGauge, false,
-              "5-minute load average.", HOST(load5)},
-    MetricDef{Scope::kHost, "load15", Unit::kNone, Kind::kGauge, false,
-              "15-minute load average.", HOST(load15)},
-    MetricDef{Scope::kHost, "disk_read_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge,
-              true, "Bytes read from whole disks (partitions excluded).",
+    MetricDef{Scope::kHost, "load1", Unit::kNone, Kind::kGauge, false, "1-minute load average.",
+              HOST(load1)},
+    MetricDef{Scope::kHost, "load5", Unit::kNone, Kind::kGauge, false, "5-minute load average.",
+              HOST(load5)},
+    MetricDef{Scope::kHost, "load15", Unit::kNone, Kind::kGauge, false, "15-minute load average.",
+              HOST(load15)},
+    MetricDef{Scope::kHost, "disk_read_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge, true,
+              "Bytes read from whole disks (partitions excluded).",
               HOST(disk_read_bytes_per_second)},
     MetricDef{Scope::kHost, "disk_write_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge,
               true, "Bytes written to whole disks (partitions excluded).",
@@ -103,32 +103,49 @@ std::span<const MetricDef> SampleMetrics() { return kSampleMetrics; }
 
 std::string_view ScopeName(Scope scope) {
   switch (scope) {
-    case Scope::kHost: return "host";
-    case Scope::kJob: return "job";
-    case Scope::kGpu: return "gpu";
-    case Scope::kTraining: return "training";
+    case Scope::kHost:
+      return "host";
+    case Scope::kJob:
+      return "job";
+    case Scope::kGpu:
+      return "gpu";
+    case Scope::kTraining:
+      return "training";
   }
   return "";
 }
 
 std::string_view UnitName(Unit unit) {
   switch (unit) {
-    case Unit::kRatio: return "ratio";
-    case Unit::kBytes: return "bytes";
-    case Unit::kBytesPerSecond: return "bytes/s";
-    case Unit::kCores: return "cores";
-    case Unit::kCount: return "count";
-    case Unit::kCelsius: return "celsius";
-    case Unit::kWatts: return "watts";
-    case Unit::kJoules: return "joules";
-    case Unit::kHertz: return "hertz";
-    case Unit::kSeconds: return "seconds";
-    case Unit::kNone: return "1";
+    case Unit::kRatio:
+      return "ratio";
+    case Unit::kBytes:
+      return "bytes";
+    case Unit::kBytesPerSecond:
+      return "bytes/s";
+    case Unit::kCores:
+      return "cores";
+    case Unit::kCount:
+      return "count";
+    case Unit::kCelsius:
+      return "celsius";
+    case Unit::kWatts:
+      return "watts";
+    case Unit::kJoules:
+      return "joules";
+    case Unit::kHertz:
+      return "hertz";
+    case Unit::kSeconds:
+      return "seconds";
+    case Unit::kNone:
+      return "1";
   }
   return "";
 }
 
-double RowValue(const MetricDef& m, const Stat& s) { return m.kind == Kind::kGauge ? s.mean : s.last; }
+double RowValue(const MetricDef& m, const Stat& s) {
+  return m.kind == Kind::kGauge ? s.mean : s.last;
+}
 
 std::optional<Stat> FindStat(std::span<const MetricDef> defs,
                              const std::vector<std::optional<Stat>>& values, Scope scope,
@@ -141,9 +158,12 @@ std::optional<Stat> FindStat(std::span<const MetricDef> defs,
 
 std::string_view KindName(Kind kind) {
   switch (kind) {
-    case Kind::kGauge: return "gauge";
-    case Kind::kCounter: return "counter";
-    case Kind::kState: return "state";
+    case Kind::kGauge:
+      return "gauge";
+    case Kind::kCounter:
+      return "counter";
+    case Kind::kState:
+      return "state";
   }
   return "";
 }
@@ -165,10 +185,14 @@ std::string TensorBoardTag(const MetricDef& m, int gpu_index) {
     if (at != std::string::npos) name.replace(at, 6, "_mib");
   }
   switch (m.scope) {
-    case Scope::kHost: return fmt::format("system/{}", name);
-    case Scope::kJob: return fmt::format("job/{}", name);
-    case Scope::kGpu: return fmt::format("gpu{}/{}", gpu_index, name);
-    case Scope::kTraining: return fmt::format("training/{}", name);
+    case Scope::kHost:
+      return fmt::format("system/{}", name);
+    case Scope::kJob:
+      return fmt::format("job/{}", name);
+    case Scope::kGpu:
+      return fmt::format("gpu{}/{}", gpu_index, name);
+    case Scope::kTraining:
+      return fmt::format("training/{}", name);
   }
   return name;
 }
@@ -183,15 +207,19 @@ namespace tv {
 
 std::string MetricsMarkdown() {
   std::string out;
-  auto table = [&out](std::span<const MetricDef> defs, std::string_view title, std::string_view prefix) {
+  auto table = [&out](std::span<const MetricDef> defs, std::string_view title,
+                      std::string_view prefix) {
     out += fmt::format("## {}\n\n", title);
-    out += "| JSON key | unit | kind | Prometheus | TensorBoard | meaning |\n|---|---|---|---|---|---|\n";
+    out +=
+        "| JSON key | unit | kind | Prometheus | TensorBoard | meaning "
+        "|\n|---|---|---|---|---|---|\n";
     for (const MetricDef& m : defs) {
-      std::string key = fmt::format("{}{}", prefix.empty() ? std::string(ScopeName(m.scope)) + "." : std::string(prefix), m.name);
+      std::string key = fmt::format(
+          "{}{}", prefix.empty() ? std::string(ScopeName(m.scope)) + "." : std::string(prefix),
+          m.name);
       if (m.kind == Kind::kGauge && m.keep_max) key += fmt::format("`, `{}_max", key);
       out += fmt::format("| `{}` | {} | {} | `{}` | `{}` | {} |\n", key, UnitName(m.unit),
-                         KindName(m.kind), PrometheusName(m),
-                         TensorBoardTag(m, 0), m.help);
+                         KindName(m.kind), PrometheusName(m), TensorBoardTag(m, 0), m.help);
     }
     out += "\n";
   };

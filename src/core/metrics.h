@@ -14,7 +14,19 @@
 
 namespace tv {
 
-enum class Unit { kRatio, kBytes, kBytesPerSecond, kCores, kCount, kCelsius, kWatts, kJoules, kHertz, kSeconds, kNone };
+enum class Unit {
+  kRatio,
+  kBytes,
+  kBytesPerSecond,
+  kCores,
+  kCount,
+  kCelsius,
+  kWatts,
+  kJoules,
+  kHertz,
+  kSeconds,
+  kNone
+};
 // kState: a level reported as its latest value, not averaged (step, epoch);
 // a gauge for Prometheus.
 enum class Kind { kGauge, kCounter, kState };
@@ -27,7 +39,7 @@ struct MetricDef {
   Kind kind;
   bool keep_max;  // rows carry "<name>_max" beside the interval mean
   std::string_view help;
-  std::optional<double> (*get)(const Sample&) = nullptr;        // host and job scopes
+  std::optional<double> (*get)(const Sample&) = nullptr;         // host and job scopes
   std::optional<double> (*get_gpu)(const GpuSample&) = nullptr;  // gpu scope
   // Optional: a value the row max must also see (the driver's buffered peak
   // since the previous tick), though it does not enter the mean.

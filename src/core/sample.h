@@ -14,8 +14,8 @@
 namespace tv {
 
 struct HostSample {
-  std::optional<double> cpu_util_ratio;  // all cores of the host, 0..1
-  std::vector<double> core_util_ratio;   // per core, 0..1; empty when unknown
+  std::optional<double> cpu_util_ratio;   // all cores of the host, 0..1
+  std::vector<double> core_util_ratio;    // per core, 0..1; empty when unknown
   std::optional<double> cpu_limit_cores;  // cores the job may use (cgroup cpu.max, affinity)
   std::optional<double> memory_total_bytes;
   std::optional<double> memory_used_bytes;  // MemTotal - MemAvailable
@@ -31,7 +31,7 @@ struct HostSample {
   std::optional<double> net_rx_bytes_per_second;
   std::optional<double> net_tx_bytes_per_second;
   std::optional<double> cgroup_memory_current_bytes;
-  std::optional<double> cpu_power_watts;   // RAPL package power over the last interval
+  std::optional<double> cpu_power_watts;    // RAPL package power over the last interval
   std::optional<double> cpu_energy_joules;  // RAPL energy since monitoring began
   // Processes created on the host since boot (/proc/stat "processes"). When it
   // has not moved since the last tick nothing forked, so the process source
@@ -50,10 +50,10 @@ struct ProcessInfo {
 struct JobSample {
   std::optional<double> processes;
   std::optional<double> threads;
-  std::optional<double> cpu_cores;  // cores busy, summed over the tree; may exceed 1
-  std::optional<double> cpu_util_ratio;  // cpu_cores / host.cpu_limit_cores
-  std::optional<double> rss_bytes;       // RSS summed over the tree, as ps adds it up
-  std::optional<double> memory_bytes;    // shared pages counted once (PSS based)
+  std::optional<double> cpu_cores;          // cores busy, summed over the tree; may exceed 1
+  std::optional<double> cpu_util_ratio;     // cpu_cores / host.cpu_limit_cores
+  std::optional<double> rss_bytes;          // RSS summed over the tree, as ps adds it up
+  std::optional<double> memory_bytes;       // shared pages counted once (PSS based)
   std::optional<double> memory_util_ratio;  // memory_bytes / host.memory_limit_bytes
   std::optional<double> read_bytes_per_second;
   std::optional<double> write_bytes_per_second;
@@ -88,16 +88,16 @@ struct TrainingSample {
   std::optional<double> steps;  // the most steps any process has taken
   std::optional<double> step;   // the highest step number given
   std::optional<double> steps_per_second;
-  std::optional<double> epoch;  // the current (or last) epoch of the lowest rank
+  std::optional<double> epoch;              // the current (or last) epoch of the lowest rank
   std::optional<double> markers_malformed;  // datagrams ignored since the start
   // The innermost open phase of the lowest rank that has one (a plain process
   // counts as rank 0, the first to connect wins ties); empty: none.
   std::string phase;
-  std::vector<PhaseChange> phase_changes;  // since the previous tick, in order
+  std::vector<PhaseChange> phase_changes;               // since the previous tick, in order
   std::vector<std::pair<std::string, double>> scalars;  // the lowest rank's latest user scalars
-  std::vector<RankSteps> ranks;  // every process with a step slot
-  std::vector<Marker> markers;   // arrived since the previous tick, in order
-  std::string malformed_error;   // the first malformed datagram's fault, said once
+  std::vector<RankSteps> ranks;                         // every process with a step slot
+  std::vector<Marker> markers;                          // arrived since the previous tick, in order
+  std::string malformed_error;  // the first malformed datagram's fault, said once
 
   // Empties it for the next tick, keeping the capacity of the vectors and
   // strings: a steady tick allocates nothing.

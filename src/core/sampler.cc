@@ -1,22 +1,22 @@
 #include "core/sampler.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
-#include <fmt/format.h>
-
 namespace tv {
 
-Sampler::Sampler(SamplerOptions options, Clock* clock,
-                 std::vector<std::unique_ptr<Source>> sources, SinkThread* sinks,
-                 SampleObserver* observer)
+Sampler::Sampler(SamplerOptions options, Clock* clock, std::vector<std::unique_ptr<Source>> sources,
+                 SinkThread* sinks, SampleObserver* observer)
     : options_(options),
       clock_(clock),
       sources_(std::move(sources)),
       sinks_(sinks),
       observer_(observer),
       period_s_(1.0 / options.sample_hz),
-      ticks_per_row_(std::max(1, static_cast<int>(std::lround(options.interval_s * options.sample_hz)))) {}
+      ticks_per_row_(
+          std::max(1, static_cast<int>(std::lround(options.interval_s * options.sample_hz)))) {}
 
 Sampler::~Sampler() { Stop(); }
 
@@ -91,8 +91,10 @@ void Sampler::TickOnce(int64_t k) {
     sinks_->PushEvent(std::move(e));
   }
   for (const ProcessInfo& p : sample_.job.started) {
-    sinks_->PushEvent(Event{sample_.t, "process_start",
-                            {{"pid", p.pid}, {"ppid", p.ppid}, {"name", p.name}, {"cmdline", p.cmdline}}});
+    sinks_->PushEvent(
+        Event{sample_.t,
+              "process_start",
+              {{"pid", p.pid}, {"ppid", p.ppid}, {"name", p.name}, {"cmdline", p.cmdline}}});
   }
   for (const ProcessInfo& p : sample_.job.exited) {
     sinks_->PushEvent(Event{sample_.t, "process_exit", {{"pid", p.pid}, {"name", p.name}}});
@@ -120,9 +122,10 @@ void Sampler::ObserveSample() {
 void Sampler::PushMarkerEvents() {
   const TrainingSample& t = sample_.training;
   if (!t.malformed_error.empty()) {
-    sinks_->PushEvent(Event{sample_.t, "marker_malformed",
-                            {{"message", t.malformed_error},
-                             {"note", "further malformed markers are only counted"}}});
+    sinks_->PushEvent(Event{
+        sample_.t,
+        "marker_malformed",
+        {{"message", t.malformed_error}, {"note", "further malformed markers are only counted"}}});
   }
   for (const Marker& m : t.markers) {
     if (m.type == MarkerType::kScalars || m.type == MarkerType::kAllocator) continue;  // in rows
@@ -169,8 +172,9 @@ void Sampler::Finish() {
 void DeriveRatios(Sample* s) {
   HostSample& h = s->host;
   if (h.memory_total_bytes) {
-    h.memory_limit_bytes = h.memory_limit_bytes ? std::min(*h.memory_limit_bytes, *h.memory_total_bytes)
-                                                : *h.memory_total_bytes;
+    h.memory_limit_bytes = h.memory_limit_bytes
+                               ? std::min(*h.memory_limit_bytes, *h.memory_total_bytes)
+                               : *h.memory_total_bytes;
   }
   JobSample& j = s->job;
   if (j.cpu_cores && h.cpu_limit_cores && *h.cpu_limit_cores > 0) {

@@ -1,9 +1,9 @@
 #include "core/status.h"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace tv {
 

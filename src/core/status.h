@@ -15,7 +15,9 @@ class Status {
   Status() = default;
   static Status Ok() { return {}; }
   static Status NotFound(std::string msg) { return {Code::kNotFound, std::move(msg)}; }
-  static Status PermissionDenied(std::string msg) { return {Code::kPermissionDenied, std::move(msg)}; }
+  static Status PermissionDenied(std::string msg) {
+    return {Code::kPermissionDenied, std::move(msg)};
+  }
   static Status Invalid(std::string msg) { return {Code::kInvalid, std::move(msg)}; }
   static Status IoError(std::string msg) { return {Code::kIoError, std::move(msg)}; }
   static Status Unavailable(std::string msg) { return {Code::kUnavailable, std::move(msg)}; }

@@ -3,9 +3,8 @@
 // --json output) and rendered as text from that JSON.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/env.h"
 

@@ -1,6 +1,7 @@
 #include "run/run_dir.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,8 +9,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 namespace tv {
 namespace fs = std::filesystem;
@@ -48,7 +47,8 @@ std::string PrepareRunDir(const Config& config, const std::vector<std::string>& 
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw ConfigError(fmt::format("cannot create run directory {}: {}", dir, ec.message()));
-  if (!fs::is_directory(dir)) throw ConfigError(fmt::format("{} exists and is not a directory", dir));
+  if (!fs::is_directory(dir))
+    throw ConfigError(fmt::format("{} exists and is not a directory", dir));
   if (fs::exists(fs::path(dir) / "samples.jsonl")) {
     throw ConfigError(fmt::format(
         "{} already holds a run (samples.jsonl): choose another --out or remove it", dir));
@@ -56,7 +56,8 @@ std::string PrepareRunDir(const Config& config, const std::vector<std::string>& 
   std::string probe = (fs::path(dir) / "meta.json").string();
   int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
-    throw ConfigError(fmt::format("run directory {} is not writable: {}", dir, std::strerror(errno)));
+    throw ConfigError(
+        fmt::format("run directory {} is not writable: {}", dir, std::strerror(errno)));
   }
   ::close(fd);
   return dir;

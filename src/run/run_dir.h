@@ -2,10 +2,9 @@
 // events.jsonl and summary.json of one run live.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/config.h"
 

@@ -7,16 +7,15 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "analysis/phases.h"
 #include "core/config.h"
 #include "core/sampler.h"
 #include "core/sink_thread.h"
-#include "analysis/phases.h"
 #include "core/timeline.h"
 #include "markers/endpoint.h"
 #include "sinks/jsonl_sink.h"

@@ -4,9 +4,8 @@
 #pragma once
 
 #include <memory>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "core/config.h"
 #include "core/source.h"

@@ -131,9 +131,9 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
     AppendSampleEnd(RowValue(defs[i], *row.values[i]), first, &out);
   }
   // Per training process with a step slot, labelled by its rank (-1: not distributed).
-  static constexpr MetricDef kProcessSteps{Scope::kTraining, "process_steps", Unit::kCount,
-                                           Kind::kCounter, false,
-                                           "Steps taken by one training process (markers), by rank."};
+  static constexpr MetricDef kProcessSteps{
+      Scope::kTraining, "process_steps", Unit::kCount,
+      Kind::kCounter,   false,           "Steps taken by one training process (markers), by rank."};
   for (size_t r = 0; r < row.training.ranks.size(); ++r) {
     const RankSteps& rank = row.training.ranks[r];
     static const std::string name = PrometheusName(kProcessSteps);

@@ -66,8 +66,10 @@ TEST(RenderPrometheus, TrainingStateIsAGaugeOfItsLastValueAndStepsCarryTheRank) 
             std::string::npos)
       << text;
   EXPECT_NE(text.find("# TYPE trainvitals_training_process_steps_total counter\n"
-                      "trainvitals_training_process_steps_total{host=\"node-1\",run=\"train\",rank=\"0\",pid=\"100\"} 40\n"
-                      "trainvitals_training_process_steps_total{host=\"node-1\",run=\"train\",rank=\"1\",pid=\"101\"} 38\n"),
+                      "trainvitals_training_process_steps_total{host=\"node-1\",run=\"train\",rank="
+                      "\"0\",pid=\"100\"} 40\n"
+                      "trainvitals_training_process_steps_total{host=\"node-1\",run=\"train\",rank="
+                      "\"1\",pid=\"101\"} 38\n"),
             std::string::npos)
       << text;
 }

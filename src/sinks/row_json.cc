@@ -1,8 +1,8 @@
 #include "sinks/row_json.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "core/metrics.h"
 
@@ -126,7 +126,8 @@ void AppendRowJson(const Row& row, std::string* out) {
     if (g > 0) out->push_back(',');
     fmt::format_to(std::back_inserter(*out), "{{\"index\":{},\"physical_index\":{}", gpu.index,
                    gpu.physical_index);
-    if (gpu.mig_instance >= 0) fmt::format_to(std::back_inserter(*out), ",\"mig\":{}", gpu.mig_instance);
+    if (gpu.mig_instance >= 0)
+      fmt::format_to(std::back_inserter(*out), ",\"mig\":{}", gpu.mig_instance);
     bool first = false;
     AppendMetrics(GpuMetrics(), gpu.values, Scope::kGpu, &first, out);
     out->push_back('}');

@@ -1,6 +1,7 @@
 #include "sinks/row_json.h"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "core/aggregator.h"
@@ -25,7 +26,7 @@ TEST(RowJson, WritesMeanAndMaxAndLeavesAbsentValuesOut) {
   EXPECT_EQ(j["job"]["rss_bytes"], 200);
   EXPECT_EQ(j["job"]["rss_bytes_max"], 300);
   EXPECT_DOUBLE_EQ(j["host"]["cpu_util_ratio"].get<double>(), 0.5);
-  EXPECT_FALSE(j["job"].contains("memory_bytes"));  // never read: absent, not 0
+  EXPECT_FALSE(j["job"].contains("memory_bytes"));             // never read: absent, not 0
   EXPECT_FALSE(j["host"].contains("memory_total_bytes_max"));  // no max for a constant
   EXPECT_EQ(j["host"]["core_util_ratio"].size(), 2u);
   EXPECT_EQ(j["gpus"].size(), 0u);

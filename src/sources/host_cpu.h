@@ -32,8 +32,8 @@ struct CoreTimes {
 };
 
 struct ProcStatCpu {
-  std::optional<CpuTimes> all;   // the "cpu" line
-  std::vector<CoreTimes> cores;  // the "cpuN" lines, in file order
+  std::optional<CpuTimes> all;                // the "cpu" line
+  std::vector<CoreTimes> cores;               // the "cpuN" lines, in file order
   std::optional<uint64_t> processes_created;  // the "processes" line: forks since boot
 };
 
@@ -50,9 +50,9 @@ ProcStatCpu ParseProcStatCpu(std::string_view text);
 std::optional<double> BusyRatio(const CpuTimes& prev, const CpuTimes& cur);
 
 // Fills host.cpu_util_ratio, host.core_util_ratio, host.cpu_limit_cores and
-// host.processes_created on every tick. core_util_ratio holds one entry per core present now, in file
-// order, and is left empty when any of them has no usable previous read (just
-// came online, counter went backwards).
+// host.processes_created on every tick. core_util_ratio holds one entry per core present now, in
+// file order, and is left empty when any of them has no usable previous read (just came online,
+// counter went backwards).
 class HostCpuSource final : public Source {
  public:
   explicit HostCpuSource(Env* env, std::string path = "/proc/stat");

@@ -84,7 +84,7 @@ TEST(MarkerSource, PhaseChangesFollowTheLowestRanksInnermostPhase) {
   rank1.PhaseBegin("train");  // only rank 1 is in a phase: it counts
   rank0.PhaseBegin("train");  // rank 0 joins the same phase: no change
   rank0.PhaseBegin("eval");
-  rank1.PhaseBegin("eval");   // rank 1 does not lead
+  rank1.PhaseBegin("eval");  // rank 1 does not lead
   rank0.PhaseEnd("eval");
   Sample s = f.Read(1.0);
   const auto& c = s.training.phase_changes;
@@ -174,7 +174,8 @@ TEST(MarkerSource, MarkersSentAfterTheLastTickCountWhenSamplingStops) {
   EXPECT_EQ(sampler.run_row().samples, 4u);
   size_t steps = 0;
   for (size_t i = 0; i < SampleMetrics().size(); ++i) {
-    if (SampleMetrics()[i].scope == Scope::kTraining && SampleMetrics()[i].name == "steps") steps = i;
+    if (SampleMetrics()[i].scope == Scope::kTraining && SampleMetrics()[i].name == "steps")
+      steps = i;
   }
   ASSERT_TRUE(sampler.run_row().values[steps]);
   EXPECT_EQ(sampler.run_row().values[steps]->last, 1);

@@ -5,16 +5,14 @@
 // namespace on its NSpid line, and any of them may be the one in job.pids.
 #pragma once
 
-#include "sources/proc_pid_parse.h"  // ParseNsPids
-
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "core/env.h"
+#include "sources/proc_pid_parse.h"  // ParseNsPids
 
 namespace tv {
-
 
 // Caches each driver PID's NSpid list (read once per PID through `env`).
 // Not thread-safe.

@@ -112,7 +112,7 @@ TEST(ProcessTree, PssSpacingGrowsWithRoundCost) {
   ProcessTreeOptions o = TestOptions();
   double cpu = 0;
   o.cpu_seconds = [&cpu] { return cpu += 0.0004; };  // 0.4 ms per round -> every 2 s
-  o.pss.settle_after_s = 1e9;                         // no settling round in the way
+  o.pss.settle_after_s = 1e9;                        // no settling round in the way
   ProcessTreeSource src(&fs.env, {100}, o);
   Ticker t{&src};
   t.At(0);

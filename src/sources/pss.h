@@ -54,7 +54,7 @@ class PssScheduler {
   bool ran_ = false;
   double last_round_s_ = 0;
   double spacing_s_ = 0;
-  double burst_s_ = 0;  // at last_round_s_
+  double burst_s_ = 0;       // at last_round_s_
   double settle_at_s_ = -1;  // the settling round's time; negative: none pending
 };
 

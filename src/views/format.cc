@@ -1,8 +1,8 @@
 #include "views/format.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace tv {
 

@@ -6,8 +6,8 @@
 
 namespace tv {
 
-std::string FormatBytes(double bytes);      // "812 MiB", "5.2 GiB"
-std::string FormatPercent(double ratio);    // "87%"
+std::string FormatBytes(double bytes);       // "812 MiB", "5.2 GiB"
+std::string FormatPercent(double ratio);     // "87%"
 std::string FormatDuration(double seconds);  // "1:02:03", "4.2 s"
 
 }  // namespace tv

@@ -1,8 +1,7 @@
 #include "views/status_line.h"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "core/metrics.h"
 #include "views/epoch_line.h"
@@ -58,7 +57,8 @@ void StatusLine::OnEvent(const Event& event) {
   if (event.type == "source_unavailable") {
     line = fmt::format("trainvitals: {}\n", event.fields.value("message", ""));
   } else if (event.type == "marker_malformed") {
-    line = fmt::format("trainvitals: ignored a malformed marker: {}\n", event.fields.value("message", ""));
+    line = fmt::format("trainvitals: ignored a malformed marker: {}\n",
+                       event.fields.value("message", ""));
   } else if (event.type == "epoch") {
     line = FormatEpochLine(event.fields) + "\n";
   } else {

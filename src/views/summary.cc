@@ -1,8 +1,8 @@
 #include "views/summary.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "core/metrics.h"
 #include "views/epoch_line.h"
@@ -31,8 +31,8 @@ void PutMetrics(std::span<const MetricDef> defs, const std::vector<std::optional
 }
 
 // Reads summary["scope"]["name"]["field"] (or the plain number) if present.
-std::optional<double> Get(const nlohmann::ordered_json& j, std::string_view scope, std::string_view name,
-                          std::string_view field = "") {
+std::optional<double> Get(const nlohmann::ordered_json& j, std::string_view scope,
+                          std::string_view name, std::string_view field = "") {
   auto s = j.find(scope);
   if (s == j.end()) return std::nullopt;
   auto m = s->find(name);
@@ -54,7 +54,8 @@ nlohmann::ordered_json BuildSummary(const RunOutcome& o, const Row& run_row) {
   j["end_t"] = std::round(o.end_t * 1000) / 1000;
   j["duration_s"] = std::round((o.end_t - o.start_t) * 1000) / 1000;
   j["exit_code"] = o.exit_code ? nlohmann::ordered_json(*o.exit_code) : nlohmann::ordered_json();
-  j["exit_signal"] = o.exit_signal ? nlohmann::ordered_json(*o.exit_signal) : nlohmann::ordered_json();
+  j["exit_signal"] =
+      o.exit_signal ? nlohmann::ordered_json(*o.exit_signal) : nlohmann::ordered_json();
   j["samples"] = run_row.samples;
   j["rows"] = o.rows_written;
   j["rows_dropped"] = o.rows_dropped;
@@ -103,7 +104,8 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
   auto host_cpu_max = Get(s, "host", "cpu_util_ratio", "max");
   if (cpu_mean || host_cpu_mean) {
     out += "  CPU     ";
-    if (cpu_mean && cpu_max) out += fmt::format(" job mean {:.2f} cores, max {:.2f}", *cpu_mean, *cpu_max);
+    if (cpu_mean && cpu_max)
+      out += fmt::format(" job mean {:.2f} cores, max {:.2f}", *cpu_mean, *cpu_max);
     if (host_cpu_mean && host_cpu_max) {
       out += fmt::format("{}host mean {}, max {}", cpu_mean ? "; " : " ",
                          FormatPercent(*host_cpu_mean), FormatPercent(*host_cpu_max));
@@ -138,14 +140,17 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
     std::string sep = " ";
     auto um = Get(wrap, "g", "util_ratio", "mean");
     auto ux = Get(wrap, "g", "util_ratio", "max");
-    if (um && ux) out += fmt::format("{}util mean {}, max {}", sep, FormatPercent(*um), FormatPercent(*ux)), sep = "; ";
+    if (um && ux)
+      out += fmt::format("{}util mean {}, max {}", sep, FormatPercent(*um), FormatPercent(*ux)),
+          sep = "; ";
     if (auto m = Get(wrap, "g", "memory_used_bytes", "max")) {
       out += fmt::format("{}memory peak {}", sep, FormatBytes(*m)), sep = "; ";
     }
     if (auto m = Get(wrap, "g", "job_memory_bytes", "max")) {
       out += fmt::format("{}job memory peak {}", sep, FormatBytes(*m)), sep = "; ";
     }
-    if (auto e = Get(wrap, "g", "energy_joules")) out += fmt::format("{}energy {:.0f} J", sep, *e), sep = "; ";
+    if (auto e = Get(wrap, "g", "energy_joules"))
+      out += fmt::format("{}energy {:.0f} J", sep, *e), sep = "; ";
     if (auto t = Get(wrap, "g", "temperature_celsius", "max")) {
       out += fmt::format("{}max {:.0f}°C", sep, *t), sep = "; ";
     }
@@ -162,11 +167,13 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
       seconds += e.value("duration_s", 0.0);
       steps += e.value("steps", 0.0);
     }
-    out += fmt::format("  Epochs   {}, mean {}", epochs.size(), FormatDuration(seconds / epochs.size()));
+    out += fmt::format("  Epochs   {}, mean {}", epochs.size(),
+                       FormatDuration(seconds / epochs.size()));
     if (seconds > 0 && steps > 0) out += fmt::format(", {:.1f} steps/s", steps / seconds);
     out += "\n";
   }
-  if (std::string phases = FormatPhases(s.value("phases", nlohmann::ordered_json::object())); !phases.empty()) {
+  if (std::string phases = FormatPhases(s.value("phases", nlohmann::ordered_json::object()));
+      !phases.empty()) {
     out += "  Phases   " + phases + "\n";
   }
   if (s.contains("run_dir")) out += fmt::format("  Run      {}\n", s["run_dir"].get<std::string>());

@@ -2,11 +2,10 @@
 // The text is rendered from the JSON, so both always hold the same numbers.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/row.h"
 

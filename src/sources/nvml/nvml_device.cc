@@ -162,8 +162,8 @@ void NvmlBackend::ReadEnergy(NvmlUnitState* st, const Tick& tick, GpuSample* out
   NvmlEnergy& e = st->energy;
   unsigned long long mj = 0;
   bool counter_due = tick.row_tick && tick.mono_s >= e.next_counter_s;
-  if (counter_due && Call(st->gate, NvmlGroup::kEnergy,
-                          lib_->nvmlDeviceGetTotalEnergyConsumption, st->handle, &mj)) {
+  if (counter_due && Call(st->gate, NvmlGroup::kEnergy, lib_->nvmlDeviceGetTotalEnergyConsumption,
+                          st->handle, &mj)) {
     double j = static_cast<double>(mj) / 1000.0;
     if (!e.first_counter_j) e.first_counter_j = j;
     e.counter_j = j - *e.first_counter_j;
