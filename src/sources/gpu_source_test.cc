@@ -72,14 +72,15 @@ TEST_F(GpuSourceFake, CachesHandlesAndTriesUnsupportedMetricsOnce) {
 TEST_F(GpuSourceFake, EnergyCountsFromTheStartOfMonitoring) {
   Open(R"({"devices": [{"series": {"power_mw": 200000}}]})");
   long calls_at_open = Calls("nvmlDeviceGetTotalEnergyConsumption");
-  EXPECT_FALSE(Tick(0.5).gpus[0].energy_joules.has_value());  // the counter is read on rows
-  EXPECT_NEAR(*Tick(1.0, true).gpus[0].energy_joules, 0, 1e-9);
+  // The first tick is the start, row or not: 0 J there, not at the first row.
+  EXPECT_NEAR(*Tick(0.5).gpus[0].energy_joules, 0, 1e-9);
   // Between counter reads, power is added to the last reading...
-  EXPECT_NEAR(*Tick(2.0).gpus[0].energy_joules, 200, 1e-6);
-  EXPECT_NEAR(*Tick(3.0, true).gpus[0].energy_joules, 400, 1e-6);
-  // ...and every 10 s the counter itself: 200 W over the 10 s since the first
+  EXPECT_NEAR(*Tick(1.0, true).gpus[0].energy_joules, 100, 1e-6);
+  EXPECT_NEAR(*Tick(2.0).gpus[0].energy_joules, 300, 1e-6);
+  EXPECT_NEAR(*Tick(3.0, true).gpus[0].energy_joules, 500, 1e-6);
+  // ...and every 10 s the counter itself: 200 W over the 10.5 s since the first
   // read, not the driver's count since it loaded.
-  EXPECT_NEAR(*Tick(11.0, true).gpus[0].energy_joules, 2000, 1);
+  EXPECT_NEAR(*Tick(11.0, true).gpus[0].energy_joules, 2100, 1);
   EXPECT_EQ(Calls("nvmlDeviceGetTotalEnergyConsumption") - calls_at_open, 2);
 }
 

@@ -201,3 +201,15 @@ def test_allocator_figures_join_their_gpu_and_the_epoch_records(gpu_run):
         assert "allocator_peak_bytes" not in gpus[0]
         assert gpus[0]["energy_joules"] > 0 and gpus[0]["util_ratio_mean"] >= 0
     assert "alloc peak" in r.proc.stderr  # the epoch line shows it
+
+
+def test_energy_counts_from_when_monitoring_began(gpu_run):
+    # 350 W for the whole run: the energy is 350 W times the time watched, the
+    # first interval included (the first row is not 0 J).
+    r = gpu_run({"devices": [{"series": {"power_mw": 350000}}]},
+                command=[sys.executable, "-c", "import time; time.sleep(7)"])
+    g = gpu_rows(r, 0)
+    assert g[0]["energy_joules"] > 0.5 * 350 * 0.5, g[0]
+    duration = r.summary["duration_s"]
+    assert 7 <= duration < 9
+    assert r.summary["gpus"][0]["energy_joules"] == pytest.approx(350 * duration, rel=0.03)

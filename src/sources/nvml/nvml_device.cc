@@ -161,7 +161,9 @@ void NvmlBackend::ReadSlow(NvmlUnitState* st, GpuSample* out) {
 void NvmlBackend::ReadEnergy(NvmlUnitState* st, const Tick& tick, GpuSample* out) {
   NvmlEnergy& e = st->energy;
   unsigned long long mj = 0;
-  bool counter_due = tick.row_tick && tick.mono_s >= e.next_counter_s;
+  // The first tick reads the counter, whatever tick it is: energy counts from
+  // when monitoring began, not from the first row. Later reads come on rows.
+  bool counter_due = !e.first_counter_j || (tick.row_tick && tick.mono_s >= e.next_counter_s);
   if (counter_due && Call(st->gate, NvmlGroup::kEnergy, lib_->nvmlDeviceGetTotalEnergyConsumption,
                           st->handle, &mj)) {
     double j = static_cast<double>(mj) / 1000.0;
