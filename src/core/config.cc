@@ -86,6 +86,14 @@ const std::vector<OptionDef> kOptions = {
        c.prometheus = t;
      },
      [](const Config& c) { return c.prometheus; }},
+    {"--prometheus-process-names", "prometheus_process_names", "bool",
+     "Label GPU processes outside the job with their names in Prometheus metrics even where "
+     "other machines can read them (--prometheus on an address other than loopback, "
+     "--pushgateway). Default: only the job's own process names leave this machine.",
+     [](Config& c, std::string_view t) {
+       c.prometheus_process_names = ParseBool("--prometheus-process-names", t);
+     },
+     [](const Config& c) { return std::string(c.prometheus_process_names ? "true" : "false"); }},
     {"--pushgateway", "pushgateway", "url",
      "Push each row and the last one to this Prometheus Pushgateway (http://HOST:PORT), group "
      "job=<run name>, instance=<host>. Default: off.",

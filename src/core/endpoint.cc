@@ -42,6 +42,10 @@ bool SplitHostPort(std::string_view text, std::string* host, int* port) {
 
 }  // namespace
 
+bool IsLoopbackHost(std::string_view host) {
+  return host == "localhost" || host == "::1" || host.starts_with("127.");
+}
+
 ListenAddress ParseListenAddress(std::string_view flag, std::string_view text) {
   ListenAddress a{"127.0.0.1", 0};
   bool ok = false;

@@ -17,6 +17,10 @@ struct ListenAddress {
 // interfaces, 0.0.0.0), "[V6]:PORT".
 ListenAddress ParseListenAddress(std::string_view flag, std::string_view text);
 
+// Whether a listening host is reachable from this machine only: 127.0.0.0/8,
+// ::1 or "localhost". Any other address (0.0.0.0, an interface) is not.
+bool IsLoopbackHost(std::string_view host);
+
 struct HttpUrl {
   std::string host;
   int port = 80;

@@ -49,5 +49,16 @@ TEST(ParseHttpUrl, RejectsMalformed) {
   }
 }
 
+TEST(IsLoopbackHost, OnlyThisMachinesAddresses) {
+  EXPECT_TRUE(IsLoopbackHost("127.0.0.1"));
+  EXPECT_TRUE(IsLoopbackHost("127.1.2.3"));
+  EXPECT_TRUE(IsLoopbackHost("::1"));
+  EXPECT_TRUE(IsLoopbackHost("localhost"));
+  EXPECT_FALSE(IsLoopbackHost("0.0.0.0"));
+  EXPECT_FALSE(IsLoopbackHost("::"));
+  EXPECT_FALSE(IsLoopbackHost("10.0.0.7"));
+  EXPECT_FALSE(IsLoopbackHost("node-1"));
+}
+
 }  // namespace
 }  // namespace tv

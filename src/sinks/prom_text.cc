@@ -17,22 +17,23 @@ std::string_view ModelOf(const PromLabels& labels, const GpuRow& gpu) {
   return {};
 }
 
-void AppendLabel(std::string_view name, std::string_view value, bool* first, std::string* out) {
+void AppendLabel(std::string_view name, std::string_view value, PromFormat format, bool* first,
+                 std::string* out) {
   out->push_back(*first ? '{' : ',');
   *first = false;
   out->append(name);
   out->append("=\"");
-  AppendEscapedLabelValue(value, out);
+  AppendEscapedLabelValue(value, format, out);
   out->push_back('"');
 }
 
 // The name and labels every series carries.
-void AppendSeriesStart(std::string_view name, const PromLabels& labels, std::string* out,
-                       bool* first) {
+void AppendSeriesStart(std::string_view name, const PromLabels& labels, PromFormat format,
+                       std::string* out, bool* first) {
   out->append(name);
   *first = true;
-  if (!labels.host.empty()) AppendLabel("host", labels.host, first, out);
-  if (!labels.run.empty()) AppendLabel("run", labels.run, first, out);
+  if (!labels.host.empty()) AppendLabel("host", labels.host, format, first, out);
+  if (!labels.run.empty()) AppendLabel("run", labels.run, format, first, out);
 }
 
 void AppendSampleEnd(double v, bool first, std::string* out) {
@@ -83,8 +84,63 @@ std::vector<const GpuProcess*> TopProcesses(const GpuRow& gpu) {
 
 }  // namespace
 
-void AppendEscapedLabelValue(std::string_view value, std::string* out) {
-  for (char c : value) {
+namespace {
+
+// The length of the valid UTF-8 sequence at the start of `s` (1 to 4), or 0
+// when it starts with an invalid one (stray continuation byte, overlong form,
+// surrogate, beyond U+10FFFF, or cut short).
+size_t ValidUtf8Length(std::string_view s) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  unsigned char c = byte(0);
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;  // no overlong forms
+    if (c == 0xED) hi = 0x9F;  // no surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;  // nothing beyond U+10FFFF
+  } else {
+    return 0;
+  }
+  if (s.size() < n || byte(1) < lo || byte(1) > hi) return 0;
+  for (size_t i = 2; i < n; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
+  }
+  return n;
+}
+
+// Appends `text`, invalid UTF-8 replaced by U+FFFD, each ASCII byte through `ascii`.
+template <typename AppendAscii>
+void AppendUtf8(std::string_view text, std::string* out, AppendAscii ascii) {
+  while (!text.empty()) {
+    size_t n = ValidUtf8Length(text);
+    if (n == 0) {
+      out->append("\xEF\xBF\xBD");  // U+FFFD REPLACEMENT CHARACTER
+      n = 1;
+    } else if (n == 1) {
+      ascii(text[0]);
+    } else {
+      out->append(text.substr(0, n));
+    }
+    text.remove_prefix(n);
+  }
+}
+
+}  // namespace
+
+void AppendValidUtf8(std::string_view text, std::string* out) {
+  AppendUtf8(text, out, [out](char c) { out->push_back(c); });
+}
+
+void AppendEscapedLabelValue(std::string_view value, PromFormat format, std::string* out) {
+  (void)format;  // both formats escape the same three characters in a label value
+  AppendUtf8(value, out, [out](char c) {
     if (c == '\\')
       out->append("\\\\");
     else if (c == '"')
@@ -93,7 +149,7 @@ void AppendEscapedLabelValue(std::string_view value, std::string* out) {
       out->append("\\n");
     else
       out->push_back(c);
-  }
+  });
 }
 
 void AppendEscapedHelp(std::string_view help, PromFormat format, std::string* out) {
@@ -127,7 +183,7 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
     if (!row.values[i]) continue;
     std::string name = PrometheusName(defs[i]);
     AppendFamilyHeader(defs[i], name, format, &out);
-    AppendSeriesStart(name, labels, &out, &first);
+    AppendSeriesStart(name, labels, format, &out, &first);
     AppendSampleEnd(RowValue(defs[i], *row.values[i]), first, &out);
   }
   // Per training process with a step slot, labelled by its rank (-1: not distributed).
@@ -138,9 +194,9 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
     const RankSteps& rank = row.training.ranks[r];
     static const std::string name = PrometheusName(kProcessSteps);
     if (r == 0) AppendFamilyHeader(kProcessSteps, name, format, &out);
-    AppendSeriesStart(name, labels, &out, &first);
-    AppendLabel("rank", fmt::format("{}", rank.rank), &first, &out);
-    AppendLabel("pid", fmt::format("{}", rank.pid), &first, &out);
+    AppendSeriesStart(name, labels, format, &out, &first);
+    AppendLabel("rank", fmt::format("{}", rank.rank), format, &first, &out);
+    AppendLabel("pid", fmt::format("{}", rank.pid), format, &first, &out);
     AppendSampleEnd(rank.steps, first, &out);
   }
   std::span<const MetricDef> gdefs = GpuMetrics();
@@ -151,10 +207,10 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
       gpu_names[g] = fmt::format("{}", gpu.index);
       gpu_models[g] = std::string(ModelOf(labels, gpu));
     }
-    AppendLabel("gpu", gpu_names[g], &first, &out);
-    if (!gpu_models[g].empty()) AppendLabel("gpu_model", gpu_models[g], &first, &out);
+    AppendLabel("gpu", gpu_names[g], format, &first, &out);
+    if (!gpu_models[g].empty()) AppendLabel("gpu_model", gpu_models[g], format, &first, &out);
     if (gpu.mig_instance >= 0)
-      AppendLabel("mig", fmt::format("{}", gpu.mig_instance), &first, &out);
+      AppendLabel("mig", fmt::format("{}", gpu.mig_instance), format, &first, &out);
   };
   for (size_t i = 0; i < gdefs.size(); ++i) {
     bool header = false;
@@ -167,7 +223,7 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
         AppendFamilyHeader(gdefs[i], name, format, &out);
         header = true;
       }
-      AppendSeriesStart(name, labels, &out, &first);
+      AppendSeriesStart(name, labels, format, &out, &first);
       append_gpu_labels(g);
       AppendSampleEnd(RowValue(gdefs[i], *gpu.values[i]), first, &out);
     }
@@ -201,11 +257,13 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
           AppendGaugeHeader(f.name, f.help, format, &out);
           header = true;
         }
-        AppendSeriesStart(f.name, labels, &out, &first);
+        AppendSeriesStart(f.name, labels, format, &out, &first);
         append_gpu_labels(g);
-        AppendLabel("pid", fmt::format("{}", p->pid), &first, &out);
-        if (!p->name.empty()) AppendLabel("name", p->name, &first, &out);
-        AppendLabel("owner", p->is_job ? "job" : "other", &first, &out);
+        AppendLabel("pid", fmt::format("{}", p->pid), format, &first, &out);
+        if (!p->name.empty() && (p->is_job || labels.outside_process_names)) {
+          AppendLabel("name", p->name, format, &first, &out);
+        }
+        AppendLabel("owner", p->is_job ? "job" : "other", format, &first, &out);
         AppendSampleEnd(*v, first, &out);
       }
     }

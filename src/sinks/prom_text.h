@@ -33,6 +33,10 @@ struct PromLabels {
   std::string host;
   std::string run;
   std::vector<PromGpuLabel> gpus;  // models by index and MIG instance, from meta.json
+  // Whether the `name` label of GPU processes outside the job is written. Off
+  // where the metrics can be read from other machines (another user's process
+  // names are theirs), unless --prometheus-process-names asks for them.
+  bool outside_process_names = false;
 };
 
 // The whole exposition; OpenMetrics ends with "# EOF".
@@ -41,8 +45,12 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
 // Whether an Accept header asks for OpenMetrics.
 bool WantsOpenMetrics(std::string_view accept);
 
-// Appends `value` escaped for a label value (\\, \", \n).
-void AppendEscapedLabelValue(std::string_view value, std::string* out);
+// Appends `value` as a label value of `format`: invalid UTF-8 (a kernel
+// process name cut mid-character) becomes U+FFFD, then \\, \" and \n are
+// escaped (the same three in text 0.0.4 and OpenMetrics 1.0.0).
+void AppendEscapedLabelValue(std::string_view value, PromFormat format, std::string* out);
+// Appends `text` with every invalid UTF-8 sequence replaced by U+FFFD.
+void AppendValidUtf8(std::string_view text, std::string* out);
 // Appends `help` escaped for # HELP (\\, \n; OpenMetrics also \").
 void AppendEscapedHelp(std::string_view help, PromFormat format, std::string* out);
 // Appends a sample value: shortest round-trip decimal, NaN, +Inf, -Inf.

@@ -36,7 +36,11 @@ Row SampleRow() {
   return row;
 }
 
-PromLabels SampleLabels() { return PromLabels{"node-1", "train", {{1, 3, "NVIDIA A100"}}}; }
+PromLabels SampleLabels() {
+  PromLabels labels{"node-1", "train", {{1, 3, "NVIDIA A100"}}};
+  labels.outside_process_names = true;
+  return labels;
+}
 
 TEST(RenderPrometheus, GaugeIsTheIntervalMeanWithHelpAndType) {
   std::string text = RenderPrometheus(SampleRow(), SampleLabels(), PromFormat::kText004);
@@ -180,11 +184,55 @@ TEST(RenderPrometheus, ProcessNamesAreEscapedAndLeftOutWhenUnknown) {
 
 TEST(PromEscape, LabelValuesEscapeBackslashQuoteAndNewline) {
   std::string out;
-  AppendEscapedLabelValue("a\\b\"c\nd", &out);
+  AppendEscapedLabelValue("a\\b\"c\nd", PromFormat::kText004, &out);
   EXPECT_EQ(out, "a\\\\b\\\"c\\nd");
   std::string text =
       RenderPrometheus(SampleRow(), PromLabels{"h\"1", "x\ny", {}}, PromFormat::kText004);
   EXPECT_NE(text.find("{host=\"h\\\"1\",run=\"x\\ny\"}"), std::string::npos) << text;
+}
+
+TEST(PromEscape, InvalidUtf8BecomesTheReplacementCharacter) {
+  // A 15-byte kernel name cut in the middle of the eighth "é" (C3 A9).
+  std::string cut;
+  for (int i = 0; i < 7; ++i) cut += "\xC3\xA9";
+  cut += "\xC3";
+  for (PromFormat format : {PromFormat::kText004, PromFormat::kOpenMetrics}) {
+    std::string out;
+    AppendEscapedLabelValue(cut, format, &out);
+    EXPECT_EQ(out, "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xEF\xBF\xBD");
+  }
+  std::string out;
+  // Stray continuation, overlong "/", surrogate, beyond U+10FFFF; valid 4-byte kept.
+  AppendEscapedLabelValue(
+      "a\x80"
+      "b\xC0\xAF\xED\xA0\x80\xF4\x90\x80\x80\xF0\x9F\x98\x80\"",
+      PromFormat::kText004, &out);
+  EXPECT_EQ(out,
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
+            "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xF0\x9F\x98\x80\\\"");
+}
+
+TEST(RenderPrometheus, NamesOfProcessesOutsideTheJobOnlyWhenAllowed) {
+  Row row = SampleRow();
+  GpuProcess mine, theirs;
+  mine.pid = 7;
+  mine.name = "python";
+  mine.is_job = true;
+  mine.memory_bytes = 2;
+  theirs.pid = 8;
+  theirs.name = "secret-project";
+  theirs.memory_bytes = 1;
+  row.gpus[0].processes = {mine, theirs};
+  PromLabels labels = SampleLabels();
+  labels.outside_process_names = false;
+  std::string text = RenderPrometheus(row, labels, PromFormat::kText004);
+  EXPECT_NE(text.find("pid=\"7\",name=\"python\",owner=\"job\"}"), std::string::npos) << text;
+  EXPECT_NE(text.find("pid=\"8\",owner=\"other\"}"), std::string::npos) << text;
+  EXPECT_EQ(text.find("secret-project"), std::string::npos) << text;
+  labels.outside_process_names = true;
+  text = RenderPrometheus(row, labels, PromFormat::kText004);
+  EXPECT_NE(text.find("pid=\"8\",name=\"secret-project\",owner=\"other\"}"), std::string::npos);
 }
 
 TEST(PromEscape, HelpEscapesQuotesOnlyInOpenMetrics) {

@@ -17,5 +17,10 @@ TEST(PushgatewayGroupPath, OtherValuesGoAsBase64Url) {
   EXPECT_EQ(PushgatewayGroupPath("", "h"), "/metrics/job@base64/=/instance/h");
 }
 
+TEST(PushgatewayGroupPath, InvalidUtf8IsReplacedBeforeEncoding) {
+  // "\xC3" alone is not UTF-8: it goes as U+FFFD (EF BF BD -> 77-9), as the label would.
+  EXPECT_EQ(PushgatewayGroupPath("\xC3", "h"), "/metrics/job@base64/77-9/instance/h");
+}
+
 }  // namespace
 }  // namespace tv
