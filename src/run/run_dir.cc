@@ -63,7 +63,7 @@ std::string PrepareRunDir(const Config& config, const std::vector<std::string>& 
   return dir;
 }
 
-bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j) {
+bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j, bool say) {
   std::string tmp = path + ".tmp";
   std::string text = j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -74,7 +74,8 @@ bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j) {
   }
   if (ok) ok = ::rename(tmp.c_str(), path.c_str()) == 0;
   if (!ok) {
-    fmt::print(stderr, "trainvitals: cannot write {}: {}\n", path, std::strerror(errno));
+    int err = errno;
+    if (say) fmt::print(stderr, "trainvitals: cannot write {}: {}\n", path, std::strerror(err));
     ::unlink(tmp.c_str());
   }
   return ok;

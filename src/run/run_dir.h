@@ -22,7 +22,7 @@ std::string PrepareRunDir(const Config& config, const std::vector<std::string>& 
 
 // Writes `j` to `path` atomically (temporary file, then rename): a reader sees
 // the old file or the new one, never half of one. Returns false
-// and says why on stderr when it fails.
-bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j);
+// and, when `say`, says why on stderr when it fails.
+bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j, bool say = true);
 
 }  // namespace tv

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,30 +10,77 @@
 #include <cstring>
 
 #include "sinks/row_json.h"
-#include "sinks/write_all.h"
 
 namespace tv {
 
 JsonlSink::JsonlSink(const std::string& samples_path, const std::string& events_path) {
-  int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
-  samples_fd_ = ::open(samples_path.c_str(), flags, 0644);
-  events_fd_ = ::open(events_path.c_str(), flags, 0644);
+  Open(samples_path, &samples_);
+  Open(events_path, &events_);
 }
 
 JsonlSink::~JsonlSink() { OnClose(); }
 
-void JsonlSink::WriteLine(int fd, const char* what) {
-  // One write(2) per line: O_APPEND makes it land whole, so a reader never sees
-  // half a line except the last one of a crash.
-  if (fd >= 0) WriteAll(fd, line_, what, &write_failed_);
+void JsonlSink::Open(const std::string& path, File* file) {
+  file->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  struct stat st {};
+  if (file->fd >= 0 && ::fstat(file->fd, &st) == 0) {
+    file->size = st.st_size;
+    return;
+  }
+  std::string error = fmt::format("cannot open {}: {}", path, std::strerror(errno));
+  if (file->fd >= 0) ::close(file->fd);
+  file->fd = -1;
+  fmt::print(stderr, "trainvitals: {} (it is not written; monitoring goes on)\n", error);
+  if (!open_error_.empty()) open_error_ += "; ";
+  open_error_ += error;
+}
+
+bool JsonlSink::WriteLine(File* file) {
+  if (file->fd < 0) return false;
+  // A partial line left by an earlier failure goes first, or nothing is written.
+  if (file->dirty && ::ftruncate(file->fd, file->size) != 0) return false;
+  file->dirty = false;
+  size_t done = 0;
+  int error = 0;
+  while (done < line_.size()) {
+    // One write(2) per line where the kernel allows: O_APPEND lands it whole.
+    ssize_t n = ::write(file->fd, line_.data() + done, line_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : ENOSPC;
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (done == line_.size()) {
+    file->size += static_cast<off_t>(done);
+    if (file->failing) {
+      fmt::print(stderr, "trainvitals: writing {} again\n", file->name);
+      file->failing = false;
+    }
+    return true;
+  }
+  // Never leave half a line: a later line would follow it and break the file.
+  if (done > 0 && ::ftruncate(file->fd, file->size) != 0) file->dirty = true;
+  if (!file->failing) {
+    fmt::print(stderr,
+               "trainvitals: cannot write {}: {} (lines are lost until it can; "
+               "monitoring goes on)\n",
+               file->name, std::strerror(error));
+    file->failing = true;
+  }
+  return false;
 }
 
 void JsonlSink::OnRow(const Row& row) {
   line_.clear();
   AppendRowJson(row, &line_);
   line_.push_back('\n');
-  WriteLine(samples_fd_, "samples.jsonl");
-  ++rows_written_;
+  if (WriteLine(&samples_)) {
+    ++rows_written_;
+  } else {
+    ++rows_lost_;
+  }
 }
 
 void AppendEventJson(const Event& event, std::string* out) {
@@ -47,14 +95,14 @@ void AppendEventJson(const Event& event, std::string* out) {
 void JsonlSink::OnEvent(const Event& event) {
   line_.clear();
   AppendEventJson(event, &line_);
-  WriteLine(events_fd_, "events.jsonl");
+  if (!WriteLine(&events_)) ++events_lost_;
 }
 
 void JsonlSink::OnClose() {
-  for (int* fd : {&samples_fd_, &events_fd_}) {
-    if (*fd >= 0) {
-      ::close(*fd);
-      *fd = -1;
+  for (File* file : {&samples_, &events_}) {
+    if (file->fd >= 0) {
+      ::close(file->fd);
+      file->fd = -1;
     }
   }
 }

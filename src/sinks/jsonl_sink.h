@@ -1,9 +1,14 @@
 // JsonlSink: appends rows to samples.jsonl and events to events.jsonl, one
 // complete line per write(2), flushed as it goes: a crash (even SIGKILL) loses
 // at most the line being written, and every complete line stays valid JSON.
-// A write failure is reported once on stderr; later rows are still tried.
 //
-// Thread safety: used on the sink thread only.
+// A full disk (or any write error) never leaves half a line behind: the file is
+// truncated back to its last complete line, the row is counted as lost and the
+// next one is tried, so writing resumes by itself when space returns. Failures
+// (and a file that could not be opened) are said once per file on stderr.
+//
+// Thread safety: used on the sink thread only; the counters are read after the
+// sink thread ended (SinkThread::Close).
 #pragma once
 
 #include <string>
@@ -17,19 +22,36 @@ class JsonlSink final : public Sink {
   // Opens (creating or appending) both files; throws nothing, check ok().
   JsonlSink(const std::string& samples_path, const std::string& events_path);
   ~JsonlSink() override;
-  bool ok() const { return samples_fd_ >= 0 && events_fd_ >= 0; }
+  bool ok() const { return samples_.fd >= 0 && events_.fd >= 0; }
+  // Why a file could not be opened; empty when both are open.
+  const std::string& open_error() const { return open_error_; }
   void OnRow(const Row& row) override;
   void OnEvent(const Event& event) override;
   void OnClose() override;
+  // Rows whose whole line is in samples.jsonl.
   uint64_t rows_written() const { return rows_written_; }
+  // Rows that could not be written (full disk, file not open).
+  uint64_t rows_lost() const { return rows_lost_; }
+  uint64_t events_lost() const { return events_lost_; }
 
  private:
-  void WriteLine(int fd, const char* what);
-  int samples_fd_ = -1;
-  int events_fd_ = -1;
+  struct File {
+    std::string name;  // "samples.jsonl", for messages
+    int fd = -1;
+    off_t size = 0;      // the end of the last complete line
+    bool dirty = false;  // a partial line could not be truncated away yet
+    bool failing = false;
+  };
+  void Open(const std::string& path, File* file);
+  // Appends line_ whole or not at all; false when it is not in the file.
+  bool WriteLine(File* file);
+  File samples_{"samples.jsonl"};
+  File events_{"events.jsonl"};
+  std::string open_error_;
   std::string line_;
-  bool write_failed_ = false;
   uint64_t rows_written_ = 0;
+  uint64_t rows_lost_ = 0;
+  uint64_t events_lost_ = 0;
 };
 
 // Appends the JSON line of an event (with newline) to `out`.
