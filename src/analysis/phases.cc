@@ -74,15 +74,24 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
     phase_ = c.phase;
     if (c.began) ++phases_[c.phase].count;
   }
-  for (const Marker& m : sample.training.markers) Mark(m, sample, events);
+  for (const TrainingEvent& m : sample.training.events) Mark(m, sample, events);
   if (sample.training.steps) last_steps_ = sample.training.steps;
 }
 
-void PhaseTracker::Mark(const Marker& m, const Sample& now, std::vector<Event>* events) {
+void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<Event>* events) {
   int rank = std::max(m.rank, 0);
   switch (m.type) {
-    case MarkerType::kEpochBegin: {
+    case TrainingEventType::kEpochBegin: {
       auto [it, fresh] = open_.try_emplace(*m.epoch);
+      if (fresh && open_.size() > kMaxOpenEpochs) {
+        // Epochs begun and never ended (a sender's bug): the lowest goes out as
+        // incomplete, so a stream of them cannot grow this without bound.
+        auto oldest = open_.begin();
+        bool this_one = oldest == it;
+        Close(oldest->first, oldest->second, m.t, false, &now, events);
+        open_.erase(oldest);
+        if (this_one) break;
+      }
       if (fresh) {
         it->second.start_t = m.t;
         it->second.steps_first = last_steps_.value_or(0);
@@ -90,7 +99,7 @@ void PhaseTracker::Mark(const Marker& m, const Sample& now, std::vector<Event>* 
       it->second.begun.try_emplace(rank, m.t);
       break;
     }
-    case MarkerType::kEpochEnd: {
+    case TrainingEventType::kEpochEnd: {
       auto it = open_.find(*m.epoch);
       if (it == open_.end()) break;  // an end without a begin: nothing to measure against
       it->second.ended[rank] = {m.t, m.steps.value_or(0)};

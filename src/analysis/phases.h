@@ -56,12 +56,15 @@ class PhaseTracker final : public SampleObserver {
   };
 
   // `now`: the sample the marker came with.
-  void Mark(const Marker& m, const Sample& now, std::vector<Event>* events);
+  void Mark(const TrainingEvent& m, const Sample& now, std::vector<Event>* events);
   void Close(int64_t index, OpenEpoch& e, double end_t, bool complete, const Sample* now,
              std::vector<Event>* events);
   // Credits the time since the last change to the current phase.
   void Switch(double t);
 
+  // Epochs begun and not yet ended by every rank that began them; at most
+  // kMaxOpenEpochs (docs/markers.md).
+  static constexpr size_t kMaxOpenEpochs = 64;
   std::map<int64_t, OpenEpoch> open_;
   nlohmann::ordered_json epochs_ = nlohmann::ordered_json::array();
   std::string phase_;       // the phase time now goes to; empty: none

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/gpu_sample.h"
-#include "markers/protocol.h"
+#include "core/training_sample.h"
 
 namespace tv {
 
@@ -64,56 +64,6 @@ struct JobSample {
   // Processes that joined or left the tree since the previous sample.
   std::vector<ProcessInfo> started;
   std::vector<ProcessInfo> exited;
-};
-
-// One training process's step counter (markers/protocol.h), as read this tick.
-struct RankSteps {
-  int rank = -1;  // -1: not distributed
-  int pid = 0;
-  double steps = 0;
-  std::optional<double> step;
-};
-
-// The training's phase changed: at the sender's time `t`, time began to go to
-// `phase` (empty: none). `began`: a phase_begin made it current (not the end
-// of a nested phase returning to it).
-struct PhaseChange {
-  double t = 0;
-  std::string phase;
-  bool began = false;
-};
-
-// What the training processes said through markers. Empty without markers.
-struct TrainingSample {
-  std::optional<double> steps;  // the most steps any process has taken
-  std::optional<double> step;   // the highest step number given
-  std::optional<double> steps_per_second;
-  std::optional<double> epoch;              // the current (or last) epoch of the lowest rank
-  std::optional<double> markers_malformed;  // datagrams ignored since the start
-  // The innermost open phase of the lowest rank that has one (a plain process
-  // counts as rank 0, the first to connect wins ties); empty: none.
-  std::string phase;
-  std::vector<PhaseChange> phase_changes;               // since the previous tick, in order
-  std::vector<std::pair<std::string, double>> scalars;  // the lowest rank's latest user scalars
-  std::vector<RankSteps> ranks;                         // every process with a step slot
-  std::vector<Marker> markers;                          // arrived since the previous tick, in order
-  std::string malformed_error;  // the first malformed datagram's fault, said once
-
-  // Empties it for the next tick, keeping the capacity of the vectors and
-  // strings: a steady tick allocates nothing.
-  void Clear() {
-    steps.reset();
-    step.reset();
-    steps_per_second.reset();
-    epoch.reset();
-    markers_malformed.reset();
-    phase.clear();
-    phase_changes.clear();
-    scalars.clear();
-    ranks.clear();
-    markers.clear();
-    malformed_error.clear();
-  }
 };
 
 struct Sample {

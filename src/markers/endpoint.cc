@@ -92,6 +92,11 @@ bool MarkerEndpoint::Receive(std::string* out) {
         cursor_ = 0;  // every client is drained: next call starts over
         return false;
       }
+      if (clients_.size() >= kMaxClients) {
+        ::close(c);  // its sends fail; its step slot still counts
+        ++refused_;
+        continue;
+      }
       clients_.push_back(c);
     }
     int c = clients_[cursor_];
@@ -108,6 +113,15 @@ bool MarkerEndpoint::Receive(std::string* out) {
     }
     ++cursor_;
   }
+}
+
+void MarkerEndpoint::FreeSlot(int index, uint32_t pid) {
+  if (map_ == nullptr || index < 0 || index >= static_cast<int>(kStepSlots)) return;
+  StepSlot& slot = SlotsOf(map_)[index];
+  if (slot.pid.load(std::memory_order_acquire) != pid) return;
+  slot.steps.store(0, std::memory_order_relaxed);
+  slot.step.store(-1, std::memory_order_relaxed);
+  slot.pid.compare_exchange_strong(pid, 0, std::memory_order_release);
 }
 
 }  // namespace tv

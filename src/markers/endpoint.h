@@ -16,6 +16,9 @@ namespace tv {
 
 class MarkerEndpoint {
  public:
+  // Connections held at once; more are accepted and closed at once (counted).
+  static constexpr size_t kMaxClients = 1024;
+
   // Under $TMPDIR (else /tmp). Returns nullptr with `error` set on failure.
   static std::unique_ptr<MarkerEndpoint> Create(double interval_s, std::string* error);
   ~MarkerEndpoint();
@@ -28,6 +31,9 @@ class MarkerEndpoint {
   // waiting. Accepts new clients and drops those that hung up as it goes.
   bool Receive(std::string* out);
   const StepSlot* slots() const { return SlotsOf(map_); }
+  // Frees slot `index` for the next client to claim, if `pid` still holds it.
+  void FreeSlot(int index, uint32_t pid);
+  uint64_t refused_connections() const { return refused_; }
 
  private:
   MarkerEndpoint() = default;
@@ -37,6 +43,7 @@ class MarkerEndpoint {
   int fd_ = -1;  // listening
   std::vector<int> clients_;
   size_t cursor_ = 0;  // the client Receive reads next
+  uint64_t refused_ = 0;
   void* map_ = nullptr;
   std::string buffer_;
 };

@@ -52,6 +52,27 @@ std::optional<double> Number(const nlohmann::json& j, std::string_view key) {
   return v;
 }
 
+constexpr int64_t kMaxPid = 4194304;  // PID_MAX_LIMIT on 64-bit Linux
+constexpr int64_t kMaxRank = 1 << 24;
+constexpr int64_t kMaxDevice = 4096;
+constexpr size_t kMaxDevices = 64;
+
+// An optional whole number in [lo, hi] at `key` into `*out`; false with
+// `error` set when it is there and is not one.
+bool WholeIn(const nlohmann::json& j, std::string_view key, int64_t lo, int64_t hi, int* out,
+             std::string* error) {
+  auto it = j.find(key);
+  if (it == j.end()) return true;
+  double v = it->is_number() ? it->get<double>() : NAN;
+  if (!std::isfinite(v) || v != std::floor(v) || v < static_cast<double>(lo) ||
+      v > static_cast<double>(hi)) {
+    *error = fmt::format("\"{}\" must be a whole number from {} to {}", key, lo, hi);
+    return false;
+  }
+  *out = static_cast<int>(v);
+  return true;
+}
+
 bool Fail(std::string* error, std::string message) {
   *error = std::move(message);
   return false;
@@ -101,12 +122,17 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
       auto devices = j.find("devices");
       if (devices == j.end() || !devices->is_array())
         return Fail(error, "\"devices\" must be a list");
+      if (devices->size() > kMaxDevices) {
+        return Fail(error, fmt::format("more than {} devices", kMaxDevices));
+      }
       for (const auto& d : *devices) {
-        if (!d.is_object() || !d.contains("device") || !d["device"].is_number_integer()) {
-          return Fail(error, "each device needs a whole-number \"device\"");
-        }
         AllocatorFigures f;
-        f.device = d["device"].get<int>();
+        if (!d.is_object() || !d.contains("device") ||
+            !WholeIn(d, "device", 0, kMaxDevice, &f.device, error)) {
+          return Fail(error, fmt::format("each device needs a whole-number \"device\" from 0 "
+                                         "to {}",
+                                         kMaxDevice));
+        }
         for (const AllocatorField& field : kAllocatorFields) f.*field.value = Number(d, field.name);
         m->allocator.push_back(f);
       }
@@ -215,9 +241,13 @@ std::optional<Marker> ParseMarker(std::string_view datagram, std::string* error)
     *error = fmt::format("unknown type {}", type->dump());
     return std::nullopt;
   }
-  if (auto pid = Number(j, "pid")) m.pid = static_cast<int>(*pid);
-  if (auto rank = Number(j, "rank")) m.rank = static_cast<int>(*rank);
-  if (auto slot = Number(j, "slot")) m.slot = static_cast<int>(*slot);
+  // Every number is checked before it becomes an int: a cast of one out of
+  // range is undefined behaviour.
+  if (!WholeIn(j, "pid", 0, kMaxPid, &m.pid, error) ||
+      !WholeIn(j, "rank", -1, kMaxRank, &m.rank, error) ||
+      !WholeIn(j, "slot", -1, static_cast<int64_t>(kStepSlots) - 1, &m.slot, error)) {
+    return std::nullopt;
+  }
   auto t = Number(j, "t");
   if (!t) {
     *error = "no time \"t\"";

@@ -82,6 +82,33 @@ TEST(MarkerProtocol, RejectsMalformedWithAReason) {
   }
 }
 
+TEST(MarkerProtocol, NumbersOutOfRangeAreRefusedBeforeAnyCast) {
+  auto parse = [](std::string_view text) {
+    std::string error;
+    auto m = ParseMarker(text, &error);
+    return m ? std::string("ok") : error;
+  };
+  EXPECT_EQ(parse(R"({"v":1,"type":"hello","pid":12,"rank":-1,"slot":255,"t":1})"), "ok");
+  EXPECT_NE(parse(R"({"v":1,"type":"hello","pid":1e300,"t":1})").find("\"pid\""),
+            std::string::npos);
+  EXPECT_NE(parse(R"({"v":1,"type":"hello","pid":-3,"t":1})").find("\"pid\""), std::string::npos);
+  EXPECT_NE(parse(R"({"v":1,"type":"hello","pid":1.5,"t":1})").find("\"pid\""), std::string::npos);
+  EXPECT_NE(parse(R"({"v":1,"type":"hello","rank":-2,"t":1})").find("\"rank\""), std::string::npos);
+  EXPECT_NE(parse(R"({"v":1,"type":"hello","rank":4294967297,"t":1})").find("\"rank\""),
+            std::string::npos);
+  EXPECT_NE(parse(R"({"v":1,"type":"hello","slot":256,"t":1})").find("\"slot\""),
+            std::string::npos);
+  EXPECT_NE(parse(R"({"v":1,"type":"hello","slot":"3","t":1})").find("\"slot\""),
+            std::string::npos);
+  EXPECT_NE(
+      parse(R"({"v":1,"type":"allocator","t":1,"devices":[{"device":1e20}]})").find("\"device\""),
+      std::string::npos);
+  std::string many = R"({"v":1,"type":"allocator","t":1,"devices":[)";
+  for (int i = 0; i < 65; ++i) many += (i ? ",{\"device\":0}" : "{\"device\":0}");
+  many += "]}";
+  EXPECT_NE(parse(many).find("more than 64 devices"), std::string::npos);
+}
+
 TEST(MarkerProtocol, StepsFileSitsBesideTheSocket) {
   EXPECT_EQ(StepsPathFor("/tmp/trainvitals-abc/markers.sock"), "/tmp/trainvitals-abc/steps");
 }

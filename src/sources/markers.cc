@@ -1,20 +1,11 @@
 #include "sources/markers.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <climits>
 
 namespace tv {
-namespace {
-
-// Datagrams read per tick at most; the rest wait for the next tick.
-constexpr int kMaxPerTick = 4096;
-
-}  // namespace
-
-// Lower rank first (a plain process counts as rank 0), then the first to speak.
-bool MarkerSource::Precedes(const Process& a, const Process& b) {
-  return std::pair(std::max(a.rank, 0), a.order) < std::pair(std::max(b.rank, 0), b.order);
-}
-
 namespace {
 
 template <typename T>
@@ -26,10 +17,56 @@ void AddTo(std::optional<double>* sum, std::optional<double> v) {
   if (v) *sum = sum->value_or(0) + *v;
 }
 
+// The event a marker is in Sample::training; false for scalars and allocator
+// figures, which go into rows instead.
+bool ToEvent(const Marker& m, TrainingEvent* e) {
+  switch (m.type) {
+    case MarkerType::kHello:
+      e->type = TrainingEventType::kClientStart;
+      break;
+    case MarkerType::kEpochBegin:
+      e->type = TrainingEventType::kEpochBegin;
+      break;
+    case MarkerType::kEpochEnd:
+      e->type = TrainingEventType::kEpochEnd;
+      break;
+    case MarkerType::kPhaseBegin:
+      e->type = TrainingEventType::kPhaseBegin;
+      break;
+    case MarkerType::kPhaseEnd:
+      e->type = TrainingEventType::kPhaseEnd;
+      break;
+    case MarkerType::kBye:
+      e->type = TrainingEventType::kClientEnd;
+      break;
+    case MarkerType::kScalars:
+    case MarkerType::kAllocator:
+      return false;
+  }
+  e->pid = m.pid;
+  e->rank = m.rank;
+  e->t = m.t;
+  e->epoch = m.epoch;
+  e->steps = m.steps;
+  e->phase = m.phase;
+  e->framework = m.framework;
+  return true;
+}
+
 }  // namespace
 
+// Lower rank first (a plain process counts as rank 0), then the first to speak.
+bool MarkerSource::Precedes(const Process& a, const Process& b) {
+  return std::pair(std::max(a.rank, 0), a.order) < std::pair(std::max(b.rank, 0), b.order);
+}
+
+void MarkerSource::Warn(const char* kind, std::string message) {
+  if (std::find(warned_.begin(), warned_.end(), kind) != warned_.end()) return;
+  warned_.emplace_back(kind);
+  warnings_.push_back(Notice{"markers", std::move(message)});
+}
+
 void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
-  (void)notices;
   TrainingSample& t = out->training;
   Drain(&t);
   if (malformed_ > 0) t.markers_malformed = static_cast<double>(malformed_);
@@ -40,11 +77,18 @@ void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* noti
     t.scalars.assign(ref->scalars.begin(), ref->scalars.end());
   }
   AddAllocatorFigures(out);
+  if (uint64_t refused = endpoint_->refused_connections(); refused > 0) {
+    Warn("connections", fmt::format("more than {} training processes connected at once: the "
+                                    "others are refused (their steps still count)",
+                                    MarkerEndpoint::kMaxClients));
+  }
+  for (Notice& n : warnings_) notices->push_back(std::move(n));
+  warnings_.clear();
 }
 
 bool MarkerSource::Flush(Sample* out) {
   TrainingSample& t = out->training;
-  t.markers.clear();
+  t.events.clear();
   t.phase_changes.clear();
   t.malformed_error.clear();
   Drain(&t);
@@ -53,27 +97,34 @@ bool MarkerSource::Flush(Sample* out) {
   t.step.reset();
   t.ranks.clear();
   ReadSlots(out->mono_s, &t);
-  return !t.markers.empty() || !t.malformed_error.empty() || t.steps.has_value();
+  return !t.events.empty() || !t.malformed_error.empty() || t.steps.has_value();
 }
 
 void MarkerSource::Drain(TrainingSample* t) {
-  for (int i = 0; i < kMaxPerTick && endpoint_->Receive(&datagram_); ++i) {
+  pending_.clear();
+  size_t bytes = 0;
+  for (int i = 0; i < kMaxPerTick && bytes < kMaxBytesPerTick && endpoint_->Receive(&datagram_);
+       ++i) {
+    bytes += datagram_.size();
     std::string error;
     std::optional<Marker> m = ParseMarker(datagram_, &error);
     if (!m) {
       if (malformed_++ == 0) t->malformed_error = error;
       continue;
     }
-    t->markers.push_back(std::move(*m));
+    pending_.push_back(std::move(*m));
   }
   // Each process's messages arrive in order on its own connection, but the
   // connections are read one after another: put them back in the order they
   // were sent, so rank 1's epoch_begin comes before rank 0's epoch_end.
-  std::stable_sort(t->markers.begin(), t->markers.end(),
+  std::stable_sort(pending_.begin(), pending_.end(),
                    [](const Marker& a, const Marker& b) { return a.t < b.t; });
-  for (const Marker& m : t->markers) {
+  for (const Marker& m : pending_) {
     std::string before(CurrentPhase());
-    Apply(m);
+    if (!Apply(m)) continue;
+    TrainingEvent e;
+    if (ToEvent(m, &e)) t->events.push_back(std::move(e));
+    if (m.type == MarkerType::kBye) Retire(m);
     std::string_view after = CurrentPhase();
     if (after == before) continue;
     bool began = m.type == MarkerType::kPhaseBegin && after == m.phase;
@@ -81,10 +132,33 @@ void MarkerSource::Drain(TrainingSample* t) {
   }
 }
 
-void MarkerSource::Apply(const Marker& m) {
-  auto [it, fresh] = processes_.try_emplace(std::pair(m.pid, m.slot));
+bool MarkerSource::MakeRoom() {
+  if (processes_.size() < kMaxProcesses) return true;
+  auto oldest = processes_.end();
+  for (auto it = processes_.begin(); it != processes_.end(); ++it) {
+    if (it->second.closed &&
+        (oldest == processes_.end() || it->second.order < oldest->second.order))
+      oldest = it;
+  }
+  if (oldest == processes_.end()) {
+    Warn("processes", fmt::format("more than {} training processes at once: markers of the "
+                                  "others are ignored",
+                                  kMaxProcesses));
+    return false;
+  }
+  processes_.erase(oldest);
+  return true;
+}
+
+bool MarkerSource::Apply(const Marker& m) {
+  auto key = std::pair(m.pid, m.slot);
+  auto it = processes_.find(key);
+  if (it == processes_.end()) {
+    if (!MakeRoom()) return false;
+    it = processes_.emplace(key, Process{}).first;
+    it->second.order = next_order_++;
+  }
   Process& p = it->second;
-  if (fresh) p.order = next_order_++;
   p.rank = m.rank;
   switch (m.type) {
     case MarkerType::kHello:
@@ -96,6 +170,12 @@ void MarkerSource::Apply(const Marker& m) {
       p.epoch = m.epoch;
       break;
     case MarkerType::kPhaseBegin:
+      if (p.phases.size() >= kMaxOpenPhases) {
+        Warn("phases", fmt::format("a process opened more than {} phases without ending them: "
+                                   "deeper ones are ignored",
+                                   kMaxOpenPhases));
+        return false;
+      }
       p.phases.push_back(m.phase);
       break;
     case MarkerType::kPhaseEnd: {
@@ -107,10 +187,14 @@ void MarkerSource::Apply(const Marker& m) {
       for (const auto& [name, value] : m.scalars) {
         auto s = std::find_if(p.scalars.begin(), p.scalars.end(),
                               [&](const auto& kv) { return kv.first == name; });
-        if (s == p.scalars.end()) {
+        if (s != p.scalars.end()) {
+          s->second = value;
+        } else if (p.scalars.size() < kMaxScalars) {
           p.scalars.emplace_back(name, value);
         } else {
-          s->second = value;
+          Warn("scalars", fmt::format("a process sent more than {} scalar names: new names are "
+                                      "ignored",
+                                      kMaxScalars));
         }
       }
       break;
@@ -123,6 +207,20 @@ void MarkerSource::Apply(const Marker& m) {
       p.allocator.clear();
       break;
   }
+  return true;
+}
+
+void MarkerSource::Retire(const Marker& m) {
+  if (m.slot < 0 || m.slot >= static_cast<int>(kStepSlots) || m.pid <= 0) return;
+  const StepSlot& slot = endpoint_->slots()[m.slot];
+  uint32_t pid = static_cast<uint32_t>(m.pid);
+  if (slot.pid.load(std::memory_order_acquire) != pid) return;  // not (or no longer) its slot
+  // Its last step came before its goodbye: the slot holds the final count.
+  SetMax(&retired_steps_, slot.steps.load(std::memory_order_relaxed));
+  int64_t step = slot.step.load(std::memory_order_relaxed);
+  if (step >= 0) SetMax(&retired_step_, step);
+  if (slots_.size() > static_cast<size_t>(m.slot)) slots_[m.slot] = SlotState{};
+  endpoint_->FreeSlot(m.slot, pid);
 }
 
 std::string_view MarkerSource::CurrentPhase() const {
@@ -150,9 +248,13 @@ const MarkerSource::Process* MarkerSource::Reference() const {
 void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
   const StepSlot* slots = endpoint_->slots();
   if (slots_.size() < kStepSlots) slots_.resize(kStepSlots);
+  if (retired_steps_) SetMax(&out->steps, *retired_steps_);
+  if (retired_step_) SetMax(&out->step, *retired_step_);
+  // Slots are claimed lowest first and freed when a process says goodbye, so
+  // free ones may sit between claimed ones: every slot is looked at.
   for (uint32_t i = 0; i < kStepSlots; ++i) {
     uint32_t pid = slots[i].pid.load(std::memory_order_acquire);
-    if (pid == 0) break;  // claimed in order: the first free slot ends the list
+    if (pid == 0 || pid > static_cast<uint32_t>(INT_MAX)) continue;
     uint64_t steps = slots[i].steps.load(std::memory_order_relaxed);
     int64_t step = slots[i].step.load(std::memory_order_relaxed);
     SlotState& prev = slots_[i];
@@ -163,7 +265,7 @@ void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
     prev = SlotState{pid, steps, mono_s};
     RankSteps& r = out->ranks.emplace_back();
     r.pid = static_cast<int>(pid);
-    r.rank = slots[i].rank.load(std::memory_order_relaxed);
+    r.rank = std::max(slots[i].rank.load(std::memory_order_relaxed), -1);
     r.steps = static_cast<double>(steps);
     if (step >= 0) r.step = static_cast<double>(step);
     SetMax(&out->steps, steps);

@@ -3,6 +3,13 @@
 // Sample::training and the framework allocator's figures of each GPU, so it runs
 // after the GPU source. Malformed datagrams are counted and the first one is
 // said once; they never stop the run.
+//
+// Bounded whatever the senders do (docs/markers.md): at most kMaxPerTick
+// datagrams and kMaxBytesPerTick bytes are parsed a tick (the rest wait), at
+// most kMaxProcesses processes are remembered (those that said goodbye go
+// first), kMaxScalars scalar names and kMaxOpenPhases open phases per process.
+// A process's step slot is freed when it says goodbye, its count kept, so a
+// long run with many short-lived clients never runs out of slots.
 #pragma once
 
 #include <map>
@@ -16,6 +23,12 @@ namespace tv {
 
 class MarkerSource final : public Source {
  public:
+  static constexpr int kMaxPerTick = 4096;
+  static constexpr size_t kMaxBytesPerTick = 1 << 20;
+  static constexpr size_t kMaxProcesses = 1024;
+  static constexpr size_t kMaxScalars = 256;
+  static constexpr size_t kMaxOpenPhases = 16;
+
   explicit MarkerSource(MarkerEndpoint* endpoint) : endpoint_(endpoint) {}
   std::string_view name() const override { return "markers"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
@@ -38,21 +51,34 @@ class MarkerSource final : public Source {
     uint64_t steps = 0;
     double mono_s = 0;
   };
-  // Reads the waiting messages into `t.markers`, in send order, and applies them.
+  // Reads the waiting messages into `t.events`, in send order, and applies them.
   void Drain(TrainingSample* t);
-  void Apply(const Marker& m);
+  // False when the marker was refused (too many processes).
+  bool Apply(const Marker& m);
+  // Room for one more process record: forgets the earliest that said goodbye.
+  bool MakeRoom();
+  // The process at `m.slot` said goodbye: keeps its count and frees the slot.
+  void Retire(const Marker& m);
   static bool Precedes(const Process& a, const Process& b);
   const Process* Reference() const;
   // The phase the training is in (TrainingSample::phase).
   std::string_view CurrentPhase() const;
   void ReadSlots(double mono_s, TrainingSample* out);
   void AddAllocatorFigures(Sample* out) const;
+  // Says `message` once per kind (on the next Read).
+  void Warn(const char* kind, std::string message);
 
   MarkerEndpoint* endpoint_;
   std::map<std::pair<int, int>, Process> processes_;  // by (pid, slot): one per client
   std::vector<SlotState> slots_;
+  std::vector<Marker> pending_;  // read this tick, before sorting
   uint64_t malformed_ = 0;
   uint64_t next_order_ = 0;
+  // The counts of processes whose slots were freed.
+  std::optional<double> retired_steps_;
+  std::optional<double> retired_step_;
+  std::vector<std::string> warned_;  // kinds said
+  std::vector<Notice> warnings_;     // to say on the next Read
   std::string datagram_;
 };
 

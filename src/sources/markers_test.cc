@@ -1,7 +1,9 @@
 // The marker source against a real endpoint and real clients in this process.
 #include "sources/markers.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -49,9 +51,9 @@ TEST(MarkerSource, CountsStepsAndFollowsEpochsAndPhases) {
   ASSERT_TRUE(client.ok()) << client.error();
   EXPECT_EQ(client.slot(), 0);
   Sample s0 = f.Read(1.0);
-  ASSERT_EQ(s0.training.markers.size(), 1u);
-  EXPECT_EQ(s0.training.markers[0].type, MarkerType::kHello);
-  EXPECT_EQ(s0.training.markers[0].framework, "test");
+  ASSERT_EQ(s0.training.events.size(), 1u);
+  EXPECT_EQ(s0.training.events[0].type, TrainingEventType::kClientStart);
+  EXPECT_EQ(s0.training.events[0].framework, "test");
 
   client.PhaseBegin("train");
   client.EpochBegin(0);
@@ -73,8 +75,8 @@ TEST(MarkerSource, CountsStepsAndFollowsEpochsAndPhases) {
   client.EpochEnd(0);
   Sample s3 = f.Read(4.0);
   EXPECT_EQ(s3.training.phase, "train");
-  ASSERT_EQ(s3.training.markers.size(), 2u);
-  EXPECT_EQ(s3.training.markers[1].steps, 5);  // steps counted since the epoch began
+  ASSERT_EQ(s3.training.events.size(), 2u);
+  EXPECT_EQ(s3.training.events[1].steps, 5);  // steps counted since the epoch began
 }
 
 TEST(MarkerSource, PhaseChangesFollowTheLowestRanksInnermostPhase) {
@@ -143,7 +145,7 @@ TEST(MarkerSource, ABurstFromManyProcessesIsNotLost) {
     }
   }
   Sample s = f.Read(1.0);
-  EXPECT_EQ(s.training.markers.size(), 8u * 41);  // hello + 40 each
+  EXPECT_EQ(s.training.events.size(), 8u * 41);  // hello + 40 each
   EXPECT_FALSE(s.training.markers_malformed);
 }
 
@@ -157,7 +159,8 @@ TEST(MarkerSource, MarkersSentAfterTheLastTickCountWhenSamplingStops) {
   PhaseTracker tracker;
   std::vector<std::unique_ptr<Source>> sources;
   sources.push_back(std::make_unique<MarkerSource>(endpoint.get()));
-  Sampler sampler({.sample_hz = 10, .interval_s = 1}, &clock, std::move(sources), &sinks, &tracker);
+  Sampler sampler({.sample_hz = 10, .interval_s = 1}, &clock, std::move(sources), &sinks,
+                  {&tracker});
   sampler.RunTicks(3);
   {
     MarkerClient client(endpoint->socket_path(), -1, "late");
@@ -181,6 +184,99 @@ TEST(MarkerSource, MarkersSentAfterTheLastTickCountWhenSamplingStops) {
   EXPECT_EQ(sampler.run_row().values[steps]->last, 1);
 }
 
+TEST(MarkerSource, MoreShortLivedClientsThanSlotsInSequenceAllCount) {
+  Fixture f;
+  int ends = 0;
+  Sample s;
+  for (int i = 0; i < 300; ++i) {
+    {
+      MarkerClient c(f.endpoint->socket_path(), -1, "short");
+      ASSERT_GE(c.slot(), 0) << "client " << i << ": " << c.error();
+      for (int k = 0; k <= i; ++k) c.Step(k);
+    }  // said goodbye: its slot is free again, its count kept
+    s = f.Read(1.0 + i * 0.1);
+    for (const TrainingEvent& e : s.training.events) {
+      if (e.type == TrainingEventType::kClientEnd) ++ends;
+    }
+  }
+  EXPECT_EQ(ends, 300);
+  EXPECT_EQ(s.training.steps, 300);  // the last (and longest) client's steps
+  EXPECT_EQ(s.training.step, 299);
+  EXPECT_TRUE(s.training.ranks.empty());  // no client holds a slot now
+}
+
+TEST(MarkerSource, OneSenderCannotMakeItHoldWithoutBound) {
+  Fixture f;
+  MarkerClient c(f.endpoint->socket_path(), -1, "greedy");
+  std::vector<std::pair<std::string, double>> names;
+  for (size_t i = 0; i < MarkerSource::kMaxScalars + 50; ++i) {
+    names.emplace_back(fmt::format("s{}", i), 1.0);
+  }
+  c.Scalars(names);
+  for (size_t i = 0; i < MarkerSource::kMaxOpenPhases + 4; ++i) {
+    c.PhaseBegin(fmt::format("p{}", i));
+  }
+  Sample s = f.Read(1.0);
+  EXPECT_EQ(s.training.scalars.size(), MarkerSource::kMaxScalars);
+  EXPECT_EQ(s.training.phase, fmt::format("p{}", MarkerSource::kMaxOpenPhases - 1));
+  std::string said;
+  for (const Notice& n : f.notices) said += n.message + "\n";
+  EXPECT_NE(said.find("scalar names"), std::string::npos) << said;
+  EXPECT_NE(said.find("phases"), std::string::npos) << said;
+  // Said once each, not on every marker.
+  f.notices.clear();
+  c.Scalars({{"another", 2.0}});
+  f.Read(2.0);
+  EXPECT_TRUE(f.notices.empty());
+}
+
+TEST(MarkerSource, ParsesAtMostAMegabyteATickAndTheRestNextTick) {
+  Fixture f;
+  // 30 datagrams of 60 KB, one per connection (a socket buffer holds one).
+  std::string padding(60000, 'x');
+  std::string hello = R"({"v":1,"type":"hello","pid":1,"t":1,"framework":")" + padding + "\"}";
+  std::vector<int> fds;
+  for (int i = 0; i < 30; ++i) {
+    int fd = ::socket(AF_UNIX, SOCK_SEQPACKET, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, f.endpoint->socket_path().c_str(), sizeof(addr.sun_path) - 1);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    ASSERT_EQ(::send(fd, hello.data(), hello.size(), 0), static_cast<ssize_t>(hello.size()));
+    fds.push_back(fd);
+  }
+  size_t first = f.Read(1.0).training.events.size();
+  size_t second = f.Read(2.0).training.events.size();
+  EXPECT_EQ(first, (MarkerSource::kMaxBytesPerTick + hello.size() - 1) / hello.size());
+  EXPECT_EQ(first + second, 30u);
+  for (int fd : fds) ::close(fd);
+}
+
+TEST(MarkerSource, RefusesConnectionsBeyondTheCapAndSaysSo) {
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  rlimit raised{4096, std::max<rlim_t>(limit.rlim_max, 4096)};
+  if (::setrlimit(RLIMIT_NOFILE, &raised) != 0) GTEST_SKIP() << "cannot raise RLIMIT_NOFILE";
+  Fixture f;
+  std::vector<int> fds;
+  for (size_t i = 0; i < MarkerEndpoint::kMaxClients + 5; ++i) {
+    int fd = ::socket(AF_UNIX, SOCK_SEQPACKET, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, f.endpoint->socket_path().c_str(), sizeof(addr.sun_path) - 1);
+    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    fds.push_back(fd);
+    if (i % 100 == 99) f.Read(1.0);  // the backlog is drained as it fills
+  }
+  f.Read(2.0);
+  EXPECT_EQ(f.endpoint->refused_connections(), 5u);
+  std::string said;
+  for (const Notice& n : f.notices) said += n.message;
+  EXPECT_NE(said.find("more than 1024"), std::string::npos) << said;
+  for (int fd : fds) ::close(fd);
+  ::setrlimit(RLIMIT_NOFILE, &limit);
+}
+
 TEST(MarkerClient, WithoutASupervisorItDoesNothingAndSaysWhy) {
   MarkerClient c("/nonexistent/markers.sock", -1, "x");
   EXPECT_FALSE(c.ok());
@@ -201,8 +297,9 @@ TEST(MarkerClient, AllocatorFiguresAreDueOncePerInterval) {
 TEST(PhaseTracker, EpochClosesWhenEveryRankEndedIt) {
   PhaseTracker tracker;
   std::vector<Event> events;
-  auto marker = [](MarkerType type, int pid, int rank, double t, int64_t epoch, int64_t steps) {
-    Marker m;
+  auto marker = [](TrainingEventType type, int pid, int rank, double t, int64_t epoch,
+                   int64_t steps) {
+    TrainingEvent m;
     m.type = type;
     m.pid = pid;
     m.rank = rank;
@@ -213,13 +310,13 @@ TEST(PhaseTracker, EpochClosesWhenEveryRankEndedIt) {
   };
   Sample s;
   s.job.cpu_cores = 2;
-  s.training.markers = {marker(MarkerType::kEpochBegin, 10, 0, 100, 0, 0),
-                        marker(MarkerType::kEpochBegin, 11, 1, 100.5, 0, 0)};
+  s.training.events = {marker(TrainingEventType::kEpochBegin, 10, 0, 100, 0, 0),
+                       marker(TrainingEventType::kEpochBegin, 11, 1, 100.5, 0, 0)};
   tracker.OnSample(s, &events);
-  s.training.markers = {marker(MarkerType::kEpochEnd, 10, 0, 104, 0, 40)};
+  s.training.events = {marker(TrainingEventType::kEpochEnd, 10, 0, 104, 0, 40)};
   tracker.OnSample(s, &events);
   EXPECT_TRUE(events.empty());  // rank 1 is still in epoch 0
-  s.training.markers = {marker(MarkerType::kEpochEnd, 11, 1, 105, 0, 40)};
+  s.training.events = {marker(TrainingEventType::kEpochEnd, 11, 1, 105, 0, 40)};
   tracker.OnSample(s, &events);
   ASSERT_EQ(events.size(), 1u);
   const auto& rec = events[0].fields;
@@ -238,13 +335,13 @@ TEST(PhaseTracker, EpochClosesWhenEveryRankEndedIt) {
 TEST(PhaseTracker, EpochEnergyIntegratesPowerHeldBetweenReadings) {
   PhaseTracker tracker;
   std::vector<Event> events;
-  Marker begin;
-  begin.type = MarkerType::kEpochBegin;
+  TrainingEvent begin;
+  begin.type = TrainingEventType::kEpochBegin;
   begin.pid = 1;
   begin.t = 100;
   begin.epoch = 0;
-  Marker end = begin;
-  end.type = MarkerType::kEpochEnd;
+  TrainingEvent end = begin;
+  end.type = TrainingEventType::kEpochEnd;
   end.t = 102;
   end.steps = 10;
   for (int i = 0; i <= 20; ++i) {  // 2 s at 10 Hz
@@ -254,8 +351,8 @@ TEST(PhaseTracker, EpochEnergyIntegratesPowerHeldBetweenReadings) {
     g.index = 0;
     g.power_watts = 250;
     if (i % 10 == 0) s.host.cpu_power_watts = 40;  // RAPL: once per row
-    if (i == 0) s.training.markers = {begin};
-    if (i == 20) s.training.markers = {end};
+    if (i == 0) s.training.events = {begin};
+    if (i == 20) s.training.events = {end};
     tracker.OnSample(s, &events);
   }
   ASSERT_EQ(events.size(), 1u);
@@ -268,16 +365,16 @@ TEST(PhaseTracker, NestedEvalTimeCountsAsEvalAndOpenEpochsCloseAtTheEnd) {
   PhaseTracker tracker;
   std::vector<Event> events;
   Sample s;
-  Marker begin;
-  begin.type = MarkerType::kEpochBegin;
+  TrainingEvent begin;
+  begin.type = TrainingEventType::kEpochBegin;
   begin.pid = 1;
   begin.t = 10;
   begin.epoch = 3;
   // Phase changes as the marker source reports them (train, eval nested in it).
-  s.training.markers = {begin};
+  s.training.events = {begin};
   s.training.phase_changes = {{10, "train", true}};
   tracker.OnSample(s, &events);
-  s.training.markers.clear();
+  s.training.events.clear();
   s.training.phase_changes = {{18, "eval", true}};
   tracker.OnSample(s, &events);
   s.training.phase_changes = {{20, "train", false}};

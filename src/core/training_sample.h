@@ -1,0 +1,85 @@
+// The training part of a Sample: what the training processes said (steps,
+// epochs, phases, scalars), as plain data. The marker source fills it from the
+// marker protocol (src/markers/); nothing here knows that wire format.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tv {
+
+enum class TrainingEventType {
+  kClientStart,  // a training process connected (with its framework)
+  kEpochBegin,
+  kEpochEnd,
+  kPhaseBegin,
+  kPhaseEnd,
+  kClientEnd,  // it said goodbye
+};
+
+// One thing a training process said, at the sender's unix time `t`.
+struct TrainingEvent {
+  TrainingEventType type = TrainingEventType::kClientStart;
+  int pid = 0;
+  int rank = -1;  // -1: not distributed
+  double t = 0;
+  std::optional<int64_t> epoch;  // epoch events
+  std::optional<int64_t> steps;  // epoch_end: steps in the epoch; client end: all steps
+  std::string phase;             // phase events: "train", "eval", "predict"
+  std::string framework;         // client start
+};
+
+// One training process's step counter, as read this tick.
+struct RankSteps {
+  int rank = -1;  // -1: not distributed
+  int pid = 0;
+  double steps = 0;
+  std::optional<double> step;
+};
+
+// The training's phase changed: at the sender's time `t`, time began to go to
+// `phase` (empty: none). `began`: a phase_begin made it current (not the end
+// of a nested phase returning to it).
+struct PhaseChange {
+  double t = 0;
+  std::string phase;
+  bool began = false;
+};
+
+// What the training processes said through markers. Empty without markers.
+struct TrainingSample {
+  std::optional<double> steps;  // the most steps any process has taken
+  std::optional<double> step;   // the highest step number given
+  std::optional<double> steps_per_second;
+  std::optional<double> epoch;              // the current (or last) epoch of the lowest rank
+  std::optional<double> markers_malformed;  // datagrams ignored since the start
+  // The innermost open phase of the lowest rank that has one (a plain process
+  // counts as rank 0, the first to connect wins ties); empty: none.
+  std::string phase;
+  std::vector<PhaseChange> phase_changes;               // since the previous tick, in order
+  std::vector<std::pair<std::string, double>> scalars;  // the lowest rank's latest user scalars
+  std::vector<RankSteps> ranks;                         // every process with a step slot
+  std::vector<TrainingEvent> events;                    // said since the previous tick, in order
+  std::string malformed_error;  // the first malformed datagram's fault, said once
+
+  // Empties it for the next tick, keeping the capacity of the vectors and
+  // strings: a steady tick allocates nothing.
+  void Clear() {
+    steps.reset();
+    step.reset();
+    steps_per_second.reset();
+    epoch.reset();
+    markers_malformed.reset();
+    phase.clear();
+    phase_changes.clear();
+    scalars.clear();
+    ranks.clear();
+    events.clear();
+    malformed_error.clear();
+  }
+};
+
+}  // namespace tv
