@@ -3,28 +3,44 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+
+#include "core/thread.h"
 
 namespace tv {
 
 Sampler::Sampler(SamplerOptions options, Clock* clock, std::vector<std::unique_ptr<Source>> sources,
-                 SinkThread* sinks, SampleObserver* observer)
+                 SinkThread* sinks, std::vector<SampleObserver*> observers)
     : options_(options),
       clock_(clock),
       sources_(std::move(sources)),
+      source_failed_(sources_.size(), false),
       sinks_(sinks),
-      observer_(observer),
+      observers_(std::move(observers)),
+      observer_failed_(observers_.size(), false),
       period_s_(1.0 / options.sample_hz),
       ticks_per_row_(
           std::max(1, static_cast<int>(std::lround(options.interval_s * options.sample_hz)))) {}
 
-Sampler::~Sampler() { Stop(); }
+Sampler::~Sampler() {
+  Stop();
+  // Left behind by Stop: it would come back into freed memory. The caller
+  // should have kept this object alive; detach is the least harm left.
+  if (thread_.joinable()) thread_.detach();
+}
 
 void Sampler::Start() {
   start_mono_ = clock_->MonotonicSeconds();
   start_wall_ = clock_->WallSeconds();
   started_ = true;
-  thread_ = std::thread([this] { Loop(-1); });
+  thread_ = std::thread([this] {
+    NameThisThread("tv-sampler");
+    RunGuarded("the sampler", "sampling stops, the rows so far are kept", [this] { Loop(-1); });
+    std::lock_guard<std::mutex> lock(done_mu_);
+    done_ = true;
+    done_cv_.notify_all();
+  });
 }
 
 void Sampler::RunTicks(int ticks) {
@@ -36,10 +52,35 @@ void Sampler::RunTicks(int ticks) {
   Loop(ticks);
 }
 
-void Sampler::Stop() {
+bool Sampler::Stop() {
   stop_.Stop();
-  if (thread_.joinable()) thread_.join();
-  Finish();
+  if (finished_) return !abandoned_;
+  bool complete = WaitForThread();
+  Finish(complete);
+  return complete;
+}
+
+bool Sampler::WaitForThread() {
+  if (!thread_.joinable()) return true;
+  {
+    std::unique_lock<std::mutex> lock(done_mu_);
+    auto timeout = std::chrono::duration<double>(options_.stop_timeout_s);
+    if (done_cv_.wait_for(lock, timeout, [this] { return done_; })) {
+      lock.unlock();
+      thread_.join();
+      return true;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    abandoned_ = true;
+  }
+  thread_.detach();
+  fmt::print(stderr,
+             "trainvitals: sampling did not stop within {} s (a source is stuck, e.g. in a GPU "
+             "driver call): it is left behind; the summary holds what was sampled until then\n",
+             options_.stop_timeout_s);
+  return false;
 }
 
 void Sampler::Loop(int max_ticks) {
@@ -56,6 +97,20 @@ void Sampler::Loop(int max_ticks) {
     }
     TickOnce(k);
     ++k;
+  }
+}
+
+void Sampler::ReadSources(const Tick& tick) {
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    if (source_failed_[i]) continue;
+    try {
+      sources_[i]->Read(tick, &sample_, &notices_);
+    } catch (...) {
+      source_failed_[i] = true;
+      notices_.push_back(
+          Notice{std::string(sources_[i]->name()),
+                 fmt::format("failed ({}): turned off, the rest goes on", CurrentExceptionText())});
+    }
   }
 }
 
@@ -83,9 +138,11 @@ void Sampler::TickOnce(int64_t k) {
   sample_.gpus.clear();
   sample_.training.Clear();
   notices_.clear();
-  for (auto& source : sources_) source->Read(tick, &sample_, &notices_);
-  DeriveRatios(&sample_);
+  ReadSources(tick);
 
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (abandoned_) return;  // came back from a stuck source after Stop gave up on it
+  DeriveRatios(&sample_);
   for (const Notice& n : notices_) {
     Event e{sample_.t, "source_unavailable", {{"source", n.source}, {"message", n.message}}};
     sinks_->PushEvent(std::move(e));
@@ -100,7 +157,6 @@ void Sampler::TickOnce(int64_t k) {
     sinks_->PushEvent(Event{sample_.t, "process_exit", {{"pid", p.pid}, {"name", p.name}}});
   }
 
-  PushMarkerEvents();
   ObserveSample();
 
   interval_.Add(sample_);
@@ -113,46 +169,44 @@ void Sampler::TickOnce(int64_t k) {
 }
 
 void Sampler::ObserveSample() {
-  if (observer_ == nullptr) return;
-  observer_->OnSample(sample_, &observer_events_);
+  for (size_t i = 0; i < observers_.size(); ++i) {
+    if (observer_failed_[i]) continue;
+    try {
+      observers_[i]->OnSample(sample_, &observer_events_);
+    } catch (...) {
+      observer_failed_[i] = true;
+      observer_events_.push_back(
+          Event{sample_.t,
+                "error",
+                {{"message", fmt::format("an analysis of the samples failed ({}): turned off, "
+                                         "the rest goes on",
+                                         CurrentExceptionText())}}});
+    }
+  }
   for (Event& e : observer_events_) sinks_->PushEvent(std::move(e));
   observer_events_.clear();
 }
 
-void Sampler::PushMarkerEvents() {
-  const TrainingSample& t = sample_.training;
-  if (!t.malformed_error.empty()) {
-    sinks_->PushEvent(Event{
-        sample_.t,
-        "marker_malformed",
-        {{"message", t.malformed_error}, {"note", "further malformed markers are only counted"}}});
-  }
-  for (const Marker& m : t.markers) {
-    if (m.type == MarkerType::kScalars || m.type == MarkerType::kAllocator) continue;  // in rows
-    nlohmann::ordered_json fields = {{"pid", m.pid}, {"rank", m.rank}};
-    if (m.epoch) fields["epoch"] = *m.epoch;
-    if (m.steps) fields["steps"] = *m.steps;
-    if (!m.phase.empty()) fields["phase"] = m.phase;
-    if (!m.framework.empty()) fields["framework"] = m.framework;
-    std::string type(MarkerTypeName(m.type));
-    if (m.type == MarkerType::kHello) type = "client_start";
-    if (m.type == MarkerType::kBye) type = "client_end";
-    sinks_->PushEvent(Event{m.t, std::move(type), std::move(fields)});
-  }
-}
-
-void Sampler::Finish() {
+void Sampler::Finish(bool complete) {
+  std::lock_guard<std::mutex> lock(state_mu_);
   if (finished_ || !started_) return;
   finished_ = true;
   // What the sources still hold that is not a reading of the machine (a
   // training process's last markers and step counts, sent just before it
   // exited) belongs to the run. The machine is not sampled again (the job may
   // be gone): the last row gets one more sample holding the latest readings
-  // with the final training state, so its steps are the final count.
+  // with the final training state, so its steps are the final count. Not when
+  // the thread was left in a source: the sources are its, not ours.
   bool flushed = false;
-  for (auto& source : sources_) flushed = source->Flush(&sample_) || flushed;
+  for (size_t i = 0; complete && i < sources_.size(); ++i) {
+    if (source_failed_[i]) continue;
+    try {
+      flushed = sources_[i]->Flush(&sample_) || flushed;
+    } catch (...) {
+      source_failed_[i] = true;
+    }
+  }
   if (flushed) {
-    PushMarkerEvents();
     ObserveSample();
     interval_.Add(sample_);
     run_.Add(sample_);
@@ -162,11 +216,16 @@ void Sampler::Finish() {
   double t = clock_->WallSeconds();
   if (interval_.samples() > 0) sinks_->PushRow(interval_.Take(t, elapsed));
   run_row_ = run_.Peek(t, elapsed);
-  if (observer_ != nullptr) {
-    observer_->OnFinish(t, &observer_events_);
-    for (Event& e : observer_events_) sinks_->PushEvent(std::move(e));
-    observer_events_.clear();
+  for (size_t i = 0; i < observers_.size(); ++i) {
+    if (observer_failed_[i]) continue;
+    try {
+      observers_[i]->OnFinish(t, &observer_events_);
+    } catch (...) {
+      observer_failed_[i] = true;
+    }
   }
+  for (Event& e : observer_events_) sinks_->PushEvent(std::move(e));
+  observer_events_.clear();
 }
 
 void DeriveRatios(Sample* s) {

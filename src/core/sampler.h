@@ -3,12 +3,19 @@
 // never bunched), reduces samples into one Row per interval (default 1 s) and
 // hands rows and events to the SinkThread without ever blocking on it.
 //
+// Faults: a source or observer that throws is turned off (said once in
+// events.jsonl) and the rest goes on; nothing leaves the thread. Stop waits at
+// most `stop_timeout_s` for the thread: one stuck in a source (a GPU driver call
+// that never returns) is left behind and the run ends with what was sampled.
+//
 // Thread safety: Start/Stop from one controlling thread; sources run on the
 // sampler thread only; run_row() is valid after Stop().
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -33,18 +40,25 @@ class SampleObserver {
 struct SamplerOptions {
   double sample_hz = 10;
   double interval_s = 1;
+  // How long Stop waits for a tick in progress before leaving the thread behind.
+  double stop_timeout_s = 5;
 };
 
 class Sampler {
  public:
+  // Observers see each sample in this order.
   Sampler(SamplerOptions options, Clock* clock, std::vector<std::unique_ptr<Source>> sources,
-          SinkThread* sinks, SampleObserver* observer = nullptr);
+          SinkThread* sinks, std::vector<SampleObserver*> observers = {});
+  // Stops; see Stop for a thread left behind.
   ~Sampler();
 
-  // Starts the thread; the first tick is taken at once.
+  // Starts the thread "tv-sampler"; the first tick is taken at once.
   void Start();
-  // Stops the thread and emits the partial last row. Idempotent.
-  void Stop();
+  // Stops the thread and emits the partial last row. Idempotent. Returns false
+  // when the thread did not end within stop_timeout_s (stuck in a source): it
+  // is left running, so this Sampler (and its sources) must then be kept alive,
+  // never destroyed (Session leaks it); the row holds what was sampled before.
+  bool Stop();
 
   // Runs `ticks` ticks on the calling thread (tests, with a FakeClock).
   void RunTicks(int ticks);
@@ -60,18 +74,22 @@ class Sampler {
  private:
   void Loop(int max_ticks);
   void TickOnce(int64_t k);
-  // Hands the current sample to the observer and its events to the sinks.
+  // Reads every source still on into sample_, turning off one that throws.
+  void ReadSources(const Tick& tick);
+  // Hands the current sample to the observers and their events to the sinks.
   void ObserveSample();
-  // Events for the markers that arrived this tick (epoch and phase boundaries,
-  // clients starting and ending) and a malformed datagram's first fault.
-  void PushMarkerEvents();
-  void Finish();
+  // Waits (bounded) for the thread to end; false when it had to be left behind.
+  bool WaitForThread();
+  // `complete`: the thread ended, so the sources may be flushed.
+  void Finish(bool complete);
 
   SamplerOptions options_;
   Clock* clock_;
   std::vector<std::unique_ptr<Source>> sources_;
+  std::vector<bool> source_failed_;
   SinkThread* sinks_;
-  SampleObserver* observer_;
+  std::vector<SampleObserver*> observers_;
+  std::vector<bool> observer_failed_;
   std::vector<Event> observer_events_;
   double period_s_;
   int ticks_per_row_;
@@ -79,6 +97,11 @@ class Sampler {
   double start_wall_ = 0;
   bool started_ = false;
   bool finished_ = false;
+  // Held by the sampler thread from the end of a tick's reads to the end of the
+  // tick, and by Finish: once `abandoned_` is set, a thread that comes back
+  // from a stuck source touches nothing more.
+  std::mutex state_mu_;
+  bool abandoned_ = false;
   Aggregator interval_;
   Aggregator run_;
   Row run_row_;
@@ -87,6 +110,9 @@ class Sampler {
   StopSignal stop_;
   std::atomic<uint64_t> ticks_{0};
   std::atomic<uint64_t> late_ticks_{0};
+  std::mutex done_mu_;
+  std::condition_variable done_cv_;
+  bool done_ = false;
   std::thread thread_;
 };
 

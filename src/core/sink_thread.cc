@@ -1,13 +1,18 @@
 #include "core/sink_thread.h"
 
+#include <fmt/format.h>
+
+#include "core/thread.h"
+
 namespace tv {
 
-SinkThread::SinkThread(std::vector<Sink*> sinks) : sinks_(std::move(sinks)) {}
+SinkThread::SinkThread(std::vector<Sink*> sinks)
+    : sinks_(std::move(sinks)), failed_(sinks_.size(), false) {}
 
 SinkThread::~SinkThread() { Close(); }
 
 void SinkThread::Start() {
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = StartThread("tv-sinks", "rows and events are no longer written", [this] { Loop(); });
 }
 
 bool SinkThread::PushRow(Row row) {
@@ -46,13 +51,27 @@ void SinkThread::Loop() {
       if (std::holds_alternative<Row>(item)) --queued_rows_;
     }
     if (const Row* row = std::get_if<Row>(&item)) {
-      for (Sink* s : sinks_) s->OnRow(*row);
+      Each([row](Sink* s) { s->OnRow(*row); });
     } else {
       const Event& event = std::get<Event>(item);
-      for (Sink* s : sinks_) s->OnEvent(event);
+      Each([&event](Sink* s) { s->OnEvent(event); });
     }
   }
-  for (Sink* s : sinks_) s->OnClose();
+  Each([](Sink* s) { s->OnClose(); });
+}
+
+void SinkThread::Each(const std::function<void(Sink*)>& call) {
+  for (size_t i = 0; i < sinks_.size(); ++i) {
+    if (failed_[i]) continue;
+    try {
+      call(sinks_[i]);
+    } catch (...) {
+      // One sink's fault turns off that sink only.
+      failed_[i] = true;
+      fmt::print(stderr, "trainvitals: an output failed ({}): it is turned off, the others go on\n",
+                 CurrentExceptionText());
+    }
+  }
 }
 
 void SinkThread::Close() {

@@ -3,6 +3,9 @@
 // is dropped and counted; events are small and rare, and are kept unless the
 // queue holds kMaxItems of them.
 //
+// The thread is named "tv-sinks". A sink that throws is turned off (said once
+// on stderr); the others go on.
+//
 // Thread safety: Push* may be called from any thread; sinks run on the sink
 // thread only.
 #pragma once
@@ -10,6 +13,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <variant>
@@ -36,7 +40,10 @@ class SinkThread {
 
  private:
   void Loop();
+  // Calls `call` on every sink still on, turning off one that throws.
+  void Each(const std::function<void(Sink*)>& call);
   std::vector<Sink*> sinks_;
+  std::vector<bool> failed_;  // sink thread only
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::variant<Row, Event>> queue_;

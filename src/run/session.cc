@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "core/host.h"
+#include "core/thread.h"
 #include "run/run_dir.h"
 #include "run/sources.h"
 #include "sources/markers.h"
@@ -51,7 +52,7 @@ Session::Session(Config config, std::vector<std::string> command, std::string mo
 }
 
 Session::~Session() {
-  if (!finished_ && sampler_) Finish(std::nullopt, std::nullopt);
+  if (!finished_ && (sampler_ || sinks_)) Finish(std::nullopt, std::nullopt);
 }
 
 void Session::AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*>* sinks) {
@@ -67,8 +68,12 @@ void Session::AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*
     label.model = g.value("name", std::string());
     labels.gpus.push_back(std::move(label));
   }
+  // Names of other processes on the GPUs stay on this machine unless asked.
+  labels.outside_process_names = config_.prometheus_process_names;
   if (metrics_server_) {
-    prometheus_ = std::make_unique<PrometheusSink>(metrics_server_.get(), labels);
+    PromLabels served = labels;
+    served.outside_process_names |= IsLoopbackHost(metrics_server_->host());
+    prometheus_ = std::make_unique<PrometheusSink>(metrics_server_.get(), std::move(served));
     sinks->push_back(prometheus_.get());
   }
   if (!config_.pushgateway.empty()) {
@@ -100,6 +105,14 @@ nlohmann::ordered_json Session::Meta(int root_pid) const {
 }
 
 void Session::Start(int root_pid) {
+  bool ok = RunGuarded("starting the monitor", "the command runs unmonitored",
+                       [&] { StartMonitoring(root_pid); });
+  if (!ok && sinks_) {
+    AddEvent("error", {{"message", "monitoring could not start; the command ran unmonitored"}});
+  }
+}
+
+void Session::StartMonitoring(int root_pid) {
   std::string dir = run_dir_;
   RunSources sources = MakeSources(config_, root_pid);
   nlohmann::ordered_json meta = Meta(root_pid);
@@ -120,7 +133,7 @@ void Session::Start(int root_pid) {
   }
   WriteJsonFile(dir + "/meta.json", meta);
   jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
-  std::vector<Sink*> sinks = {&timeline_, jsonl_.get()};
+  std::vector<Sink*> sinks = {jsonl_.get()};
   if (tfevents_) sinks.push_back(tfevents_.get());
   if (visualdl_) sinks.push_back(visualdl_.get());
   if (!config_.quiet) {
@@ -143,8 +156,9 @@ void Session::Start(int root_pid) {
     AddEvent("source_unavailable", {{"source", n.source}, {"message", n.message}});
   }
   SamplerOptions options{config_.sample_hz, config_.interval_s};
+  std::vector<SampleObserver*> observers = {&training_events_, &phases_};
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
-                                       sinks_.get(), &phases_);
+                                       sinks_.get(), std::move(observers));
   sampler_->Start();
 }
 
@@ -156,33 +170,58 @@ void Session::AddEvent(std::string type, nlohmann::ordered_json fields) {
 nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
                                        std::optional<int> exit_signal) {
   finished_ = true;
-  sampler_->Stop();
+  if (sampler_ && !sampler_->Stop()) {
+    // Its thread is stuck in a source and may come back: it must find the
+    // sampler (and the sources it owns) still there, so it is never freed.
+    left_behind_ = sampler_.release();
+  }
+  Sampler* sampler = sampler_ ? sampler_.get() : left_behind_;
   double end = Clock::Default()->WallSeconds();
   nlohmann::ordered_json end_fields = {
       {"exit_code", exit_code ? nlohmann::ordered_json(*exit_code) : nlohmann::ordered_json()}};
   if (exit_signal) end_fields["signal"] = *exit_signal;
   AddEvent("end", std::move(end_fields));
-  sinks_->Close();
+  if (sinks_) sinks_->Close();
 
   RunOutcome outcome;
   outcome.command = command_;
   outcome.run_dir = run_dir_;
-  outcome.start_t = sampler_->start_wall();
+  outcome.start_t = sampler != nullptr ? sampler->start_wall() : start_wall_;
   outcome.end_t = end;
   outcome.exit_code = exit_code;
   outcome.exit_signal = exit_signal;
-  outcome.rows_written = jsonl_->rows_written();
-  outcome.rows_dropped = sinks_->dropped_rows();
-  outcome.late_ticks = sampler_->late_ticks();
-  nlohmann::ordered_json summary = BuildSummary(outcome, sampler_->run_row());
+  outcome.rows_written = jsonl_ ? jsonl_->rows_written() : 0;
+  outcome.rows_dropped = sinks_ ? sinks_->dropped_rows() : 0;
+  outcome.late_ticks = sampler != nullptr ? sampler->late_ticks() : 0;
+  nlohmann::ordered_json summary =
+      BuildSummary(outcome, sampler != nullptr ? sampler->run_row() : Row{});
+  if (jsonl_ && jsonl_->rows_lost() > 0) summary["rows_unwritten"] = jsonl_->rows_lost();
+  if (jsonl_ && !jsonl_->open_error().empty()) summary["jsonl_error"] = jsonl_->open_error();
   summary["epochs"] = phases_.Epochs();
   summary["phases"] = phases_.Phases();
-  WriteJsonFile(run_dir_ + "/summary.json", summary);
+  WriteSummary(summary);
   if (!config_.quiet) {
     std::string text = FormatSummary(summary);
     std::fwrite(text.data(), 1, text.size(), stderr);
   }
   return summary;
+}
+
+void Session::WriteSummary(const nlohmann::ordered_json& summary) {
+  std::string path = run_dir_ + "/summary.json";
+  if (WriteJsonFile(path, summary)) return;
+  // Most likely a full disk: the run's one summary is worth a short wait.
+  fmt::print(stderr, "trainvitals: waiting up to {:.0f} s for space to write {}\n", kSummaryWait_s,
+             path);
+  double deadline = Clock::Default()->MonotonicSeconds() + kSummaryWait_s;
+  while (Clock::Default()->MonotonicSeconds() < deadline) {
+    ::usleep(250'000);
+    if (WriteJsonFile(path, summary, /*say=*/false)) {
+      fmt::print(stderr, "trainvitals: wrote {}\n", path);
+      return;
+    }
+  }
+  fmt::print(stderr, "trainvitals: gave up writing {}\n", path);
 }
 
 void Session::Abandon() {

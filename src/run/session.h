@@ -16,8 +16,8 @@
 #include "core/config.h"
 #include "core/sampler.h"
 #include "core/sink_thread.h"
-#include "core/timeline.h"
 #include "markers/endpoint.h"
+#include "markers/training_events.h"
 #include "sinks/jsonl_sink.h"
 #include "sinks/metrics_server.h"
 #include "sinks/prometheus_sink.h"
@@ -36,19 +36,21 @@ class Session {
   ~Session();
 
   const std::string& run_dir() const { return run_dir_; }
-  // The run's recent rows, for analysis and views.
-  const Timeline& timeline() const { return timeline_; }
 
   // The marker socket training processes report to (TRAINVITALS_SOCKET); empty
   // when it could not be made (the run goes on without markers).
   std::string marker_socket() const { return markers_ ? markers_->socket_path() : std::string(); }
 
-  // Starts sampling the process tree rooted at `root_pid`.
+  // Starts sampling the process tree rooted at `root_pid`. Throws nothing: the
+  // command is already running, so a failure here is said once and the run
+  // goes on unmonitored (Finish still writes what it can).
   void Start(int root_pid);
 
   void AddEvent(std::string type, nlohmann::ordered_json fields = nlohmann::ordered_json::object());
 
   // Stops sampling, writes summary.json and prints the summary unless quiet.
+  // Bounded in time: a sampler stuck in a driver call is left behind (and
+  // kept alive); a full disk is waited for a while before summary.json is given up.
   nlohmann::ordered_json Finish(std::optional<int> exit_code, std::optional<int> exit_signal);
 
   // Removes the prepared run directory when the command never started.
@@ -56,6 +58,9 @@ class Session {
 
  private:
   nlohmann::ordered_json Meta(int root_pid) const;
+  void StartMonitoring(int root_pid);
+  // Writes summary.json, waiting up to kSummaryWait_s for space on a full disk.
+  void WriteSummary(const nlohmann::ordered_json& summary);
   // The Prometheus and Pushgateway sinks, when asked for; labels from `meta`.
   void AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*>* sinks);
 
@@ -64,11 +69,11 @@ class Session {
   std::string mode_;
   std::string run_dir_;
   double start_wall_ = 0;
-  Timeline timeline_;
   std::unique_ptr<MetricsServer> metrics_server_;
   std::unique_ptr<MarkerEndpoint> markers_;  // made before the child starts
   std::string markers_error_;
   PhaseTracker phases_;  // bound before the child starts
+  TrainingEventLog training_events_;
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<PrometheusSink> prometheus_;
   std::unique_ptr<PushgatewaySink> pushgateway_;
@@ -77,7 +82,9 @@ class Session {
   std::unique_ptr<VdlSink> visualdl_;
   std::unique_ptr<SinkThread> sinks_;
   std::unique_ptr<Sampler> sampler_;
+  Sampler* left_behind_ = nullptr;  // its thread is stuck in a source: never freed
   bool finished_ = false;
+  static constexpr double kSummaryWait_s = 20;
 };
 
 }  // namespace tv

@@ -6,9 +6,14 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <vector>
 
 #include "core/config.h"
+#include "core/thread.h"
 #include "sinks/prom_text.h"
 
 namespace tv {
@@ -18,6 +23,57 @@ namespace {
 // are reused many times, as Prometheus and load testers do.
 constexpr size_t kServerThreads = 4;
 constexpr size_t kKeepAliveRequests = 1000;
+
+// httplib's worker pool, with named threads ("tv-http") that no exception
+// leaves: a connection whose handling throws is dropped, the others go on.
+class NamedPool final : public httplib::TaskQueue {
+ public:
+  explicit NamedPool(size_t n) {
+    for (size_t i = 0; i < n; ++i) threads_.emplace_back([this] { Work(); });
+  }
+  ~NamedPool() override { shutdown(); }
+  void enqueue(std::function<void()> fn) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.push_back(std::move(fn));
+    }
+    cv_.notify_one();
+  }
+  void shutdown() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      closing_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+ private:
+  void Work() {
+    NameThisThread("tv-http");
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return closing_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;  // closing and drained
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      try {
+        job();
+      } catch (...) {
+      }
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool closing_ = false;
+  std::vector<std::thread> threads_;
+};
 
 }  // namespace
 
@@ -29,7 +85,7 @@ MetricsServer::MetricsServer(const ListenAddress& address)
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kServerThreads); };
+  server_->new_task_queue = [] { return new NamedPool(kServerThreads); };
   server_->set_keep_alive_max_count(kKeepAliveRequests);
   server_->set_tcp_nodelay(true);  // headers and body go in two writes: no Nagle wait
   server_->set_read_timeout(5, 0);
@@ -58,10 +114,13 @@ MetricsServer::MetricsServer(const ListenAddress& address)
                                   address.port, err != 0 ? std::strerror(err) : "bind failed"));
   }
   thread_ = std::thread([this] {
-    if (!server_->listen_after_bind()) {
-      fmt::print(stderr,
-                 "trainvitals: the Prometheus endpoint stopped serving (monitoring goes on)\n");
-    }
+    NameThisThread("tv-http");
+    RunGuarded("the Prometheus endpoint", "it stops serving, monitoring goes on", [this] {
+      if (!server_->listen_after_bind()) {
+        fmt::print(stderr,
+                   "trainvitals: the Prometheus endpoint stopped serving (monitoring goes on)\n");
+      }
+    });
     listen_returned_ = true;
   });
 }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/thread.h"
+
 namespace tv {
 namespace {
 
@@ -43,7 +45,9 @@ std::string Base64Url(std::string_view in) {
 
 std::string Segment(std::string_view label, std::string_view value) {
   if (Plain(value)) return fmt::format("/{}/{}", label, value);
-  return fmt::format("/{}@base64/{}", label, Base64Url(value));
+  std::string valid;  // the Pushgateway refuses a label value that is not UTF-8
+  AppendValidUtf8(value, &valid);
+  return fmt::format("/{}@base64/{}", label, Base64Url(valid));
 }
 
 }  // namespace
@@ -55,7 +59,7 @@ std::string PushgatewayGroupPath(std::string_view job, std::string_view instance
 PushgatewaySink::PushgatewaySink(HttpUrl url, PromLabels labels, bool delete_at_end)
     : url_(std::move(url)), labels_(std::move(labels)), delete_at_end_(delete_at_end) {
   group_path_ = url_.path + PushgatewayGroupPath(labels_.run, labels_.host);
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = StartThread("tv-push", "nothing more is pushed", [this] { Loop(); });
 }
 
 PushgatewaySink::~PushgatewaySink() { OnClose(); }
@@ -92,6 +96,15 @@ void PushgatewaySink::Fail(const std::string& kind, const std::string& message) 
 }
 
 bool PushgatewaySink::Send(const char* method, const std::string* body) {
+  try {
+    return TrySend(method, body);
+  } catch (...) {
+    Fail("error", fmt::format("{} failed: {}", method, CurrentExceptionText()));
+    return false;
+  }
+}
+
+bool PushgatewaySink::TrySend(const char* method, const std::string* body) {
   httplib::Client client(url_.host, url_.port);
   client.set_connection_timeout(1, 0);
   client.set_read_timeout(2, 0);

@@ -7,7 +7,8 @@
 // (1 s doubling to 60 s). With `delete_at_end`, the group is deleted when the
 // command exited 0, so a failed run's last values stay visible.
 //
-// Thread safety: Sink methods on the sink thread only.
+// Pushes run on the thread "tv-push". Thread safety: Sink methods on the sink
+// thread only.
 #pragma once
 
 #include <condition_variable>
@@ -34,7 +35,9 @@ class PushgatewaySink final : public Sink {
 
  private:
   void Loop();
+  // One request; never throws (a fault counts as a failed push).
   bool Send(const char* method, const std::string* body);
+  bool TrySend(const char* method, const std::string* body);
   void Fail(const std::string& kind, const std::string& message);
 
   HttpUrl url_;

@@ -3,6 +3,7 @@
 // FAKE_NVML_OLD_DRIVER, the symbols a pre-Volta-era driver lacks are not
 // exported at all, so their absence is seen through dlsym as on a real system.
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -49,6 +50,10 @@ int Fail(const Device* d, const char* fn) {
   double now = Now();
   for (const Device* x = d; x != nullptr; x = x->parent) {
     if (x->lost_from_s >= 0 && now >= x->lost_from_s) return NVML_ERROR_GPU_IS_LOST;
+  }
+  auto hang = d->hangs.find(fn);
+  if (hang != d->hangs.end() && now >= hang->second) {
+    for (;;) sleep(3600);  // a driver call that never returns
   }
   auto it = d->errors.find(fn);
   if (it != d->errors.end() && now >= it->second.from_s) return it->second.code;

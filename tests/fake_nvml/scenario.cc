@@ -128,6 +128,8 @@ Device* ParseDevice(const nlohmann::json& j, World* world, bool is_mig) {
     d->errors[fn] = r;
   }
   d->lost_from_s = j.value("lost_from_s", -1.0);
+  const nlohmann::json hangs = j.value("hang", nlohmann::json::object());
+  for (auto& [fn, from_s] : hangs.items()) d->hangs[fn] = from_s.get<double>();
   d->util_period_s = j.value("util_sample_period_s", 1.0 / 6);
   d->power_period_s = j.value("power_sample_period_s", 0.02);
   d->proc_period_s = j.value("process_sample_period_s", 0.2);

@@ -41,6 +41,7 @@ struct Device {
   std::map<std::string, Series> series;     // see README.md for the names
   std::map<std::string, ErrorRule> errors;  // by NVML function name
   double lost_from_s = -1;                  // GPU_IS_LOST from then on; <0: never
+  std::map<std::string, double> hangs;      // by NVML function: never returns from then on
   std::vector<Process> processes;
   double util_period_s = 1.0 / 6;  // driver sample buffers; 0: none
   double power_period_s = 0.02;
