@@ -3,7 +3,7 @@
 
 #include "cli/commands.h"
 #include "core/env.h"
-#include "run/machine_check.h"
+#include "sources/machine_check.h"
 
 namespace tv {
 

@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "core/config.h"
-#include "run/csv_export.h"
+#include "sinks/csv_export.h"
 
 namespace tv {
 

@@ -1,4 +1,4 @@
-#include "run/machine_check.h"
+#include "sources/machine_check.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,4 +1,4 @@
-#include "run/csv_export.h"
+#include "sinks/csv_export.h"
 
 #include <fmt/format.h>
 
