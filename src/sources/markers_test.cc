@@ -230,6 +230,41 @@ TEST(MarkerSource, OneSenderCannotMakeItHoldWithoutBound) {
   EXPECT_TRUE(f.notices.empty());
 }
 
+TEST(MarkerSource, RemembersAtMostSoManyProcessesThoseGoneFirst) {
+  Fixture f;
+  int fd = ::socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, f.endpoint->socket_path().c_str(), sizeof(addr.sun_path) - 1);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  auto say = [&](std::string_view type, int pid) {
+    std::string text = fmt::format(R"({{"v":1,"type":"{}","pid":{},"t":{}}})", type, pid, pid);
+    ASSERT_EQ(::send(fd, text.data(), text.size(), 0), static_cast<ssize_t>(text.size()));
+  };
+  size_t starts = 0;
+  auto read = [&](double t) {
+    for (const TrainingEvent& e : f.Read(t).training.events) {
+      if (e.type == TrainingEventType::kClientStart) ++starts;
+    }
+  };
+  const int over = static_cast<int>(MarkerSource::kMaxProcesses) + 76;
+  for (int pid = 1; pid <= over; ++pid) {
+    say("hello", pid);
+    if (pid % 100 == 0) read(pid);
+  }
+  read(over + 1);
+  EXPECT_EQ(starts, MarkerSource::kMaxProcesses);
+  std::string said;
+  for (const Notice& n : f.notices) said += n.message;
+  EXPECT_NE(said.find("more than 1024 training processes"), std::string::npos) << said;
+  // One says goodbye: a new one takes its place.
+  say("bye", 1);
+  say("hello", 5000);
+  read(5001);
+  EXPECT_EQ(starts, MarkerSource::kMaxProcesses + 1);
+  ::close(fd);
+}
+
 TEST(MarkerSource, ParsesAtMostAMegabyteATickAndTheRestNextTick) {
   Fixture f;
   // 30 datagrams of 60 KB, one per connection (a socket buffer holds one).
@@ -330,6 +365,29 @@ TEST(PhaseTracker, EpochClosesWhenEveryRankEndedIt) {
   EXPECT_EQ(rec["ranks"][1]["rank"], 1);
   EXPECT_DOUBLE_EQ(rec["ranks"][1]["duration_s"].get<double>(), 4.5);
   EXPECT_EQ(tracker.Epochs().size(), 1u);
+}
+
+TEST(PhaseTracker, EpochsBegunAndNeverEndedAreBounded) {
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  Sample s;
+  for (int64_t e = 0; e < 70; ++e) {
+    TrainingEvent begin;
+    begin.type = TrainingEventType::kEpochBegin;
+    begin.pid = 1;
+    begin.t = 100 + static_cast<double>(e);
+    begin.epoch = e;
+    s.training.events = {begin};
+    tracker.OnSample(s, &events);
+  }
+  // 64 stay open; the six lowest went out as incomplete records.
+  ASSERT_EQ(events.size(), 6u);
+  EXPECT_EQ(events[0].fields["epoch"], 0);
+  EXPECT_EQ(events[0].fields["complete"], false);
+  EXPECT_EQ(events[5].fields["epoch"], 5);
+  events.clear();
+  tracker.OnFinish(200, &events);
+  EXPECT_EQ(events.size(), 64u);
 }
 
 TEST(PhaseTracker, EpochEnergyIntegratesPowerHeldBetweenReadings) {
