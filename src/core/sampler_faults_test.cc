@@ -186,7 +186,8 @@ TEST(ThreadNames, SamplerAndSinkThreadsAreNamed) {
                   &sinks);
   sampler.Start();
   std::set<std::string> names;
-  for (int i = 0; i < 200 && !names.contains("tv-sampler"); ++i) {
+  // Each thread names itself as it starts: wait (bounded) for both.
+  for (int i = 0; i < 400 && !(names.contains("tv-sampler") && names.contains("tv-sinks")); ++i) {
     names = ThreadNames();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

@@ -75,7 +75,7 @@ std::unique_ptr<MarkerEndpoint> MarkerEndpoint::Create(double interval_s, std::s
 }
 
 MarkerEndpoint::~MarkerEndpoint() {
-  for (int c : clients_) ::close(c);
+  for (const Client& c : clients_) ::close(c.fd);
   if (fd_ >= 0) ::close(fd_);
   if (map_ != nullptr) ::munmap(map_, kStepsFileSize);
   if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
@@ -83,7 +83,7 @@ MarkerEndpoint::~MarkerEndpoint() {
   if (!dir_.empty()) ::rmdir(dir_.c_str());
 }
 
-bool MarkerEndpoint::Receive(std::string* out) {
+bool MarkerEndpoint::Receive(std::string* out, uint64_t* client) {
   if (fd_ < 0) return false;
   for (;;) {
     if (cursor_ == clients_.size()) {
@@ -97,22 +97,29 @@ bool MarkerEndpoint::Receive(std::string* out) {
         ++refused_;
         continue;
       }
-      clients_.push_back(c);
+      clients_.push_back(Client{c, next_id_++});
     }
-    int c = clients_[cursor_];
-    ssize_t n = ::recv(c, buffer_.data(), buffer_.size(), MSG_DONTWAIT | MSG_TRUNC);
+    const Client& c = clients_[cursor_];
+    ssize_t n = ::recv(c.fd, buffer_.data(), buffer_.size(), MSG_DONTWAIT | MSG_TRUNC);
     if (n > 0) {
       size_t len = std::min(static_cast<size_t>(n), buffer_.size());  // longer: cut, then refused
       out->assign(buffer_.data(), len);
+      if (client != nullptr) *client = c.id;
       return true;
     }
     if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-      ::close(c);  // hung up
+      ::close(c.fd);  // hung up
+      hung_up_.push_back(c.id);
       clients_.erase(clients_.begin() + static_cast<std::ptrdiff_t>(cursor_));
       continue;
     }
     ++cursor_;
   }
+}
+
+void MarkerEndpoint::TakeHangUps(std::vector<uint64_t>* out) {
+  out->insert(out->end(), hung_up_.begin(), hung_up_.end());
+  hung_up_.clear();
 }
 
 void MarkerEndpoint::FreeSlot(int index, uint32_t pid) {

@@ -29,7 +29,12 @@ class MarkerEndpoint {
 
   // Reads one waiting message into `out`, from any client; false when none is
   // waiting. Accepts new clients and drops those that hung up as it goes.
-  bool Receive(std::string* out);
+  // `*client` (when given) names the connection it came on, unique for the
+  // endpoint's life.
+  bool Receive(std::string* out, uint64_t* client = nullptr);
+  // Appends the connections that hung up since the last call: every process
+  // holding one closed it or exited (with or without saying bye).
+  void TakeHangUps(std::vector<uint64_t>* out);
   const StepSlot* slots() const { return SlotsOf(map_); }
   // Frees slot `index` for the next client to claim, if `pid` still holds it.
   void FreeSlot(int index, uint32_t pid);
@@ -41,7 +46,13 @@ class MarkerEndpoint {
   std::string socket_path_;
   std::string steps_path_;
   int fd_ = -1;  // listening
-  std::vector<int> clients_;
+  struct Client {
+    int fd = -1;
+    uint64_t id = 0;
+  };
+  std::vector<Client> clients_;
+  uint64_t next_id_ = 1;
+  std::vector<uint64_t> hung_up_;
   size_t cursor_ = 0;  // the client Receive reads next
   uint64_t refused_ = 0;
   void* map_ = nullptr;

@@ -68,7 +68,7 @@ void MarkerSource::Warn(const char* kind, std::string message) {
 
 void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
   TrainingSample& t = out->training;
-  Drain(&t);
+  Drain(out->t, &t);
   if (malformed_ > 0) t.markers_malformed = static_cast<double>(malformed_);
   ReadSlots(tick.mono_s, &t);
   t.phase = CurrentPhase();
@@ -91,7 +91,7 @@ bool MarkerSource::Flush(Sample* out) {
   t.events.clear();
   t.phase_changes.clear();
   t.malformed_error.clear();
-  Drain(&t);
+  Drain(out->t, &t);
   // The step counts as the processes left them (a rate needs a later tick).
   t.steps.reset();
   t.step.reset();
@@ -100,10 +100,12 @@ bool MarkerSource::Flush(Sample* out) {
   return !t.events.empty() || !t.malformed_error.empty() || t.steps.has_value();
 }
 
-void MarkerSource::Drain(TrainingSample* t) {
+void MarkerSource::Drain(double now, TrainingSample* t) {
   pending_.clear();
   size_t bytes = 0;
-  for (int i = 0; i < kMaxPerTick && bytes < kMaxBytesPerTick && endpoint_->Receive(&datagram_);
+  uint64_t client = 0;
+  for (int i = 0;
+       i < kMaxPerTick && bytes < kMaxBytesPerTick && endpoint_->Receive(&datagram_, &client);
        ++i) {
     bytes += datagram_.size();
     std::string error;
@@ -112,6 +114,7 @@ void MarkerSource::Drain(TrainingSample* t) {
       if (malformed_++ == 0) t->malformed_error = error;
       continue;
     }
+    connections_.try_emplace(client, m->pid, m->slot);
     pending_.push_back(std::move(*m));
   }
   // Each process's messages arrive in order on its own connection, but the
@@ -124,12 +127,39 @@ void MarkerSource::Drain(TrainingSample* t) {
     if (!Apply(m)) continue;
     TrainingEvent e;
     if (ToEvent(m, &e)) t->events.push_back(std::move(e));
-    if (m.type == MarkerType::kBye) Retire(m);
+    if (m.type == MarkerType::kBye) Retire(m.slot, m.pid);
     std::string_view after = CurrentPhase();
     if (after == before) continue;
     bool began = m.type == MarkerType::kPhaseBegin && after == m.phase;
     t->phase_changes.push_back({m.t, std::string(after), began});
   }
+  hung_up_.clear();
+  endpoint_->TakeHangUps(&hung_up_);
+  for (uint64_t c : hung_up_) HangUp(c, now, t);
+}
+
+void MarkerSource::HangUp(uint64_t client, double now, TrainingSample* t) {
+  auto conn = connections_.find(client);
+  if (conn == connections_.end()) return;  // it never said anything
+  auto [pid, slot] = conn->second;
+  connections_.erase(conn);
+  auto it = processes_.find(std::pair(pid, slot));
+  if (it != processes_.end() && !it->second.closed) {
+    // Gone without a goodbye (killed, crashed): it is in no phase any more.
+    std::string before(CurrentPhase());
+    Process& p = it->second;
+    p.closed = true;
+    p.phases.clear();
+    p.allocator.clear();
+    TrainingEvent& e = t->events.emplace_back();
+    e.type = TrainingEventType::kClientEnd;
+    e.pid = pid;
+    e.rank = p.rank;
+    e.t = now;
+    std::string_view after = CurrentPhase();
+    if (after != before) t->phase_changes.push_back({now, std::string(after), false});
+  }
+  Retire(slot, pid);
 }
 
 bool MarkerSource::MakeRoom() {
@@ -210,17 +240,17 @@ bool MarkerSource::Apply(const Marker& m) {
   return true;
 }
 
-void MarkerSource::Retire(const Marker& m) {
-  if (m.slot < 0 || m.slot >= static_cast<int>(kStepSlots) || m.pid <= 0) return;
-  const StepSlot& slot = endpoint_->slots()[m.slot];
-  uint32_t pid = static_cast<uint32_t>(m.pid);
+void MarkerSource::Retire(int index, int process) {
+  if (index < 0 || index >= static_cast<int>(kStepSlots) || process <= 0) return;
+  const StepSlot& slot = endpoint_->slots()[index];
+  uint32_t pid = static_cast<uint32_t>(process);
   if (slot.pid.load(std::memory_order_acquire) != pid) return;  // not (or no longer) its slot
   // Its last step came before its goodbye: the slot holds the final count.
   SetMax(&retired_steps_, slot.steps.load(std::memory_order_relaxed));
   int64_t step = slot.step.load(std::memory_order_relaxed);
   if (step >= 0) SetMax(&retired_step_, step);
-  if (slots_.size() > static_cast<size_t>(m.slot)) slots_[m.slot] = SlotState{};
-  endpoint_->FreeSlot(m.slot, pid);
+  if (slots_.size() > static_cast<size_t>(index)) slots_[index] = SlotState{};
+  endpoint_->FreeSlot(index, pid);
 }
 
 std::string_view MarkerSource::CurrentPhase() const {

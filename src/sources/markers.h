@@ -8,8 +8,9 @@
 // datagrams and kMaxBytesPerTick bytes are parsed a tick (the rest wait), at
 // most kMaxProcesses processes are remembered (those that said goodbye go
 // first), kMaxScalars scalar names and kMaxOpenPhases open phases per process.
-// A process's step slot is freed when it says goodbye, its count kept, so a
-// long run with many short-lived clients never runs out of slots.
+// A process's step slot is freed when it says goodbye or its connection hangs
+// up (it exited, even killed), its count kept, so a long run with many
+// short-lived clients never runs out of slots.
 #pragma once
 
 #include <map>
@@ -51,14 +52,17 @@ class MarkerSource final : public Source {
     uint64_t steps = 0;
     double mono_s = 0;
   };
-  // Reads the waiting messages into `t.events`, in send order, and applies them.
-  void Drain(TrainingSample* t);
+  // Reads the waiting messages into `t.events`, in send order, and applies
+  // them; then ends the processes whose connection hung up, at unix time `now`.
+  void Drain(double now, TrainingSample* t);
+  // A connection hung up: its process is gone, with or without a goodbye.
+  void HangUp(uint64_t client, double now, TrainingSample* t);
   // False when the marker was refused (too many processes).
   bool Apply(const Marker& m);
   // Room for one more process record: forgets the earliest that said goodbye.
   bool MakeRoom();
-  // The process at `m.slot` said goodbye: keeps its count and frees the slot.
-  void Retire(const Marker& m);
+  // The process `pid` at `slot` is gone: keeps its count and frees the slot.
+  void Retire(int slot, int pid);
   static bool Precedes(const Process& a, const Process& b);
   const Process* Reference() const;
   // The phase the training is in (TrainingSample::phase).
@@ -72,6 +76,9 @@ class MarkerSource final : public Source {
   std::map<std::pair<int, int>, Process> processes_;  // by (pid, slot): one per client
   std::vector<SlotState> slots_;
   std::vector<Marker> pending_;  // read this tick, before sorting
+  // (pid, slot) each open connection speaks for, from its first marker.
+  std::map<uint64_t, std::pair<int, int>> connections_;
+  std::vector<uint64_t> hung_up_;
   uint64_t malformed_ = 0;
   uint64_t next_order_ = 0;
   // The counts of processes whose slots were freed.

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -203,6 +204,30 @@ TEST(MarkerSource, MoreShortLivedClientsThanSlotsInSequenceAllCount) {
   EXPECT_EQ(s.training.steps, 300);  // the last (and longest) client's steps
   EXPECT_EQ(s.training.step, 299);
   EXPECT_TRUE(s.training.ranks.empty());  // no client holds a slot now
+}
+
+TEST(MarkerSource, AProcessKilledWithoutGoodbyeFreesItsSlotAndLeavesItsPhase) {
+  Fixture f;
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    MarkerClient c(f.endpoint->socket_path(), -1, "doomed");
+    c.PhaseBegin("train");
+    for (int k = 0; k < 5; ++k) c.Step(k);
+    ::_exit(c.slot() == 0 ? 0 : 1);  // no goodbye, as when killed
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  Sample s = f.Read(1.0);
+  EXPECT_EQ(s.training.steps, 5);         // its count is kept
+  EXPECT_TRUE(s.training.ranks.empty());  // its slot is free
+  EXPECT_EQ(s.training.phase, "");
+  ASSERT_FALSE(s.training.events.empty());
+  EXPECT_EQ(s.training.events.back().type, TrainingEventType::kClientEnd);
+  EXPECT_EQ(s.training.events.back().pid, child);
+  MarkerClient next(f.endpoint->socket_path(), -1, "next");
+  EXPECT_EQ(next.slot(), 0);
 }
 
 TEST(MarkerSource, OneSenderCannotMakeItHoldWithoutBound) {
