@@ -137,6 +137,7 @@ void Sampler::PushMarkerEvents() {
     if (m.steps) fields["steps"] = *m.steps;
     if (!m.phase.empty()) fields["phase"] = m.phase;
     if (!m.framework.empty()) fields["framework"] = m.framework;
+    if (!m.exception.empty()) fields["exception"] = m.exception, fields["message"] = m.message;
     std::string type(MarkerTypeName(m.type));
     if (m.type == MarkerType::kHello) type = "client_start";
     if (m.type == MarkerType::kBye) type = "client_end";
