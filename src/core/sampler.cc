@@ -128,8 +128,11 @@ void Sampler::TickOnce(int64_t k) {
   JobSample& job = sample_.job;
   std::vector<int> pids = std::move(job.pids);
   std::vector<ProcessInfo> started = std::move(job.started), exited = std::move(job.exited);
+  std::vector<ProcessUsage> members = std::move(job.members);
   job = JobSample{};
   job.pids = std::move(pids);
+  job.members = std::move(members);
+  job.members.clear();
   job.started = std::move(started);
   job.exited = std::move(exited);
   job.pids.clear();

@@ -17,7 +17,8 @@ enum class TrainingEventType {
   kEpochEnd,
   kPhaseBegin,
   kPhaseEnd,
-  kClientEnd,  // it said goodbye
+  kScalars,    // user scalars (the loss, ...); the latest are also in TrainingSample::scalars
+  kClientEnd,  // it said goodbye, or its connection hung up
 };
 
 // One thing a training process said, at the sender's unix time `t`.
@@ -30,6 +31,11 @@ struct TrainingEvent {
   std::optional<int64_t> steps;  // epoch_end: steps in the epoch; client end: all steps
   std::string phase;             // phase events: "train", "eval", "predict"
   std::string framework;         // client start
+  std::vector<std::pair<std::string, double>> scalars;  // kScalars
+  // Client end: the exception the process is dying of (its type, e.g.
+  // "ValueError", and the first line of its message); empty when it ends normally.
+  std::string exception;
+  std::string message;
 };
 
 // One training process's step counter, as read this tick.

@@ -14,6 +14,8 @@ std::string_view TrainingEventName(TrainingEventType type) {
       return "phase_begin";
     case TrainingEventType::kPhaseEnd:
       return "phase_end";
+    case TrainingEventType::kScalars:
+      return "scalars";
     case TrainingEventType::kClientEnd:
       return "client_end";
   }
@@ -29,11 +31,13 @@ void TrainingEventLog::OnSample(const Sample& sample, std::vector<Event>* events
         {{"message", t.malformed_error}, {"note", "further malformed markers are only counted"}}});
   }
   for (const TrainingEvent& m : t.events) {
+    if (m.type == TrainingEventType::kScalars) continue;  // in rows
     nlohmann::ordered_json fields = {{"pid", m.pid}, {"rank", m.rank}};
     if (m.epoch) fields["epoch"] = *m.epoch;
     if (m.steps) fields["steps"] = *m.steps;
     if (!m.phase.empty()) fields["phase"] = m.phase;
     if (!m.framework.empty()) fields["framework"] = m.framework;
+    if (!m.exception.empty()) fields["exception"] = m.exception, fields["message"] = m.message;
     events->push_back(Event{m.t, std::string(TrainingEventName(m.type)), std::move(fields)});
   }
 }

@@ -8,11 +8,13 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/env.h"
 #include "core/host.h"
 #include "core/thread.h"
 #include "run/run_dir.h"
 #include "run/sources.h"
 #include "sources/markers.h"
+#include "sources/proc_pid_parse.h"
 #include "views/summary.h"
 
 namespace tv {
@@ -156,7 +158,9 @@ void Session::StartMonitoring(int root_pid) {
     AddEvent("source_unavailable", {{"source", n.source}, {"message", n.message}});
   }
   SamplerOptions options{config_.sample_hz, config_.interval_s};
-  std::vector<SampleObserver*> observers = {&training_events_, &phases_};
+  processes_.set_root_pid(root_pid);
+  // Each observer on its own: one that fails is turned off, the others go on.
+  std::vector<SampleObserver*> observers = {&training_events_, &phases_, &processes_};
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
                                        sinks_.get(), std::move(observers));
   sampler_->Start();
@@ -199,6 +203,7 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   if (jsonl_ && !jsonl_->open_error().empty()) summary["jsonl_error"] = jsonl_->open_error();
   summary["epochs"] = phases_.Epochs();
   summary["phases"] = phases_.Phases();
+  AddProcesses(exit_code.has_value() && mode_ == "run", &summary);
   WriteSummary(summary);
   if (!config_.quiet) {
     std::string text = FormatSummary(summary);
@@ -222,6 +227,21 @@ void Session::WriteSummary(const nlohmann::ordered_json& summary) {
     }
   }
   fmt::print(stderr, "trainvitals: gave up writing {}\n", path);
+}
+
+void Session::AddProcesses(bool ended, nlohmann::ordered_json* summary) const {
+  auto& s = *summary;
+  s["processes"] = processes_.Top(5);
+  if (ended) {
+    s["leaked"] = processes_.StillRunning([](int pid, const std::string& name) {
+      std::string stat;
+      if (!Env::Default()->ReadFile(fmt::format("/proc/{}/stat", pid).c_str(), &stat).ok())
+        return false;
+      std::optional<ProcStat> st = ParseProcStat(stat);
+      return st && st->state != 'Z' && st->comm == name;
+    });
+  }
+  if (nlohmann::ordered_json e = processes_.Exception(); !e.is_null()) s["exception"] = e;
 }
 
 void Session::Abandon() {

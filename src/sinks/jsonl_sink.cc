@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "sinks/row_json.h"
 
@@ -81,6 +83,7 @@ void JsonlSink::OnRow(const Row& row) {
   } else {
     ++rows_lost_;
   }
+  WriteEventsUntil(row.t - kEventHoldS);
 }
 
 void AppendEventJson(const Event& event, std::string* out) {
@@ -92,13 +95,24 @@ void AppendEventJson(const Event& event, std::string* out) {
   out->push_back('\n');
 }
 
-void JsonlSink::OnEvent(const Event& event) {
-  line_.clear();
-  AppendEventJson(event, &line_);
-  if (!WriteLine(&events_)) ++events_lost_;
+void JsonlSink::OnEvent(const Event& event) { held_events_.push_back(event); }
+
+void JsonlSink::WriteEventsUntil(double until_t) {
+  if (held_events_.empty()) return;
+  std::stable_sort(held_events_.begin(), held_events_.end(),
+                   [](const Event& a, const Event& b) { return a.t < b.t; });
+  auto end = std::upper_bound(held_events_.begin(), held_events_.end(), until_t,
+                              [](double t, const Event& e) { return t < e.t; });
+  for (auto it = held_events_.begin(); it != end; ++it) {
+    line_.clear();
+    AppendEventJson(*it, &line_);
+    if (!WriteLine(&events_)) ++events_lost_;
+  }
+  held_events_.erase(held_events_.begin(), end);
 }
 
 void JsonlSink::OnClose() {
+  WriteEventsUntil(std::numeric_limits<double>::infinity());
   for (File* file : {&samples_, &events_}) {
     if (file->fd >= 0) {
       ::close(file->fd);

@@ -7,11 +7,18 @@
 // next one is tried, so writing resumes by itself when space returns. Failures
 // (and a file that could not be opened) are said once per file on stderr.
 //
+// Events are written in the order of their `t`: they arrive stamped by their
+// origin (a training process's own clock, the sampler's tick, the end of an
+// epoch), not in that order, so each is held until a row at least
+// `kEventHoldS` newer than it has been written, then all held events older
+// than that go out sorted; OnClose writes the rest.
+//
 // Thread safety: used on the sink thread only; the counters are read after the
 // sink thread ended (SinkThread::Close).
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/sink.h"
 
@@ -35,6 +42,8 @@ class JsonlSink final : public Sink {
   uint64_t events_lost() const { return events_lost_; }
 
  private:
+  static constexpr double kEventHoldS = 0.5;
+
   struct File {
     std::string name;  // "samples.jsonl", for messages
     int fd = -1;
@@ -45,6 +54,8 @@ class JsonlSink final : public Sink {
   void Open(const std::string& path, File* file);
   // Appends line_ whole or not at all; false when it is not in the file.
   bool WriteLine(File* file);
+  // Writes the held events with t <= `until_t` in time order.
+  void WriteEventsUntil(double until_t);
   File samples_{"samples.jsonl"};
   File events_{"events.jsonl"};
   std::string open_error_;
@@ -52,6 +63,7 @@ class JsonlSink final : public Sink {
   uint64_t rows_written_ = 0;
   uint64_t rows_lost_ = 0;
   uint64_t events_lost_ = 0;
+  std::vector<Event> held_events_;  // not yet written, in arrival order
 };
 
 // Appends the JSON line of an event (with newline) to `out`.

@@ -17,8 +17,8 @@ void AddTo(std::optional<double>* sum, std::optional<double> v) {
   if (v) *sum = sum->value_or(0) + *v;
 }
 
-// The event a marker is in Sample::training; false for scalars and allocator
-// figures, which go into rows instead.
+// The event a marker is in Sample::training; false for allocator figures,
+// which go into rows instead.
 bool ToEvent(const Marker& m, TrainingEvent* e) {
   switch (m.type) {
     case MarkerType::kHello:
@@ -40,6 +40,9 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
       e->type = TrainingEventType::kClientEnd;
       break;
     case MarkerType::kScalars:
+      e->type = TrainingEventType::kScalars;
+      e->scalars = m.scalars;
+      break;
     case MarkerType::kAllocator:
       return false;
   }
@@ -50,6 +53,8 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
   e->steps = m.steps;
   e->phase = m.phase;
   e->framework = m.framework;
+  e->exception = m.exception;
+  e->message = m.message;
   return true;
 }
 
