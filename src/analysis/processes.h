@@ -70,20 +70,4 @@ class ProcessTable final : public SampleObserver {
   nlohmann::ordered_json exception_;
 };
 
-// Sends every sample to each observer in turn; their events go out in that order.
-class ObserverList final : public SampleObserver {
- public:
-  explicit ObserverList(std::vector<SampleObserver*> observers)
-      : observers_(std::move(observers)) {}
-  void OnSample(const Sample& sample, std::vector<Event>* events) override {
-    for (SampleObserver* o : observers_) o->OnSample(sample, events);
-  }
-  void OnFinish(double t, std::vector<Event>* events) override {
-    for (SampleObserver* o : observers_) o->OnFinish(t, events);
-  }
-
- private:
-  std::vector<SampleObserver*> observers_;
-};
-
 }  // namespace tv
