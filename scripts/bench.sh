@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make bench`: the micro-benchmarks, the side-by-side with a bare loop and
-# psutil, and the whole-program overhead. Numbers vary with the machine: run on
-# a quiet one and read the medians.
+# `make bench`: the micro-benchmarks, the side-by-side with a bare loop, psutil
+# and the other monitors, and the whole-program overhead, with the training
+# slowdown; the side-by-side and the slowdown go into docs/performance.md.
+# Numbers vary with the machine: run on a quiet one and read the medians.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build/release
@@ -9,14 +10,17 @@ py=build/venv/bin/python   # the project environment (`make deps`, `deps.sh --be
 echo "== micro-benchmarks"
 "$build/trainvitals_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 echo
-echo "== one full sample beside a bare loop and psutil"
-"$py" bench/compare_peers.py "$build/trainvitals_bench" "$py"
+echo "== one full sample beside a bare loop and psutil; the monitors side by side"
+blocks=$(mktemp -d)
+"$py" bench/compare_peers.py "$build/trainvitals_bench" "$py" --cli "$build/trainvitals" \
+  --markdown "$blocks/peers.md"
 echo
 echo "== a marker on the training thread, from Python (target <= 5 us a call)"
 PYTHONPATH=python "$py" bench/markers_bench.py
 echo
 echo "== whole-program overhead"
-"$py" bench/overhead.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}"
+"$py" bench/overhead.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}" \
+  --pairs "${BENCH_PAIRS:-8}" --markdown "$blocks/training.md"
 "$build/bench_wake_floor" 20 "${BENCH_SECONDS:-30}"
 echo
 echo "== /metrics under load: wrk -t2 -c16 -d5s against trainvitals run --prometheus (target >= 1000 scrapes/s)"
@@ -35,3 +39,17 @@ rate=$(awk '/Requests\/sec/ {print int($2)}' "$out/wrk.txt")
 if [ "${rate:-0}" -ge 1000 ]; then echo "scrapes/s: $rate (>= 1000: ok)"; else echo "scrapes/s: ${rate:-0} (BELOW 1000)"; fi
 "$py" -c 'import json, sys; s = json.load(open(sys.argv[1])); print("sampler under load: late ticks", s["late_ticks"], "rows dropped", s["rows_dropped"])' "$out/run/summary.json"
 rm -rf "$out"
+
+# The side-by-side and the training slowdown, measured above, into docs/performance.md.
+"$py" - docs/performance.md "$blocks" <<'PY'
+import pathlib, sys
+doc, blocks = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+text = doc.read_text()
+for name in ("peers", "training"):
+    start, end = f"<!-- bench:{name} -->\n", f"<!-- end bench:{name} -->"
+    i, j = text.index(start) + len(start), text.index(end)
+    text = text[:i] + (blocks / f"{name}.md").read_text() + text[j:]
+doc.write_text(text)
+PY
+rm -rf "$blocks"
+echo "docs/performance.md: the side-by-side and the training slowdown updated"
