@@ -12,10 +12,13 @@ PYTHON := $(VENV)/bin/python
 all: build
 
 # Configures on first use, and afresh when the build directory was configured
-# for another Python than the project environment's (FindPython keeps the first
-# interpreter's headers in the cache otherwise).
+# for another Python than the project environment's, or for other headers (a
+# new Debian python3 behind the same path): FindPython keeps the first
+# interpreter's headers in the cache otherwise.
 build: $(PYTHON)
-	@grep -qx 'Python_EXECUTABLE:FILEPATH=$(abspath $(PYTHON))' $(BUILD_DIR)/CMakeCache.txt 2>/dev/null \
+	@inc=$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'); \
+	  grep -qx 'Python_EXECUTABLE:FILEPATH=$(abspath $(PYTHON))' $(BUILD_DIR)/CMakeCache.txt 2>/dev/null \
+	  && grep -qx "_Python_INCLUDE_DIR:INTERNAL=$$inc" $(BUILD_DIR)/CMakeCache.txt \
 	  || cmake --preset release --fresh -DPython_EXECUTABLE:FILEPATH=$(abspath $(PYTHON)) >/dev/null
 	cmake --build $(BUILD_DIR)
 
