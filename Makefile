@@ -1,15 +1,29 @@
 # trainvitals front door. `make` builds the release CLI at build/release/trainvitals.
 BUILD_DIR := build/release
 CLI := $(BUILD_DIR)/trainvitals
-PYTHON ?= python3
+# The project environment (scripts/deps.sh): Debian's python3 with its PyTorch,
+# plus what the tests, the demo and the benchmarks need. Every Python thing runs
+# through it, and the _core module is built for it.
+VENV := build/venv
+PYTHON := $(VENV)/bin/python
 
 .PHONY: all build deps test demo bench lint format docs clean
 
 all: build
 
-build:
-	@[ -f $(BUILD_DIR)/build.ninja ] || cmake --preset release >/dev/null
+# Configures on first use, and afresh when the build directory was configured
+# for another Python than the project environment's, or for other headers (a
+# new Debian python3 behind the same path): FindPython keeps the first
+# interpreter's headers in the cache otherwise.
+build: $(PYTHON)
+	@inc=$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'); \
+	  grep -qx 'Python_EXECUTABLE:FILEPATH=$(abspath $(PYTHON))' $(BUILD_DIR)/CMakeCache.txt 2>/dev/null \
+	  && grep -qx "_Python_INCLUDE_DIR:INTERNAL=$$inc" $(BUILD_DIR)/CMakeCache.txt \
+	  || cmake --preset release --fresh -DPython_EXECUTABLE:FILEPATH=$(abspath $(PYTHON)) >/dev/null
 	cmake --build $(BUILD_DIR)
+
+$(PYTHON):
+	@scripts/deps.sh --venv
 
 deps:
 	@scripts/deps.sh

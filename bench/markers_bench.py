@@ -1,6 +1,6 @@
 """What a marker costs on the training thread, from Python (target: <= 5 us).
 
-Usage: PYTHONPATH=python python3 bench/markers_bench.py
+Usage: PYTHONPATH=python build/venv/bin/python bench/markers_bench.py
 Measures, against a real in-process monitor: Monitor.step() (the per-step
 call), the raw client step, an epoch begin/end pair and a phase pair (one
 datagram each), and a scalars marker. Prints the median of 5 runs per call.
