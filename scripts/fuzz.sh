@@ -4,7 +4,8 @@
 # New inputs go to build/fuzz/corpus/<target> (the seed corpus in
 # tests/fuzz/corpus/<target> is read, never written); a crash is saved as
 # build/fuzz/artifacts/<target>/crash-... and fails the run once every target
-# has had its turn. To keep a crash as a regression input, copy it into the
+# has had its turn. tests/fuzz/<target>.dict, where present, is the target's
+# dictionary (libFuzzer -dict). To keep a crash as a regression input, copy it into the
 # target's seed corpus; ctest replays the seed corpora (label "fuzz").
 #   FUZZ_SECONDS=30 scripts/fuzz.sh [target...]
 set -euo pipefail
@@ -31,8 +32,11 @@ for t in "${targets[@]}"; do
   mkdir -p "$work" "$artifacts"
   log=build/fuzz/$t.log
   start=$(date +%s)
+  dict=()
+  [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
   if $build/tests/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -print_final_stats=1 -artifact_prefix="$artifacts/" "$work" "tests/fuzz/corpus/$t" \
+      "${dict[@]}" -print_final_stats=1 -artifact_prefix="$artifacts/" \
+      "$work" "tests/fuzz/corpus/$t" \
       >"$log" 2>&1; then
     echo "fuzz: $t: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" |
       grep -o '[0-9]*$') inputs in $(($(date +%s) - start)) s, no crash"

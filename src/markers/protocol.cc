@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace tv {
@@ -50,6 +51,19 @@ std::optional<double> Number(const nlohmann::json& j, std::string_view key) {
   double v = it->get<double>();
   if (!std::isfinite(v)) return std::nullopt;
   return v;
+}
+
+// `key` as an int, when it is a number: false (with `error`) when it lies
+// outside int, so that no cast meets an unrepresentable value.
+bool IntNumber(const nlohmann::json& j, std::string_view key, int* out, std::string* error) {
+  std::optional<double> v = Number(j, key);
+  if (!v) return true;
+  if (*v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max()) {
+    *error = fmt::format("\"{}\" must be a number in the range of int", key);
+    return false;
+  }
+  *out = static_cast<int>(*v);
+  return true;
 }
 
 bool Fail(std::string* error, std::string message) {
@@ -106,7 +120,7 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
           return Fail(error, "each device needs a whole-number \"device\"");
         }
         AllocatorFigures f;
-        f.device = d["device"].get<int>();
+        if (!IntNumber(d, "device", &f.device, error)) return false;
         for (const AllocatorField& field : kAllocatorFields) f.*field.value = Number(d, field.name);
         m->allocator.push_back(f);
       }
@@ -193,7 +207,7 @@ std::optional<Marker> ParseMarker(std::string_view datagram, std::string* error)
     *error = "no protocol version \"v\"";
     return std::nullopt;
   }
-  if (v->get<int>() != kMarkerProtocolVersion) {
+  if (v->get<int64_t>() != kMarkerProtocolVersion) {
     *error =
         fmt::format("protocol version {} (this build reads {})", v->dump(), kMarkerProtocolVersion);
     return std::nullopt;
@@ -215,9 +229,10 @@ std::optional<Marker> ParseMarker(std::string_view datagram, std::string* error)
     *error = fmt::format("unknown type {}", type->dump());
     return std::nullopt;
   }
-  if (auto pid = Number(j, "pid")) m.pid = static_cast<int>(*pid);
-  if (auto rank = Number(j, "rank")) m.rank = static_cast<int>(*rank);
-  if (auto slot = Number(j, "slot")) m.slot = static_cast<int>(*slot);
+  if (!IntNumber(j, "pid", &m.pid, error) || !IntNumber(j, "rank", &m.rank, error) ||
+      !IntNumber(j, "slot", &m.slot, error)) {
+    return std::nullopt;
+  }
   auto t = Number(j, "t");
   if (!t) {
     *error = "no time \"t\"";

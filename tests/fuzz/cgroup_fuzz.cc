@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string limit = in.ConsumeRandomLengthString(64);
   std::string period = in.ConsumeRandomLengthString(64);
   std::string mountinfo = in.ConsumeRandomLengthString(4096);
-  std::string proc_cgroup = in.ConsumeRemainingAsString();
+  std::string proc_cgroup = in.ConsumeRemainingBytesAsString();
 
   tv::ParseMemoryLimit(limit);
   tv::ParseCpuMax(limit);

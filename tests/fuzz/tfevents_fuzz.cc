@@ -135,7 +135,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   // The rest of the input as an event file: records are read until one fails.
-  std::string rest = in.ConsumeRemainingAsString();
+  std::string rest = in.ConsumeRemainingBytesAsString();
   for (size_t at = 0; at < rest.size() && tv::ReadTfRecord(rest, &at);) {
   }
   return 0;
