@@ -67,17 +67,25 @@ def check_jsonl(path):
     return rows, valid, invalid
 
 
-def scraper(url, stop, stats):
+def scraper(url, until, stats):
+    """Scrapes SCRAPES_PER_S times a second from the first answer until `until`
+    (monotonic), while the training still runs."""
     period = 1.0 / SCRAPES_PER_S
+    answered = False
     next_at = time.monotonic()
-    while not stop.is_set():
+    while time.monotonic() < until:
         try:
             with urllib.request.urlopen(url, timeout=5) as r:
                 body = r.read()
                 ok = r.status == 200 and body.endswith(b"\n")
-        except OSError:
-            ok = False
-        stats["ok" if ok else "failed"] += 1
+                error = None if ok else f"status {r.status}, {len(body)} bytes"
+        except OSError as e:
+            ok, error = False, repr(e)
+        answered = answered or ok
+        if answered:
+            stats["ok" if ok else "failed"] += 1
+            if error and len(stats["errors"]) < 10:
+                stats["errors"].append(error)
         next_at += period
         time.sleep(max(0.0, next_at - time.monotonic()))
 
@@ -96,19 +104,19 @@ def main():
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
     started = time.monotonic()
     tv = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
-    stats = {"ok": 0, "failed": 0}
-    stop = threading.Event()
-    scrape = None
+    stats = {"ok": 0, "failed": 0, "errors": []}
+    # Scrapes stop half a second before the training does: after it, the
+    # endpoint goes away with the run.
+    scrape = threading.Thread(target=scraper, args=(url, started + SECONDS - 0.5, stats),
+                              daemon=True)
+    scrape.start()
     rss = []
-    cpu0 = None
+    cpu0 = cpu_last = None
     while tv.poll() is None:
         t = time.monotonic() - started
         value = rss_bytes(tv.pid)
         if value is not None:
             rss.append((t, value))
-        if scrape is None and t > 1:
-            scrape = threading.Thread(target=scraper, args=(url, stop, stats), daemon=True)
-            scrape.start()
         try:
             with open(f"/proc/{tv.pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
@@ -118,8 +126,8 @@ def main():
         except (OSError, IndexError):
             pass
         time.sleep(1)
-    stop.set()
     stderr = tv.stderr.read()
+    scrape.join()
     wall = time.monotonic() - started
 
     rows, rows_valid, rows_invalid = check_jsonl(run_dir / "samples.jsonl")
@@ -128,7 +136,7 @@ def main():
     times = [r["t"] for r in rows if isinstance(r, dict) and "t" in r]
     gaps = sum(1 for a, b in zip(times, times[1:]) if b - a > 1.5 * INTERVAL_S)
     duration = summary.get("duration_s", wall)
-    expected = int(duration / INTERVAL_S)
+    expected = int(duration / INTERVAL_S)  # a last part-interval may add one more row
     settled = [(t, v) for t, v in rss if t >= SECONDS / 10]
     steps = (rows[-1].get("training", {}) or {}).get("steps") if rows else None
     result = {
@@ -137,18 +145,22 @@ def main():
         "rows": rows_valid,
         "rows_expected": expected,
         "rows_lost": max(0, expected - rows_valid),
+        "rows_written_by_summary": summary.get("rows"),
+        "rows_dropped_by_summary": summary.get("rows_dropped"),
+        "samples": summary.get("samples"),
         "row_gaps": gaps,
         "invalid_lines": rows_invalid + events_invalid,
         "events": events_valid,
         "scrapes_ok": stats["ok"],
         "scrapes_failed": stats["failed"],
+        "scrape_errors": stats["errors"],
         "rss_start_mib": round(settled[0][1] / 2**20, 2) if settled else None,
         "rss_end_mib": round(rss[-1][1] / 2**20, 2) if rss else None,
         "rss_max_mib": round(max(v for _, v in rss) / 2**20, 2) if rss else None,
         "rss_slope_mib_per_hour": (round(slope_per_hour(settled) / 2**20, 3)
                                    if len(settled) > 1 else None),
         "monitor_cpu_core_ratio": (round((cpu_last[1] - cpu0[1]) / (cpu_last[0] - cpu0[0]), 4)
-                                   if cpu0 and cpu_last[0] > cpu0[0] else None),
+                                   if cpu0 and cpu_last and cpu_last[0] > cpu0[0] else None),
         "training_steps": steps,
     }
     (out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
@@ -159,6 +171,7 @@ def main():
     if stderr.strip():
         print("trainvitals stderr:\n" + stderr[-2000:])
     bad = (result["invalid_lines"] or result["rows_lost"] or result["row_gaps"]
+           or result["rows_dropped_by_summary"]
            or result["scrapes_failed"] or result["exit_code"] != 0)
     sys.exit(1 if bad else 0)
 
