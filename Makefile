@@ -6,8 +6,10 @@ CLI := $(BUILD_DIR)/trainvitals
 # through it, and the _core module is built for it.
 VENV := build/venv
 PYTHON := $(VENV)/bin/python
+FUZZ_SECONDS ?= 180
+SOAK_SECONDS ?= 3600
 
-.PHONY: all build deps test demo bench lint format docs clean
+.PHONY: all build deps test demo bench lint format format-check fuzz sanitize soak docs clean
 
 all: build
 
@@ -39,12 +41,28 @@ bench: build
 	@scripts/deps.sh --bench
 	@scripts/bench.sh
 
-lint:
+# clang-format (fails on any difference) and a build with clang-tidy on every file.
+lint: format-check
 	@[ -f build/tidy/build.ninja ] || cmake --preset tidy >/dev/null
 	cmake --build build/tidy
 
+format-check:
+	git ls-files --cached --others --exclude-standard '*.cc' '*.h' | xargs clang-format --dry-run --Werror
+
+# libFuzzer targets of tests/fuzz, FUZZ_SECONDS each (clang, build/asan).
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+# Unit tests and the threaded integration tests under ASan+UBSan and TSan.
+sanitize: build
+	PYTHON=$(PYTHON) scripts/sanitize.sh
+
+# SOAK_SECONDS at 100 Hz on a churning tree of 64 processes with scrapes and markers.
+soak: build
+	SOAK_SECONDS=$(SOAK_SECONDS) TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) scripts/soak.py
+
 format:
-	git ls-files '*.cc' '*.h' | xargs clang-format -i
+	git ls-files --cached --others --exclude-standard '*.cc' '*.h' | xargs clang-format -i
 
 clean:
 	rm -rf build

@@ -18,6 +18,7 @@ DEBIAN_PACKAGES=(
   libcpp-httplib-dev   # the Prometheus endpoint and the Pushgateway client
   prometheus prometheus-pushgateway   # real servers the integration tests start
   clang-format clang-tidy
+  clang libclang-rt-14-dev llvm   # sanitizer builds and libFuzzer (make sanitize, make fuzz)
   python3-psutil   # the peer measured side by side in `make bench`
   python3-torch python3-numpy   # PyTorch on CPU for the demo, the examples and the tests
   pybind11-dev python3-dev   # the trainvitals._core Python module

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace tv {
@@ -231,7 +232,7 @@ std::optional<Marker> ParseMarker(std::string_view datagram, std::string* error)
     *error = "no protocol version \"v\"";
     return std::nullopt;
   }
-  if (v->get<int>() != kMarkerProtocolVersion) {
+  if (v->get<int64_t>() != kMarkerProtocolVersion) {
     *error =
         fmt::format("protocol version {} (this build reads {})", v->dump(), kMarkerProtocolVersion);
     return std::nullopt;

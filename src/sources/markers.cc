@@ -219,13 +219,13 @@ bool MarkerSource::Apply(const Marker& m) {
       break;
     }
     case MarkerType::kScalars:
-      for (const auto& [name, value] : m.scalars) {
+      for (const auto& scalar : m.scalars) {  // no structured binding: clang 14 cannot capture one
         auto s = std::find_if(p.scalars.begin(), p.scalars.end(),
-                              [&](const auto& kv) { return kv.first == name; });
+                              [&](const auto& kv) { return kv.first == scalar.first; });
         if (s != p.scalars.end()) {
-          s->second = value;
+          s->second = scalar.second;
         } else if (p.scalars.size() < kMaxScalars) {
-          p.scalars.emplace_back(name, value);
+          p.scalars.push_back(scalar);
         } else {
           Warn("scalars", fmt::format("a process sent more than {} scalar names: new names are "
                                       "ignored",
