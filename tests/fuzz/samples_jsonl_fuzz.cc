@@ -6,7 +6,7 @@
 
 #include "core/config.h"
 #include "fuzz_file.h"
-#include "run/csv_export.h"
+#include "sinks/csv_export.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string& path = tv::fuzz::WriteScratchFile(data, size, ".jsonl");
