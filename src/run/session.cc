@@ -125,9 +125,9 @@ void Session::Start(int root_pid) {
   if (visualdl_) sinks.push_back(visualdl_.get());
   if (!config_.quiet) {
     // Inside the training process the terminal belongs to the framework's own
-    // progress bars: no live line there, only the notices and epoch lines.
-    bool live = ::isatty(STDERR_FILENO) != 0 && mode_ != "python";
-    status_ = std::make_unique<StatusLine>(STDERR_FILENO, live);
+    // progress bars: no live line there (no row set), only the notices and
+    // epoch lines.
+    status_ = std::make_unique<StatusLine>(STDERR_FILENO, live_row_);
     sinks.push_back(status_.get());
   }
   AddExporters(meta, &sinks);

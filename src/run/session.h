@@ -43,6 +43,10 @@ class Session {
   // when it could not be made (the run goes on without markers).
   std::string marker_socket() const { return markers_ ? markers_->socket_path() : std::string(); }
 
+  // Where the live status goes (a terminal's reserved row, not owned, which
+  // must outlive this session); none unless set before Start.
+  void ShowLiveStatus(TerminalRow* row) { live_row_ = row; }
+
   // Starts sampling the process tree rooted at `root_pid`.
   void Start(int root_pid);
 
@@ -72,6 +76,7 @@ class Session {
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<PrometheusSink> prometheus_;
   std::unique_ptr<PushgatewaySink> pushgateway_;
+  TerminalRow* live_row_ = nullptr;
   std::unique_ptr<StatusLine> status_;
   std::unique_ptr<TfeventsSink> tfevents_;
   std::unique_ptr<VdlSink> visualdl_;
