@@ -16,7 +16,8 @@ namespace tv {
 
 class MarkerEndpoint {
  public:
-  // Under $TMPDIR (else /tmp). Returns nullptr with `error` set on failure.
+  // Under $TMPDIR (else /tmp), after removing the stale directories of runs
+  // killed there (stale_dirs.h). Returns nullptr with `error` set on failure.
   static std::unique_ptr<MarkerEndpoint> Create(double interval_s, std::string* error);
   ~MarkerEndpoint();
   MarkerEndpoint(const MarkerEndpoint&) = delete;
@@ -34,7 +35,8 @@ class MarkerEndpoint {
   std::string dir_;
   std::string socket_path_;
   std::string steps_path_;
-  int fd_ = -1;  // listening
+  std::string owner_path_;  // owner.pid: this process's PID (stale_dirs.h)
+  int fd_ = -1;             // listening
   std::vector<int> clients_;
   size_t cursor_ = 0;  // the client Receive reads next
   void* map_ = nullptr;

@@ -119,6 +119,7 @@ void Session::Start(int root_pid) {
         fmt::format("http://{}:{}/metrics", metrics_server_->host(), metrics_server_->port());
   }
   WriteJsonFile(dir + "/meta.json", meta);
+  if (config_.out.empty()) PointLatestLink(config_.runs_dir, dir);
   jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
   std::vector<Sink*> sinks = {&timeline_, jsonl_.get()};
   if (tfevents_) sinks.push_back(tfevents_.get());

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "sinks/http_error.h"
+
 namespace tv {
 namespace {
 
@@ -100,8 +102,8 @@ bool PushgatewaySink::Send(const char* method, const std::string* body) {
                             ? client.Put(group_path_, *body, std::string(kPromTextContentType))
                             : client.Delete(group_path_);
   if (!res) {
-    Fail("unreachable", fmt::format("{} {}:{} failed: {}", method, url_.host, url_.port,
-                                    httplib::to_string(res.error())));
+    Fail("unreachable", fmt::format("{} failed: {}", method,
+                                    DescribeHttpError(res.error(), url_.host, url_.port)));
     return false;
   }
   if (res->status / 100 != 2) {

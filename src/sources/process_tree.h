@@ -63,6 +63,9 @@ struct ProcessTreeOptions {
   // Files held open between ticks (about 3 per process). Empty: a quarter of the
   // RLIMIT_NOFILE soft limit, at most 1024. 0: none, every read opens by path.
   std::optional<size_t> max_held_files;
+  // Never a member, nor its descendants: the monitor itself, when it watches
+  // one of its own ancestors (`attach` to its shell). 0: none.
+  int excluded_pid = 0;
 };
 
 class ProcessTreeSource final : public Source {
