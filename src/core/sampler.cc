@@ -134,6 +134,7 @@ void Sampler::PushMarkerEvents() {
     if (m.steps) fields["steps"] = *m.steps;
     if (!m.phase.empty()) fields["phase"] = m.phase;
     if (!m.framework.empty()) fields["framework"] = m.framework;
+    if (!m.log_dir.empty()) fields["log_dir"] = m.log_dir;
     std::string type(MarkerTypeName(m.type));
     if (m.type == MarkerType::kHello) type = "client_start";
     if (m.type == MarkerType::kBye) type = "client_end";

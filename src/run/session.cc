@@ -131,6 +131,11 @@ void Session::Start(int root_pid) {
     status_ = std::make_unique<StatusLine>(STDERR_FILENO, live_row_);
     sinks.push_back(status_.get());
   }
+  requested_tfevents_ = std::make_unique<RequestedTfevents>(
+      config_.tensorboard, start_wall_, config_.interval_s, [this](const std::string& line) {
+        if (status_) status_->Say(line);
+      });
+  sinks.push_back(requested_tfevents_.get());
   AddExporters(meta, &sinks);
   sinks_ = std::make_unique<SinkThread>(std::move(sinks));
   sinks_->Start();

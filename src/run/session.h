@@ -22,6 +22,7 @@
 #include "sinks/metrics_server.h"
 #include "sinks/prometheus_sink.h"
 #include "sinks/pushgateway_sink.h"
+#include "sinks/tfevents/requested_tfevents.h"
 #include "sinks/tfevents/tfevents_sink.h"
 #include "sinks/visualdl/vdl_sink.h"
 #include "views/status_line.h"
@@ -79,6 +80,7 @@ class Session {
   TerminalRow* live_row_ = nullptr;
   std::unique_ptr<StatusLine> status_;
   std::unique_ptr<TfeventsSink> tfevents_;
+  std::unique_ptr<RequestedTfevents> requested_tfevents_;  // a training's log_dir (markers)
   std::unique_ptr<VdlSink> visualdl_;
   std::unique_ptr<SinkThread> sinks_;
   std::unique_ptr<Sampler> sampler_;

@@ -82,6 +82,8 @@ void MarkerSource::Drain(TrainingSample* t) {
 }
 
 void MarkerSource::Apply(const Marker& m) {
+  // Sent on a connection of its own: says nothing of the process's state.
+  if (m.type == MarkerType::kTensorboardLogDir) return;
   auto [it, fresh] = processes_.try_emplace(std::pair(m.pid, m.slot));
   Process& p = it->second;
   if (fresh) p.order = next_order_++;
@@ -121,6 +123,8 @@ void MarkerSource::Apply(const Marker& m) {
       p.closed = true;
       p.phases.clear();
       p.allocator.clear();
+      break;
+    case MarkerType::kTensorboardLogDir:
       break;
   }
 }
