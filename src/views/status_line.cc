@@ -91,6 +91,22 @@ bool FirstTimeSaid(const std::string& notice) {
   return said.insert(notice).second;
 }
 
+// A start notice in the combined line: "GPU (no NVIDIA driver library (...))",
+// without the "GPU metrics off, host metrics go on" that the line's opening
+// already says.
+std::string ShortNotice(std::string_view source, std::string message) {
+  constexpr std::string_view kOff = "GPU metrics off, host metrics go on";
+  if (message.ends_with(kOff)) {
+    message.erase(message.size() - kOff.size());
+    while (!message.empty() &&
+           std::string_view(" :;,").find(message.back()) != std::string_view::npos) {
+      message.pop_back();
+    }
+  }
+  std::string_view label = source == "nvml" ? "GPU" : source == "rapl" ? "CPU energy" : source;
+  return fmt::format("{} ({})", label, message);
+}
+
 }  // namespace
 
 std::string StatusText(const Row& row, int columns) {
@@ -140,8 +156,8 @@ void StatusLine::OnRow(const Row& row) {
 
 void StatusLine::SayNotices() {
   std::vector<std::string> fresh;
-  for (const std::string& n : start_notices_) {
-    if (FirstTimeSaid(n)) fresh.push_back(n);
+  for (const auto& [source, message] : start_notices_) {
+    if (FirstTimeSaid(source + ": " + message)) fresh.push_back(ShortNotice(source, message));
   }
   start_notices_.clear();
   if (fresh.empty()) return;
@@ -151,12 +167,13 @@ void StatusLine::SayNotices() {
 void StatusLine::OnEvent(const Event& event) {
   std::string line;
   if (event.type == "source_unavailable") {
-    std::string notice =
-        fmt::format("{}: {}", event.fields.value("source", "?"), event.fields.value("message", ""));
+    std::string source = event.fields.value("source", "?");
+    std::string message = event.fields.value("message", "");
     if (!first_row_seen_) {
-      start_notices_.push_back(std::move(notice));
+      start_notices_.emplace_back(std::move(source), std::move(message));
       return;
     }
+    std::string notice = source + ": " + message;
     if (!FirstTimeSaid(notice)) return;
     line = "trainvitals: " + notice;
   } else if (event.type == "marker_malformed") {
