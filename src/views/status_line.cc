@@ -14,13 +14,16 @@
 namespace tv {
 namespace {
 
-// "61–65 GiB" (the unit once when both ends share it), "61 MiB–1.20 GiB".
+// "61–65 GiB", "1.2–3.5 GiB", "200–900 MiB": both ends in the unit of the
+// higher, whole numbers from 10 units up.
 std::string BytesRange(double lo, double hi) {
-  std::string a = FormatBytes(lo), b = FormatBytes(hi);
-  if (a == b) return a;
-  size_t sa = a.rfind(' '), sb = b.rfind(' ');
-  if (a.substr(sa) == b.substr(sb)) return a.substr(0, sa) + "–" + b;
-  return a + "–" + b;
+  constexpr double kMiB = 1024.0 * 1024, kGiB = kMiB * 1024;
+  double unit = hi >= kGiB ? kGiB : kMiB;
+  std::string_view name = hi >= kGiB ? "GiB" : "MiB";
+  int decimals = hi / unit >= 10 ? 0 : 1;
+  std::string a = fmt::format("{:.{}f}", lo / unit, decimals);
+  std::string b = fmt::format("{:.{}f}", hi / unit, decimals);
+  return a == b ? fmt::format("{} {}", b, name) : fmt::format("{}–{} {}", a, b, name);
 }
 
 std::string PercentRange(double lo, double hi) {
@@ -118,6 +121,14 @@ std::string StatusText(const Row& row, int columns) {
   if (auto mem = FindStat(sample, row.values, Scope::kJob, "memory_bytes"); mem && mem->last > 0) {
     head += fmt::format(" | RAM {}", FormatBytes(mem->last));
   }
+  // The same in fewer columns, for narrow terminals.
+  std::string brief_head = fmt::format("trainvitals {}", FormatDuration(row.elapsed_s));
+  if (auto cpu = FindStat(sample, row.values, Scope::kJob, "cpu_cores")) {
+    brief_head += fmt::format(" | CPU {:.1f}", cpu->mean);
+  }
+  if (auto mem = FindStat(sample, row.values, Scope::kJob, "memory_bytes"); mem && mem->last > 0) {
+    brief_head += fmt::format(" | RAM {}", FormatBytes(mem->last));
+  }
   std::string host;
   auto used = FindStat(sample, row.values, Scope::kHost, "memory_used_bytes");
   auto total = FindStat(sample, row.values, Scope::kHost, "memory_limit_bytes");
@@ -132,9 +143,11 @@ std::string StatusText(const Row& row, int columns) {
     std::string range = GpuRange(row);
     tries.push_back(head + host + range);
     tries.push_back(head + range);
+    tries.push_back(brief_head + range);
   } else {
     tries.push_back(head + each);
     tries.push_back(head + EachGpu(row, true));
+    tries.push_back(brief_head + EachGpu(row, true));
   }
   for (const std::string& t : tries) {
     if (DisplayColumns(t) <= columns) return t;

@@ -44,7 +44,7 @@ class StatusLine final : public Sink {
 // The status line for `row` in at most `columns` columns (no control
 // characters): every GPU on its own when that fits, else one range over all
 // of them ("8 GPUs: busy 88–93%, mem 61–65 GiB"), then without host memory,
-// then cut with "…".
+// then with fewer words, then cut with "…".
 std::string StatusText(const Row& row, int columns);
 
 }  // namespace tv

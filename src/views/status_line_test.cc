@@ -59,11 +59,10 @@ TEST(StatusText, ManyGpusBecomeOneRange) {
   std::string wide = StatusText(JobRow(8), 199);
   EXPECT_EQ(wide,
             "trainvitals 12.3 s | CPU 1.5 cores | RAM 587 MiB (host 5.50 GiB/23.5 GiB) | 8 GPUs: "
-            "busy 88–93%, mem 61.0–65.0 GiB");
+            "busy 88–93%, mem 61–65 GiB");
   std::string narrow = StatusText(JobRow(8), 79);
   EXPECT_EQ(narrow,
-            "trainvitals 12.3 s | CPU 1.5 cores | RAM 587 MiB | 8 GPUs: busy 88–93%, mem "
-            "61.0–65.0 GiB");
+            "trainvitals 12.3 s | CPU 1.5 | RAM 587 MiB | 8 GPUs: busy 88–93%, mem 61–65 GiB");
   EXPECT_LE(DisplayColumns(narrow), 79);
 }
 

@@ -141,7 +141,7 @@ def test_training_output_stays_intact_under_one_status_row(tmp_path, gpus, cols,
     assert during.margins is not None and (during.margins.top, during.margins.bottom) == (0, ROWS - 2)
     assert_output_intact(lines, expected)
     if gpus == 8:
-        assert "8 GPUs: busy 88–93%, mem 61.0–65.0 GiB" in status, status
+        assert "8 GPUs: busy 88–93%, mem 61–65 GiB" in status, status
     elif gpus == 1:
         assert "| GPU0 " in status, status
 
