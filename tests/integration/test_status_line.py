@@ -93,14 +93,14 @@ class Pty:
         os.write(self.fd, keys)
 
     def screen(self):
-        screen = pyte.Screen(self.cols, ROWS)
+        screen = pyte.HistoryScreen(self.cols, ROWS, history=5000)
         pyte.ByteStream(screen).feed(self.data)
         return screen
 
 
 def tv_env(gpus=0, **extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TRAINVITALS", "FAKE_NVML"))}
-    env.update(TERM="xterm-256color", **GPUS[gpus], **extra)
+    env.update({"TERM": "xterm-256color", **GPUS[gpus], **extra})
     return env
 
 
@@ -111,6 +111,13 @@ def run_argv(tmp_path, script, *flags):
 
 def rows(screen):
     return [line.rstrip() for line in screen.display]
+
+
+def scrolled_and_rows(screen):
+    """What scrolled off the top, then the screen."""
+    gone = ["".join(line[x].data for x in range(screen.columns)).rstrip()
+            for line in screen.history.top]
+    return gone + rows(screen)
 
 
 def status_rows(screen):
@@ -148,8 +155,9 @@ def test_training_output_stays_intact_under_one_status_row(tmp_path, gpus, cols,
     data = term.finish()
     assert os.waitstatus_to_exitcode(term.status) == 0, data
     end = term.screen()
-    lines = rows(end)
+    lines = scrolled_and_rows(end)
     assert status_rows(end) == [], "\n".join(lines)
+    assert not [line for line in lines if STATUS.match(line)], "\n".join(lines)
     assert end.margins is None  # the whole screen scrolls again
     assert_output_intact(lines, expected)
     assert any("exit code 0" in line for line in lines), "\n".join(lines)
