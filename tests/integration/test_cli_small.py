@@ -93,7 +93,11 @@ def test_marker_dirs_left_by_kill_9_are_removed_at_the_next_start(tv, tmp_path):
     assert left[0].exists()  # nobody removed it
     alive = subprocess.Popen([tv, "run", "--quiet", "--out", str(tmp_path / "alive"), "--",
                               "sleep", "4"], env=env)
-    mine = wait_for_sockets(tmp, 1)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not (set(tmp.glob("trainvitals-*/markers.sock"))
+                                               - {left[0] / "markers.sock"}):
+        time.sleep(0.05)
+    mine = list(tmp.glob("trainvitals-*"))
     assert left[0] not in mine and len(mine) == 1  # removed at the start of the next run
     p = subprocess.run([tv, "run", "--quiet", "--out", str(tmp_path / "next"), "--", "true"],
                        env=env, capture_output=True, text=True, timeout=60)
