@@ -29,16 +29,16 @@ void GiveTerminal(pid_t pgrp) {
   signal(SIGTTOU, SIG_DFL);
 }
 
-// The child stopped on the terminal (Ctrl-Z): take the terminal back, stop as
-// the shell's job, and when continued, hand the terminal back if we are in the
-// foreground and continue the child's group.
+// The child stopped (Ctrl-Z, or a TSTP forwarded to it): take the terminal
+// back if we gave it away, stop as the shell's job, and when continued, hand
+// the terminal back if we are in the foreground and continue the child's group.
 void StopWithChild(int child, const SupervisorHooks& hooks) {
   if (hooks.on_stop) hooks.on_stop();
-  GiveTerminal(::getpgrp());
+  if (terminal_handed_over) GiveTerminal(::getpgrp());
   ::raise(SIGSTOP);
   // Continued. `fg` gave us the terminal; `bg` did not: then the child stays
   // in the background too.
-  if (::tcgetpgrp(STDIN_FILENO) == ::getpgrp()) GiveTerminal(child);
+  if (terminal_handed_over && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp()) GiveTerminal(child);
   if (hooks.on_continue) hooks.on_continue();
   if (::kill(-child, SIGCONT) != 0) ::kill(child, SIGCONT);
 }
@@ -146,7 +146,7 @@ ChildExit SuperviseChild(int child, const SupervisorHooks& hooks) {
       }
     }
     if (done) break;
-    if (stopped && terminal_handed_over) StopWithChild(child, hooks);
+    if (stopped) StopWithChild(child, hooks);
   }
   if (terminal_handed_over) GiveTerminal(::getpgrp());
   return result;

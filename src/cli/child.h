@@ -36,10 +36,9 @@ struct SupervisorHooks {
 
 // Waits for `child` to exit, forwarding INT, TERM, HUP and TSTP to its process group
 // and reaping every other child (trainvitals is the job's subreaper). When the
-// child stops while it holds the terminal (Ctrl-Z), trainvitals takes the
-// terminal back and stops itself, so the shell sees the job stopped; when
-// continued (fg, bg), it gives the terminal back (fg only) and continues the
-// child's group.
+// child stops (Ctrl-Z), trainvitals takes back the terminal it gave the child
+// and stops itself, so the shell sees the job stopped; when continued (fg,
+// bg), it gives the terminal back (fg only) and continues the child's group.
 ChildExit SuperviseChild(int child, const SupervisorHooks& hooks);
 
 }  // namespace tv
