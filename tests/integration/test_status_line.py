@@ -57,12 +57,14 @@ GPUS = {
 class Pty:
     """A program on a new pty of `cols` x ROWS, as a terminal would run it."""
 
-    def __init__(self, argv, cols, env):
+    def __init__(self, argv, cols, env, stdin_null=False):
         self.cols = cols
         self.data = b""
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, cols, 0, 0))
+            if stdin_null:  # trainvitals then keeps the terminal's foreground
+                os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
             os.execve(argv[0], argv, env)
         self.status = None
 
@@ -249,6 +251,31 @@ def test_ctrl_z_gives_the_terminal_back_and_fg_takes_the_row_again(tmp_path):
     term.finish()
     assert os.waitstatus_to_exitcode(term.status) == 0, term.data
     assert term.screen().margins is None
+
+
+def wait_stopped(pid, seconds=20):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        got, status = os.waitpid(pid, os.WUNTRACED | os.WNOHANG)
+        if got:
+            return os.WIFSTOPPED(status)
+        time.sleep(0.05)
+    return False
+
+
+def test_tstp_stops_the_job_and_trainvitals_when_it_kept_the_terminal(tmp_path):
+    script = "import time\nprint('ready', flush=True)\ntime.sleep(2)\nprint('after cont', flush=True)\n"
+    term = Pty(run_argv(tmp_path, script), 80, tv_env(), stdin_null=True)
+    assert term.read_for(30, until=b"ready")
+    term.read_for(0.5)
+    os.kill(term.pid, signal.SIGTSTP)  # what Ctrl-Z sends when trainvitals has the foreground
+    assert wait_stopped(term.pid), "trainvitals did not stop with its job"
+    term.read_for(0.3)
+    assert term.screen().margins is None
+    os.kill(term.pid, signal.SIGCONT)
+    assert term.read_for(30, until=b"after cont"), term.data
+    term.finish()
+    assert os.waitstatus_to_exitcode(term.status) == 0, term.data
 
 
 def test_a_resize_moves_the_status_row_to_the_new_bottom(tmp_path):
