@@ -170,7 +170,9 @@ void StatusLine::OnRow(const Row& row) {
 void StatusLine::SayNotices() {
   std::vector<std::string> fresh;
   for (const auto& [source, message] : start_notices_) {
-    if (FirstTimeSaid(source + ": " + message)) fresh.push_back(ShortNotice(source, message));
+    if (FirstTimeSaid(fmt::format("{}: {}", source, message))) {
+      fresh.push_back(ShortNotice(source, message));
+    }
   }
   start_notices_.clear();
   if (fresh.empty()) return;
