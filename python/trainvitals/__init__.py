@@ -98,7 +98,7 @@ class Monitor:
                 self.run_dir = self._session.run_dir
                 # A training that dies of an exception never reaches close():
                 # its summary is still written when the interpreter exits.
-                atexit.register(self.close)
+                atexit.register(self._close_at_exit)
                 # Processes started from here on (DataLoader workers, DDP ranks)
                 # report to this monitor instead of starting their own.
                 if socket:
@@ -119,14 +119,26 @@ class Monitor:
 
     def close(self) -> Optional[dict]:
         """Ends open phases, disconnects and, when alone, writes the summary."""
+        return self._close(None)
+
+    def _close_at_exit(self) -> None:
+        # The interpreter sets sys.last_value (3.12: last_exc) for the uncaught
+        # exception it is exiting with before atexit functions run.
+        self._close(getattr(sys, "last_exc", None) or getattr(sys, "last_value", None))
+
+    def _close(self, exception: Optional[BaseException]) -> Optional[dict]:
         try:
             for phase in list(reversed(self._phases)):
                 self.phase_end(phase)
             if self._client is not None:
-                self._client.close()
+                if exception is None:
+                    self._client.close()
+                else:  # the summary says what the run died of (docs/markers.md, bye)
+                    lines = str(exception).splitlines()
+                    self._client.close(type(exception).__name__, lines[0] if lines else "")
                 self._client = None
             if self._session is not None:
-                atexit.unregister(self.close)
+                atexit.unregister(self._close_at_exit)
                 session, self._session = self._session, None
                 os.environ.pop(SOCKET_ENV, None)
                 self.summary = json.loads(session.finish())
@@ -137,8 +149,8 @@ class Monitor:
     def __enter__(self) -> "Monitor":
         return self.start()
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self._close(exc)
 
     @property
     def active(self) -> bool:

@@ -73,8 +73,11 @@ void Sampler::TickOnce(int64_t k) {
   JobSample& job = sample_.job;
   std::vector<int> pids = std::move(job.pids);
   std::vector<ProcessInfo> started = std::move(job.started), exited = std::move(job.exited);
+  std::vector<ProcessUsage> members = std::move(job.members);
   job = JobSample{};
   job.pids = std::move(pids);
+  job.members = std::move(members);
+  job.members.clear();
   job.started = std::move(started);
   job.exited = std::move(exited);
   job.pids.clear();
@@ -135,6 +138,7 @@ void Sampler::PushMarkerEvents() {
     if (!m.phase.empty()) fields["phase"] = m.phase;
     if (!m.framework.empty()) fields["framework"] = m.framework;
     if (!m.log_dir.empty()) fields["log_dir"] = m.log_dir;
+    if (!m.exception.empty()) fields["exception"] = m.exception, fields["message"] = m.message;
     std::string type(MarkerTypeName(m.type));
     if (m.type == MarkerType::kHello) type = "client_start";
     if (m.type == MarkerType::kBye) type = "client_end";

@@ -124,8 +124,13 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
       if (fw != j.end() && fw->is_string()) m->framework = fw->get<std::string>().substr(0, 64);
       return true;
     }
-    case MarkerType::kBye:
+    case MarkerType::kBye: {
+      auto ex = j.find("exception");
+      if (ex != j.end() && ex->is_string()) m->exception = ex->get<std::string>().substr(0, 128);
+      auto msg = j.find("message");
+      if (msg != j.end() && msg->is_string()) m->message = msg->get<std::string>().substr(0, 512);
       return true;
+    }
     case MarkerType::kTensorboardLogDir: {
       auto dir = j.find("log_dir");
       if (dir == j.end() || !dir->is_string() || dir->get_ref<const std::string&>().empty() ||
@@ -171,6 +176,13 @@ std::string EncodeMarker(const Marker& m) {
     out += ",\"framework\":" + nlohmann::json(m.framework).dump();
   }
   if (!m.log_dir.empty()) out += ",\"log_dir\":" + nlohmann::json(m.log_dir).dump();
+  if (!m.exception.empty()) {
+    out +=
+        ",\"exception\":" +
+        nlohmann::json(m.exception).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += ",\"message\":" +
+           nlohmann::json(m.message).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
   if (m.type == MarkerType::kScalars) {
     out += ",\"values\":{";
     for (size_t i = 0; i < m.scalars.size(); ++i) {

@@ -110,7 +110,7 @@ PYBIND11_MODULE(_core, m) {
             return c.Allocator(tv::ToFigures(devices));
           },
           "devices"_a)
-      .def("close", &MarkerClient::Close);
+      .def("close", &MarkerClient::Close, "exception"_a = "", "message"_a = "");
 
   py::class_<tv::InProcessSession>(m, "Session")
       .def(py::init<const std::map<std::string, std::string>&>(), "options"_a)
