@@ -44,6 +44,16 @@ def _say(message: str) -> None:
         pass
 
 
+def _tell(socket_path: str, rank: int, **marker) -> None:
+    """Under `trainvitals run`: asks the supervisor to write its TensorBoard
+    scalars into this log_dir too (marker tensorboard_log_dir, docs/markers.md)."""
+    import socket, time
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+        s.connect(socket_path)
+        s.send(json.dumps({"v": 1, "type": "tensorboard_log_dir", "pid": os.getpid(), "rank": rank,
+                           "slot": -1, "t": time.time(), **marker}).encode())
+
+
 def _option_text(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -99,6 +109,8 @@ class Monitor:
                     self._client = client
                 else:
                     _say(f"markers off: {client.error}")
+                if self._session is None and "tensorboard" in self._options:
+                    _tell(socket, self._rank, log_dir=os.path.abspath(self._options["tensorboard"]))
         except _core.ConfigError:
             raise  # a usage mistake: say it before training starts
         except Exception as e:  # never stop the training for us

@@ -19,6 +19,7 @@ enum class TrainingEventType {
   kPhaseEnd,
   kScalars,    // user scalars (the loss, ...); the latest are also in TrainingSample::scalars
   kClientEnd,  // it said goodbye, or its connection hung up
+  kTensorboardLogDir,  // it writes TensorBoard logs to `log_dir`
 };
 
 // One thing a training process said, at the sender's unix time `t`.
@@ -36,6 +37,7 @@ struct TrainingEvent {
   // "ValueError", and the first line of its message); empty when it ends normally.
   std::string exception;
   std::string message;
+  std::string log_dir;  // kTensorboardLogDir: an absolute path
 };
 
 // One training process's step counter, as read this tick.

@@ -9,11 +9,18 @@
 namespace tv {
 namespace {
 
+constexpr size_t kMaxLogDirBytes = 4096;  // PATH_MAX
+
 constexpr std::pair<MarkerType, std::string_view> kTypeNames[] = {
-    {MarkerType::kHello, "hello"},         {MarkerType::kEpochBegin, "epoch_begin"},
-    {MarkerType::kEpochEnd, "epoch_end"},  {MarkerType::kPhaseBegin, "phase_begin"},
-    {MarkerType::kPhaseEnd, "phase_end"},  {MarkerType::kScalars, "scalars"},
-    {MarkerType::kAllocator, "allocator"}, {MarkerType::kBye, "bye"},
+    {MarkerType::kHello, "hello"},
+    {MarkerType::kEpochBegin, "epoch_begin"},
+    {MarkerType::kEpochEnd, "epoch_end"},
+    {MarkerType::kPhaseBegin, "phase_begin"},
+    {MarkerType::kPhaseEnd, "phase_end"},
+    {MarkerType::kScalars, "scalars"},
+    {MarkerType::kAllocator, "allocator"},
+    {MarkerType::kBye, "bye"},
+    {MarkerType::kTensorboardLogDir, "tensorboard_log_dir"},
 };
 
 constexpr AllocatorField kAllocatorFields[] = {
@@ -151,6 +158,16 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
       if (msg != j.end() && msg->is_string()) m->message = msg->get<std::string>().substr(0, 512);
       return true;
     }
+    case MarkerType::kTensorboardLogDir: {
+      auto dir = j.find("log_dir");
+      if (dir == j.end() || !dir->is_string() || dir->get_ref<const std::string&>().empty() ||
+          dir->get_ref<const std::string&>()[0] != '/' ||
+          dir->get_ref<const std::string&>().size() > kMaxLogDirBytes) {
+        return Fail(error, "tensorboard_log_dir needs \"log_dir\": an absolute path");
+      }
+      m->log_dir = dir->get<std::string>();
+      return true;
+    }
   }
   return true;
 }
@@ -185,6 +202,7 @@ std::string EncodeMarker(const Marker& m) {
   if (!m.framework.empty()) {
     out += ",\"framework\":" + nlohmann::json(m.framework).dump();
   }
+  if (!m.log_dir.empty()) out += ",\"log_dir\":" + nlohmann::json(m.log_dir).dump();
   if (!m.exception.empty()) {
     out +=
         ",\"exception\":" +

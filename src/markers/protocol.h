@@ -67,7 +67,8 @@ enum class MarkerType {
   kPhaseEnd,
   kScalars,
   kAllocator,
-  kBye
+  kBye,
+  kTensorboardLogDir  // "tensorboard_log_dir": the process writes TensorBoard logs to log_dir
 };
 
 std::string_view MarkerTypeName(MarkerType type);
@@ -107,6 +108,7 @@ struct Marker {
   std::string message;
   std::vector<std::pair<std::string, double>> scalars;
   std::vector<AllocatorFigures> allocator;
+  std::string log_dir;  // tensorboard_log_dir: an absolute path
 };
 
 // Encodes `m` as one datagram (compact JSON, "v" first).

@@ -137,5 +137,21 @@ TEST(MarkerProtocol, StepsFileSitsBesideTheSocket) {
   EXPECT_EQ(StepsPathFor("/tmp/trainvitals-abc/markers.sock"), "/tmp/trainvitals-abc/steps");
 }
 
+TEST(MarkerProtocol, TensorboardLogDirCarriesAnAbsolutePath) {
+  Marker m;
+  m.type = MarkerType::kTensorboardLogDir;
+  m.t = 1;
+  m.log_dir = "/home/me/logs/fit";
+  std::string error;
+  auto back = ParseMarker(EncodeMarker(m), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->type, MarkerType::kTensorboardLogDir);
+  EXPECT_EQ(back->log_dir, "/home/me/logs/fit");
+  EXPECT_FALSE(
+      ParseMarker(R"({"v":1,"type":"tensorboard_log_dir","t":1,"log_dir":"logs"})", &error));
+  EXPECT_NE(error.find("absolute"), std::string::npos) << error;
+  EXPECT_FALSE(ParseMarker(R"({"v":1,"type":"tensorboard_log_dir","t":1})", &error));
+}
+
 }  // namespace
 }  // namespace tv

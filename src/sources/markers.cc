@@ -43,6 +43,9 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
       e->type = TrainingEventType::kScalars;
       e->scalars = m.scalars;
       break;
+    case MarkerType::kTensorboardLogDir:
+      e->type = TrainingEventType::kTensorboardLogDir;
+      break;
     case MarkerType::kAllocator:
       return false;
   }
@@ -54,6 +57,7 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
   e->phase = m.phase;
   e->framework = m.framework;
   e->exception = m.exception;
+  e->log_dir = m.log_dir;
   e->message = m.message;
   return true;
 }
@@ -186,6 +190,8 @@ bool MarkerSource::MakeRoom() {
 }
 
 bool MarkerSource::Apply(const Marker& m) {
+  // Sent on a connection of its own: says nothing of the process's state.
+  if (m.type == MarkerType::kTensorboardLogDir) return true;
   auto key = std::pair(m.pid, m.slot);
   auto it = processes_.find(key);
   if (it == processes_.end()) {
@@ -240,6 +246,8 @@ bool MarkerSource::Apply(const Marker& m) {
       p.closed = true;
       p.phases.clear();
       p.allocator.clear();
+      break;
+    case MarkerType::kTensorboardLogDir:
       break;
   }
   return true;
