@@ -42,23 +42,22 @@ std::string GpuName(const GpuRow& g) {
 // Each GPU: load, memory used (of total), the job's share, temperature;
 // `brief`: load and memory used only.
 std::string EachGpu(const Row& row, bool brief) {
-  auto defs = GpuMetrics();
   std::string out;
   for (const GpuRow& g : row.gpus) {
     out += " | " + GpuName(g);
-    if (auto u = FindStat(defs, g.values, Scope::kGpu, "util_ratio")) {
+    if (auto u = FindStat(metric::kGpuUtilRatio, g.values)) {
       out += " " + FormatPercent(u->mean);
     }
-    if (auto m = FindStat(defs, g.values, Scope::kGpu, "memory_used_bytes")) {
+    if (auto m = FindStat(metric::kGpuMemoryUsedBytes, g.values)) {
       out += " " + FormatBytes(m->last);
-      auto t = FindStat(defs, g.values, Scope::kGpu, "memory_total_bytes");
+      auto t = FindStat(metric::kGpuMemoryTotalBytes, g.values);
       if (t && !brief) out += "/" + FormatBytes(t->last);
     }
     if (brief) continue;
-    if (auto j = FindStat(defs, g.values, Scope::kGpu, "job_memory_bytes")) {
+    if (auto j = FindStat(metric::kGpuJobMemoryBytes, g.values)) {
       out += " (job " + FormatBytes(j->last) + ")";
     }
-    if (auto t = FindStat(defs, g.values, Scope::kGpu, "temperature_celsius")) {
+    if (auto t = FindStat(metric::kGpuTemperatureCelsius, g.values)) {
       out += fmt::format(" {:.0f}°C", t->max);
     }
   }
@@ -66,14 +65,13 @@ std::string EachGpu(const Row& row, bool brief) {
 }
 
 std::string GpuRange(const Row& row) {
-  auto defs = GpuMetrics();
   std::optional<std::pair<double, double>> busy, mem;
   auto widen = [](std::optional<std::pair<double, double>>& r, double v) {
     r = r ? std::pair{std::min(r->first, v), std::max(r->second, v)} : std::pair{v, v};
   };
   for (const GpuRow& g : row.gpus) {
-    if (auto u = FindStat(defs, g.values, Scope::kGpu, "util_ratio")) widen(busy, u->mean);
-    if (auto m = FindStat(defs, g.values, Scope::kGpu, "memory_used_bytes")) widen(mem, m->last);
+    if (auto u = FindStat(metric::kGpuUtilRatio, g.values)) widen(busy, u->mean);
+    if (auto m = FindStat(metric::kGpuMemoryUsedBytes, g.values)) widen(mem, m->last);
   }
   std::string out = fmt::format(" | {} GPUs:", row.gpus.size());
   std::string sep = " ";
@@ -113,25 +111,24 @@ std::string ShortNotice(std::string_view source, std::string message) {
 }  // namespace
 
 std::string StatusText(const Row& row, int columns) {
-  auto sample = SampleMetrics();
   std::string head = fmt::format("trainvitals {}", FormatDuration(row.elapsed_s));
-  if (auto cpu = FindStat(sample, row.values, Scope::kJob, "cpu_cores")) {
+  if (auto cpu = FindStat(metric::kJobCpuCores, row.values)) {
     head += fmt::format(" | CPU {:.1f} cores", cpu->mean);
   }
-  if (auto mem = FindStat(sample, row.values, Scope::kJob, "memory_bytes"); mem && mem->last > 0) {
+  if (auto mem = FindStat(metric::kJobMemoryBytes, row.values); mem && mem->last > 0) {
     head += fmt::format(" | RAM {}", FormatBytes(mem->last));
   }
   // The same in fewer columns, for narrow terminals.
   std::string brief_head = fmt::format("trainvitals {}", FormatDuration(row.elapsed_s));
-  if (auto cpu = FindStat(sample, row.values, Scope::kJob, "cpu_cores")) {
+  if (auto cpu = FindStat(metric::kJobCpuCores, row.values)) {
     brief_head += fmt::format(" | CPU {:.1f}", cpu->mean);
   }
-  if (auto mem = FindStat(sample, row.values, Scope::kJob, "memory_bytes"); mem && mem->last > 0) {
+  if (auto mem = FindStat(metric::kJobMemoryBytes, row.values); mem && mem->last > 0) {
     brief_head += fmt::format(" | RAM {}", FormatBytes(mem->last));
   }
   std::string host;
-  auto used = FindStat(sample, row.values, Scope::kHost, "memory_used_bytes");
-  auto total = FindStat(sample, row.values, Scope::kHost, "memory_limit_bytes");
+  auto used = FindStat(metric::kHostMemoryUsedBytes, row.values);
+  auto total = FindStat(metric::kHostMemoryLimitBytes, row.values);
   if (used && total) {
     host = fmt::format(" (host {}/{})", FormatBytes(used->last), FormatBytes(total->last));
   }
@@ -162,7 +159,7 @@ void StatusLine::OnRow(const Row& row) {
   }
   if (row_ == nullptr) return;
   // The job's last row, after its processes ended, would read "RAM 0 B".
-  auto processes = FindStat(SampleMetrics(), row.values, Scope::kJob, "processes");
+  auto processes = FindStat(metric::kJobProcesses, row.values);
   if (processes && processes->last == 0) return;
   row_->Draw(StatusText(row, row_->width()));
 }

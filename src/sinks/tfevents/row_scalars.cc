@@ -45,8 +45,8 @@ std::vector<TbScalar> RowScalars(const Row& row) {
 }
 
 std::optional<int64_t> TbStepper::Next(const Row& row) {
-  auto training = FindStat(SampleMetrics(), row.values, Scope::kTraining, "step");
-  if (!training) training = FindStat(SampleMetrics(), row.values, Scope::kTraining, "steps");
+  auto training = FindStat(metric::kTrainingStep, row.values);
+  if (!training) training = FindStat(metric::kTrainingSteps, row.values);
   if (training && training->last >= 0) {
     int64_t step = std::llround(training->last);
     if (step <= last_) return std::nullopt;
