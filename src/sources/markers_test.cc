@@ -235,6 +235,28 @@ TEST(PhaseTracker, EpochClosesWhenEveryRankEndedIt) {
   EXPECT_EQ(tracker.Epochs().size(), 1u);
 }
 
+TEST(PhaseTracker, EpochRecordSaysWhichCallItBelongsTo) {
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  Sample s;
+  for (int64_t epoch : {0, 1}) {
+    Marker begin;
+    begin.type = MarkerType::kEpochBegin;
+    begin.t = 100 + static_cast<double>(epoch);
+    begin.epoch = epoch;
+    if (epoch == 1) begin.call = 4;
+    Marker end = begin;
+    end.type = MarkerType::kEpochEnd;
+    end.call.reset();
+    end.t += 0.5;
+    s.training.markers = {begin, end};
+    tracker.OnSample(s, &events);
+  }
+  ASSERT_EQ(tracker.Epochs().size(), 2u);
+  EXPECT_FALSE(tracker.Epochs()[0].contains("call"));  // a client that did not say
+  EXPECT_EQ(tracker.Epochs()[1]["call"], 4);
+}
+
 TEST(PhaseTracker, EpochEnergyIntegratesPowerHeldBetweenReadings) {
   PhaseTracker tracker;
   std::vector<Event> events;
