@@ -129,6 +129,27 @@ TEST(MarkerSource, AllocatorFiguresJoinTheirGpuBySummingProcesses) {
   EXPECT_EQ(s.training.ranks[1].rank, 1);
 }
 
+TEST(MarkerSource, AllocatorFiguresFindTheirGpuByUuidWhateverTheRankCallsIt) {
+  // Each rank has its own CUDA_VISIBLE_DEVICES: both call their GPU device 0.
+  Fixture f;
+  MarkerClient a(f.endpoint->socket_path(), 0, "torch");
+  MarkerClient b(f.endpoint->socket_path(), 1, "torch");
+  MarkerClient c(f.endpoint->socket_path(), 2, "torch");
+  a.Allocator({{.device = 0, .uuid = "GPU-bbbb-1", .allocated_bytes = 100}});
+  b.Allocator({{.device = 0, .uuid = "AAAA-0", .allocated_bytes = 10}});     // bare, other case
+  c.Allocator({{.device = 0, .uuid = "GPU-cccc-9", .allocated_bytes = 1}});  // not watched
+  Sample s;
+  GpuSample& g0 = s.gpus.emplace_back();
+  g0.index = 0;
+  g0.uuid = "GPU-aaaa-0";
+  GpuSample& g1 = s.gpus.emplace_back();
+  g1.index = 1;
+  g1.uuid = "GPU-bbbb-1";
+  f.source->Read(Tick{1.0, true}, &s, &f.notices);
+  EXPECT_EQ(s.gpus[0].allocator_allocated_bytes, 10);
+  EXPECT_EQ(s.gpus[1].allocator_allocated_bytes, 100);
+}
+
 TEST(MarkerSource, ABurstFromManyProcessesIsNotLost) {
   // More messages at once than a datagram socket queues (max_dgram_qlen).
   Fixture f;
