@@ -1,6 +1,7 @@
 """The Python API as a user meets it: lazy framework submodules, epochs and
 phases as plain calls or context managers, and a step() that never raises."""
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -125,3 +126,33 @@ def test_step_with_a_bad_argument_never_raises_into_the_loop(tmp_path):
     assert proc.stderr.count("UsageWarning") == 1, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["training"]["steps"] == 13, summary.get("training")
+
+
+def test_device_uuids_are_written_as_nvml_writes_them_and_never_raise():
+    """The allocator figures' UUID (docs/markers.md): the CUDA driver's 16 bytes or
+    a framework's bare text, in NVML's form; without a CUDA driver, None."""
+    proc = python("""
+        import ctypes
+        from trainvitals import _gpu_ids
+        print(_gpu_ids.format_uuid(bytes(range(16))))
+        print(_gpu_ids.normal_uuid("5b4f0e1a-0000-1111-2222-333344445555"))
+        print(_gpu_ids.normal_uuid("MIG-5b4f0e1a-0000-1111-2222-333344445555"))
+        print(_gpu_ids.normal_uuid(""))
+        try:
+            ctypes.CDLL("libcuda.so.1")
+            print("driver")
+        except OSError:
+            print("no driver")
+        print(_gpu_ids.cuda_uuid(0), _gpu_ids.cuda_uuid(10_000))
+        """)
+    lines = proc.stdout.splitlines()
+    assert lines[:4] == [
+        "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f",
+        "GPU-5b4f0e1a-0000-1111-2222-333344445555",
+        "MIG-5b4f0e1a-0000-1111-2222-333344445555",
+        "None",
+    ]
+    if lines[4] == "no driver":
+        assert lines[5] == "None None"
+    else:  # a GPU machine: device 0 has its UUID, a device that does not exist none
+        assert re.fullmatch(r"GPU-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12} None", lines[5])
