@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from conftest import HELPERS, ROOT
+from conftest import HELPERS
 from schema import check_run_dir
 from test_frameworks import TORCH_PY, env
 
