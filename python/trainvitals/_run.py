@@ -69,7 +69,7 @@ class ProcessRun:
             self.state = "on"
             # Registered first: a training that dies of an exception never
             # reaches close(), and its summary is still written at exit.
-            atexit.register(self.close)
+            atexit.register(self._close_at_exit)
             try:
                 socket = os.environ.get(SOCKET_ENV, "")
                 if not socket:
@@ -97,17 +97,23 @@ class ProcessRun:
             self.calls += 1
             return self.calls
 
-    def close(self) -> Optional[dict]:
-        """Ends the run: disconnects and, alone, writes and prints the summary once."""
+    def close(self, exception: Optional[BaseException] = None) -> Optional[dict]:
+        """Ends the run: disconnects (saying `exception` when the process is dying
+        of one) and, alone, writes and prints the summary once."""
         with self._lock:
             if self.state != "on" or os.getpid() != self.pid:
                 return self.summary
             self.state = "closed"
             try:
-                atexit.unregister(self.close)
+                atexit.unregister(self._close_at_exit)
                 client, self.client = self.client, None
-                if client is not None:
+                if client is None:
+                    pass
+                elif exception is None:
                     client.close()
+                else:  # the summary says what the run died of (docs/markers.md, bye)
+                    lines = str(exception).splitlines()
+                    client.close(type(exception).__name__, lines[0] if lines else "")
                 session, self.session = self.session, None
                 if session is not None:
                     os.environ.pop(SOCKET_ENV, None)
@@ -115,6 +121,12 @@ class ProcessRun:
             except Exception as e:
                 say_once("close", f"the run did not end cleanly: {type(e).__name__}: {e}")
             return self.summary
+
+
+    def _close_at_exit(self) -> None:
+        # The interpreter sets sys.last_value (3.12: last_exc) for the uncaught
+        # exception it is exiting with before atexit functions run.
+        self.close(getattr(sys, "last_exc", None) or getattr(sys, "last_value", None))
 
 
 _current: Optional[ProcessRun] = None

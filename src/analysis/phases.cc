@@ -8,6 +8,9 @@
 namespace tv {
 namespace {
 
+const std::string kTrain = "train";
+const std::string kNone;
+
 double Round(double v, double scale) { return std::round(v * scale) / scale; }
 int64_t Whole(double v) { return std::llround(v); }
 
@@ -33,6 +36,10 @@ void PutResources(const Row& row, nlohmann::ordered_json* out) {
       j["memory_used_bytes_max"] = Whole(s->max);
     if (auto s = FindStat(defs, g.values, Scope::kGpu, "job_memory_bytes"))
       j["job_memory_bytes_max"] = Whole(s->max);
+    if (auto s = FindStat(defs, g.values, Scope::kGpu, "job_sm_util_ratio"))
+      j["job_sm_util_ratio_mean"] = Round(s->mean, 1e4);
+    if (auto s = FindStat(defs, g.values, Scope::kGpu, "other_memory_bytes"))
+      j["other_memory_bytes_max"] = Whole(s->max);
     if (auto s = FindStat(defs, g.values, Scope::kGpu, "allocator_peak_bytes"))
       j["allocator_peak_bytes"] = Whole(s->max);
     if (auto s = FindStat(defs, g.values, Scope::kGpu, "temperature_celsius"))
@@ -63,18 +70,32 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
   if (sample.host.cpu_power_watts) cpu_watts_ = sample.host.cpu_power_watts;
   for (auto& [index, e] : open_) {
     e.resources.Add(sample);
-    if (sample.training.steps) e.steps_last = sample.training.steps;
+    if (std::optional<double> steps = sample.training.steps) {
+      if (*steps > e.steps_first.value_or(0) && steps != e.steps_last) e.last_step_t = sample.t;
+      e.steps_last = steps;
+    }
     for (const EnergyMark& w : gpu_watts_) find(e.gpu_joules, w.index)->joules += w.joules * dt;
     if (cpu_watts_) e.cpu_joules = e.cpu_joules.value_or(0) + *cpu_watts_ * dt;
   }
-  if (!phase_.empty()) phases_[phase_].resources.Add(sample);
-  // The source says when the phase changed (the lowest rank's innermost one).
-  for (const PhaseChange& c : sample.training.phase_changes) {
-    Switch(c.t);
-    phase_ = c.phase;
-    if (c.began) ++phases_[c.phase].count;
+  if (const std::string& now = Effective(); !now.empty()) phases_[now].resources.Add(sample);
+  // The source says when the phase changed (the lowest rank's innermost one);
+  // taken in time order with the epoch markers, which also move time into and
+  // out of training.
+  const auto& changes = sample.training.phase_changes;
+  const auto& markers = sample.training.markers;
+  size_t next_change = 0;
+  for (size_t i = 0; i <= markers.size(); ++i) {
+    for (; next_change < changes.size() &&
+           (i == markers.size() || changes[next_change].t <= markers[i].t);
+         ++next_change) {
+      const PhaseChange& c = changes[next_change];
+      Switch(c.t);
+      phase_ = c.phase;
+      if (c.began) ++phases_[c.phase].count;
+      if (c.began && c.phase == kTrain) explicit_train_ = true;
+    }
+    if (i < markers.size()) Mark(markers[i], sample, events);
   }
-  for (const Marker& m : sample.training.markers) Mark(m, sample, events);
   if (sample.training.steps) last_steps_ = sample.training.steps;
 }
 
@@ -82,6 +103,11 @@ void PhaseTracker::Mark(const Marker& m, const Sample& now, std::vector<Event>* 
   int rank = std::max(m.rank, 0);
   switch (m.type) {
     case MarkerType::kEpochBegin: {
+      if (open_.empty()) {
+        Switch(m.t);
+        if (phase_.empty() && !explicit_train_) ++phases_[kTrain].count;
+      }
+      scalars_[rank].clear();
       auto [it, fresh] = open_.try_emplace(*m.epoch);
       if (fresh) {
         it->second.start_t = m.t;
@@ -95,13 +121,31 @@ void PhaseTracker::Mark(const Marker& m, const Sample& now, std::vector<Event>* 
       auto it = open_.find(*m.epoch);
       if (it == open_.end()) break;  // an end without a begin: nothing to measure against
       it->second.ended[rank] = {m.t, m.steps.value_or(0)};
+      if (!it->second.logs_rank || rank < *it->second.logs_rank) {
+        it->second.logs_rank = rank;
+        it->second.logs = scalars_[rank];
+      }
       bool all = std::all_of(it->second.begun.begin(), it->second.begun.end(),
                              [&](const auto& b) { return it->second.ended.count(b.first) > 0; });
       if (all) {
         double end = 0;
         for (const auto& [r, te] : it->second.ended) end = std::max(end, te.first);
         Close(it->first, it->second, end, true, &now, events);
+        if (open_.size() == 1) Switch(end);
         open_.erase(it);
+      }
+      break;
+    }
+    case MarkerType::kScalars: {
+      auto& held = scalars_[rank];
+      for (const auto& [name, value] : m.scalars) {
+        auto s = std::find_if(held.begin(), held.end(),
+                              [&](const auto& kv) { return kv.first == name; });
+        if (s == held.end()) {
+          held.emplace_back(name, value);
+        } else {
+          s->second = value;
+        }
       }
       break;
     }
@@ -110,8 +154,14 @@ void PhaseTracker::Mark(const Marker& m, const Sample& now, std::vector<Event>* 
   }
 }
 
+const std::string& PhaseTracker::Effective() const {
+  if (!phase_.empty()) return phase_;
+  return open_.empty() ? kNone : kTrain;
+}
+
 void PhaseTracker::Switch(double t) {
-  if (!phase_.empty() && t > phase_since_) phases_[phase_].seconds += t - phase_since_;
+  const std::string& now = Effective();
+  if (!now.empty() && t > phase_since_) phases_[now].seconds += t - phase_since_;
   phase_since_ = t;
 }
 
@@ -142,6 +192,11 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
     }
   }
   if (e.cpu_joules) rec["cpu_energy_joules"] = Round(*e.cpu_joules, 10);
+  if (!e.logs.empty()) {
+    nlohmann::ordered_json logs = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : e.logs) logs[name] = value;
+    rec["logs"] = std::move(logs);
+  }
   if (e.begun.size() > 1) {
     nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
     for (const auto& [rank, begin] : e.begun) {
@@ -160,8 +215,20 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
 }
 
 void PhaseTracker::OnFinish(double t, std::vector<Event>* events) {
-  for (auto& [index, e] : open_) Close(index, e, t, false, nullptr, events);
-  open_.clear();
+  // An epoch cut short ends at its last step: what follows is the process's
+  // end (a traceback, workers shutting down), not the epoch's work.
+  double end = t;
+  for (auto& [index, e] : open_) {
+    double cut = e.last_step_t && *e.last_step_t < t ? std::max(*e.last_step_t, e.start_t) : t;
+    Close(index, e, cut, false, nullptr, events);
+    events->back().t = t;  // recorded now: events.jsonl stays in time order
+    end = std::min(end, cut);
+  }
+  if (!open_.empty()) {
+    Switch(end);
+    phase_.clear();
+    open_.clear();
+  }
   Switch(t);
   phase_.clear();
 }

@@ -2,9 +2,13 @@
 // rate samples. An epoch opens when the first rank begins it and closes when
 // every rank that began it has ended it; its record holds duration, steps,
 // steps/s, the job's CPU and memory, and per GPU load, memory, allocator peak,
-// temperature and energy over exactly that span. Phases (train, eval, predict)
+// temperature and energy over exactly that span, and the loss and metrics the
+// lowest rank logged (user scalars) between its begin and end of the epoch.
+// An epoch the run ended inside (an exception, a kill) ends at its last step,
+// not at the end of the process's teardown. Phases (train, eval, predict)
 // follow the lowest rank: time goes to its innermost open phase, so evaluation
-// inside a training epoch counts as evaluation.
+// inside a training epoch counts as evaluation; time inside an epoch outside
+// any phase is training time.
 //
 // Thread safety: a SampleObserver, fed on the sampler thread; Epochs/Phases
 // after the sampler stopped.
@@ -50,6 +54,10 @@ class PhaseTracker final : public SampleObserver {
     // training.steps before the epoch began and at its latest sample: the
     // steps of an epoch that never ended (the run stopped inside it).
     std::optional<double> steps_first, steps_last;
+    std::optional<double> last_step_t;  // the sample that first showed steps_last
+    // The lowest rank's logs: its scalars when it ended the epoch.
+    std::optional<int> logs_rank;
+    std::vector<std::pair<std::string, double>> logs;
   };
   struct PhaseTotals {
     double seconds = 0;
@@ -63,12 +71,17 @@ class PhaseTracker final : public SampleObserver {
              std::vector<Event>* events);
   // Credits the time since the last change to the current phase.
   void Switch(double t);
+  // Where time goes now: the current phase, else training inside an epoch.
+  const std::string& Effective() const;
 
   std::map<int64_t, OpenEpoch> open_;
   nlohmann::ordered_json epochs_ = nlohmann::ordered_json::array();
   std::string phase_;       // the phase time now goes to; empty: none
   double phase_since_ = 0;  // unix seconds
   std::map<std::string, PhaseTotals> phases_;
+  std::map<int, std::vector<std::pair<std::string, double>>>
+      scalars_;                       // rank -> since its epoch began
+  bool explicit_train_ = false;       // a "train" phase was marked: epochs count none of their own
   std::optional<double> last_steps_;  // training.steps of the previous sample
   double last_mono_s_ = 0;            // the previous sample's time, for energy
   bool have_last_ = false;

@@ -12,7 +12,7 @@ namespace {
 constexpr auto G = Scope::kGpu;
 constexpr auto kG = Kind::kGauge;
 
-const std::array kGpuMetrics = {
+constexpr std::array kGpuMetrics = {
     MetricDef{G, "util_ratio", Unit::kRatio, kG, true,
               "Fraction of time a kernel ran (NVML utilization.gpu); the max includes the "
               "driver's buffered samples between ticks.",
@@ -117,5 +117,17 @@ const std::array kGpuMetrics = {
 }  // namespace
 
 std::span<const MetricDef> GpuMetrics() { return kGpuMetrics; }
+
+namespace metric {
+constexpr MetricId kGpuUtilRatio = ResolveMetric(kGpuMetrics, true, G, "util_ratio");
+constexpr MetricId kGpuMemoryUsedBytes = ResolveMetric(kGpuMetrics, true, G, "memory_used_bytes");
+constexpr MetricId kGpuMemoryTotalBytes = ResolveMetric(kGpuMetrics, true, G, "memory_total_bytes");
+constexpr MetricId kGpuJobMemoryBytes = ResolveMetric(kGpuMetrics, true, G, "job_memory_bytes");
+constexpr MetricId kGpuAllocatorPeakBytes =
+    ResolveMetric(kGpuMetrics, true, G, "allocator_peak_bytes");
+constexpr MetricId kGpuTemperatureCelsius =
+    ResolveMetric(kGpuMetrics, true, G, "temperature_celsius");
+constexpr MetricId kGpuPowerWatts = ResolveMetric(kGpuMetrics, true, G, "power_watts");
+}  // namespace metric
 
 }  // namespace tv

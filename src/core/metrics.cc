@@ -11,7 +11,7 @@ namespace {
 #define JOB(field) [](const Sample& s) -> std::optional<double> { return s.job.field; }
 #define TRAINING(field) [](const Sample& s) -> std::optional<double> { return s.training.field; }
 
-const std::array kSampleMetrics = {
+constexpr std::array kSampleMetrics = {
     MetricDef{Scope::kHost, "cpu_util_ratio", Unit::kRatio, Kind::kGauge, true,
               "Busy fraction of all host CPUs (from /proc/stat).", HOST(cpu_util_ratio)},
     MetricDef{Scope::kHost, "cpu_limit_cores", Unit::kCores, Kind::kGauge, false,
@@ -100,6 +100,24 @@ const std::array kSampleMetrics = {
 }  // namespace
 
 std::span<const MetricDef> SampleMetrics() { return kSampleMetrics; }
+
+namespace metric {
+constexpr MetricId kHostMemoryUsedBytes =
+    ResolveMetric(kSampleMetrics, false, Scope::kHost, "memory_used_bytes");
+constexpr MetricId kHostMemoryLimitBytes =
+    ResolveMetric(kSampleMetrics, false, Scope::kHost, "memory_limit_bytes");
+constexpr MetricId kJobCpuCores = ResolveMetric(kSampleMetrics, false, Scope::kJob, "cpu_cores");
+constexpr MetricId kJobMemoryBytes =
+    ResolveMetric(kSampleMetrics, false, Scope::kJob, "memory_bytes");
+}  // namespace metric
+
+const MetricDef& Def(MetricId id) {
+  return id.gpu ? GpuMetrics()[id.index] : SampleMetrics()[id.index];
+}
+
+std::optional<Stat> FindStat(MetricId id, const std::vector<std::optional<Stat>>& values) {
+  return id.index < values.size() ? values[id.index] : std::nullopt;
+}
 
 std::string_view ScopeName(Scope scope) {
   switch (scope) {

@@ -65,11 +65,44 @@ std::string TensorBoardTag(const MetricDef& m, int gpu_index = 0);
 double TensorBoardValue(const MetricDef& m, double v);
 // The value a row shows for `s`: the last value of counters and states, else the mean.
 double RowValue(const MetricDef& m, const Stat& s);
-// The Stat of metric `name` of `scope` in a row's `values` (parallel to `defs`);
-// nullopt when the metric is absent.
+// A handle to one entry of the metric table. Views and analysis read metrics
+// through handles (metric::kJobCpuCores), never by a name string: a handle is
+// resolved when the table is compiled, so renaming or removing a metric that
+// something reads fails to compile instead of vanishing from a view.
+struct MetricId {
+  bool gpu = false;  // an index into GpuMetrics(), else into SampleMetrics()
+  size_t index = 0;
+};
+const MetricDef& Def(MetricId id);
+// Resolves a handle when the table files compile: a name that is not in
+// `table` is not a constant expression, so the build fails there.
+consteval MetricId ResolveMetric(std::span<const MetricDef> table, bool gpu, Scope scope,
+                                 std::string_view name) {
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (table[i].scope == scope && table[i].name == name) return MetricId{gpu, i};
+  }
+  throw "metric not in the table";
+}
+// The Stat of `id` in a row's `values` (parallel to its table); nullopt when
+// the metric is absent from the row.
+std::optional<Stat> FindStat(MetricId id, const std::vector<std::optional<Stat>>& values);
 std::optional<Stat> FindStat(std::span<const MetricDef> defs,
                              const std::vector<std::optional<Stat>>& values, Scope scope,
                              std::string_view name);
+
+namespace metric {
+extern const MetricId kHostMemoryUsedBytes;
+extern const MetricId kHostMemoryLimitBytes;
+extern const MetricId kJobCpuCores;
+extern const MetricId kJobMemoryBytes;
+extern const MetricId kGpuUtilRatio;
+extern const MetricId kGpuMemoryUsedBytes;
+extern const MetricId kGpuMemoryTotalBytes;
+extern const MetricId kGpuJobMemoryBytes;
+extern const MetricId kGpuAllocatorPeakBytes;
+extern const MetricId kGpuTemperatureCelsius;
+extern const MetricId kGpuPowerWatts;
+}  // namespace metric
 // "gauge", "counter" or "state".
 std::string_view KindName(Kind kind);
 // Whether values of this unit are whole numbers in JSON.

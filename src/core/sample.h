@@ -47,6 +47,16 @@ struct ProcessInfo {
   std::string cmdline;  // arguments joined by spaces, read once
 };
 
+// One member of the job's tree at this tick: its own figures.
+struct ProcessUsage {
+  int pid = 0;
+  int ppid = 0;
+  double cpu_seconds = 0;  // its own CPU time (utime + stime) since it started
+  double rss_bytes = 0;
+  double memory_bytes = 0;  // its share of job.memory_bytes (PSS based)
+  bool zombie = false;      // exited, not yet reaped
+};
+
 struct JobSample {
   std::optional<double> processes;
   std::optional<double> threads;
@@ -61,6 +71,7 @@ struct JobSample {
   // it). Filled by the process source, read by sources later in the same tick
   // (the GPU source attributes device memory with it).
   std::vector<int> pids;
+  std::vector<ProcessUsage> members;  // in discovery order
   // Processes that joined or left the tree since the previous sample.
   std::vector<ProcessInfo> started;
   std::vector<ProcessInfo> exited;

@@ -73,8 +73,11 @@ void Sampler::TickOnce(int64_t k) {
   JobSample& job = sample_.job;
   std::vector<int> pids = std::move(job.pids);
   std::vector<ProcessInfo> started = std::move(job.started), exited = std::move(job.exited);
+  std::vector<ProcessUsage> members = std::move(job.members);
   job = JobSample{};
   job.pids = std::move(pids);
+  job.members = std::move(members);
+  job.members.clear();
   job.started = std::move(started);
   job.exited = std::move(exited);
   job.pids.clear();
@@ -134,6 +137,7 @@ void Sampler::PushMarkerEvents() {
     if (m.steps) fields["steps"] = *m.steps;
     if (!m.phase.empty()) fields["phase"] = m.phase;
     if (!m.framework.empty()) fields["framework"] = m.framework;
+    if (!m.exception.empty()) fields["exception"] = m.exception, fields["message"] = m.message;
     std::string type(MarkerTypeName(m.type));
     if (m.type == MarkerType::kHello) type = "client_start";
     if (m.type == MarkerType::kBye) type = "client_end";

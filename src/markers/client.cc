@@ -169,7 +169,7 @@ bool MarkerClient::Allocator(std::vector<AllocatorFigures> devices) {
   return Send(std::move(m));
 }
 
-void MarkerClient::Close() {
+void MarkerClient::Close(std::string exception, std::string message) {
   // A forked child (a DataLoader worker) inherits the client but is not the one that said hello.
   // The slot stays claimed: the sampler keeps the last count the process reached.
   bool owner = static_cast<int>(::getpid()) == pid_;
@@ -177,6 +177,8 @@ void MarkerClient::Close() {
     Marker bye;
     bye.type = MarkerType::kBye;
     bye.steps = static_cast<int64_t>(steps_);
+    bye.exception = std::move(exception);
+    bye.message = std::move(message);
     Send(std::move(bye));
   }
   if (map_ != nullptr) ::munmap(map_, kStepsFileSize);

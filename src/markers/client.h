@@ -59,8 +59,9 @@ class MarkerClient {
   uint64_t sent() const { return sent_; }
   uint64_t dropped() const { return dropped_; }
 
-  // Sends "bye" (with the step count) and disconnects. Idempotent; the destructor calls it.
-  void Close();
+  // Sends "bye" (with the step count and, when the process is dying of one, the
+  // exception's type and message) and disconnects. Idempotent; the destructor calls it.
+  void Close(std::string exception = {}, std::string message = {});
 
  private:
   static uint64_t NowNs();

@@ -134,8 +134,13 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
       if (fw != j.end() && fw->is_string()) m->framework = fw->get<std::string>().substr(0, 64);
       return true;
     }
-    case MarkerType::kBye:
+    case MarkerType::kBye: {
+      auto ex = j.find("exception");
+      if (ex != j.end() && ex->is_string()) m->exception = ex->get<std::string>().substr(0, 128);
+      auto msg = j.find("message");
+      if (msg != j.end() && msg->is_string()) m->message = msg->get<std::string>().substr(0, 512);
       return true;
+    }
   }
   return true;
 }
@@ -170,6 +175,13 @@ std::string EncodeMarker(const Marker& m) {
   if (!m.phase.empty()) out += ",\"phase\":" + nlohmann::json(m.phase).dump();
   if (!m.framework.empty()) {
     out += ",\"framework\":" + nlohmann::json(m.framework).dump();
+  }
+  if (!m.exception.empty()) {
+    out +=
+        ",\"exception\":" +
+        nlohmann::json(m.exception).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += ",\"message\":" +
+           nlohmann::json(m.message).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   if (m.type == MarkerType::kScalars) {
     out += ",\"values\":{";

@@ -106,6 +106,10 @@ struct Marker {
   std::optional<int64_t> steps;  // epoch_end: steps in the epoch
   std::string phase;             // phase markers: "train", "eval", "predict"
   std::string framework;         // hello
+  // bye: the exception the process is dying of (its type, e.g. "ValueError",
+  // and the first line of its message); empty when it ends normally.
+  std::string exception;
+  std::string message;
   std::vector<std::pair<std::string, double>> scalars;
   std::vector<AllocatorFigures> allocator;
 };

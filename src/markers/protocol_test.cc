@@ -80,6 +80,22 @@ TEST(MarkerProtocol, RoundTripsEveryType) {
   EXPECT_EQ(back->phase, "eval");
 }
 
+TEST(MarkerProtocol, ByeCarriesTheExceptionTheProcessDiedOf) {
+  Marker m;
+  m.type = MarkerType::kBye;
+  m.pid = 9;
+  m.steps = 3;
+  m.exception = "ValueError";
+  m.message = "bad \"shape\"";
+  std::string error;
+  auto back = ParseMarker(EncodeMarker(m), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->exception, "ValueError");
+  EXPECT_EQ(back->message, "bad \"shape\"");
+  m.exception.clear();
+  EXPECT_EQ(EncodeMarker(m).find("exception"), std::string::npos);
+}
+
 TEST(MarkerProtocol, RejectsMalformedWithAReason) {
   struct Case {
     const char* text;

@@ -118,7 +118,7 @@ PYBIND11_MODULE(_core, m) {
             return c.Allocator(tv::ToFigures(devices));
           },
           "devices"_a)
-      .def("close", &MarkerClient::Close);
+      .def("close", &MarkerClient::Close, "exception"_a = "", "message"_a = "");
 
   m.def(
       "check_options",

@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/env.h"
 #include "core/host.h"
 #include "run/run_dir.h"
 #include "run/sources.h"
 #include "sources/markers.h"
+#include "sources/proc_pid_parse.h"
 #include "views/summary.h"
 
 namespace tv {
@@ -143,8 +145,9 @@ void Session::Start(int root_pid) {
     AddEvent("source_unavailable", {{"source", n.source}, {"message", n.message}});
   }
   SamplerOptions options{config_.sample_hz, config_.interval_s};
+  processes_.set_root_pid(root_pid);
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
-                                       sinks_.get(), &phases_);
+                                       sinks_.get(), &observers_);
   sampler_->Start();
 }
 
@@ -177,12 +180,28 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   nlohmann::ordered_json summary = BuildSummary(outcome, sampler_->run_row());
   summary["epochs"] = phases_.Epochs();
   summary["phases"] = phases_.Phases();
+  AddProcesses(exit_code.has_value() && mode_ == "run", &summary);
   WriteJsonFile(run_dir_ + "/summary.json", summary);
   if (!config_.quiet) {
     std::string text = FormatSummary(summary);
     std::fwrite(text.data(), 1, text.size(), stderr);
   }
   return summary;
+}
+
+void Session::AddProcesses(bool ended, nlohmann::ordered_json* summary) const {
+  auto& s = *summary;
+  s["processes"] = processes_.Top(5);
+  if (ended) {
+    s["leaked"] = processes_.StillRunning([](int pid, const std::string& name) {
+      std::string stat;
+      if (!Env::Default()->ReadFile(fmt::format("/proc/{}/stat", pid).c_str(), &stat).ok())
+        return false;
+      std::optional<ProcStat> st = ParseProcStat(stat);
+      return st && st->state != 'Z' && st->comm == name;
+    });
+  }
+  if (nlohmann::ordered_json e = processes_.Exception(); !e.is_null()) s["exception"] = e;
 }
 
 void Session::Abandon() {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/phases.h"
+#include "analysis/processes.h"
 #include "core/config.h"
 #include "core/sampler.h"
 #include "core/sink_thread.h"
@@ -56,6 +57,9 @@ class Session {
 
  private:
   nlohmann::ordered_json Meta(int root_pid) const;
+  // summary.json's top processes, the exception the training died of, and,
+  // when the command has ended (`ended`), the processes it left running.
+  void AddProcesses(bool ended, nlohmann::ordered_json* summary) const;
   // The Prometheus and Pushgateway sinks, when asked for; labels from `meta`.
   void AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*>* sinks);
 
@@ -69,6 +73,8 @@ class Session {
   std::unique_ptr<MarkerEndpoint> markers_;  // made before the child starts
   std::string markers_error_;
   PhaseTracker phases_;  // bound before the child starts
+  ProcessTable processes_;
+  ObserverList observers_{{&phases_, &processes_}};
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<PrometheusSink> prometheus_;
   std::unique_ptr<PushgatewaySink> pushgateway_;

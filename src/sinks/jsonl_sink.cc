@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "sinks/row_json.h"
 #include "sinks/write_all.h"
@@ -33,6 +35,7 @@ void JsonlSink::OnRow(const Row& row) {
   line_.push_back('\n');
   WriteLine(samples_fd_, "samples.jsonl");
   ++rows_written_;
+  WriteEventsUntil(row.t - kEventHoldS);
 }
 
 void AppendEventJson(const Event& event, std::string* out) {
@@ -44,13 +47,24 @@ void AppendEventJson(const Event& event, std::string* out) {
   out->push_back('\n');
 }
 
-void JsonlSink::OnEvent(const Event& event) {
-  line_.clear();
-  AppendEventJson(event, &line_);
-  WriteLine(events_fd_, "events.jsonl");
+void JsonlSink::OnEvent(const Event& event) { held_events_.push_back(event); }
+
+void JsonlSink::WriteEventsUntil(double until_t) {
+  if (held_events_.empty()) return;
+  std::stable_sort(held_events_.begin(), held_events_.end(),
+                   [](const Event& a, const Event& b) { return a.t < b.t; });
+  auto end = std::upper_bound(held_events_.begin(), held_events_.end(), until_t,
+                              [](double t, const Event& e) { return t < e.t; });
+  for (auto it = held_events_.begin(); it != end; ++it) {
+    line_.clear();
+    AppendEventJson(*it, &line_);
+    WriteLine(events_fd_, "events.jsonl");
+  }
+  held_events_.erase(held_events_.begin(), end);
 }
 
 void JsonlSink::OnClose() {
+  WriteEventsUntil(std::numeric_limits<double>::infinity());
   for (int* fd : {&samples_fd_, &events_fd_}) {
     if (*fd >= 0) {
       ::close(*fd);

@@ -47,6 +47,30 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
+// ,"processes":[{"pid","name","job","memory_bytes","sm_util_ratio"}] when the
+// driver listed any (the interval's last sample, most memory first).
+void AppendGpuProcesses(const GpuRow& gpu, std::string* out) {
+  if (gpu.processes.empty()) return;
+  out->append(",\"processes\":[");
+  for (size_t i = 0; i < gpu.processes.size(); ++i) {
+    const GpuProcess& p = gpu.processes[i];
+    if (i > 0) out->push_back(',');
+    fmt::format_to(std::back_inserter(*out), "{{\"pid\":{},\"name\":", p.pid);
+    AppendJsonString(p.name, out);
+    out->append(p.is_job ? ",\"job\":true" : ",\"job\":false");
+    if (p.memory_bytes) {
+      out->append(",\"memory_bytes\":");
+      AppendJsonNumber(*p.memory_bytes, true, out);
+    }
+    if (p.sm_util_ratio) {
+      out->append(",\"sm_util_ratio\":");
+      AppendJsonNumber(*p.sm_util_ratio, false, out);
+    }
+    out->push_back('}');
+  }
+  out->push_back(']');
+}
+
 // "training": {...} when markers said anything; nothing otherwise.
 void AppendTrainingJson(const Row& row, std::string* out) {
   std::string body;
@@ -130,6 +154,7 @@ void AppendRowJson(const Row& row, std::string* out) {
       fmt::format_to(std::back_inserter(*out), ",\"mig\":{}", gpu.mig_instance);
     bool first = false;
     AppendMetrics(GpuMetrics(), gpu.values, Scope::kGpu, &first, out);
+    AppendGpuProcesses(gpu, out);
     out->push_back('}');
   }
   out->append("]}");

@@ -84,6 +84,13 @@ std::optional<ProcStat> ParseProcStat(std::string_view text) {
       case 15:
         ok = ToNumber(token, &st.stime_ticks);
         break;
+      case 16:
+      case 17: {
+        uint64_t v = 0;
+        ok = ToNumber(token, &v);
+        st.children_ticks += v;
+        break;
+      }
       case 20:
         ok = ToNumber(token, &st.num_threads);
         break;

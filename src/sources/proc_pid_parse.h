@@ -22,6 +22,9 @@ struct ProcStat {
   int ppid = 0;
   uint64_t utime_ticks = 0;  // clock ticks (sysconf(_SC_CLK_TCK))
   uint64_t stime_ticks = 0;
+  // CPU of the children it waited for (cutime + cstime, each child's own
+  // children included): grows when it reaps one.
+  uint64_t children_ticks = 0;
   uint64_t num_threads = 0;
   uint64_t starttime_ticks = 0;  // clock ticks after boot; with pid, names the process
   uint64_t rss_pages = 0;

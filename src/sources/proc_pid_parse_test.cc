@@ -17,7 +17,8 @@ std::string Fixture(const char* name) {
   return ss.str();
 }
 
-// 52 fields as the kernel writes them; utime 14, stime 15, threads 20, start 22, rss 24.
+// 52 fields as the kernel writes them; utime 14, stime 15, cutime 16, cstime 17,
+// threads 20, start 22, rss 24.
 constexpr std::string_view kStatTail =
     " S 7 7 7 0 -1 4194560 2088 28247 0 16 150 25 20 5 20 0 3 0 47087 5124096 944 "
     "18446744073709551615 1 2 3 0 0 0 65536 4 1132560123 1 0 0 17 0 0 0 0 0 0 1 2 3 4 5 6 7 0\n";
@@ -45,6 +46,7 @@ TEST(ProcStat, HandlesCommWithSpacesAndParens) {
   EXPECT_EQ(st->ppid, 7);
   EXPECT_EQ(st->utime_ticks, 150u);
   EXPECT_EQ(st->stime_ticks, 25u);
+  EXPECT_EQ(st->children_ticks, 25u);  // cutime 20 + cstime 5
   EXPECT_EQ(st->num_threads, 3u);
   EXPECT_EQ(st->starttime_ticks, 47087u);
   EXPECT_EQ(st->rss_pages, 944u);

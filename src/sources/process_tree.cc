@@ -45,6 +45,7 @@ ProcessTreeSource::ProcessTreeSource(Env* env, std::vector<int> roots, ProcessTr
       page_size_bytes_(SysconfOr(options_.page_size_bytes, _SC_PAGESIZE, 4096)),
       pss_scheduler_(options_.pss),
       max_held_files_(options_.max_held_files.value_or(DefaultMaxHeldFiles())) {
+  reaper_pid_ = options_.reaper_pid.value_or(static_cast<int>(::getpid()));
   if (!options_.cpu_seconds) options_.cpu_seconds = ThreadCpuSeconds;
   size_t n = std::max<size_t>(options_.expected_processes, 8);
   procs_.reserve(n);
@@ -106,12 +107,18 @@ void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notic
     look = true;
   }
 
+  tick_dt_s_ = last_tick_s_ ? std::max(0.0, tick.mono_s - *last_tick_s_) : 0.0;
   Walk(look, all_threads, job, notices);
+  ReadReaper(notices);
   SweepExited(job);
   if (tick.row_tick) ReadIo(tick.mono_s, job, notices);
+  if (rss_sum_bytes_ < rss_at_pss_round_bytes_ * (1 - options_.rss_fall_ratio)) {
+    memory_fell_ = true;
+  }
   // A change is acted on from the tick after it was seen: by then a new worker
   // has mapped what it shares with its parent (counted 0 until then, below).
-  bool change_ripe = membership_changed_ && changed_seq_ < seq_;
+  // Memory given back (a zombie, a fall of RSS) is acted on at once.
+  bool change_ripe = (membership_changed_ && changed_seq_ < seq_) || memory_fell_;
   if (!members_.empty() && pss_scheduler_.Due(tick.mono_s, change_ripe)) {
     PssRound(tick.mono_s, notices);
   }
@@ -121,7 +128,16 @@ void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notic
 void ProcessTreeSource::Walk(bool look, bool all_threads, JobSample* job,
                              std::vector<Notice>* notices) {
   ++seq_;
-  cpu_delta_ticks_ = 0;
+  baseline_walk_ = forget_members_;
+  // A shortfall is normally made up within a tick or two (the reaper's usage
+  // is read after the child left); one that lasts was no reaping we can see
+  // (a parent that ignores SIGCHLD has its children reaped unaccounted).
+  bool short_by = cpu_delta_ticks_ < 0 && !baseline_walk_ && ++short_ticks_ <= kMaxShortTicks;
+  if (!short_by) {
+    cpu_delta_ticks_ = 0;
+    short_ticks_ = 0;
+  }
+  rss_sum_bytes_ = 0;
   std::swap(members_, prev_members_);
   members_.clear();
   queue_.clear();
@@ -186,15 +202,31 @@ void ProcessTreeSource::Visit(const Candidate& c, bool look, bool all_threads, J
   }
   if (!known) job->started.push_back(InfoOf(c.pid, st->ppid, p.comm, p.cmdline));
   uint64_t cpu = st->utime_ticks + st->stime_ticks;
-  if (known && cpu >= p.cpu_ticks) cpu_delta_ticks_ += cpu - p.cpu_ticks;
+  uint64_t total = cpu + st->children_ticks;
+  if (known) {
+    cpu_delta_ticks_ +=
+        static_cast<int64_t>(total) - static_cast<int64_t>(p.cpu_ticks + p.children_ticks);
+  } else if (!baseline_walk_) {
+    // Forked since the last tick: all its time is this tick's. One found late
+    // (forked by another thread, an all-threads walk away) counts at most a
+    // tick's worth per thread; the rest was before anyone looked.
+    double most = tick_dt_s_ * ticks_per_second_ *
+                  static_cast<double>(std::max<uint64_t>(st->num_threads, 1));
+    cpu_delta_ticks_ += static_cast<int64_t>(std::min(static_cast<double>(total), most));
+  }
   p.cpu_ticks = cpu;
+  p.children_ticks = st->children_ticks;
+  bool zombie = st->state == 'Z';
+  if (known && zombie && !p.zombie) memory_fell_ = true;
+  p.zombie = zombie;
   p.ppid = st->ppid;
   p.rss_bytes = static_cast<uint64_t>(static_cast<double>(st->rss_pages) * page_size_bytes_);
+  rss_sum_bytes_ += static_cast<double>(p.rss_bytes);
   p.threads = st->num_threads;
   p.seen = seq_;
   members_.push_back(c.pid);
 
-  if (st->state == 'Z') return;  // a zombie has no threads and no children left
+  if (zombie) return;  // a zombie has no threads and no children left
   if (!look) return;
   QueueChildren(c.pid, c.pid, &p, notices);
   if (!all_threads || st->num_threads <= 1) return;
@@ -282,7 +314,45 @@ void ProcessTreeSource::QueueChildren(int pid, int tid, Proc* p, std::vector<Not
   for (int kid : kids_) queue_.push_back({kid, pid, Via::kChild});
 }
 
+void ProcessTreeSource::ReadReaper(std::vector<Notice>* notices) {
+  reaper_read_ = false;
+  auto member = procs_.find(reaper_pid_);
+  if (reaper_pid_ <= 0 || (member != procs_.end() && member->second.seen == seq_)) {
+    reaper_children_ticks_.reset();  // a member: its reaped time is counted as such
+    return;
+  }
+  std::optional<ProcStat> st;
+  if (ReadHeld(&reaper_stat_, Path(reaper_pid_, "stat"), notices).ok()) st = ParseProcStat(buf_);
+  if (!st) {
+    reaper_children_ticks_.reset();
+    return;
+  }
+  if (reaper_children_ticks_ && !baseline_walk_) {
+    cpu_delta_ticks_ +=
+        static_cast<int64_t>(st->children_ticks) - static_cast<int64_t>(*reaper_children_ticks_);
+    reaper_read_ = true;
+  }
+  reaper_children_ticks_ = st->children_ticks;
+}
+
+bool ProcessTreeSource::ReapedInView(const Proc& p) const {
+  int parent = p.ppid;
+  for (size_t hops = 0; hops <= procs_.size(); ++hops) {
+    auto it = procs_.find(parent);
+    if (it != procs_.end() && it->second.seen == seq_) return true;
+    if (parent == reaper_pid_) return reaper_read_;
+    if (it == procs_.end()) return false;  // outside the job: its time is not counted
+    parent = it->second.ppid;              // left too: whoever reaps it reaps this
+  }
+  return false;
+}
+
 void ProcessTreeSource::SweepExited(JobSample* job) {
+  for (const auto& [pid, p] : procs_) {
+    if (p.seen != seq_ && ReapedInView(p)) {
+      cpu_delta_ticks_ -= static_cast<int64_t>(p.cpu_ticks + p.children_ticks);
+    }
+  }
   for (auto it = procs_.begin(); it != procs_.end();) {
     Proc& p = it->second;
     if (p.seen == seq_) {
@@ -356,6 +426,8 @@ void ProcessTreeSource::PssRound(double now_s, std::vector<Notice>* notices) {
   }
   pss_scheduler_.RoundDone(now_s, options_.cpu_seconds() - cpu_before, membership_changed_);
   membership_changed_ = false;
+  memory_fell_ = false;
+  rss_at_pss_round_bytes_ = rss_sum_bytes_;
   if (with_pss == 0 && !said_no_pss_) {
     said_no_pss_ = true;
     std::string why =
@@ -380,28 +452,33 @@ void ProcessTreeSource::Sum(double now_s, JobSample* job) {
   double threads = 0;
   double rss = 0;
   double memory = 0;
+  job->members.clear();
   for (int pid : members_) {
     const Proc& p = procs_.find(pid)->second;
     threads += static_cast<double>(p.threads);
     double p_rss = static_cast<double>(p.rss_bytes);
     rss += p_rss;
+    double p_memory = 0;
     if (p.pss_bytes) {
       double since = p_rss - static_cast<double>(p.rss_at_pss_bytes);
-      memory += std::max(0.0, static_cast<double>(*p.pss_bytes) + since);
+      p_memory = std::max(0.0, static_cast<double>(*p.pss_bytes) + since);
     } else if (!p.pss_denied && HasPss(p.ppid)) {
       // A fresh fork: its RSS is its parent's pages, already counted there.
       // It counts from its first PSS reading, a tick or so away.
     } else {
-      memory += p_rss;
+      p_memory = p_rss;
     }
+    memory += p_memory;
+    job->members.push_back({pid, p.ppid, static_cast<double>(p.cpu_ticks) / ticks_per_second_,
+                            p_rss, p_memory, p.zombie});
   }
   job->processes = static_cast<double>(members_.size());
   job->threads = threads;
   job->rss_bytes = rss;
   job->memory_bytes = memory;
   if (last_tick_s_ && now_s > *last_tick_s_) {
-    job->cpu_cores =
-        static_cast<double>(cpu_delta_ticks_) / ticks_per_second_ / (now_s - *last_tick_s_);
+    double ticks = static_cast<double>(std::max<int64_t>(cpu_delta_ticks_, 0));
+    job->cpu_cores = ticks / ticks_per_second_ / (now_s - *last_tick_s_);
   }
   last_tick_s_ = now_s;
   job->pids.assign(members_.begin(), members_.end());

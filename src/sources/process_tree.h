@@ -16,6 +16,23 @@
 // starttime), so a reused PID is a new process. A PID that vanishes mid-read is
 // normal and not reported.
 //
+// CPU: the job's CPU time is each member's own time plus what it reaped
+// (cutime + cstime, which grows when a member waits for a child), so children
+// that lived between two ticks, never seen, still count. A member first seen
+// after the first tick counts with all its time (at most the time since the
+// last tick on each of its threads: one found late is not all this tick's); one that leaves takes
+// its last seen time out of the total again when its nearest living ancestor is a member or the
+// reaper (which then counts it in its reaped time), so nothing counts twice. The reaper
+// (`reaper_pid`, by default this process: the supervisor, the job's subreaper) counts its reaped
+// time when it is not itself a member. A tick that comes out negative (a child reaped between two
+// reads) is carried into the next, for at most 10 ticks (a parent that ignores SIGCHLD has its
+// children reaped without a trace in its usage).
+//
+// Memory: a member that turns zombie, or a fall of the tree's RSS sum by
+// `rss_fall_ratio` since the last PSS round, asks for a PSS round as a
+// membership change does: the pages the exited shared are now counted in full
+// by the living, which the last round did not see.
+//
 // Per tick it reads /proc/PID/stat of each member; on row ticks also
 // /proc/PID/io; /proc/PID/cmdline once per new process (again after an
 // exec changes its name); /proc/PID/smaps_rollup
@@ -63,6 +80,10 @@ struct ProcessTreeOptions {
   // Files held open between ticks (about 3 per process). Empty: a quarter of the
   // RLIMIT_NOFILE soft limit, at most 1024. 0: none, every read opens by path.
   std::optional<size_t> max_held_files;
+  // The process that reaps the job's orphans and its root. Empty: getpid().
+  std::optional<int> reaper_pid;
+  // A fall of the RSS sum by this fraction since the last PSS round asks for one.
+  double rss_fall_ratio = 0.2;
 };
 
 class ProcessTreeSource final : public Source {
@@ -91,7 +112,9 @@ class ProcessTreeSource final : public Source {
     int ppid = 0;
     std::string comm;
     std::string cmdline;
-    uint64_t cpu_ticks = 0;  // utime + stime at the last tick
+    uint64_t cpu_ticks = 0;       // utime + stime at the last tick
+    uint64_t children_ticks = 0;  // cutime + cstime at the last tick
+    bool zombie = false;
     uint64_t rss_bytes = 0;
     uint64_t threads = 0;
     std::optional<uint64_t> io_read_bytes;  // at the last row tick
@@ -127,6 +150,10 @@ class ProcessTreeSource final : public Source {
   void Release(std::unique_ptr<RereadableFile>* file);
   void ReleaseAll(Proc* p);
   void SweepExited(JobSample* job);
+  // Whether the time of `p`, which left, is now in a reaper's reaped time that
+  // this source counts: its nearest ancestor still here is a member or the reaper.
+  bool ReapedInView(const Proc& p) const;
+  void ReadReaper(std::vector<Notice>* notices);
   void ReadIo(double now_s, JobSample* job, std::vector<Notice>* notices);
   void PssRound(double now_s, std::vector<Notice>* notices);
   void Sum(double now_s, JobSample* job);
@@ -159,7 +186,18 @@ class ProcessTreeSource final : public Source {
   bool forget_members_ = false;      // SetRoots: do not carry former members over
   bool membership_changed_ = false;  // since the last PSS round
   uint64_t changed_seq_ = 0;         // the tick that first saw that change
-  uint64_t cpu_delta_ticks_ = 0;     // this tick, over members seen last tick
+  bool baseline_walk_ = false;       // the first walk from the roots: time so far is not ours
+  static constexpr int kMaxShortTicks = 10;
+  int64_t cpu_delta_ticks_ = 0;  // this tick; negative carried into the next
+  int short_ticks_ = 0;          // ticks it has been negative
+  double tick_dt_s_ = 0;         // since the last tick
+  int reaper_pid_ = 0;
+  std::optional<uint64_t> reaper_children_ticks_;  // last tick; empty: not read
+  bool reaper_read_ = false;                       // read this tick and the one before
+  std::unique_ptr<RereadableFile> reaper_stat_;
+  double rss_sum_bytes_ = 0;           // this tick
+  double rss_at_pss_round_bytes_ = 0;  // the RSS sum at the last PSS round
+  bool memory_fell_ = false;           // a zombie or a fall of RSS since the last round
   std::optional<double> last_tick_s_;
   std::optional<double> last_walk_s_;
   std::optional<uint64_t> last_forks_;     // host.processes_created at the last tick

@@ -26,6 +26,8 @@ class FakeProc {
     std::string comm;
     uint64_t start = 0;
     uint64_t cpu_ticks = 0;
+    uint64_t children_ticks = 0;  // cutime: what it reaped
+    char state = 'S';
     uint64_t rss_bytes = 4096;
     std::optional<uint64_t> pss_bytes;  // absent: equal to RSS
     uint64_t read_bytes = 0;
@@ -45,6 +47,14 @@ class FakeProc {
   }
   P& operator[](int pid) { return procs_.at(pid); }
 
+  // The process exited and its parent waited for it: the parent's reaped time
+  // grows by all of the process's own and reaped time.
+  void Reap(int pid) {
+    P& p = procs_.at(pid);
+    if (procs_.count(p.ppid)) procs_[p.ppid].children_ticks += p.cpu_ticks + p.children_ticks;
+    Kill(pid);
+  }
+
   // Removes the process and its files; its parent no longer lists it.
   void Kill(int pid) {
     Unpublish(pid);
@@ -59,9 +69,9 @@ class FakeProc {
       Unpublish(pid);
       std::string base = fmt::format("/proc/{}/", pid);
       env.Set(base + "stat",
-              fmt::format("{} ({}) S {} 1 1 0 -1 0 0 0 0 0 {} 0 0 0 20 0 {} 0 {} 1000 {} 1 2 3\n",
-                          pid, p.comm, p.ppid, p.cpu_ticks, p.thread_children.size(), p.start,
-                          p.rss_bytes / 4096));
+              fmt::format("{} ({}) {} {} 1 1 0 -1 0 0 0 0 0 {} 0 {} 0 20 0 {} 0 {} 1000 {} 1 2 3\n",
+                          pid, p.comm, p.state, p.ppid, p.cpu_ticks, p.children_ticks,
+                          p.thread_children.size(), p.start, p.rss_bytes / 4096));
       env.Set(base + "cmdline", p.comm + std::string("\0--flag\0", 8));
       env.Set(base + "io", fmt::format("rchar: 1\nread_bytes: {}\nwrite_bytes: {}\n", p.read_bytes,
                                        p.write_bytes));
@@ -94,6 +104,7 @@ inline ProcessTreeOptions TestOptions() {
   o.clock_ticks_per_second = 100;
   o.page_size_bytes = 4096;
   o.cpu_seconds = [] { return 0.0; };
+  o.reaper_pid = 1;  // init reaps: nothing outside the tree is counted
   return o;
 }
 

@@ -20,13 +20,16 @@ TEST(ProcessTree, CpuCoresFromTickDeltas) {
   Ticker t{&src};
   EXPECT_FALSE(t.At(0).cpu_cores);
   fs[100].cpu_ticks = 1015;  // 0.15 s of CPU in 0.1 s
-  fs.Add(101, 100, "worker").cpu_ticks = 99999;
   fs.Publish();
   EXPECT_DOUBLE_EQ(*t.At(0.1).cpu_cores, 1.5);
   fs[100].cpu_ticks = 1025;
-  fs[101].cpu_ticks = 100009;
+  fs.Add(101, 100, "worker").cpu_ticks = 5;  // forked since: all its time is this tick's
   fs.Publish();
-  EXPECT_DOUBLE_EQ(*t.At(0.2).cpu_cores, 2.0);
+  EXPECT_DOUBLE_EQ(*t.At(0.2).cpu_cores, 1.5);
+  fs[100].cpu_ticks = 1035;
+  fs[101].cpu_ticks = 15;
+  fs.Publish();
+  EXPECT_DOUBLE_EQ(*t.At(0.3).cpu_cores, 2.0);
 }
 
 TEST(ProcessTree, MemoryCountsSharedPagesOnceUnlikeRss) {

@@ -32,14 +32,25 @@ std::string FormatEpochLine(const nlohmann::ordered_json& e) {
     out += fmt::format(", {:.0f} steps", *steps);
     if (auto rate = Num(e, "steps_per_second")) out += fmt::format(" ({:.1f}/s)", *rate);
   }
+  const auto& logs = e.value("logs", nlohmann::ordered_json::object());
+  for (const char* key : {"loss", "val_loss"}) {
+    if (auto v = Num(logs, key)) out += fmt::format(", {} {:.4g}", key, *v);
+  }
   if (auto cpu = Num(e, "cpu_cores_mean")) out += fmt::format(" | CPU {:.1f} cores", *cpu);
   if (auto mem = Num(e, "memory_bytes_max"))
     out += fmt::format(" | RAM peak {}", FormatBytes(*mem));
   for (const auto& g : e.value("gpus", nlohmann::ordered_json::array())) {
     out += fmt::format(" | GPU{}", g.value("index", 0));
     if (auto u = Num(g, "util_ratio_mean")) out += " " + FormatPercent(*u);
+    if (auto u = Num(g, "job_sm_util_ratio_mean")) out += " (job SM " + FormatPercent(*u) + ")";
     if (auto m = Num(g, "memory_used_bytes_max")) out += " mem " + FormatBytes(*m);
-    if (auto m = Num(g, "job_memory_bytes_max")) out += " (job " + FormatBytes(*m) + ")";
+    auto job = Num(g, "job_memory_bytes_max");
+    auto others = Num(g, "other_memory_bytes_max");
+    if (job && others && *others > 0) {
+      out += " (job " + FormatBytes(*job) + ", others " + FormatBytes(*others) + ")";
+    } else if (job) {
+      out += " (job " + FormatBytes(*job) + ")";
+    }
     if (auto m = Num(g, "allocator_peak_bytes")) out += " alloc peak " + FormatBytes(*m);
     if (auto t = Num(g, "temperature_celsius_max")) out += fmt::format(" {:.0f}°C", *t);
     if (auto j = Num(g, "energy_joules")) out += fmt::format(" {:.0f} J", *j);

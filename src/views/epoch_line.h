@@ -1,5 +1,6 @@
-// The one line said per epoch on stderr (duration, steps/s, CPU, RAM and per
-// GPU load, memory, job memory, allocator peak, temperature, energy), from the
+// The one line said per epoch on stderr (duration, steps/s, loss, CPU, RAM and per
+// GPU load with the job's SM share, memory with the job's and the others', allocator
+// peak, temperature, energy), from the
 // epoch record PhaseTracker writes; and the phases line of the summary.
 #pragma once
 

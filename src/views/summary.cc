@@ -11,8 +11,10 @@
 namespace tv {
 namespace {
 
-double Round(double v, bool integral) {
-  return integral ? std::round(v) : std::round(v * 1e4) / 1e4;
+// Counts and other whole quantities are JSON integers, the rest rounded.
+nlohmann::ordered_json Round(double v, bool integral) {
+  if (integral) return static_cast<int64_t>(std::llround(v));
+  return std::round(v * 1e4) / 1e4;
 }
 
 void PutMetrics(std::span<const MetricDef> defs, const std::vector<std::optional<Stat>>& values,
@@ -41,6 +43,42 @@ std::optional<double> Get(const nlohmann::ordered_json& j, std::string_view scop
   auto f = m->find(field);
   if (f == m->end() || !f->is_number()) return std::nullopt;
   return f->get<double>();
+}
+
+std::string DescribeException(const nlohmann::ordered_json& e) {
+  std::string text = e.value("type", std::string("exception"));
+  if (std::string message = e.value("message", std::string()); !message.empty()) {
+    text += ": " + message;
+  }
+  if (e.contains("rank")) text += fmt::format(" in rank {}", e["rank"].get<int>());
+  return text;
+}
+
+// "  Top CPU  main 41.0 s, DataLoader worker 12.3 s" and the same for memory.
+std::string FormatTopProcesses(const nlohmann::ordered_json& s) {
+  constexpr size_t kShown = 3;
+  auto procs = s.find("processes");
+  if (procs == s.end() || !procs->is_object()) return "";
+  auto label = [](const nlohmann::ordered_json& p) {
+    std::string who = p.value("role", std::string());
+    if (who.empty()) who = p.value("name", std::string());
+    return fmt::format("{} (pid {})", who, p.value("pid", 0));
+  };
+  std::string out;
+  auto line = [&](const char* title, const char* key, auto value) {
+    auto list = procs->find(key);
+    if (list == procs->end() || list->empty()) return;
+    out += title;
+    for (size_t i = 0; i < list->size() && i < kShown; ++i) {
+      out += fmt::format("{}{} {}", i == 0 ? " " : ", ", label((*list)[i]), value((*list)[i]));
+    }
+    out += "\n";
+  };
+  line("  Top CPU ", "by_cpu",
+       [](const auto& p) { return FormatDuration(p.value("cpu_seconds", 0.0)); });
+  line("  Top RAM ", "by_memory",
+       [](const auto& p) { return FormatBytes(p.value("memory_bytes_max", 0.0)); });
+  return out;
 }
 
 }  // namespace
@@ -87,14 +125,16 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
     command += (command.empty() ? "" : " ") + a.get<std::string>();
   }
   std::string ending;
+  const auto exception = s.value("exception", nlohmann::ordered_json());
   if (s["exit_signal"].is_number()) {
     ending = fmt::format("killed by signal {} (exit code {})", s["exit_signal"].get<int>(),
                          s["exit_code"].get<int>());
   } else if (s["exit_code"].is_number()) {
     ending = fmt::format("exit code {}", s["exit_code"].get<int>());
   } else {
-    ending = "ended";
+    ending = exception.is_object() ? "died of an exception" : "ended";
   }
+  if (exception.is_object()) ending += " (" + DescribeException(exception) + ")";
   out += fmt::format("trainvitals: {} — {} after {}\n", command, ending,
                      FormatDuration(s.value("duration_s", 0.0)));
 
@@ -104,8 +144,13 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
   auto host_cpu_max = Get(s, "host", "cpu_util_ratio", "max");
   if (cpu_mean || host_cpu_mean) {
     out += "  CPU     ";
-    if (cpu_mean && cpu_max)
+    auto limit = Get(s, "host", "cpu_limit_cores", "mean");
+    if (cpu_mean && cpu_max && limit && *limit > 0) {
+      out += fmt::format(" job mean {:.2f} of {:g} cores ({}), max {:.2f}", *cpu_mean, *limit,
+                         FormatPercent(*cpu_mean / *limit), *cpu_max);
+    } else if (cpu_mean && cpu_max) {
       out += fmt::format(" job mean {:.2f} cores, max {:.2f}", *cpu_mean, *cpu_max);
+    }
     if (host_cpu_mean && host_cpu_max) {
       out += fmt::format("{}host mean {}, max {}", cpu_mean ? "; " : " ",
                          FormatPercent(*host_cpu_mean), FormatPercent(*host_cpu_max));
@@ -130,6 +175,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
   if (auto procs = Get(s, "job", "processes", "max")) {
     out += fmt::format("  Procs    up to {:.0f} process{}\n", *procs, *procs == 1 ? "" : "es");
   }
+  out += FormatTopProcesses(s);
   if (auto joules = Get(s, "host", "cpu_energy_joules")) {
     out += fmt::format("  Energy   CPU packages {:.0f} J\n", *joules);
   }
@@ -140,14 +186,25 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
     std::string sep = " ";
     auto um = Get(wrap, "g", "util_ratio", "mean");
     auto ux = Get(wrap, "g", "util_ratio", "max");
-    if (um && ux)
-      out += fmt::format("{}util mean {}, max {}", sep, FormatPercent(*um), FormatPercent(*ux)),
-          sep = "; ";
+    if (um && ux) {
+      out += fmt::format("{}util mean {}, max {}", sep, FormatPercent(*um), FormatPercent(*ux));
+      sep = "; ";
+    }
+    if (auto js = Get(wrap, "g", "job_sm_util_ratio", "mean")) {
+      out += fmt::format("{}job's SM share mean {}", sep, FormatPercent(*js)), sep = "; ";
+    }
     if (auto m = Get(wrap, "g", "memory_used_bytes", "max")) {
       out += fmt::format("{}memory peak {}", sep, FormatBytes(*m)), sep = "; ";
     }
-    if (auto m = Get(wrap, "g", "job_memory_bytes", "max")) {
-      out += fmt::format("{}job memory peak {}", sep, FormatBytes(*m)), sep = "; ";
+    auto job_memory = Get(wrap, "g", "job_memory_bytes", "max");
+    auto other_memory = Get(wrap, "g", "other_memory_bytes", "max");
+    auto others = Get(wrap, "g", "other_processes", "max");
+    if (job_memory)
+      out += fmt::format("{}job's peak {}", sep, FormatBytes(*job_memory)), sep = "; ";
+    if (others && *others > 0 && other_memory) {
+      out += fmt::format("{}other processes' peak {} ({:.0f} process{})", sep,
+                         FormatBytes(*other_memory), *others, *others == 1 ? "" : "es");
+      sep = "; ";
     }
     if (auto e = Get(wrap, "g", "energy_joules"))
       out += fmt::format("{}energy {:.0f} J", sep, *e), sep = "; ";
@@ -155,26 +212,59 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
       out += fmt::format("{}max {:.0f}°C", sep, *t), sep = "; ";
     }
     if (auto th = Get(wrap, "g", "throttle_any_ratio", "mean"); th && *th > 0) {
-      out += fmt::format("{}throttled {}", sep, FormatDuration(*th * s.value("duration_s", 0.0)));
+      double duration = s.value("duration_s", 0.0);
+      out += fmt::format("{}throttled {}", sep, FormatDuration(*th * duration));
+      std::string why;
+      for (auto [key, reason] : {std::pair{"throttle_power_ratio", "power cap"},
+                                 std::pair{"throttle_thermal_ratio", "thermal"},
+                                 std::pair{"throttle_hw_slowdown_ratio", "hardware slowdown"}}) {
+        if (auto r = Get(wrap, "g", key, "mean"); r && *r > 0) {
+          why += fmt::format("{}{} {}", why.empty() ? "" : ", ", reason,
+                             FormatDuration(*r * duration));
+        }
+      }
+      if (!why.empty()) out += " (" + why + ")";
       sep = "; ";
     }
     out += "\n";
   }
   const auto& epochs = s.value("epochs", nlohmann::ordered_json::array());
   if (!epochs.empty()) {
+    // An epoch cut short (the run ended inside it) is left out of the means.
     double seconds = 0, steps = 0;
+    size_t whole = 0;
     for (const auto& e : epochs) {
+      if (e.value("complete", true) == false) continue;
       seconds += e.value("duration_s", 0.0);
       steps += e.value("steps", 0.0);
+      ++whole;
     }
-    out += fmt::format("  Epochs   {}, mean {}", epochs.size(),
-                       FormatDuration(seconds / epochs.size()));
+    out += fmt::format("  Epochs   {}", whole);
+    if (whole > 0) out += fmt::format(", mean {}", FormatDuration(seconds / whole));
     if (seconds > 0 && steps > 0) out += fmt::format(", {:.1f} steps/s", steps / seconds);
+    if (size_t cut = epochs.size() - whole; cut > 0) {
+      out += fmt::format("; {} cut short (not in the mean)", cut);
+    }
+    const auto& logs = epochs.back().value("logs", nlohmann::ordered_json::object());
+    if (auto loss = logs.find("loss"); loss != logs.end() && loss->is_number()) {
+      out += fmt::format("; last loss {:.4g}", loss->get<double>());
+    }
     out += "\n";
   }
   if (std::string phases = FormatPhases(s.value("phases", nlohmann::ordered_json::object()));
       !phases.empty()) {
     out += "  Phases   " + phases + "\n";
+  }
+  const auto& leaked = s.value("leaked", nlohmann::ordered_json::array());
+  if (!leaked.empty()) {
+    out += "  Leaked   still running after the command ended:";
+    std::string sep = " ";
+    for (const auto& p : leaked) {
+      out +=
+          fmt::format("{}{} (pid {})", sep, p.value("command", std::string()), p.value("pid", 0));
+      sep = ", ";
+    }
+    out += "\n";
   }
   if (s.contains("run_dir")) out += fmt::format("  Run      {}\n", s["run_dir"].get<std::string>());
   return out;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/aggregator.h"
+#include "views/epoch_line.h"
 
 namespace tv {
 namespace {
@@ -43,6 +44,121 @@ TEST(Summary, SignalDeathIsSaid) {
   o.exit_signal = 9;
   auto text = FormatSummary(BuildSummary(o, Row{}));
   EXPECT_NE(text.find("killed by signal 9 (exit code 137)"), std::string::npos) << text;
+}
+
+TEST(Summary, CountsAreIntegersAndCpuIsSaidOfTheCoresAllowed) {
+  Aggregator agg;
+  Sample s;
+  s.job.cpu_cores = 1.7;
+  s.job.processes = 3;
+  s.host.cpu_limit_cores = 2;
+  s.training.steps = 1200;
+  s.training.epoch = 4;
+  agg.Add(s);
+  RunOutcome o;
+  o.command = {"python", "train.py"};
+  o.exit_code = 0;
+  auto j = BuildSummary(o, agg.Peek(1, 1));
+  EXPECT_TRUE(j["training"]["steps"].is_number_integer()) << j["training"].dump();
+  EXPECT_TRUE(j["training"]["epoch"].is_number_integer()) << j["training"].dump();
+  EXPECT_TRUE(j["job"]["processes"]["max"].is_number_integer());
+  EXPECT_EQ(j["training"]["steps"].dump(), "1200");
+  std::string text = FormatSummary(j);
+  EXPECT_NE(text.find("job mean 1.70 of 2 cores (85%), max 1.70"), std::string::npos) << text;
+}
+
+TEST(Summary, SharedGpuShowsTheJobsShareAndThrottlingSaysWhy) {
+  Aggregator agg;
+  Sample s;
+  GpuSample& g = s.gpus.emplace_back();
+  g.util_ratio = 0.92;
+  g.memory_used_bytes = 30e9;
+  g.job_memory_bytes = 4e9;
+  g.job_sm_util_ratio = 0.05;
+  g.other_memory_bytes = 25e9;
+  g.other_processes = 1;
+  g.throttle_any_ratio = 1;
+  g.throttle_power_ratio = 1;
+  g.throttle_thermal_ratio = 0;
+  g.throttle_hw_slowdown_ratio = 0;
+  agg.Add(s);
+  g.throttle_power_ratio = 0;
+  g.throttle_thermal_ratio = 1;
+  agg.Add(s);
+  RunOutcome o;
+  o.command = {"python"};
+  o.start_t = 0;
+  o.end_t = 10;
+  auto text = FormatSummary(BuildSummary(o, agg.Peek(10, 10)));
+  EXPECT_NE(text.find("util mean 92%, max 92%; job's SM share mean 5%"), std::string::npos) << text;
+  EXPECT_NE(text.find("job's peak 3.73 GiB; other processes' peak 23.3 GiB (1 process)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("throttled 10.0 s (power cap 5.0 s, thermal 5.0 s)"), std::string::npos)
+      << text;
+}
+
+TEST(Summary, CutEpochIsLeftOutOfTheMeansAndTheExceptionIsSaid) {
+  RunOutcome o;
+  o.command = {"python", "train.py"};
+  o.start_t = 0;
+  o.end_t = 40;
+  auto j = BuildSummary(o, Row{});
+  j["epochs"] = nlohmann::ordered_json::array();
+  j["epochs"].push_back({{"epoch", 0}, {"duration_s", 10.0}, {"steps", 1700}});
+  j["epochs"].push_back(
+      {{"epoch", 1}, {"duration_s", 10.0}, {"steps", 1700}, {"logs", {{"loss", 0.2418}}}});
+  j["epochs"].push_back({{"epoch", 2}, {"duration_s", 3.0}, {"steps", 100}, {"complete", false}});
+  j["exception"] = {{"type", "ValueError"}, {"message", "bad shape"}, {"pid", 42}};
+  std::string text = FormatSummary(j);
+  EXPECT_NE(text.find("died of an exception (ValueError: bad shape) after 40.0 s"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Epochs   2, mean 10.0 s, 170.0 steps/s; 1 cut short (not in the mean)"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Summary, TopProcessesAndLeakedOnesAreNamed) {
+  RunOutcome o;
+  o.command = {"python", "train.py"};
+  o.exit_code = 0;
+  auto j = BuildSummary(o, Row{});
+  j["processes"] = {
+      {"by_cpu",
+       {{{"pid", 10}, {"role", "main"}, {"name", "python"}, {"cpu_seconds", 41.0}},
+        {{"pid", 11}, {"role", "DataLoader worker"}, {"name", "python"}, {"cpu_seconds", 12.3}}}},
+      {"by_memory", {{{"pid", 10}, {"name", "python"}, {"memory_bytes_max", 2.0 * (1 << 30)}}}}};
+  j["leaked"] = {{{"pid", 12}, {"name", "sleep"}, {"command", "sleep 30"}}};
+  std::string text = FormatSummary(j);
+  EXPECT_NE(text.find("Top CPU  main (pid 10) 41.0 s, DataLoader worker (pid 11) 12.3 s"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Top RAM  python (pid 10) 2.00 GiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("still running after the command ended: sleep 30 (pid 12)"),
+            std::string::npos)
+      << text;
+}
+
+TEST(EpochLine, ShowsTheLossAndTheJobsShareOfASharedGpu) {
+  nlohmann::ordered_json e = {{"epoch", 1},
+                              {"duration_s", 10.0},
+                              {"steps", 1700},
+                              {"steps_per_second", 170.0},
+                              {"logs", {{"loss", 0.2418}, {"val_loss", 0.3}}},
+                              {"gpus",
+                               {{{"index", 0},
+                                 {"util_ratio_mean", 0.92},
+                                 {"job_sm_util_ratio_mean", 0.05},
+                                 {"memory_used_bytes_max", 30e9},
+                                 {"job_memory_bytes_max", 4e9},
+                                 {"other_memory_bytes_max", 25e9}}}}};
+  std::string line = FormatEpochLine(e);
+  EXPECT_NE(line.find("1700 steps (170.0/s), loss 0.2418, val_loss 0.3"), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("GPU0 92% (job SM 5%) mem 27.9 GiB (job 3.73 GiB, others 23.3 GiB)"),
+            std::string::npos)
+      << line;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 """The whole process tree is followed; memory counts shared pages once."""
 import sys
 
+import pytest
+
 from conftest import helper
 
 MiB = 1 << 20
@@ -41,3 +43,39 @@ def test_short_lived_children_are_seen_and_never_errors(run_tv):
     assert "error" not in r.proc.stderr.lower()
     starts = [e for e in r.events if e["type"] == "process_start"]
     assert len(starts) >= 2
+
+
+def _cpu_seconds(rows):
+    """CPU seconds of the job by its rows: cores busy times each row's span."""
+    total, before = 0.0, 0.0
+    for row in rows:
+        total += row["job"].get("cpu_cores", 0) * (row["elapsed_s"] - before)
+        before = row["elapsed_s"]
+    return total
+
+
+@pytest.mark.parametrize("mode", ["wait", "orphan"])
+def test_cpu_of_children_that_live_between_samples_is_counted(run_tv, mode):
+    # One core of work in 0.08 s children: most are never seen by a sample, so
+    # their time arrives through the reaper's children usage (the parent's
+    # cutime, or the supervisor's own for orphans it reaps).
+    r = run_tv([*helper("short_children.py"), "4", "0.08", mode], timeout=120)
+    assert r.proc.returncode == 0, r.proc.stderr
+    words = r.proc.stdout.split()
+    truth = float(words[words.index("cpu_seconds") + 1])  # what each process used, by itself
+    wall = float(words[words.index("wall_s") + 1])
+    assert int(words[words.index("children") + 1]) >= 10, r.proc.stdout
+    got = _cpu_seconds(r.rows)
+    assert abs(got - truth) <= 0.12 * truth, (got, truth, wall)
+    assert abs(r.summary["job"]["cpu_cores"]["mean"] * r.summary["duration_s"] - truth) <= 0.2 * truth
+
+
+def test_peak_memory_while_workers_are_zombies(run_tv):
+    r = run_tv(helper("zombie_peak.py"), timeout=120)
+    assert r.proc.returncode == 0, r.proc.stderr
+    words = r.proc.stdout.split()
+    assert words[words.index("states") + 1] == "ZZZ", r.proc.stdout
+    truth = int(words[words.index("peak_bytes") + 1])
+    assert truth > 750 * MiB, truth / MiB
+    peak = r.summary["job"]["memory_bytes"]["max"]
+    assert 0.92 * truth <= peak <= 1.1 * truth, (peak / MiB, truth / MiB)

@@ -45,7 +45,9 @@ def test_printed_summary_holds_the_numbers_of_summary_json(run_tv):
     s = r.summary
     text = r.proc.stderr
     assert f"exit code 0 after {s['duration_s']:.1f} s" in text
-    assert f"job mean {s['job']['cpu_cores']['mean']:.2f} cores, max {s['job']['cpu_cores']['max']:.2f}" in text
+    cores, limit = s["job"]["cpu_cores"], s["host"]["cpu_limit_cores"]["mean"]
+    share = f"{100 * cores['mean'] / limit:.0f}%"
+    assert f"job mean {cores['mean']:.2f} of {limit:g} cores ({share}), max {cores['max']:.2f}" in text
     mib = s["job"]["memory_bytes"]["max"] / 2**20
     assert f"job peak {mib:.0f} MiB" in text
     assert str(r.out) in text

@@ -1,0 +1,120 @@
+// Epoch and phase records from markers and samples: cut epochs, unmarked
+// training time, the logs an epoch ended with.
+#include "analysis/phases.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace tv {
+namespace {
+
+Marker Epoch(MarkerType type, int rank, double t, int64_t epoch, int64_t steps = 0) {
+  Marker m;
+  m.type = type;
+  m.pid = 10 + std::max(rank, 0);
+  m.rank = rank;
+  m.t = t;
+  m.epoch = epoch;
+  if (type == MarkerType::kEpochEnd) m.steps = steps;
+  return m;
+}
+
+Marker Scalars(int rank, double t, std::vector<std::pair<std::string, double>> values) {
+  Marker m;
+  m.type = MarkerType::kScalars;
+  m.pid = 10 + std::max(rank, 0);
+  m.rank = rank;
+  m.t = t;
+  m.scalars = std::move(values);
+  return m;
+}
+
+TEST(PhaseTracker, EpochCutByAnExceptionEndsAtItsLastStep) {
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  // 5 s of steps at 10/s, then 7 s of traceback and worker teardown.
+  for (int i = -1; i <= 120; ++i) {
+    Sample s;
+    s.t = 100 + i * 0.1;
+    s.mono_s = s.t;
+    s.training.steps = std::clamp(i, 0, 50) + 200.0;  // 200 steps before this epoch
+    if (i == 0) s.training.markers = {Epoch(MarkerType::kEpochBegin, -1, 100, 3)};
+    tracker.OnSample(s, &events);
+  }
+  tracker.OnFinish(112, &events);
+  ASSERT_EQ(events.size(), 1u);
+  const auto& rec = events[0].fields;
+  EXPECT_EQ(rec["complete"], false);
+  EXPECT_EQ(rec["steps"], 50);
+  EXPECT_DOUBLE_EQ(rec["duration_s"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(rec["steps_per_second"].get<double>(), 10.0);
+  // Its time in training ends there too.
+  EXPECT_DOUBLE_EQ(tracker.Phases()["train"]["duration_s"].get<double>(), 5.0);
+}
+
+TEST(PhaseTracker, EpochTimeOutsideAnyPhaseIsTraining) {
+  // Only evaluation is marked: the last second of each 10 s epoch.
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  for (int e = 0; e < 2; ++e) {
+    double t0 = 10.0 * e;
+    Sample s;
+    s.training.markers = {Epoch(MarkerType::kEpochBegin, -1, t0, e)};
+    tracker.OnSample(s, &events);
+    s.training.markers.clear();
+    s.training.phase_changes = {{t0 + 9, "eval", true}};
+    tracker.OnSample(s, &events);
+    s.training.phase_changes = {{t0 + 10, "", false}};
+    s.training.markers = {Epoch(MarkerType::kEpochEnd, -1, t0 + 10, e, 90)};
+    tracker.OnSample(s, &events);
+  }
+  tracker.OnFinish(30, &events);  // 10 s after the last epoch: no phase, no epoch
+  auto phases = tracker.Phases();
+  EXPECT_DOUBLE_EQ(phases["train"]["duration_s"].get<double>(), 18.0);
+  EXPECT_EQ(phases["train"]["count"], 2);
+  EXPECT_DOUBLE_EQ(phases["train"]["share"].get<double>(), 0.9);
+  EXPECT_DOUBLE_EQ(phases["eval"]["duration_s"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(phases["eval"]["share"].get<double>(), 0.1);
+}
+
+TEST(PhaseTracker, ExplicitTrainPhasesAreNotCountedTwice) {
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  Sample s;
+  s.training.phase_changes = {{0, "train", true}};
+  s.training.markers = {Epoch(MarkerType::kEpochBegin, -1, 0, 0)};
+  tracker.OnSample(s, &events);
+  s.training.phase_changes = {{4, "", false}};
+  s.training.markers = {Epoch(MarkerType::kEpochEnd, -1, 5, 0, 10)};
+  tracker.OnSample(s, &events);
+  tracker.OnFinish(6, &events);
+  auto phases = tracker.Phases();
+  EXPECT_EQ(phases["train"]["count"], 1);
+  EXPECT_DOUBLE_EQ(phases["train"]["duration_s"].get<double>(), 5.0);
+}
+
+TEST(PhaseTracker, EpochRecordCarriesTheLowestRanksLogsOfThatEpoch) {
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  Sample s;
+  s.training.markers = {Epoch(MarkerType::kEpochBegin, 0, 0, 0),
+                        Epoch(MarkerType::kEpochBegin, 1, 0, 0)};
+  tracker.OnSample(s, &events);
+  s.training.markers = {Scalars(1, 4.9, {{"loss", 0.5}}), Epoch(MarkerType::kEpochEnd, 1, 5, 0, 10),
+                        Scalars(0, 5.0, {{"loss", 0.25}, {"accuracy", 0.9}}),
+                        Epoch(MarkerType::kEpochEnd, 0, 5.1, 0, 10),
+                        Epoch(MarkerType::kEpochBegin, 0, 5.2, 1)};
+  tracker.OnSample(s, &events);
+  // The last epoch: its logs and its end arrive with the final sample.
+  s.training.markers = {Scalars(0, 9.9, {{"loss", 0.125}}),
+                        Epoch(MarkerType::kEpochEnd, 0, 10, 1, 10)};
+  tracker.OnSample(s, &events);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].fields["logs"], (nlohmann::ordered_json{{"loss", 0.25}, {"accuracy", 0.9}}));
+  // Epoch 1 has rank 0 only; what it logged in epoch 0 is not carried over.
+  EXPECT_EQ(events[1].fields["logs"], (nlohmann::ordered_json{{"loss", 0.125}}));
+}
+
+}  // namespace
+}  // namespace tv

@@ -1,0 +1,89 @@
+// ProcessTable: who in the job's tree used what. From the process source's
+// per-member figures and the markers it keeps, per process, its command, its
+// role where known (main, launcher, rank N, DataLoader worker, worker), its CPU
+// time and its peak memory; the processes still running when the command
+// ended (leaked workers); and the exception a training process said it was
+// dying of (docs/markers.md, `bye`).
+//
+// Thread safety: a SampleObserver, fed on the sampler thread; the accessors
+// after the sampler stopped.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sampler.h"
+
+namespace tv {
+
+class ProcessTable final : public SampleObserver {
+ public:
+  // `root_pid`: the command's own process (role "main" or "launcher").
+  explicit ProcessTable(int root_pid = 0) : root_pid_(root_pid) {}
+  void set_root_pid(int pid) { root_pid_ = pid; }
+
+  void OnSample(const Sample& sample, std::vector<Event>* events) override;
+
+  // {"by_cpu": [...], "by_memory": [...]}: the `n` processes that used the most
+  // CPU time and the `n` with the highest peak memory, each
+  // {"pid","ppid","role"?,"name","command","cpu_seconds","memory_bytes_max",
+  // "rss_bytes_max","exited"}.
+  nlohmann::ordered_json Top(size_t n) const;
+  // Members at the last sample that `running(pid, name)` says still run:
+  // [{"pid","name","command","role"?}].
+  nlohmann::ordered_json StillRunning(
+      const std::function<bool(int, const std::string&)>& running) const;
+  // {"type","message","pid","rank"} of the first process that said it died of
+  // an exception; null when none did.
+  nlohmann::ordered_json Exception() const { return exception_; }
+
+ private:
+  struct Entry {
+    int pid = 0;
+    int ppid = 0;
+    std::string name;
+    std::string command;
+    double cpu_seconds = 0;
+    double memory_bytes_max = 0;
+    double rss_bytes_max = 0;
+    bool zombie = false;
+    bool exited = false;
+  };
+  struct Training {
+    int rank = -1;
+    std::string command;  // its command when it said hello
+  };
+
+  std::string Role(const Entry& e) const;
+  nlohmann::ordered_json Record(const Entry& e) const;
+  // Keeps done_ from growing without bound: only the leaders stay.
+  void Prune();
+
+  int root_pid_;
+  std::map<int, Entry> live_;         // by PID
+  std::vector<Entry> done_;           // exited
+  std::map<int, Training> training_;  // processes that sent markers, by PID
+  nlohmann::ordered_json exception_;
+};
+
+// Sends every sample to each observer in turn; their events go out in that order.
+class ObserverList final : public SampleObserver {
+ public:
+  explicit ObserverList(std::vector<SampleObserver*> observers)
+      : observers_(std::move(observers)) {}
+  void OnSample(const Sample& sample, std::vector<Event>* events) override {
+    for (SampleObserver* o : observers_) o->OnSample(sample, events);
+  }
+  void OnFinish(double t, std::vector<Event>* events) override {
+    for (SampleObserver* o : observers_) o->OnFinish(t, events);
+  }
+
+ private:
+  std::vector<SampleObserver*> observers_;
+};
+
+}  // namespace tv
