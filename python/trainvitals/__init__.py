@@ -203,8 +203,9 @@ class Monitor:
         return self.start()
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        # The run goes on until the interpreter exits or close(): one script, one run.
-        self.end_call()
+        # The run goes on until the interpreter exits or close(): one script, one
+        # run. An exception leaves the open epoch open: recorded as not complete.
+        self.end_call(cut=exc_type is not None)
 
     @property
     def active(self) -> bool:
@@ -251,13 +252,19 @@ class Monitor:
         self._call = self._run.begin_call()
         self._offset = 0
 
-    def end_call(self) -> None:
-        """Ends the phases and the epoch this monitor has open."""
+    def end_call(self, cut: bool = False) -> None:
+        """Ends the phases and the epoch this monitor has open; ``cut`` (an
+        exception ends the call) leaves the epoch open, so the run records it as
+        not complete."""
         try:
             if self._phases:
                 self._end_phase(self._phases[0])
             if self._epoch is not None:
-                self._end_epoch(self._epoch)
+                if cut:
+                    self._epoch.ended = True
+                    self._epoch = None
+                else:
+                    self._end_epoch(self._epoch)
         except Exception as e:
             self._quiet(e)
         self._call = 0

@@ -66,7 +66,7 @@ class VitalsCallback(CallbackBase, Callback):
 
     @quiet_hook
     def on_exception(self, trainer, pl_module, exception):
-        self.monitor.end_call()
+        self.monitor.end_call(cut=True)  # the epoch it cut is recorded as not complete
 
     # -- training --------------------------------------------------------
     @quiet_hook
