@@ -53,8 +53,8 @@ def test_epoch_and_phase_as_plain_calls_begin_at_the_call(tmp_path):
         import sys, time, trainvitals
         m = trainvitals.monitor(out=sys.argv[1], interval=0.2, quiet=True)
         for epoch in range(3):
+            m.phase("train")  # before the epoch: no time of the epoch is outside a phase
             m.epoch(epoch)
-            m.phase("train")
             for step in range(5):
                 time.sleep(0.02)
                 m.step()
@@ -81,7 +81,7 @@ def test_epoch_and_phase_as_context_managers_and_a_misuse_warns_once(tmp_path):
             warnings.simplefilter("always")
             with trainvitals.monitor(out=sys.argv[1], interval=0.2, quiet=True) as m:
                 for epoch in range(2):
-                    with m.epoch(epoch), m.phase("train"):
+                    with m.phase("train"), m.epoch(epoch):
                         with m.phase("eval"):
                             time.sleep(0.05)
                         m.step()
