@@ -33,6 +33,7 @@ def main():
                  median_us(lambda: (m.phase_begin("eval"), m.phase_end("eval")), 2_000) / 2),
                 ("scalars(loss=...)", median_us(lambda: m.scalars(loss=0.5), 2_000)),
             ]
+            m.close()  # the run would otherwise last until exit, past the temporary directory
     width = max(len(name) for name, _ in rows)
     worst = max(us for _, us in rows)
     for name, us in rows:

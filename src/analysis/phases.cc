@@ -120,6 +120,7 @@ void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<E
         it->second.steps_first = last_steps_.value_or(0);
       }
       it->second.begun.try_emplace(rank, m.t);
+      if (!it->second.call) it->second.call = m.call;
       break;
     }
     case TrainingEventType::kEpochEnd: {
@@ -185,6 +186,7 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
                                 {"steps", steps}};
   if (duration > 0 && steps > 0)
     rec["steps_per_second"] = Round(static_cast<double>(steps) / duration, 1e2);
+  if (e.call) rec["call"] = *e.call;
   if (!complete) rec["complete"] = false;
   Row row = e.resources.Peek(end_t, duration);
   PutResources(row, &rec);

@@ -30,8 +30,10 @@ struct TrainingEvent {
   double t = 0;
   std::optional<int64_t> epoch;  // epoch events
   std::optional<int64_t> steps;  // epoch_end: steps in the epoch; client end: all steps
-  std::string phase;             // phase events: "train", "eval", "predict"
-  std::string framework;         // client start
+  std::optional<int64_t>
+      call;               // epoch_begin: the framework call (fit, ...) it belongs to, 1, 2, ...
+  std::string phase;      // phase events: "train", "eval", "predict"
+  std::string framework;  // client start
   std::vector<std::pair<std::string, double>> scalars;  // kScalars
   // Client end: the exception the process is dying of (its type, e.g.
   // "ValueError", and the first line of its message); empty when it ends normally.

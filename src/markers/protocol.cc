@@ -33,6 +33,9 @@ constexpr AllocatorField kAllocatorFields[] = {
     {"alloc_retries", &AllocatorFigures::alloc_retries},
 };
 
+constexpr int64_t kMaxCall = 1'000'000'000;
+constexpr size_t kMaxUuid = 96;  // "GPU-" and 36 characters; MIG's older form is longer
+
 // A phase name or a scalar's name: short, and plain enough to be a tag.
 bool IsName(std::string_view s) {
   if (s.empty() || s.size() > 64) return false;
@@ -102,6 +105,14 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
         }
         m->steps = steps->get<int64_t>();
       }
+      auto call = j.find("call");
+      if (call != j.end()) {
+        if (!call->is_number_integer() || call->get<int64_t>() < 1 ||
+            call->get<int64_t>() > kMaxCall) {
+          return Fail(error, "\"call\" must be a whole number >= 1");
+        }
+        m->call = call->get<int64_t>();
+      }
       return true;
     }
     case MarkerType::kPhaseBegin:
@@ -140,6 +151,12 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
           return Fail(error, fmt::format("each device needs a whole-number \"device\" from 0 "
                                          "to {}",
                                          kMaxDevice));
+        }
+        if (auto uuid = d.find("uuid"); uuid != d.end()) {
+          if (!uuid->is_string() || uuid->get_ref<const std::string&>().size() > kMaxUuid) {
+            return Fail(error, "a device's \"uuid\" must be a short string");
+          }
+          f.uuid = uuid->get<std::string>();
         }
         for (const AllocatorField& field : kAllocatorFields) f.*field.value = Number(d, field.name);
         m->allocator.push_back(f);
@@ -198,6 +215,7 @@ std::string EncodeMarker(const Marker& m) {
                  kMarkerProtocolVersion, MarkerTypeName(m.type), m.pid, m.rank, m.slot, m.t);
   if (m.epoch) fmt::format_to(std::back_inserter(out), R"(,"epoch":{})", *m.epoch);
   if (m.steps) fmt::format_to(std::back_inserter(out), R"(,"steps":{})", *m.steps);
+  if (m.call) fmt::format_to(std::back_inserter(out), R"(,"call":{})", *m.call);
   if (!m.phase.empty()) out += ",\"phase\":" + nlohmann::json(m.phase).dump();
   if (!m.framework.empty()) {
     out += ",\"framework\":" + nlohmann::json(m.framework).dump();
@@ -226,6 +244,7 @@ std::string EncodeMarker(const Marker& m) {
       const AllocatorFigures& f = m.allocator[i];
       if (i > 0) out.push_back(',');
       fmt::format_to(std::back_inserter(out), R"({{"device":{})", f.device);
+      if (!f.uuid.empty()) out += ",\"uuid\":" + nlohmann::json(f.uuid).dump();
       for (const AllocatorField& field : kAllocatorFields) {
         if (!(f.*field.value)) continue;
         fmt::format_to(std::back_inserter(out), R"(,"{}":)", field.name);

@@ -135,6 +135,7 @@ void GpuSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices
     g.index = w.index;
     g.physical_index = unit.physical_index;
     g.mig_instance = unit.mig_instance;
+    g.uuid = unit.uuid;
     backend_->ReadDevice(w.unit, tick, &g);
     Attribute(w, tick, out->job.pids, &g);
     if (backend_->lost(w.unit)) {

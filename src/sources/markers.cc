@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 
 namespace tv {
@@ -54,13 +55,41 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
   e->t = m.t;
   e->epoch = m.epoch;
   e->steps = m.steps;
+  e->call = m.call;
   e->phase = m.phase;
   e->framework = m.framework;
   e->exception = m.exception;
   e->log_dir = m.log_dir;
   e->message = m.message;
   return true;
-}
+  // Whether two UUIDs name the same device: the hex digits compared without
+  // case, and without the "GPU-"/"MIG-" prefix that NVML writes and a framework
+  // may leave out.
+  bool SameUuid(std::string_view a, std::string_view b) {
+    auto bare = [](std::string_view s) {
+      for (std::string_view prefix : {"GPU-", "MIG-", "gpu-", "mig-"}) {
+        if (s.starts_with(prefix)) return s.substr(prefix.size());
+      }
+      return s;
+    };
+    a = bare(a);
+    b = bare(b);
+    return !a.empty() && a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) ==
+                    std::tolower(static_cast<unsigned char>(y));
+           });
+  }
+
+  // The GPU a framework's device is: the one with its UUID when the framework
+  // said it (a rank's own CUDA_VISIBLE_DEVICES renumbers devices from 0), else the
+  // one with its number; nullptr when none is watched.
+  GpuSample* GpuOf(const AllocatorFigures& f, std::vector<GpuSample>* gpus) {
+    for (GpuSample& g : *gpus) {
+      if (f.uuid.empty() ? g.index == f.device : SameUuid(g.uuid, f.uuid)) return &g;
+    }
+    return nullptr;
+  }
 
 }  // namespace
 
@@ -319,13 +348,11 @@ void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
 void MarkerSource::AddAllocatorFigures(Sample* out) const {
   for (const auto& [key, p] : processes_) {
     for (const AllocatorFigures& f : p.allocator) {
-      for (GpuSample& g : out->gpus) {
-        if (g.index != f.device) continue;
-        AddTo(&g.allocator_allocated_bytes, f.allocated_bytes);
-        AddTo(&g.allocator_reserved_bytes, f.reserved_bytes);
-        AddTo(&g.allocator_peak_bytes, f.peak_allocated_bytes);
-        break;
-      }
+      GpuSample* g = GpuOf(f, &out->gpus);
+      if (g == nullptr) continue;
+      AddTo(&g->allocator_allocated_bytes, f.allocated_bytes);
+      AddTo(&g->allocator_reserved_bytes, f.reserved_bytes);
+      AddTo(&g->allocator_peak_bytes, f.peak_allocated_bytes);
     }
   }
 }
