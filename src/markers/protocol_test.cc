@@ -119,7 +119,7 @@ TEST(MarkerProtocol, RejectsMalformedWithAReason) {
       // Found by fuzzing (tests/fuzz/corpus/marker/pid_out_of_int): numbers that
       // no int holds were cast to int, which is undefined behaviour.
       {R"({"v":1,"type":"epoch_begin","pid":49223372036854775807241,"t":1,"epoch":1})",
-       "\"pid\" must be a number in the range of int"},
+       "\"pid\" must be a whole number"},
       {R"({"v":1,"type":"hello","rank":-1e300,"t":1})", "\"rank\""},
       {R"({"v":1,"type":"hello","slot":2147483648,"t":1})", "\"slot\""},
       {R"({"v":1,"type":"allocator","t":1,"devices":[{"device":4294967296}]})", "\"device\""},

@@ -62,34 +62,36 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
   e->log_dir = m.log_dir;
   e->message = m.message;
   return true;
-  // Whether two UUIDs name the same device: the hex digits compared without
-  // case, and without the "GPU-"/"MIG-" prefix that NVML writes and a framework
-  // may leave out.
-  bool SameUuid(std::string_view a, std::string_view b) {
-    auto bare = [](std::string_view s) {
-      for (std::string_view prefix : {"GPU-", "MIG-", "gpu-", "mig-"}) {
-        if (s.starts_with(prefix)) return s.substr(prefix.size());
-      }
-      return s;
-    };
-    a = bare(a);
-    b = bare(b);
-    return !a.empty() && a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-             return std::tolower(static_cast<unsigned char>(x)) ==
-                    std::tolower(static_cast<unsigned char>(y));
-           });
-  }
+}
 
-  // The GPU a framework's device is: the one with its UUID when the framework
-  // said it (a rank's own CUDA_VISIBLE_DEVICES renumbers devices from 0), else the
-  // one with its number; nullptr when none is watched.
-  GpuSample* GpuOf(const AllocatorFigures& f, std::vector<GpuSample>* gpus) {
-    for (GpuSample& g : *gpus) {
-      if (f.uuid.empty() ? g.index == f.device : SameUuid(g.uuid, f.uuid)) return &g;
+// Whether two UUIDs name the same device: the hex digits compared without
+// case, and without the "GPU-"/"MIG-" prefix that NVML writes and a framework
+// may leave out.
+bool SameUuid(std::string_view a, std::string_view b) {
+  auto bare = [](std::string_view s) {
+    for (std::string_view prefix : {"GPU-", "MIG-", "gpu-", "mig-"}) {
+      if (s.starts_with(prefix)) return s.substr(prefix.size());
     }
-    return nullptr;
+    return s;
+  };
+  a = bare(a);
+  b = bare(b);
+  return !a.empty() && a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// The GPU a framework's device is: the one with its UUID when the framework
+// said it (a rank's own CUDA_VISIBLE_DEVICES renumbers devices from 0), else the
+// one with its number; nullptr when none is watched.
+GpuSample* GpuOf(const AllocatorFigures& f, std::vector<GpuSample>* gpus) {
+  for (GpuSample& g : *gpus) {
+    if (f.uuid.empty() ? g.index == f.device : SameUuid(g.uuid, f.uuid)) return &g;
   }
+  return nullptr;
+}
 
 }  // namespace
 
