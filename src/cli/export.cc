@@ -7,8 +7,8 @@
 
 #include "cli/commands.h"
 #include "core/config.h"
-#include "sinks/csv_export.h"
 #include "run/run_dir.h"
+#include "sinks/csv_export.h"
 
 namespace tv {
 
