@@ -115,7 +115,9 @@ def test_notices_come_as_one_line_and_once_per_python_process(tmp_path):
         f"    with trainvitals.monitor(out=r'{tmp_path}/fit%d' % i, interval=0.2) as m:\n"
         "        for s in range(5):\n"
         "            time.sleep(0.1)\n"
-        "            m.step(s)\n")
+        "            m.step(s)\n"
+        # One script is one run: close() ends it, and the next monitor starts another.
+        "    m.close()\n")
     p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
                        env={**os.environ, **ENV,
                             "TRAINVITALS_NVML_LIBRARY": str(tmp_path / "none" / "libnvidia-ml.so.1")})
