@@ -144,13 +144,13 @@ void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<E
     }
     case TrainingEventType::kScalars: {
       auto& held = scalars_[rank];
-      for (const auto& [name, value] : m.scalars) {
+      for (const auto& scalar : m.scalars) {  // no structured binding: clang 14 cannot capture one
         auto s = std::find_if(held.begin(), held.end(),
-                              [&](const auto& kv) { return kv.first == name; });
+                              [&](const auto& kv) { return kv.first == scalar.first; });
         if (s == held.end()) {
-          held.emplace_back(name, value);
+          held.push_back(scalar);
         } else {
-          s->second = value;
+          s->second = scalar.second;
         }
       }
       break;
