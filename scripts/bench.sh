@@ -18,6 +18,9 @@ echo "== whole-program overhead"
 python3 bench/overhead.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}"
 "$build/bench_wake_floor" 20 "${BENCH_SECONDS:-30}"
 echo
+echo "== start-up: trainvitals run -- true against true (target: adds <= 20 ms with the driver present)"
+python3 bench/startup.py "$build/trainvitals" "$build/tests/fake_nvml/fake_nvml/libnvidia-ml.so.1"
+echo
 echo "== /metrics under load: wrk -t2 -c16 -d5s against trainvitals run --prometheus (target >= 1000 scrapes/s)"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 out=$(mktemp -d)

@@ -13,6 +13,7 @@
 #include "core/thread.h"
 #include "run/run_dir.h"
 #include "run/sources.h"
+#include "sources/gpu_deferred.h"
 #include "sources/markers.h"
 #include "sources/proc_pid_parse.h"
 #include "views/summary.h"
@@ -106,6 +107,19 @@ nlohmann::ordered_json Session::Meta(int root_pid) const {
   };
 }
 
+void Session::AddGpuInfo(const nlohmann::json& info, nlohmann::ordered_json* meta) {
+  if (!info.is_object()) return;
+  nlohmann::ordered_json driver;
+  for (const auto& [key, value] : info.items()) {
+    if (key == "gpus") {
+      (*meta)["gpus"] = value;
+    } else {
+      driver[key] = value;
+    }
+  }
+  (*meta)["gpu_driver"] = driver;
+}
+
 void Session::Start(int root_pid) {
   bool ok = RunGuarded("starting the monitor", "the command runs unmonitored",
                        [&] { StartMonitoring(root_pid); });
@@ -117,23 +131,25 @@ void Session::Start(int root_pid) {
 void Session::StartMonitoring(int root_pid) {
   std::string dir = run_dir_;
   RunSources sources = MakeSources(config_, root_pid);
-  nlohmann::ordered_json meta = Meta(root_pid);
-  if (sources.gpu_info.is_object()) {
-    nlohmann::ordered_json driver;
-    for (const auto& [key, value] : sources.gpu_info.items()) {
-      if (key == "gpus") {
-        meta["gpus"] = value;
-      } else {
-        driver[key] = value;
-      }
-    }
-    meta["gpu_driver"] = driver;
+  bool exporters = metrics_server_ || !config_.pushgateway.empty();
+  if (sources.gpu != nullptr && exporters && sources.gpu->WaitReady(kExporterGpuWait_s)) {
+    sources.gpu_info = sources.gpu->static_info();
   }
+  nlohmann::ordered_json meta = Meta(root_pid);
+  AddGpuInfo(sources.gpu_info, &meta);
   if (metrics_server_) {
     meta["prometheus_url"] =
         fmt::format("http://{}:{}/metrics", metrics_server_->host(), metrics_server_->port());
   }
   WriteJsonFile(dir + "/meta.json", meta);
+  meta_ = meta;
+  if (sources.gpu != nullptr && !sources.gpu_info.is_object()) {
+    // On the sampler thread, at the first tick that finds the GPUs opened.
+    sources.gpu->set_on_ready([this, dir](const nlohmann::json& info) {
+      AddGpuInfo(info, &meta_);
+      WriteJsonFile(dir + "/meta.json", meta_, false);
+    });
+  }
   jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
   std::vector<Sink*> sinks = {jsonl_.get()};
   if (tfevents_) sinks.push_back(tfevents_.get());

@@ -67,6 +67,8 @@ class Session {
   void AddProcesses(bool ended, nlohmann::ordered_json* summary) const;
   // The Prometheus and Pushgateway sinks, when asked for; labels from `meta`.
   void AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*>* sinks);
+  // meta.json's "gpus" and "gpu_driver" from GpuSource::static_info().
+  static void AddGpuInfo(const nlohmann::json& info, nlohmann::ordered_json* meta);
 
   Config config_;
   std::vector<std::string> command_;
@@ -89,7 +91,12 @@ class Session {
   std::unique_ptr<Sampler> sampler_;
   Sampler* left_behind_ = nullptr;  // its thread is stuck in a source: never freed
   bool finished_ = false;
+  // meta.json as written; the sampler thread writes it again once the GPUs are known.
+  nlohmann::ordered_json meta_;
   static constexpr double kSummaryWait_s = 20;
+  // Exporters label GPU series with the model from the first scrape: with one,
+  // the start waits this long at most for the driver to open.
+  static constexpr double kExporterGpuWait_s = 10;
 };
 
 }  // namespace tv

@@ -65,8 +65,14 @@ class GpuBackend {
   // Compute processes on unit `u`; false when the list could not be read.
   virtual bool ReadProcesses(size_t u, std::vector<GpuProcessUse>* out) = 0;
   // Per-process SM utilisation since the previous call; false when unknown.
-  // An empty list with true means no process ran kernels.
+  // An empty list with true means no process ran kernels. An expensive call:
+  // made on a tick that ClaimTick gave.
   virtual bool ReadProcessUtilization(size_t u, std::vector<GpuProcessUtil>* out) = 0;
+  // Claims `tick` on unit `u` (after ReadDevice of that tick) for one
+  // expensive call on a schedule: the backend's own (an energy counter) and
+  // the caller's take turns so that no single tick makes them all. False: try
+  // again at the next tick (the backend then leaves it to the caller).
+  virtual bool ClaimTick(size_t /*u*/, const Tick& /*tick*/) { return true; }
 
   // Whether unit `u` fell off the bus (NVML GPU_IS_LOST); a lost unit is not read again.
   virtual bool lost(size_t u) const = 0;
