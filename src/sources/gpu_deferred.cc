@@ -1,5 +1,6 @@
 #include "sources/gpu_deferred.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -8,6 +9,13 @@
 #include "core/thread.h"
 
 namespace tv {
+namespace {
+
+std::atomic<int> g_in_flight{0};
+
+}  // namespace
+
+int DeferredGpuSource::OpeningsInFlight() { return g_in_flight.load(); }
 
 struct DeferredGpuSource::Opening {
   mutable std::mutex mu;
@@ -22,13 +30,14 @@ struct DeferredGpuSource::Opening {
 DeferredGpuSource::DeferredGpuSource(const GpuSourceOptions& options)
     : opening_(std::make_shared<Opening>()) {
   std::shared_ptr<Opening> opening = opening_;
+  g_in_flight.fetch_add(1);
   std::thread([opening, options] {
     NameThisThread("tv-nvml-open");
     std::unique_ptr<GpuSource> source;
     std::vector<Notice> notices;
     RunGuarded("opening the GPU driver", "GPU metrics off, host metrics go on",
                [&] { source = GpuSource::Create(options, &notices); });
-    std::lock_guard<std::mutex> lock(opening->mu);
+    std::unique_lock<std::mutex> lock(opening->mu);
     opening->done = true;
     if (!opening->abandoned) {
       if (source) opening->static_info = source->static_info();
@@ -36,7 +45,10 @@ DeferredGpuSource::DeferredGpuSource(const GpuSourceOptions& options)
       opening->notices = std::move(notices);
     }
     opening->cv.notify_all();
+    lock.unlock();
     // When abandoned, `source` (nvmlShutdown, dlclose) is freed here, on this thread.
+    source.reset();
+    g_in_flight.fetch_sub(1);
   }).detach();
 }
 

@@ -41,6 +41,10 @@ class DeferredGpuSource final : public Source {
   // Waits up to `timeout_s` for the opening to end (with or without GPUs).
   // True when it has ended.
   bool WaitReady(double timeout_s) const;
+  // Openings whose thread is still inside the driver, in this process. A
+  // process that ends while one is should leave with _exit: the driver's
+  // static destructors must not run under that thread.
+  static int OpeningsInFlight();
   // The static info once opened; null while opening or without GPUs.
   // After WaitReady returned true, from any thread; else the sampler thread.
   nlohmann::json static_info() const;
