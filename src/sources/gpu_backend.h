@@ -66,13 +66,12 @@ class GpuBackend {
   virtual bool ReadProcesses(size_t u, std::vector<GpuProcessUse>* out) = 0;
   // Per-process SM utilisation since the previous call; false when unknown.
   // An empty list with true means no process ran kernels. An expensive call:
-  // made on a tick that ClaimTick gave.
+  // made when ProcessUtilizationDue says so.
   virtual bool ReadProcessUtilization(size_t u, std::vector<GpuProcessUtil>* out) = 0;
-  // Claims `tick` on unit `u` (after ReadDevice of that tick) for one
-  // expensive call on a schedule: the backend's own (an energy counter) and
-  // the caller's take turns so that no single tick makes them all. False: try
-  // again at the next tick (the backend then leaves it to the caller).
-  virtual bool ClaimTick(size_t /*u*/, const Tick& /*tick*/) { return true; }
+  // Whether this tick (after ReadDevice of it) is the one for unit `u`'s
+  // per-process read. The backend keeps the schedule, so that its expensive
+  // calls take turns and no single tick makes them all.
+  virtual bool ProcessUtilizationDue(size_t /*u*/, const Tick& tick) const { return tick.row_tick; }
 
   // Whether unit `u` fell off the bus (NVML GPU_IS_LOST); a lost unit is not read again.
   virtual bool lost(size_t u) const = 0;

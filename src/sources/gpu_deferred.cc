@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "core/thread.h"
@@ -31,8 +32,7 @@ DeferredGpuSource::DeferredGpuSource(const GpuSourceOptions& options)
     : opening_(std::make_shared<Opening>()) {
   std::shared_ptr<Opening> opening = opening_;
   g_in_flight.fetch_add(1);
-  std::thread([opening, options] {
-    NameThisThread("tv-nvml-open");
+  auto open = [opening, options] {
     std::unique_ptr<GpuSource> source;
     std::vector<Notice> notices;
     RunGuarded("opening the GPU driver", "GPU metrics off, host metrics go on",
@@ -49,7 +49,15 @@ DeferredGpuSource::DeferredGpuSource(const GpuSourceOptions& options)
     // When abandoned, `source` (nvmlShutdown, dlclose) is freed here, on this thread.
     source.reset();
     g_in_flight.fetch_sub(1);
-  }).detach();
+  };
+  try {
+    std::thread([open] {
+      NameThisThread("tv-nvml-open");
+      open();
+    }).detach();
+  } catch (const std::system_error&) {
+    open();  // no thread to be had (a pids limit): open here, as the caller's time allows
+  }
 }
 
 DeferredGpuSource::~DeferredGpuSource() {

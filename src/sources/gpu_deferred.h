@@ -25,7 +25,8 @@ class DeferredGpuSource final : public Source {
  public:
   using ReadyFn = std::function<void(const nlohmann::json& static_info)>;
 
-  // Starts opening NVML with `options` on a thread of its own and returns at once.
+  // Starts opening NVML with `options` on a thread of its own and returns at
+  // once; where no thread can be started, opens it before returning.
   explicit DeferredGpuSource(const GpuSourceOptions& options);
   ~DeferredGpuSource() override;
   DeferredGpuSource(const DeferredGpuSource&) = delete;

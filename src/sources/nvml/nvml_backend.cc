@@ -92,7 +92,8 @@ void NvmlBackend::FillStatic(GpuUnit* unit, NvmlUnitState* st) {
   // Per-process utilisation: where the driver's history stands, so that the
   // first scheduled read covers the time since opening.
   std::vector<GpuProcessUtil> ignored;
-  ReadProcessUtilization(static_cast<size_t>(st - state_.data()), &ignored);
+  ReadProcessUtilizationNow(static_cast<size_t>(st - state_.data()), &ignored);
+  st->next_proc_util_s = -1;
 }
 
 void NvmlBackend::ProbeEnergySource(GpuUnit* unit, NvmlUnitState* st) {

@@ -72,10 +72,10 @@ struct NvmlUnitState {
   // Expensive calls on a schedule (the energy counter, per-process
   // utilisation) take turns: at most one a tick, and not on a row tick (which
   // reads the sample buffers and GPM) when there are plain ticks between rows.
-  uint64_t tick_no = 0;        // ReadDevice calls so far
-  uint64_t heavy_tick_no = 0;  // the tick that made the latest scheduled expensive call
-  bool plain_ticks = false;    // a tick that closes no row was seen
-  bool claim_waiting = false;  // a ClaimTick was refused: the energy counter waits its turn
+  bool plain_ticks = false;      // a tick that closes no row was seen
+  double next_proc_util_s = -1;  // <0: a second after the first tick
+  bool energy_turn = false;      // this tick reads the energy counter
+  bool proc_util_turn = false;   // this tick reads per-process utilisation
   NvmlGpmState gpm;
   int proc_version = 3;  // compute-process call in use: 3, 2, 1; 0 = none
   std::vector<nvmlProcessInfo_v2_t> procs;
@@ -98,7 +98,9 @@ class NvmlBackend final : public GpuBackend {
   void ReadDevice(size_t u, const Tick& tick, GpuSample* out) override;
   bool ReadProcesses(size_t u, std::vector<GpuProcessUse>* out) override;
   bool ReadProcessUtilization(size_t u, std::vector<GpuProcessUtil>* out) override;
-  bool ClaimTick(size_t u, const Tick& tick) override;
+  bool ProcessUtilizationDue(size_t u, const Tick& /*tick*/) const override {
+    return state_[u].proc_util_turn;
+  }
   bool lost(size_t u) const override { return state_[u].gate.lost(); }
   nlohmann::json Support(size_t u) const override;
   void TakeNotices(std::vector<Notice>* out) override;
@@ -117,8 +119,11 @@ class NvmlBackend final : public GpuBackend {
                     std::optional<double>* mean, std::optional<double>* peak);
   void ReadEnergy(NvmlUnitState* st, const Tick& tick, GpuSample* out);
   void ReadSlow(NvmlUnitState* st, GpuSample* out);
-  // Whether `tick` is free for a scheduled expensive call (see NvmlUnitState).
-  static bool Spare(const NvmlUnitState& st, const Tick& tick);
+  // Which scheduled expensive read, if any, this tick makes (see NvmlUnitState):
+  // the one due longest, the energy counter's first read before all.
+  static void Schedule(NvmlUnitState* st, const Tick& tick);
+  // nvml_processes.cc
+  bool ReadProcessUtilizationNow(size_t u, std::vector<GpuProcessUtil>* out);
   // nvml_gpm.cc
   void InitGpm(size_t u);
   void ReadGpm(size_t u, const Tick& tick, GpuSample* out);

@@ -49,8 +49,8 @@ void NvmlBackend::ReadDevice(size_t u, const Tick& tick, GpuSample* out) {
 
   if (st.last_tick_s >= 0) st.tick_gap_s = tick.mono_s - st.last_tick_s;
   st.last_tick_s = tick.mono_s;
-  ++st.tick_no;
   if (!tick.row_tick) st.plain_ticks = true;
+  Schedule(&st, tick);
 
   nvmlUtilization_t util{};
   if (Call(gate, NvmlGroup::kUtil, l.nvmlDeviceGetUtilizationRates, h, &util)) {
@@ -164,10 +164,8 @@ void NvmlBackend::ReadEnergy(NvmlUnitState* st, const Tick& tick, GpuSample* out
   unsigned long long mj = 0;
   // The first tick reads the counter, whatever tick it is: energy counts from
   // when monitoring began, not from the first row. Later reads take their turn.
-  bool counter_due = st->gate.open(NvmlGroup::kEnergy) && tick.mono_s >= e.next_counter_s &&
-                     (!e.first_counter_j || (!st->claim_waiting && Spare(*st, tick)));
+  bool counter_due = st->energy_turn;
   if (counter_due) {
-    st->heavy_tick_no = st->tick_no;
     e.next_counter_s = tick.mono_s + kEnergyCounterRetry_s;  // unless it answers
   }
   if (counter_due && Call(st->gate, NvmlGroup::kEnergy, lib_->nvmlDeviceGetTotalEnergyConsumption,
@@ -190,16 +188,17 @@ void NvmlBackend::ReadEnergy(NvmlUnitState* st, const Tick& tick, GpuSample* out
   if (e.last_mono_s >= 0) out->energy_joules = e.counter_j + e.since_counter_j;
 }
 
-bool NvmlBackend::Spare(const NvmlUnitState& st, const Tick& tick) {
-  return st.heavy_tick_no != st.tick_no && !(tick.row_tick && st.plain_ticks);
-}
-
-bool NvmlBackend::ClaimTick(size_t u, const Tick& tick) {
-  NvmlUnitState& st = state_[u];
-  st.claim_waiting = !Spare(st, tick);
-  if (st.claim_waiting) return false;
-  st.heavy_tick_no = st.tick_no;
-  return true;
+void NvmlBackend::Schedule(NvmlUnitState* st, const Tick& tick) {
+  const NvmlEnergy& e = st->energy;
+  if (st->next_proc_util_s < 0) st->next_proc_util_s = tick.mono_s + kProcessUtilRetry_s;
+  bool energy = st->gate.open(NvmlGroup::kEnergy) && tick.mono_s >= e.next_counter_s;
+  bool proc = st->gate.open(NvmlGroup::kProcessUtil) && tick.mono_s >= st->next_proc_util_s;
+  // The counter's first read starts the energy count: at the first tick, whatever tick.
+  st->energy_turn = energy && !e.first_counter_j;
+  st->proc_util_turn = false;
+  if (st->energy_turn || (tick.row_tick && st->plain_ticks)) return;
+  st->energy_turn = energy && (!proc || e.next_counter_s <= st->next_proc_util_s);
+  st->proc_util_turn = proc && !st->energy_turn;
 }
 
 void NvmlBackend::ReadBuffered(NvmlUnitState* st, nvmlSamplingType_t type, double scale,
