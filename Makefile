@@ -1,15 +1,31 @@
 # trainvitals front door. `make` builds the release CLI at build/release/trainvitals.
 BUILD_DIR := build/release
 CLI := $(BUILD_DIR)/trainvitals
-PYTHON ?= python3
+# The project environment (scripts/deps.sh): Debian's python3 with its PyTorch,
+# plus what the tests, the demo and the benchmarks need. Every Python thing runs
+# through it, and the _core module is built for it.
+VENV := build/venv
+PYTHON := $(VENV)/bin/python
+FUZZ_SECONDS ?= 180
+SOAK_SECONDS ?= 3600
 
-.PHONY: all build deps test demo bench lint format docs clean
+.PHONY: all build deps test demo bench lint format format-check fuzz sanitize soak docs clean
 
 all: build
 
-build:
-	@[ -f $(BUILD_DIR)/build.ninja ] || cmake --preset release >/dev/null
+# Configures on first use, and afresh when the build directory was configured
+# for another Python than the project environment's, or for other headers (a
+# new Debian python3 behind the same path): FindPython keeps the first
+# interpreter's headers in the cache otherwise.
+build: $(PYTHON)
+	@inc=$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'); \
+	  grep -qx 'Python_EXECUTABLE:FILEPATH=$(abspath $(PYTHON))' $(BUILD_DIR)/CMakeCache.txt 2>/dev/null \
+	  && grep -qx "_Python_INCLUDE_DIR:INTERNAL=$$inc" $(BUILD_DIR)/CMakeCache.txt \
+	  || cmake --preset release --fresh -DPython_EXECUTABLE:FILEPATH=$(abspath $(PYTHON)) >/dev/null
 	cmake --build $(BUILD_DIR)
+
+$(PYTHON):
+	@scripts/deps.sh --venv
 
 deps:
 	@scripts/deps.sh
@@ -25,12 +41,28 @@ bench: build
 	@scripts/deps.sh --bench
 	@scripts/bench.sh
 
-lint:
+# clang-format (fails on any difference) and a build with clang-tidy on every file.
+lint: format-check
 	@[ -f build/tidy/build.ninja ] || cmake --preset tidy >/dev/null
 	cmake --build build/tidy
 
+format-check:
+	git ls-files --cached --others --exclude-standard '*.cc' '*.h' | xargs clang-format --dry-run --Werror
+
+# libFuzzer targets of tests/fuzz, FUZZ_SECONDS each (clang, build/asan).
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+# Unit tests and the threaded integration tests under ASan+UBSan and TSan.
+sanitize: build
+	PYTHON=$(PYTHON) scripts/sanitize.sh
+
+# SOAK_SECONDS at 100 Hz on a churning tree of 64 processes with scrapes and markers.
+soak: build
+	SOAK_SECONDS=$(SOAK_SECONDS) TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) scripts/soak.py
+
 format:
-	git ls-files '*.cc' '*.h' | xargs clang-format -i
+	git ls-files --cached --others --exclude-standard '*.cc' '*.h' | xargs clang-format -i
 
 clean:
 	rm -rf build

@@ -1,6 +1,6 @@
 """What a marker costs on the training thread, from Python (target: <= 5 us).
 
-Usage: PYTHONPATH=python python3 bench/markers_bench.py
+Usage: PYTHONPATH=python build/venv/bin/python bench/markers_bench.py
 Measures, against a real in-process monitor: Monitor.step() (the per-step
 call), the raw client step, an epoch begin/end pair and a phase pair (one
 datagram each), and a scalars marker. Prints the median of 5 runs per call.
@@ -33,6 +33,7 @@ def main():
                  median_us(lambda: (m.phase_begin("eval"), m.phase_end("eval")), 2_000) / 2),
                 ("scalars(loss=...)", median_us(lambda: m.scalars(loss=0.5), 2_000)),
             ]
+            m.close()  # the run would otherwise last until exit, past the temporary directory
     width = max(len(name) for name, _ in rows)
     worst = max(us for _, us in rows)
     for name, us in rows:

@@ -4,8 +4,11 @@
    own CPU (all its threads' schedstat run time, excluding the children) over the steady
    middle of the run, as % of one core, and its peak RSS (VmHWM).
 2. Start-up cost: `trainvitals run -- true` against bare `true`, median of N runs.
+3. Training slowdown (--pairs N): a CPU-bound PyTorch loop (one thread, a small
+   MLP) timed inside the script, bare and under `trainvitals run` at 10 Hz, in N
+   pairs whose order alternates; the median of the pairs' time ratios.
 
-    python3 bench/overhead.py build/release/trainvitals [--seconds 60] [--runs 40]
+    python bench/overhead.py build/release/trainvitals [--seconds 60] [--runs 40] [--pairs 0]
 """
 import argparse
 import os
@@ -69,12 +72,76 @@ def startup_cost(cli, runs):
     return bare * 1000, monitored * 1000
 
 
+# Prints the loop's wall and CPU seconds: start-up and imports are not part of the
+# training. CPU seconds show the slowdown even on a machine shared with other load,
+# where the wall time mostly measures the share of a core the loop was given.
+TORCH_LOOP = """
+import sys, time, torch
+torch.set_num_threads(1)
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 10))
+opt = torch.optim.SGD(net.parameters(), lr=0.01)
+loss_fn = torch.nn.CrossEntropyLoss()
+x, y = torch.randn(128, 256), torch.randint(0, 10, (128,))
+def steps(n):
+    for _ in range(n):
+        opt.zero_grad()
+        loss_fn(net(x), y).backward()
+        opt.step()
+steps(20)
+t, c = time.perf_counter(), time.process_time()
+steps(int(sys.argv[1]))
+print(time.perf_counter() - t, time.process_time() - c)
+"""
+
+
+def training_slowdown(cli, pairs, loop_seconds):
+    """The loop's time under `trainvitals run` over bare, per pair: (steps, {wall|cpu: ratios})."""
+    def loop(steps, monitored, tmp):
+        cmd = [sys.executable, "-c", TORCH_LOOP, str(steps)]
+        if monitored:
+            cmd = [cli, "run", "--quiet", "--sample-hz", "10", "--runs-dir", tmp, "--"] + cmd
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()
+        return {"wall": float(out[-2]), "cpu": float(out[-1])}
+
+    with tempfile.TemporaryDirectory() as tmp:
+        steps = max(50, int(200 * loop_seconds / loop(200, False, tmp)["wall"]))
+        times = {"bare": {"wall": [], "cpu": []}, "run": {"wall": [], "cpu": []}}
+        ratios = {"wall": [], "cpu": []}
+        for i in range(pairs):
+            order = (False, True) if i % 2 == 0 else (True, False)
+            t = {m: loop(steps, m, tmp) for m in order}
+            for k in ratios:
+                times["bare"][k].append(t[False][k])
+                times["run"][k].append(t[True][k])
+                ratios[k].append(t[True][k] / t[False][k])
+    return steps, times, ratios
+
+
+def slowdown_lines(steps, pairs, times, ratios):
+    """Markdown rows: wall and CPU time, medians, the median slowdown and the pairs' range."""
+    rows = []
+    for k, what in (("wall", "wall time"), ("cpu", "CPU time")):
+        med = lambda xs: statistics.median(xs)  # noqa: E731
+        rows.append(f"| {what} | {med(times['bare'][k]):.3f} s | {med(times['run'][k]):.3f} s | "
+                    f"{(med(ratios[k]) - 1) * 100:+.2f}% | {(min(ratios[k]) - 1) * 100:+.2f}% to "
+                    f"{(max(ratios[k]) - 1) * 100:+.2f}% |")
+    return (f"A CPU-bound PyTorch loop (an MLP, one thread, {steps} steps, timed inside the "
+            f"script) bare and under `trainvitals run` at 10 Hz, {pairs} pairs in alternating "
+            "order:\n\n| the loop's | bare (median) | under `trainvitals run` (median) | "
+            "slowdown, median of the pairs | pairs range |\n|---|---|---|---|---|\n"
+            + "\n".join(rows) + "\n")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("cli")
     p.add_argument("--seconds", type=float, default=60)
     p.add_argument("--processes", type=int, default=16)
     p.add_argument("--runs", type=int, default=40)
+    p.add_argument("--pairs", type=int, default=0, help="paired training runs (needs torch)")
+    p.add_argument("--loop-seconds", type=float, default=5)
+    p.add_argument("--markdown", help="also write the training slowdown as a Markdown block here")
     a = p.parse_args()
     cpu_pct, rss_mib, rows = monitor_cost(a.cli, a.seconds, a.processes)
     print(f"monitor: {a.processes}-process tree, 10 Hz, {a.seconds:.0f} s run ({rows} rows): "
@@ -82,7 +149,13 @@ def main():
     bare, monitored = startup_cost(a.cli, a.runs)
     print(f"startup: `true` {bare:.2f} ms, `trainvitals run -- true` {monitored:.2f} ms, "
           f"added {monitored - bare:.2f} ms (limit 20 ms), median of {a.runs}")
-
+    if a.pairs:
+        steps, times, ratios = training_slowdown(a.cli, a.pairs, a.loop_seconds)
+        block = slowdown_lines(steps, a.pairs, times, ratios)
+        print("training:", block)
+        if a.markdown:
+            with open(a.markdown, "w") as f:
+                f.write(block)
 
 if __name__ == "__main__":
     main()

@@ -1,7 +1,7 @@
 """Spawns a process tree of N processes (this one plus N-1 sleeping children) and
 holds it for the given seconds. Prints the root PID and flushes once all exist.
 
-    python3 bench/tree.py 16 60
+    python bench/tree.py 16 60
 """
 import os
 import sys

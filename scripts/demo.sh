@@ -6,13 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=build/release/trainvitals
 
-# Debian's PyTorch lives beside Debian's python3.
-py=python3
-for candidate in /usr/bin/python3 python3; do
-  if "$candidate" -c 'import torch' 2>/dev/null; then py=$candidate; break; fi
-done
+# The project environment (`make deps`): Debian's python3, which sees Debian's PyTorch.
+py=build/venv/bin/python
 
-out="trainvitals-runs/demo-$(date +%Y%m%d-%H%M%S)"
+runs=${TRAINVITALS_DEMO_RUNS:-trainvitals-runs}   # where the demo's run directories go
+out="$runs/demo-$(date +%Y%m%d-%H%M%S)"
 echo "== trainvitals run -- $py examples/torch_train.py --epochs 3"
 set +e
 "$cli" run --out "$out" -- "$py" examples/torch_train.py --epochs 3
@@ -30,7 +28,7 @@ grep '"process_start"' "$out/events.jsonl" | head -n 5
 [ "$code" -eq 0 ] || exit $code
 
 # One line in the script adds steps, epochs and phases (trainvitals.torch.monitor).
-out2="trainvitals-runs/demo-markers-$(date +%Y%m%d-%H%M%S)"
+out2="$runs/demo-markers-$(date +%Y%m%d-%H%M%S)"
 echo
 echo "== trainvitals run -- $py examples/torch_monitor.py --epochs 3 --steps 1500 --batch-size 512   (with trainvitals.torch.monitor())"
 PYTHONPATH=python "$cli" run --out "$out2" -- "$py" examples/torch_monitor.py --epochs 3 --steps 1500 --batch-size 512

@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Installs what building, testing and the demo need, from Debian's packages and
-# the Python package registry. Quick no-op when everything is there.
-# `deps.sh --bench` adds what only `make bench` uses (wrk).
+# Installs what building, testing and the demo need: Debian's packages from apt,
+# and the Python packages into one project environment, build/venv. Every Python
+# thing (the _core module's build, the tests, the demo, the benchmarks) runs
+# through build/venv/bin/python; nothing is pip-installed into a system Python
+# (Debian marks its own externally managed). Quick no-op when everything is there.
+#   deps.sh           everything `make test` and `make demo` need
+#   deps.sh --venv    only Debian's packages and a bare build/venv (what `make` needs)
+#   deps.sh --bench   also what only `make bench` uses (wrk; the peers from PyPI)
 set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
 
 DEBIAN_PACKAGES=(
   cmake ninja-build g++ pkg-config
@@ -11,18 +18,22 @@ DEBIAN_PACKAGES=(
   libcpp-httplib-dev   # the Prometheus endpoint and the Pushgateway client
   prometheus prometheus-pushgateway   # real servers the integration tests start
   clang-format clang-tidy
+  clang libclang-rt-14-dev llvm   # sanitizer builds and libFuzzer (make sanitize, make fuzz)
   python3-psutil   # the peer measured side by side in `make bench`
-  python3-torch python3-numpy   # PyTorch on CPU for the demo and the examples
+  python3-torch python3-numpy   # PyTorch on CPU for the demo, the examples and the tests
   pybind11-dev python3-dev   # the trainvitals._core Python module
-  python3-venv python3-yaml python3-typing-extensions   # build/torch-venv: Lightning over Debian's PyTorch
+  python3-venv python3-yaml python3-typing-extensions   # build/venv over Debian's python3 and PyTorch
 )
-if [ "${1:-}" = "--bench" ]; then
+if [ "$mode" = "--bench" ]; then
   DEBIAN_PACKAGES+=(wrk)   # load on /metrics in `make bench`
 fi
 
+# One dpkg-query for all: a process per package makes the no-op slow on a busy machine.
+installed=$'\n'$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${DEBIAN_PACKAGES[@]}" 2>/dev/null |
+  awk '$2 == "installed" {print $1}' || true)$'\n'
 missing=()
 for p in "${DEBIAN_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  [[ $installed == *$'\n'"$p"$'\n'* ]] || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "deps: installing ${missing[*]}"
@@ -35,32 +46,77 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# The tests' Python: the first python3 on PATH, with pytest and the readers the
-# integration tests check our files with (TensorBoard, tbparse, pandas, VisualDL).
-# Also the frameworks the integration tests train with (TensorFlow/Keras, PaddlePaddle).
-PYTHON_PACKAGES=(pytest:pytest tensorboard:tensorboard tbparse:tbparse pandas:pandas
-  visualdl:visualdl tensorflow:tensorflow-cpu keras:keras paddle:paddlepaddle)
-# find_spec, not import: importing TensorFlow alone takes seconds.
-read -r -a py_missing <<< "$(python3 - "${PYTHON_PACKAGES[@]}" <<'PY'
-import importlib.util, sys
-pairs = [a.split(":", 1) for a in sys.argv[1:]]
-print(" ".join(pkg for mod, pkg in pairs if importlib.util.find_spec(mod) is None))
-PY
-)"
-if [ ${#py_missing[@]} -gt 0 ]; then
-  echo "deps: installing ${py_missing[*]}"
-  python3 -m pip install -q "${py_missing[@]}"
-fi
-
-# Lightning beside Debian's PyTorch (which only /usr/bin/python3 sees): a venv that
-# inherits the system packages. --no-deps: otherwise pip pulls a CUDA build of torch.
-TORCH_VENV=build/torch-venv
-cd "$(dirname "$0")/.."
-if [ ! -x "$TORCH_VENV/bin/python" ] || ! "$TORCH_VENV/bin/python" -c \
-    "import importlib.util as u, sys; sys.exit(not (u.find_spec('torch') and u.find_spec('lightning')))"; then
-  echo "deps: creating $TORCH_VENV (Lightning over Debian's PyTorch)"
+# build/venv: Debian's python3 with its site packages visible, so Debian's PyTorch
+# (python3-torch, which PyPI has no build of for this interpreter and CPU) is
+# importable beside what pip installs here. One made from another Python is replaced.
+VENV=build/venv
+if ! grep -qx "home = /usr/bin" "$VENV/pyvenv.cfg" 2>/dev/null ||
+   ! grep -qx "include-system-site-packages = true" "$VENV/pyvenv.cfg" ||
+   [ ! -x "$VENV/bin/python" ]; then
+  echo "deps: creating $VENV (Debian's python3, seeing Debian's PyTorch)"
+  rm -rf "$VENV"
   mkdir -p build
-  [ -x "$TORCH_VENV/bin/python" ] || /usr/bin/python3 -m venv --system-site-packages "$TORCH_VENV"
-  "$TORCH_VENV/bin/pip" install -q --no-deps lightning==2.2.5 lightning-utilities==0.11.9 \
-    torchmetrics==1.2.1 fsspec==2024.6.1 tqdm packaging==24.1
+  /usr/bin/python3 -m venv --system-site-packages "$VENV"
 fi
+[ "$mode" = "--venv" ] && exit 0
+
+# What the tests and the demo import, pinned to versions that work together:
+# - numpy stays 1.x. Debian's torch 1.13 is built against numpy 1.24 and works
+#   with any later 1.x, but not with numpy 2 ("RuntimeError: Numpy is not
+#   available" on torch.from_numpy). Unpinned, TensorFlow pulls numpy 2 into the
+#   venv, where it would shadow Debian's numpy for torch too. 1.26.4 is the last
+#   1.x and the oldest TensorFlow 2.21 accepts.
+# - tensorflow-cpu 2.21, keras 3.15 and paddlepaddle 3.3 are the newest that still
+#   accept numpy 1.26 (checked: each trains, beside torch and Lightning, in this venv).
+# - pandas 3.0 (3.1 needs numpy 2); packaging 24.1 is what Lightning 2.2 wants.
+# - pytest, the readers the integration tests check our files with (TensorBoard,
+#   tbparse, pandas, VisualDL), pyte for the terminal tests.
+PYTHON_PACKAGES=(
+  numpy==1.26.4 tensorflow-cpu==2.21.0 keras==3.15.1 paddlepaddle==3.3.1
+  pandas==3.0.6 packaging==24.1
+  pytest==9.2.0 tensorboard==2.21.0 tbparse==0.0.9 visualdl==2.5.3 pyte==0.8.2
+)
+# Lightning over Debian's PyTorch, with --no-deps: its requirements would make pip
+# install a PyPI torch (a CUDA build, gigabytes) over Debian's. Its small
+# dependencies are named here instead (PyYAML and typing-extensions come from Debian).
+LIGHTNING_PACKAGES=(
+  lightning==2.2.5 lightning-utilities==0.11.9 torchmetrics==1.2.1 fsspec==2024.6.1 tqdm==4.70.1
+)
+# The peers `make bench` measures side by side with trainvitals (psutil is Debian's).
+BENCH_PACKAGES=(nvitop==1.7.2 gpustat==1.1.1 mlflow-skinny==3.17.2)
+
+# Which of these pins the venv does not hold: importlib.metadata, no import, so
+# this check takes a fraction of a second (importing TensorFlow alone takes seconds).
+unmet() {
+  "$VENV/bin/python" - "$@" <<'PY'
+import sys
+from importlib.metadata import PackageNotFoundError, version
+unmet = []
+for req in sys.argv[1:]:
+    name, _, want = req.partition("==")
+    try:
+        have = version(name)
+    except PackageNotFoundError:
+        have = None
+    if have != want:
+        unmet.append(req)
+print(" ".join(unmet))
+PY
+}
+
+pip_install() {
+  echo "deps: installing into $VENV: $*"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check "$@"
+}
+
+read -r -a need <<< "$(unmet "${PYTHON_PACKAGES[@]}")"
+# The whole list, not only what is missing, so that pip resolves against every pin.
+[ ${#need[@]} -eq 0 ] || pip_install "${PYTHON_PACKAGES[@]}"
+read -r -a need <<< "$(unmet "${LIGHTNING_PACKAGES[@]}")"
+[ ${#need[@]} -eq 0 ] || pip_install --no-deps "${LIGHTNING_PACKAGES[@]}"
+if [ "$mode" = "--bench" ]; then
+  read -r -a need <<< "$(unmet "${BENCH_PACKAGES[@]}")"
+  # numpy==1.26.4 again: a peer's requirements must not lift it to 2.x.
+  [ ${#need[@]} -eq 0 ] || pip_install "${BENCH_PACKAGES[@]}" numpy==1.26.4 packaging==24.1
+fi
+exit 0

@@ -4,44 +4,79 @@ One line in a training script adds steps, epochs, phases and the framework
 allocator's own figures to what trainvitals records:
 
     with trainvitals.monitor() as m:
-        for step, batch in enumerate(loader):
-            ...
-            m.step(step)
+        for epoch in range(epochs):
+            m.epoch(epoch)
+            for step, batch in enumerate(loader):
+                ...
+                m.step(step)
 
-Under ``trainvitals run`` (TRAINVITALS_SOCKET is set) markers go to that
-supervisor, whose one sampler serves the whole process tree. Alone, the monitor
-starts the C++ sampler on its own thread in this process and writes a run
-directory. Nothing here raises into the training loop: a failure is said once on
-stderr and the monitor goes quiet.
+The framework callbacks load on first use: ``trainvitals.keras``,
+``trainvitals.lightning``, ``trainvitals.paddle``, ``trainvitals.torch``
+(``import trainvitals`` alone imports no framework).
+
+A script is one run, as under ``trainvitals run``: the first marker of any
+monitor or callback starts it, and it ends when the interpreter exits (or at an
+explicit ``close()``), over every fit/evaluate/predict/test call. Under
+``trainvitals run`` (TRAINVITALS_SOCKET is set) markers go to that supervisor,
+whose one sampler serves the whole process tree. Alone, the C++ sampler runs on
+its own thread in this process and writes one run directory. Nothing here
+raises into the training loop: a failure is said once on stderr and the
+monitor goes quiet.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextlib
-import json
+import importlib
 import math
 import os
-import sys
+import re
+import warnings
 from typing import Callable, Dict, List, Optional
 
-from . import _core
+from . import _core, _run
+from ._run import SOCKET_ENV, say as _say
 
 __version__ = _core.__version__
-__all__ = ["Monitor", "monitor", "__version__"]
+__all__ = ["Monitor", "UsageWarning", "monitor", "__version__"]
 
-SOCKET_ENV = _core.SOCKET_ENV
+# Loaded on first attribute use, so that `import trainvitals` imports no framework.
+_SUBMODULES = ("keras", "lightning", "paddle", "torch")
 
-# Reads the framework allocator's figures: a list of dicts with "device" and the
-# byte counts markers carry (docs/markers.md). An empty list: no GPU, stop asking.
-AllocatorReader = Callable[[], List[Dict[str, float]]]
+# Reads the framework allocator's figures: a list of dicts with "device" (the
+# framework's device number), "uuid" when known, and the byte counts markers
+# carry (docs/markers.md). An empty list: no GPU, stop asking.
+AllocatorReader = Callable[[], List[Dict[str, object]]]
+
+_PHASE_NAME = re.compile(r"[A-Za-z0-9_./-]{1,64}\Z")
+_EPOCH_MAX = 2**62
 
 
-def _say(message: str) -> None:
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_SUBMODULES))
+
+
+class UsageWarning(UserWarning):
+    """A monitor was used in a way that records nothing, or not what was meant."""
+
+
+_warned = set()
+
+
+def _misuse(key: str, message: str) -> None:
+    """Warns once per kind of misuse in this process; never raises."""
+    if key in _warned:
+        return
+    _warned.add(key)
     try:
-        sys.stderr.write(f"trainvitals: {message}\n")
-    except Exception:  # stderr closed: nothing left to tell
-        pass
+        warnings.warn(f"trainvitals: {message}", UsageWarning, stacklevel=4)
+    except Exception:  # warnings turned into errors: still never raise into the training
+        _say(message)
 
 
 def _option_text(value) -> str:
@@ -52,6 +87,68 @@ def _option_text(value) -> str:
     return str(value)
 
 
+def _whole(value) -> Optional[int]:
+    """A whole number >= 0 from an int-like value (numpy and tensor scalars too), else None."""
+    if isinstance(value, (bool, str, bytes)):
+        return None
+    try:
+        number = int(value)
+        if number != value:  # 2.5, not 2
+            return None
+    except Exception:  # None, NaN, objects that are no number
+        return None
+    return number if 0 <= number < _EPOCH_MAX else None
+
+
+def _check_options(options: Dict[str, str]) -> None:
+    """Raises ConfigError for a bad option or an ``out=`` an earlier process filled."""
+    _core.check_options(options)
+    out = options.get("out")
+    if not out:
+        return
+    run = _run.existing()
+    if run is not None:
+        if run.alone and os.path.realpath(run.run_dir or "") != os.path.realpath(out):
+            _run.say_once("out", f"this process already records into {run.run_dir}; "
+                                 f"out={out} is not used")
+        return  # the same run, or markers for a supervisor
+    if os.environ.get(SOCKET_ENV):
+        return  # under `trainvitals run`: its --out decides
+    if os.path.exists(os.path.join(out, "samples.jsonl")):
+        raise _core.ConfigError(
+            f"trainvitals: out={out} already holds the run of an earlier process "
+            f"(samples.jsonl): choose another directory or remove that one")
+
+
+class _Span:
+    """An epoch or phase that Monitor.epoch()/phase() began at the call.
+
+    As a context manager it ends at the end of the block; otherwise it lasts
+    until the next epoch (or the next phase begun by a plain call), or close().
+    """
+
+    __slots__ = ("monitor", "kind", "name", "recorded", "held", "ended")
+
+    def __init__(self, monitor: "Monitor", kind: str, name, recorded=None, held=False):
+        self.monitor = monitor
+        self.kind = kind  # "epoch", "phase", or "void" (a misuse: records nothing)
+        self.name = name  # the epoch number as given, or the phase's name
+        self.recorded = recorded  # the epoch number as recorded
+        self.held = held  # inside a `with` block, or begun by epoch_begin/phase_begin
+        self.ended = False
+
+    def __enter__(self) -> "Monitor":
+        self.monitor._enter(self)
+        return self.monitor
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        self.monitor._exit(self, exc_type is not None)
+        return False
+
+    def __repr__(self) -> str:
+        return f"{self.kind}({self.name!r})"
+
+
 class Monitor:
     """Markers for one training process; see the module's docstring.
 
@@ -60,7 +157,10 @@ class Monitor:
 
     ``options`` are the CLI's monitor options by their config-file keys
     (``interval=2``, ``out="runs/a"``, ``tensorboard="logs"``...); they apply
-    only when the monitor runs alone, not under ``trainvitals run``.
+    only when this process runs alone, not under ``trainvitals run``, and come
+    from the monitor that starts the process's run. A bad option, or an
+    ``out=`` that an earlier process filled, raises ConfigError here, before
+    any training.
     """
 
     def __init__(self, framework: str = "python", rank: Optional[int] = None,
@@ -69,122 +169,137 @@ class Monitor:
         self._rank = -1 if rank is None else int(rank)
         self._allocator = allocator
         self._options = {k: _option_text(v) for k, v in options.items() if v is not None}
+        _check_options(self._options)
+        self._state = "new"  # "new" -> "on" (started) -> "off" (quiet after a failure)
+        self._run: Optional[_run.ProcessRun] = None
         self._client = None
-        self._session = None
-        self._epoch = None
-        self._phases: List[str] = []
-        self.summary: Optional[dict] = None
-        self.run_dir: Optional[str] = None
+        self._call = 0  # the framework call this monitor's epochs belong to; 0: none yet
+        self._offset = 0  # added to this call's epoch numbers so the record never repeats one
+        self._epoch: Optional[_Span] = None
+        self._phases: List[_Span] = []  # open phases, innermost last
 
     # -- lifecycle -------------------------------------------------------
     def start(self) -> "Monitor":
-        if self._client is not None:
-            return self
-        try:
-            socket = os.environ.get(SOCKET_ENV, "")
-            if not socket:
-                self._session = _core.Session(self._options)
-                socket = self._session.start()
-                self.run_dir = self._session.run_dir
-                # A training that dies of an exception never reaches close():
-                # its summary is still written when the interpreter exits.
-                atexit.register(self._close_at_exit)
-                # Processes started from here on (DataLoader workers, DDP ranks)
-                # report to this monitor instead of starting their own.
-                if socket:
-                    os.environ[SOCKET_ENV] = socket
-            if socket:
-                client = _core.Client(socket, self._rank, self.framework)
-                if client.ok:
-                    self._client = client
-                else:
-                    _say(f"markers off: {client.error}")
-        except _core.ConfigError:
-            raise  # a usage mistake: say it before training starts
-        except Exception as e:  # never stop the training for us
-            self._quiet(e)
+        """Joins (or starts) this process's run; the first marker does it anyway."""
+        if self._state == "new" or (self._run is not None and self._run.state == "closed"):
+            self._state = "on"
+            self._run = _run.current()
+            self._client = self._run.connect(self._options, self._rank, self.framework)
         return self
 
     def close(self) -> Optional[dict]:
-        """Ends open phases, disconnects and, when alone, writes the summary."""
-        return self._close(None)
-
-    def _close_at_exit(self) -> None:
-        # The interpreter sets sys.last_value (3.12: last_exc) for the uncaught
-        # exception it is exiting with before atexit functions run.
-        self._close(getattr(sys, "last_exc", None) or getattr(sys, "last_value", None))
-
-    def _close(self, exception: Optional[BaseException]) -> Optional[dict]:
+        """Ends what is open and the process's run: alone, writes and prints its summary."""
         try:
-            for phase in list(reversed(self._phases)):
-                self.phase_end(phase)
-            if self._client is not None:
-                if exception is None:
-                    self._client.close()
-                else:  # the summary says what the run died of (docs/markers.md, bye)
-                    lines = str(exception).splitlines()
-                    self._client.close(type(exception).__name__, lines[0] if lines else "")
-                self._client = None
-            if self._session is not None:
-                atexit.unregister(self._close_at_exit)
-                session, self._session = self._session, None
-                os.environ.pop(SOCKET_ENV, None)
-                self.summary = json.loads(session.finish())
+            self.end_call()
+            if self._run is not None:
+                self._run.close()
         except Exception as e:
             self._quiet(e)
+        self._client = None
+        self._state = "new"
         return self.summary
 
     def __enter__(self) -> "Monitor":
         return self.start()
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        self._close(exc)
+        # The run goes on until the interpreter exits or close(): one script, one
+        # run. An exception leaves the open epoch open: recorded as not complete.
+        self.end_call(cut=exc_type is not None)
 
     @property
     def active(self) -> bool:
         return self._client is not None
 
+    @property
+    def call(self) -> int:
+        """The number of the framework call now open in this process (1, 2, ...); 0: none."""
+        return self._call
+
+    @property
+    def summary(self) -> Optional[dict]:
+        """The run's summary once it ended (alone); None before, or under `trainvitals run`."""
+        return self._run.summary if self._run is not None else None
+
+    @property
+    def run_dir(self) -> Optional[str]:
+        """The run directory this process writes (alone); None under `trainvitals run`."""
+        return self._run.run_dir if self._run is not None else None
+
     # -- the hot path ----------------------------------------------------
     def step(self, step: Optional[int] = None) -> None:
         """Counts one training step (``step``: its number, when known)."""
         client = self._client
-        if client is not None and client.step(-1 if step is None else int(step)) and self._allocator:
+        if client is None:
+            if self._state != "new":
+                return
+            client = self.start()._client
+            if client is None:
+                return
+        try:
+            due = client.step(-1 if step is None else int(step))
+        except Exception:  # not a whole number, or too large for the slot
+            due = self._odd_step(step)
+        if due and self._allocator:
             self._send_allocator()
 
-    # -- rare events -----------------------------------------------------
+    # -- calls, epochs and phases ----------------------------------------
+    def begin_call(self) -> None:
+        """A framework call (fit, evaluate, predict, test, validate) begins: what the
+        previous one left open ends, and its epochs continue the record."""
+        self.end_call()
+        self.start()
+        self._call = self._run.begin_call()
+        self._offset = 0
+
+    def end_call(self, cut: bool = False) -> None:
+        """Ends the phases and the epoch this monitor has open; ``cut`` (an
+        exception ends the call) leaves the epoch open, so the run records it as
+        not complete."""
+        try:
+            if self._phases:
+                self._end_phase(self._phases[0])
+            if self._epoch is not None:
+                if cut:
+                    self._epoch.ended = True
+                    self._epoch = None
+                else:
+                    self._end_epoch(self._epoch)
+        except Exception as e:
+            self._quiet(e)
+        self._call = 0
+
+    def epoch(self, epoch: int) -> _Span:
+        """Begins epoch ``epoch`` now, ending the previous one; ``with m.epoch(e):``
+        ends it with the block (an exception leaves it open: not complete)."""
+        return self._begin_epoch(epoch, held=False)
+
     def epoch_begin(self, epoch: int) -> None:
-        self._epoch = int(epoch)
-        self._call("epoch_begin", int(epoch))
+        self._begin_epoch(epoch, held=True)
 
     def epoch_end(self, epoch: Optional[int] = None, logs: Optional[dict] = None) -> None:
         if logs:
             self.scalars(**logs)
-        self._call("epoch_end", self._epoch if epoch is None else int(epoch))
+        if self._epoch is None:
+            _misuse("epoch_end", f"epoch_end({epoch!r}) with no epoch open: nothing recorded")
+            return
+        self._end_epoch(self._epoch)
+
+    def phase(self, phase: str) -> _Span:
+        """Begins phase ``phase`` ("train", "eval", "test", "predict"...) now. A phase
+        begun by a plain call lasts until the next one begins; ``with m.phase(p):``
+        ends it with the block, and phases begun inside it nest."""
+        return self._begin_phase(phase, held=False)
 
     def phase_begin(self, phase: str) -> None:
-        self._phases.append(phase)
-        self._call("phase_begin", phase)
+        self._begin_phase(phase, held=True)
 
     def phase_end(self, phase: str) -> None:
-        if phase in self._phases:
-            del self._phases[len(self._phases) - 1 - self._phases[::-1].index(phase)]
-        self._call("phase_end", phase)
-
-    @contextlib.contextmanager
-    def epoch(self, epoch: int):
-        """Marks an epoch; one that an exception cuts stays open, so the run
-        records it as not complete."""
-        self.epoch_begin(epoch)
-        yield self
-        self.epoch_end(epoch)
-
-    @contextlib.contextmanager
-    def phase(self, phase: str):
-        self.phase_begin(phase)
-        try:
-            yield self
-        finally:
-            self.phase_end(phase)
+        for span in reversed(self._phases):
+            if span.name == phase:
+                self._end_phase(span)
+                return
+        _misuse("phase_end", f"phase_end({phase!r}) with no such phase open: nothing recorded")
 
     def scalars(self, **values) -> None:
         """User scalars such as the loss; values that are not plain numbers are skipped."""
@@ -197,10 +312,95 @@ class Monitor:
             if math.isfinite(v):
                 numbers.append((str(name), v))
         if numbers:
-            self._call("scalars", numbers)
+            self._send("scalars", numbers)
 
     # -- internals -------------------------------------------------------
-    def _call(self, method: str, *args) -> None:
+    def _begin_epoch(self, epoch, held: bool) -> _Span:
+        number = _whole(epoch)
+        if number is None:
+            _misuse("epoch", f"epoch({epoch!r}): an epoch is a whole number >= 0; not recorded")
+            return _Span(self, "void", epoch)
+        if self._epoch is not None:
+            self._end_epoch(self._epoch)  # a new epoch ends the previous one
+        run = self.start()._run
+        if self._call == 0:
+            self._call = run.begin_call()  # a plain loop: the monitor's use is the call
+        recorded = number + self._offset
+        if recorded < run.next_epoch:  # a second fit counting from 0 again: continue instead
+            self._offset = run.next_epoch - number
+            recorded = run.next_epoch
+        run.next_epoch = recorded + 1
+        span = self._epoch = _Span(self, "epoch", number, recorded, held)
+        self._send("epoch_begin", recorded, self._call)
+        return span
+
+    def _end_epoch(self, span: _Span) -> None:
+        span.ended = True
+        if self._epoch is span:
+            self._epoch = None
+        self._send("epoch_end", span.recorded, begin=False)
+
+    def _begin_phase(self, phase, held: bool) -> _Span:
+        if not isinstance(phase, str) or not _PHASE_NAME.match(phase):
+            _misuse("phase", f"phase({phase!r}): a phase is a name of letters, digits and "
+                             f"_-./ (at most 64); not recorded")
+            return _Span(self, "void", phase)
+        # A phase begun by a plain call lasts until the next one begins.
+        while self._phases and not self._phases[-1].held:
+            self._end_phase(self._phases[-1])
+        span = _Span(self, "phase", phase, held=held)
+        self._phases.append(span)
+        self._send("phase_begin", phase)
+        return span
+
+    def _end_phase(self, span: _Span) -> None:
+        """Ends `span` and the phases begun inside it, innermost first."""
+        if span not in self._phases:
+            return
+        while self._phases:
+            top = self._phases.pop()
+            top.ended = True
+            self._send("phase_end", top.name, begin=False)
+            if top is span:
+                return
+
+    def _enter(self, span: _Span) -> None:
+        if span.kind == "void":
+            return
+        if span.ended or span.held:
+            _misuse("with", f"`with` on {span!r} that already ended or is already held: "
+                            "it records nothing more")
+            return
+        span.held = True
+
+    def _exit(self, span: _Span, failed: bool) -> None:
+        try:
+            if span.kind == "void":
+                return
+            if span.ended:
+                _misuse("exit", f"{span!r} ended before its `with` block did "
+                                "(a new epoch inside it?)")
+                return
+            if span.kind == "phase":
+                self._end_phase(span)
+            elif failed:
+                # An epoch an exception cuts stays open: the run records it as not complete.
+                span.ended = True
+                if self._epoch is span:
+                    self._epoch = None
+            else:
+                self._end_epoch(span)
+        except Exception as e:
+            self._quiet(e)
+
+    def _send(self, method: str, *args, begin: bool = True) -> None:
+        """Sends a rare marker; one that begins something starts the run on first use."""
+        if begin and self._state == "new":
+            self.start()
+        elif self._run is not None and self._run.state == "closed":
+            if not begin:
+                return  # what the ended run had open ended with it
+            self.start()
         client = self._client
         if client is None:
             return
@@ -208,6 +408,14 @@ class Monitor:
             getattr(client, method)(*args)
         except Exception as e:
             self._quiet(e)
+
+    def _odd_step(self, step) -> bool:
+        _misuse("step", f"step({step!r}): a step number is a whole number; counted without it")
+        try:
+            return self._client.step(-1)
+        except Exception as e:
+            self._quiet(e)
+            return False
 
     def _send_allocator(self) -> None:
         try:
@@ -218,13 +426,14 @@ class Monitor:
                 self._allocator = None  # no GPU: the figures are simply absent
         except Exception as e:
             self._allocator = None
-            _say(f"allocator figures off: {type(e).__name__}: {e}")
+            _run.say_once("allocator", f"allocator figures off: {type(e).__name__}: {e}")
 
     def _quiet(self, error: Exception) -> None:
-        _say(f"markers off for this run: {type(error).__name__}: {error}")
+        _run.say_once("quiet", f"markers off for this run: {type(error).__name__}: {error}")
         self._client = None
+        self._state = "off"
 
 
 def monitor(**options) -> Monitor:
-    """A Monitor for a plain training loop; use it as a context manager."""
+    """A Monitor for a plain training loop; see the module's docstring."""
     return Monitor(**options)

@@ -6,29 +6,28 @@ import functools
 import math
 from typing import Dict, Iterable, Optional
 
-from . import _core, _say
+from ._run import say
 
 
 def quiet_hook(method):
-    """Runs a callback hook; a failure is said once and the callback goes quiet.
+    """Runs a callback hook; no exception ever leaves it into the training.
 
-    A ConfigError (a bad option) still raises: it is the user's mistake and comes
-    before the training starts.
+    A failure inside trainvitals is said once, what the callback had open ends,
+    and the callback does nothing more; the process's run goes on (its summary
+    still comes at exit).
     """
 
     @functools.wraps(method)
     def hook(self, *args, **kwargs):
-        if getattr(self, "_tv_broken", False):
+        if getattr(self, "_tv_off", False):
             return None
         try:
             return method(self, *args, **kwargs)
-        except _core.ConfigError:
-            raise
         except Exception as e:  # never stop the training for us
-            self._tv_broken = True
-            _say(f"{type(self).__name__} off for this run: {type(e).__name__}: {e}")
+            self._tv_off = True
+            say(f"{type(self).__name__} off for this run: {type(e).__name__}: {e}")
             try:
-                self.monitor.close()
+                self.monitor.end_call()
             except Exception:
                 pass
             return None
@@ -74,29 +73,47 @@ def numbers(logs, skip: Iterable[str] = ()) -> Dict[str, float]:
     return out
 
 
-class FitHooks:
+class CallbackBase:
+    """What every trainvitals callback offers besides its hooks."""
+
+    monitor = None  # the Monitor, set by the callback's constructor
+    _tv_off = False  # after a failure: the hooks do nothing
+
+    @property
+    def summary(self) -> Optional[dict]:
+        """The run's summary once it ended (alone: at interpreter exit or close())."""
+        return self.monitor.summary
+
+    def close(self) -> Optional[dict]:
+        """Ends the process's run now instead of at interpreter exit; returns its summary."""
+        try:
+            return self.monitor.close()
+        except Exception as e:
+            say(f"close: {type(e).__name__}: {e}")
+            return None
+
+
+class FitHooks(CallbackBase):
     """The hooks Keras and Paddle callbacks share (same names, same arguments):
     train begin/end, epochs, train batches, predict. Each callback adds its
-    epoch end and evaluation hooks. evaluate() and predict() outside fit() are
-    runs of their own. Put it before the framework's Callback base."""
+    epoch end and evaluation hooks. fit() is one call of the script; evaluate()
+    and predict() outside fit() are calls of their own, with their phase. Put it
+    before the framework's Callback base."""
 
     def _tv_init(self, monitor, every_n_steps: int = 1) -> None:
         self.monitor = monitor
-        self.summary = None
         self.every_n_steps = max(1, int(every_n_steps))
         self._steps = 0
-        self._own_phase = None
-        self._tv_broken = False
+        self._own_call = None  # the phase of a call this callback began outside fit()
 
     @quiet_hook
     def on_train_begin(self, logs=None):
-        self.monitor.start()
+        self.monitor.begin_call()
         self.monitor.phase_begin("train")
 
     @quiet_hook
     def on_train_end(self, logs=None):
-        self.monitor.phase_end("train")
-        self.summary = self.monitor.close()
+        self.monitor.end_call()
 
     @quiet_hook
     def on_epoch_begin(self, epoch, logs=None):
@@ -117,13 +134,13 @@ class FitHooks:
         self._phase_end("predict")
 
     def _phase_begin(self, phase: str) -> None:
-        if not self.monitor.active:
-            self._own_phase = phase
-            self.monitor.start()
+        if self.monitor.call == 0:  # not inside fit(): a call of its own
+            self._own_call = phase
+            self.monitor.begin_call()
         self.monitor.phase_begin(phase)
 
     def _phase_end(self, phase: str) -> None:
         self.monitor.phase_end(phase)
-        if self._own_phase == phase:
-            self._own_phase = None
-            self.summary = self.monitor.close()
+        if self._own_call == phase:
+            self._own_call = None
+            self.monitor.end_call()

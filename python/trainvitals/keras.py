@@ -2,15 +2,20 @@
 
     from trainvitals.keras import VitalsCallback
 
-    model.fit(x, y, epochs=5, callbacks=[VitalsCallback()])
+    vitals = VitalsCallback()
+    model.fit(x, y, epochs=5, callbacks=[vitals])
+    model.evaluate(xv, yv, callbacks=[vitals])
 
 Steps, epochs (with Keras's logs: loss, metrics), the train/eval/predict phases
-and, on GPUs, TensorFlow's allocator figures. ``every_n_steps=N`` marks every
-Nth batch only (the step counts are then in units of N batches). ``log_dir=``
-also writes trainvitals's TensorBoard scalars there, beside Keras's own. Other
-keyword arguments are monitor options (``out=``, ``interval=``, ``quiet=``...),
-used when no ``trainvitals run`` supervises. ``.monitor`` is the Monitor,
-``.summary`` the run's summary after fit (when the monitor ran alone).
+and, on GPUs, TensorFlow's allocator figures. The script is one run however
+many fit/evaluate/predict calls it makes: each call adds its phase, and the
+epochs of a later fit continue the numbering (``initial_epoch`` is respected).
+``every_n_steps=N`` marks every Nth batch only (the step counts are then in
+units of N batches). ``log_dir=`` also writes trainvitals's TensorBoard scalars
+there, beside Keras's own. Other keyword arguments are monitor options
+(``out=``, ``interval=``, ``quiet=``...), used when no ``trainvitals run``
+supervises. ``.monitor`` is the Monitor, ``.summary`` the run's summary once it
+ended (alone: at interpreter exit, or ``.close()``).
 """
 
 from __future__ import annotations
@@ -26,12 +31,13 @@ except ImportError:  # only TensorFlow's bundled Keras
     _Callback = keras.callbacks.Callback
 
 from . import Monitor
+from ._gpu_ids import cuda_uuid
 from ._hooks import FitHooks, numbers, quiet_hook
 
 __all__ = ["VitalsCallback", "allocator"]
 
 
-def allocator() -> List[Dict[str, float]]:
+def allocator() -> List[Dict[str, object]]:
     """TensorFlow's per-GPU allocator figures; [] without TensorFlow or GPUs."""
     tf = sys.modules.get("tensorflow")
     if tf is None:  # another Keras backend: no TensorFlow allocator to ask
@@ -39,8 +45,14 @@ def allocator() -> List[Dict[str, float]]:
     devices = []
     for index, _ in enumerate(tf.config.list_physical_devices("GPU")):
         info = tf.config.experimental.get_memory_info(f"GPU:{index}")
-        devices.append({"device": index, "allocated_bytes": float(info["current"]),
-                        "peak_allocated_bytes": float(info["peak"])})
+        figures = {"device": index, "allocated_bytes": float(info["current"]),
+                   "peak_allocated_bytes": float(info["peak"])}
+        # TensorFlow says no UUID (get_device_details: name and compute
+        # capability only); its GPU:i is CUDA device i, which the driver names.
+        uuid = cuda_uuid(index)
+        if uuid:
+            figures["uuid"] = uuid
+        devices.append(figures)
     return devices
 
 

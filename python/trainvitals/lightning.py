@@ -3,12 +3,17 @@
     from trainvitals.lightning import VitalsCallback
 
     trainer = lightning.Trainer(callbacks=[VitalsCallback()])
+    trainer.fit(model, train, val)
+    trainer.test(model, test)
 
-Steps, epochs (with the logged metrics), the train/eval/predict phases and the
-CUDA allocator's figures of each rank. Keyword arguments are monitor options
-(``out=``, ``interval=``, ``quiet=``...), used when no ``trainvitals run``
-supervises. ``.monitor`` is the Monitor, ``.summary`` the run's summary once
-the trainer is done (when the monitor ran alone).
+Steps, epochs (with the logged metrics), the train/eval/test/predict phases
+(the sanity check before training is none of them) and the CUDA allocator's
+figures of each rank. The script is one run however many fit, validate, test
+and predict calls it makes: each call adds its phase, and the epochs of a later
+fit continue the numbering. Keyword arguments are monitor options (``out=``,
+``interval=``, ``quiet=``...), used when no ``trainvitals run`` supervises.
+``.monitor`` is the Monitor, ``.summary`` the run's summary once it ended
+(alone: at interpreter exit, or ``.close()``).
 """
 
 from __future__ import annotations
@@ -20,14 +25,15 @@ try:
 except ImportError:  # the older package name
     from pytorch_lightning.callbacks import Callback
 
-from . import SOCKET_ENV, Monitor, _say
-from ._hooks import numbers, quiet_hook
+from . import SOCKET_ENV, Monitor
+from ._hooks import CallbackBase, numbers, quiet_hook
+from ._run import say_once
 from .torch import allocator
 
 __all__ = ["VitalsCallback"]
 
 
-class VitalsCallback(Callback):
+class VitalsCallback(CallbackBase, Callback):
     """Lightning callback that reports steps, epochs and phases to trainvitals."""
 
     def __init__(self, **options):
@@ -35,47 +41,32 @@ class VitalsCallback(Callback):
         options.setdefault("framework", "lightning")
         options.setdefault("allocator", allocator)
         self.monitor = Monitor(**options)
-        self.summary = None
-        self._started = False
-        self._tv_broken = False
 
-    # -- lifecycle -------------------------------------------------------
-    def _start(self, trainer) -> None:
-        m = self.monitor
-        if self._started:  # setup and on_fit_start both come here
-            return
+    # -- calls: fit, validate, test, predict -----------------------------
+    def _joins(self, trainer) -> bool:
         rank = int(getattr(trainer, "global_rank", 0) or 0)
         if rank > 0 and getattr(trainer, "world_size", 1) > 1 and not os.environ.get(SOCKET_ENV):
             # Ranks launched before rank 0's monitor started cannot reach it;
             # alone, rank 0 speaks for the job (run under `trainvitals run` for all).
-            if not getattr(self, "_said_alone", False):
-                self._said_alone = True
-                _say(f"rank {rank}: no `trainvitals run` to report to; rank 0 reports alone")
-            return
-        m._rank = rank
-        self._started = True
-        m.start()
-
-    def _close(self) -> None:
-        if self._started:
-            self._started = False
-            self.summary = self.monitor.close()
+            say_once("alone-rank", f"rank {rank}: no `trainvitals run` to report to; "
+                                   "rank 0 reports alone")
+            self._tv_off = True
+            return False
+        self.monitor._rank = rank  # before the first call starts the process's run
+        return True
 
     @quiet_hook
     def setup(self, trainer, pl_module, stage=None):
-        self._start(trainer)
-
-    @quiet_hook
-    def on_fit_start(self, trainer, pl_module):
-        self._start(trainer)
+        if self._joins(trainer):
+            self.monitor.begin_call()
 
     @quiet_hook
     def teardown(self, trainer, pl_module, stage=None):
-        self._close()
+        self.monitor.end_call()
 
     @quiet_hook
     def on_exception(self, trainer, pl_module, exception):
-        self._close()
+        self.monitor.end_call(cut=True)  # the epoch it cut is recorded as not complete
 
     # -- training --------------------------------------------------------
     @quiet_hook
@@ -98,7 +89,7 @@ class VitalsCallback(Callback):
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
         self.monitor.step(trainer.global_step)
 
-    # -- evaluation and prediction ---------------------------------------
+    # -- evaluation, test and prediction ---------------------------------
     @quiet_hook
     def on_validation_start(self, trainer, pl_module):
         if not trainer.sanity_checking:
@@ -108,6 +99,14 @@ class VitalsCallback(Callback):
     def on_validation_end(self, trainer, pl_module):
         if not trainer.sanity_checking:
             self.monitor.phase_end("eval")
+
+    @quiet_hook
+    def on_test_start(self, trainer, pl_module):
+        self.monitor.phase_begin("test")
+
+    @quiet_hook
+    def on_test_end(self, trainer, pl_module):
+        self.monitor.phase_end("test")
 
     @quiet_hook
     def on_predict_start(self, trainer, pl_module):

@@ -1,14 +1,19 @@
-"""trainvitals for PaddlePaddle's high-level API: one callback for Model.fit.
+"""trainvitals for PaddlePaddle's high-level API: one callback for paddle.Model.
 
     from trainvitals.paddle import VitalsCallback
 
-    model.fit(train_data, eval_data, epochs=5, callbacks=[VitalsCallback()])
+    vitals = VitalsCallback()
+    model.fit(train_data, eval_data, epochs=5, callbacks=[vitals])
+    model.evaluate(eval_data, callbacks=[vitals])
 
 Steps, epochs (with the training logs), the train/eval/predict phases (the
 evaluation's logs as eval_... scalars) and, on CUDA, Paddle's allocator
-figures. Keyword arguments are monitor options (``out=``, ``interval=``,
+figures. The script is one run however many fit/evaluate/predict calls it
+makes: each call adds its phase, and the epochs of a later fit continue the
+numbering. Keyword arguments are monitor options (``out=``, ``interval=``,
 ``quiet=``...), used when no ``trainvitals run`` supervises. ``.monitor`` is
-the Monitor, ``.summary`` the run's summary after fit (when it ran alone).
+the Monitor, ``.summary`` the run's summary once it ended (alone: at
+interpreter exit, or ``.close()``).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Dict, List
 import paddle
 
 from . import Monitor
+from ._gpu_ids import cuda_uuid
 from ._hooks import FitHooks, numbers, quiet_hook
 
 __all__ = ["VitalsCallback", "allocator"]
@@ -26,21 +32,28 @@ __all__ = ["VitalsCallback", "allocator"]
 _NOT_SCALARS = ("step", "steps", "batch_size")
 
 
-def allocator() -> List[Dict[str, float]]:
+def allocator() -> List[Dict[str, object]]:
     """Paddle's CUDA allocator figures per device; [] without CUDA."""
     if not paddle.device.is_compiled_with_cuda():
         return []
     cuda = paddle.device.cuda
-    return [{"device": i,
-             "allocated_bytes": float(cuda.memory_allocated(i)),
-             "peak_allocated_bytes": float(cuda.max_memory_allocated(i)),
-             "reserved_bytes": float(cuda.memory_reserved(i)),
-             "peak_reserved_bytes": float(cuda.max_memory_reserved(i))}
-            for i in range(cuda.device_count())]
+    devices = []
+    for i in range(cuda.device_count()):
+        figures = {"device": i,
+                   "allocated_bytes": float(cuda.memory_allocated(i)),
+                   "peak_allocated_bytes": float(cuda.max_memory_allocated(i)),
+                   "reserved_bytes": float(cuda.memory_reserved(i)),
+                   "peak_reserved_bytes": float(cuda.max_memory_reserved(i))}
+        # Paddle's device properties carry no UUID; its device i is CUDA device i.
+        uuid = cuda_uuid(i)
+        if uuid:
+            figures["uuid"] = uuid
+        devices.append(figures)
+    return devices
 
 
 class VitalsCallback(FitHooks, paddle.callbacks.Callback):
-    """paddle.Model.fit callback that reports steps, epochs and phases to trainvitals."""
+    """paddle.Model callback that reports steps, epochs and phases to trainvitals."""
 
     def __init__(self, **options):
         super().__init__()

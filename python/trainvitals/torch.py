@@ -9,6 +9,9 @@
                     ...
                     m.step()
 
+``m.epoch(e)`` and ``m.phase(name)`` also work as plain calls: an epoch lasts
+until the next begins, a phase until the next one begun the same way.
+
 The rank comes from the RANK environment variable (torchrun sets it) unless
 ``rank=`` is given. Other keyword arguments are monitor options (``out=``,
 ``interval=``, ``quiet=``...), used when no ``trainvitals run`` supervises.
@@ -20,6 +23,7 @@ import sys
 from typing import Dict, List
 
 from . import Monitor
+from ._gpu_ids import cuda_uuid, normal_uuid
 
 __all__ = ["allocator", "monitor"]
 
@@ -46,11 +50,24 @@ def allocator() -> List[Dict[str, float]]:
     for index in range(torch.cuda.device_count()):
         stats = torch.cuda.memory_stats(index) if torch.cuda.is_initialized() else {}
         figures = {"device": index}
+        uuid = device_uuid(torch, index)
+        if uuid:
+            figures["uuid"] = uuid
         for ours, theirs in _STATS:
             if theirs in stats:
                 figures[ours] = float(stats[theirs])
         devices.append(figures)
     return devices
+
+
+def device_uuid(torch, index: int):
+    """The UUID of torch's CUDA device `index`: its properties' `uuid` where torch
+    has it (2.x), else the CUDA driver's answer (torch 1.13 has none)."""
+    try:
+        uuid = normal_uuid(getattr(torch.cuda.get_device_properties(index), "uuid", None))
+    except Exception:
+        uuid = None
+    return uuid or cuda_uuid(index)
 
 
 def monitor(**options) -> Monitor:

@@ -17,34 +17,31 @@ int64_t Whole(double v) { return std::llround(v); }
 // The job's and each GPU's figures over a span, from its reduced row.
 void PutResources(const Row& row, nlohmann::ordered_json* out) {
   auto& o = *out;
-  auto host = SampleMetrics();
-  if (auto s = FindStat(host, row.values, Scope::kJob, "cpu_cores"))
+  if (auto s = FindStat(metric::kJobCpuCores, row.values))
     o["cpu_cores_mean"] = Round(s->mean, 1e3);
-  if (auto s = FindStat(host, row.values, Scope::kJob, "memory_bytes"))
-    o["memory_bytes_max"] = Whole(s->max);
-  if (auto s = FindStat(host, row.values, Scope::kHost, "memory_used_bytes")) {
+  if (auto s = FindStat(metric::kJobMemoryBytes, row.values)) o["memory_bytes_max"] = Whole(s->max);
+  if (auto s = FindStat(metric::kHostMemoryUsedBytes, row.values)) {
     o["host_memory_used_bytes_max"] = Whole(s->max);
   }
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
-  auto defs = GpuMetrics();
   for (const GpuRow& g : row.gpus) {
     nlohmann::ordered_json j = {{"index", g.index}};
     if (g.mig_instance >= 0) j["mig"] = g.mig_instance;
-    if (auto s = FindStat(defs, g.values, Scope::kGpu, "util_ratio"))
+    if (auto s = FindStat(metric::kGpuUtilRatio, g.values))
       j["util_ratio_mean"] = Round(s->mean, 1e4);
-    if (auto s = FindStat(defs, g.values, Scope::kGpu, "memory_used_bytes"))
+    if (auto s = FindStat(metric::kGpuMemoryUsedBytes, g.values))
       j["memory_used_bytes_max"] = Whole(s->max);
-    if (auto s = FindStat(defs, g.values, Scope::kGpu, "job_memory_bytes"))
+    if (auto s = FindStat(metric::kGpuJobMemoryBytes, g.values))
       j["job_memory_bytes_max"] = Whole(s->max);
-    if (auto s = FindStat(defs, g.values, Scope::kGpu, "job_sm_util_ratio"))
+    if (auto s = FindStat(metric::kGpuJobSmUtilRatio, g.values))
       j["job_sm_util_ratio_mean"] = Round(s->mean, 1e4);
-    if (auto s = FindStat(defs, g.values, Scope::kGpu, "other_memory_bytes"))
+    if (auto s = FindStat(metric::kGpuOtherMemoryBytes, g.values))
       j["other_memory_bytes_max"] = Whole(s->max);
-    if (auto s = FindStat(defs, g.values, Scope::kGpu, "allocator_peak_bytes"))
+    if (auto s = FindStat(metric::kGpuAllocatorPeakBytes, g.values))
       j["allocator_peak_bytes"] = Whole(s->max);
-    if (auto s = FindStat(defs, g.values, Scope::kGpu, "temperature_celsius"))
+    if (auto s = FindStat(metric::kGpuTemperatureCelsius, g.values))
       j["temperature_celsius_max"] = Round(s->max, 10);
-    if (auto s = FindStat(defs, g.values, Scope::kGpu, "power_watts"))
+    if (auto s = FindStat(metric::kGpuPowerWatts, g.values))
       j["power_watts_mean"] = Round(s->mean, 10);
     gpus.push_back(std::move(j));
   }
@@ -123,6 +120,7 @@ void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<E
         it->second.steps_first = last_steps_.value_or(0);
       }
       it->second.begun.try_emplace(rank, m.t);
+      if (!it->second.call) it->second.call = m.call;
       break;
     }
     case TrainingEventType::kEpochEnd: {
@@ -188,6 +186,7 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
                                 {"steps", steps}};
   if (duration > 0 && steps > 0)
     rec["steps_per_second"] = Round(static_cast<double>(steps) / duration, 1e2);
+  if (e.call) rec["call"] = *e.call;
   if (!complete) rec["complete"] = false;
   Row row = e.resources.Peek(end_t, duration);
   PutResources(row, &rec);

@@ -42,6 +42,8 @@ class PhaseTracker final : public SampleObserver {
   };
   struct OpenEpoch {
     double start_t = 0;
+    // The script's framework call, as its first epoch_begin said.
+    std::optional<int64_t> call;
     std::map<int, double> begun;                      // rank -> t
     std::map<int, std::pair<double, int64_t>> ended;  // rank -> (t, steps)
     Aggregator resources;

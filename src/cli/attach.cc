@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "run/session.h"
+#include "views/terminal_row.h"
 
 namespace tv {
 namespace {
@@ -27,20 +28,32 @@ std::vector<std::string> CommandOf(int pid) {
 }
 
 // Waits until `pid` exits or INT/TERM/HUP arrives. Returns the signal, or 0.
-int WaitForExitOrSignal(int pid) {
+// Follows resizes of the live row, and gives the terminal back while
+// trainvitals is stopped (Ctrl-Z).
+int WaitForExitOrSignal(int pid, TerminalRow* row) {
   sigset_t set;
   sigemptyset(&set);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGWINCH}) sigaddset(&set, s);
   int sfd = signalfd(-1, &set, SFD_CLOEXEC);
   int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   int got = 0;
   for (;;) {
     pollfd fds[2] = {{sfd, POLLIN, 0}, {pidfd, POLLIN, 0}};
-    int n = ::poll(fds, pidfd >= 0 ? 2 : 1, pidfd >= 0 ? -1 : 100);
+    int n = ::poll(fds, pidfd >= 0 ? 2 : 1, row != nullptr || pidfd < 0 ? 250 : -1);
     if (n < 0 && errno != EINTR) break;
+    if (row != nullptr) row->Follow();
     if (fds[0].revents & POLLIN) {
       signalfd_siginfo info{};
-      if (::read(sfd, &info, sizeof(info)) == sizeof(info)) got = static_cast<int>(info.ssi_signo);
+      if (::read(sfd, &info, sizeof(info)) != sizeof(info)) continue;
+      int sig = static_cast<int>(info.ssi_signo);
+      if (sig == SIGWINCH) continue;
+      if (sig == SIGTSTP) {
+        if (row != nullptr) row->Release();
+        ::raise(SIGSTOP);
+        if (row != nullptr) row->Reserve();
+        continue;
+      }
+      got = sig;
       break;
     }
     if (pidfd >= 0 ? (fds[1].revents & POLLIN) != 0 : (::kill(pid, 0) != 0 && errno == ESRCH))
@@ -67,6 +80,7 @@ void AddAttachCommand(CLI::App& app, Action* action) {
   cmd->callback([options, pid, action] {
     *action = [options, pid]() -> int {
       Config config = options->Resolve();
+      CheckGpuChoice(config);
       if (::kill(*pid, 0) != 0 && errno == ESRCH) {
         fmt::print(stderr, "trainvitals: attach: no process with PID {}\n", *pid);
         return 1;
@@ -74,9 +88,13 @@ void AddAttachCommand(CLI::App& app, Action* action) {
       std::vector<std::string> command = CommandOf(*pid);
       if (command.empty()) command.push_back(fmt::format("pid {}", *pid));
       if (config.name.empty()) config.name = fmt::format("attach-{}", *pid);
+      std::unique_ptr<TerminalRow> row;
+      if (!config.quiet) row = TerminalRow::Open(STDERR_FILENO);
       Session session(config, command, "attach");
+      if (row) row->Reserve();
+      session.ShowLiveStatus(row.get());
       session.Start(*pid);
-      int sig = WaitForExitOrSignal(*pid);
+      int sig = WaitForExitOrSignal(*pid, row.get());
       if (sig != 0) session.AddEvent("detached", {{"signal", sig}});
       session.Finish(std::nullopt, std::nullopt);
       return 0;

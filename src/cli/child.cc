@@ -15,11 +15,33 @@ namespace {
 sigset_t SupervisorSignals() {
   sigset_t set;
   sigemptyset(&set);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&set, s);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGWINCH, SIGTSTP}) sigaddset(&set, s);
   return set;
 }
 
 bool terminal_handed_over = false;
+
+// Gives the terminal's foreground to process group `pgrp` (ignoring SIGTTOU,
+// which a background caller would get).
+void GiveTerminal(pid_t pgrp) {
+  signal(SIGTTOU, SIG_IGN);
+  ::tcsetpgrp(STDIN_FILENO, pgrp);
+  signal(SIGTTOU, SIG_DFL);
+}
+
+// The child stopped (Ctrl-Z, or a TSTP forwarded to it): take the terminal
+// back if we gave it away, stop as the shell's job, and when continued, hand
+// the terminal back if we are in the foreground and continue the child's group.
+void StopWithChild(int child, const SupervisorHooks& hooks) {
+  if (hooks.on_stop) hooks.on_stop();
+  if (terminal_handed_over) GiveTerminal(::getpgrp());
+  ::raise(SIGSTOP);
+  // Continued. `fg` gave us the terminal; `bg` did not: then the child stays
+  // in the background too.
+  if (terminal_handed_over && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp()) GiveTerminal(child);
+  if (hooks.on_continue) hooks.on_continue();
+  if (::kill(-child, SIGCONT) != 0) ::kill(child, SIGCONT);
+}
 
 }  // namespace
 
@@ -55,9 +77,7 @@ int SpawnChild(const std::vector<std::string>& argv, int* start_error_code, std:
     ::close(pipefd[0]);
     ::setpgid(0, 0);
     if (own_terminal) {
-      signal(SIGTTOU, SIG_IGN);
-      ::tcsetpgrp(STDIN_FILENO, ::getpid());
-      signal(SIGTTOU, SIG_DFL);
+      GiveTerminal(::getpid());
     }
     sigset_t none;
     sigemptyset(&none);
@@ -90,40 +110,45 @@ int SpawnChild(const std::vector<std::string>& argv, int* start_error_code, std:
   return pid;
 }
 
-ChildExit SuperviseChild(int child, const std::function<void(int)>& on_signal) {
+ChildExit SuperviseChild(int child, const SupervisorHooks& hooks) {
   sigset_t set = SupervisorSignals();
   ChildExit result;
+  const timespec tick{0, 250'000'000};
   for (;;) {
     siginfo_t info{};
-    int sig = sigwaitinfo(&set, &info);
-    if (sig < 0) continue;  // EINTR
+    int sig = sigtimedwait(&set, &info, &tick);
+    if (sig < 0 || sig == SIGWINCH) {  // timeout, EINTR or resize
+      if (hooks.on_tick) hooks.on_tick();
+      continue;
+    }
     if (sig != SIGCHLD) {
       // Forward to the whole group: workers get it too, as they would from a terminal.
       if (::kill(-child, sig) != 0) ::kill(child, sig);
-      on_signal(sig);
+      if (hooks.on_signal) hooks.on_signal(sig);
       continue;
     }
     bool done = false;
+    bool stopped = false;
     for (;;) {
       int status = 0;
-      pid_t pid = ::waitpid(-1, &status, WNOHANG);
+      pid_t pid = ::waitpid(-1, &status, WNOHANG | WUNTRACED);
       if (pid <= 0) break;
       if (pid != child) continue;  // a reaped orphan of the job
-      if (WIFEXITED(status)) {
+      if (WIFSTOPPED(status)) {
+        stopped = true;
+      } else if (WIFEXITED(status)) {
         result.code = WEXITSTATUS(status);
+        done = true;
       } else if (WIFSIGNALED(status)) {
         result.signal = WTERMSIG(status);
         result.code = 128 + WTERMSIG(status);
+        done = true;
       }
-      done = true;
     }
     if (done) break;
+    if (stopped) StopWithChild(child, hooks);
   }
-  if (terminal_handed_over) {
-    signal(SIGTTOU, SIG_IGN);
-    ::tcsetpgrp(STDIN_FILENO, ::getpgrp());
-    signal(SIGTTOU, SIG_DFL);
-  }
+  if (terminal_handed_over) GiveTerminal(::getpgrp());
   return result;
 }
 

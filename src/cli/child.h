@@ -15,8 +15,9 @@ struct ChildExit {
   std::optional<int> signal;  // the signal that killed it
 };
 
-// Blocks the signals the supervisor waits for (INT, TERM, HUP, CHLD) in the
-// calling thread; call before any other thread starts so all inherit the mask.
+// Blocks the signals the supervisor waits for (INT, TERM, HUP, CHLD, WINCH,
+// TSTP) in the calling thread; call before any other thread starts so all
+// inherit the mask.
 void BlockSupervisorSignals();
 
 // Forks and execs `argv` in its own process group (given the terminal's
@@ -25,9 +26,19 @@ void BlockSupervisorSignals();
 // with `*error` set to a shell-like message.
 int SpawnChild(const std::vector<std::string>& argv, int* start_error_code, std::string* error);
 
-// Waits for `child` to exit, forwarding INT, TERM and HUP to its process group
-// and reaping every other child (trainvitals is the job's subreaper).
-// `on_signal` is told of each forwarded signal.
-ChildExit SuperviseChild(int child, const std::function<void(int)>& on_signal);
+// What the supervisor tells its caller while it waits. Each may be empty.
+struct SupervisorHooks {
+  std::function<void(int)> on_signal;  // a signal was forwarded to the child's group
+  std::function<void()> on_stop;       // the child stopped (Ctrl-Z): trainvitals stops next
+  std::function<void()> on_continue;   // trainvitals was continued (fg), the child next
+  std::function<void()> on_tick;       // on SIGWINCH, and every 250 ms
+};
+
+// Waits for `child` to exit, forwarding INT, TERM, HUP and TSTP to its process group
+// and reaping every other child (trainvitals is the job's subreaper). When the
+// child stops (Ctrl-Z), trainvitals takes back the terminal it gave the child
+// and stops itself, so the shell sees the job stopped; when continued (fg,
+// bg), it gives the terminal back (fg only) and continues the child's group.
+ChildExit SuperviseChild(int child, const SupervisorHooks& hooks);
 
 }  // namespace tv

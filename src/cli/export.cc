@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "core/config.h"
+#include "run/run_dir.h"
 #include "sinks/csv_export.h"
 
 namespace tv {
@@ -19,17 +20,17 @@ void AddExportCommand(CLI::App& app, Action* action) {
   auto run = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("csv");
   auto output = std::make_shared<std::string>();
-  cmd->add_option("RUN", *run, "Run directory")->required();
+  cmd->add_option("RUN", *run,
+                  "Run directory, or its name in trainvitals-runs/ (\"latest\": the newest run)")
+      ->required();
   cmd->add_option("--format", *format, "Output format")
       ->check(CLI::IsMember({"csv"}))
       ->capture_default_str();
   cmd->add_option("--output", *output, "File to write (default: standard output)");
   cmd->callback([run, format, output, action] {
     *action = [run, format, output]() {
-      if (!std::filesystem::is_directory(*run)) {
-        throw ConfigError(fmt::format("{}: no such run directory", *run));
-      }
-      std::string samples = (std::filesystem::path(*run) / "samples.jsonl").string();
+      std::string dir = ResolveRunDir(*run, Config().runs_dir);
+      std::string samples = (std::filesystem::path(dir) / "samples.jsonl").string();
       if (output->empty()) {
         ExportCsv(samples, std::cout);
         std::cout.flush();

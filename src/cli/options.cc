@@ -1,7 +1,12 @@
 #include "cli/options.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
+
+#include "sources/gpu_source.h"
 
 namespace tv {
 namespace {
@@ -42,6 +47,27 @@ Config MonitorOptions::Resolve() const {
   for (const auto& [def, value] : given_) def->set(config, value);
   Validate(config);
   return config;
+}
+
+void CheckGpuChoice(const Config& config) {
+  if (config.gpus.empty()) return;
+  std::vector<Notice> notices;
+  std::unique_ptr<GpuSource> source =
+      GpuSource::Create(GpuSourceOptions::FromEnvironment(), &notices);
+  if (source == nullptr) return;
+  std::vector<int> seen;
+  for (const auto& g : source->static_info()["gpus"]) {
+    int index = g.value("index", -1);
+    if (std::find(seen.begin(), seen.end(), index) == seen.end()) seen.push_back(index);
+  }
+  for (int want : config.gpus) {
+    if (std::find(seen.begin(), seen.end(), want) != seen.end()) continue;
+    const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
+    throw ConfigError(
+        fmt::format("--gpus: there is no GPU {}: the job sees {} GPU{} ({}){}", want, seen.size(),
+                    seen.size() == 1 ? "" : "s", fmt::join(seen, ", "),
+                    cvd == nullptr ? "" : fmt::format(" with CUDA_VISIBLE_DEVICES='{}'", cvd)));
+  }
 }
 
 }  // namespace tv

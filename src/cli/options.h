@@ -24,4 +24,9 @@ class MonitorOptions {
   std::vector<std::pair<const OptionDef*, std::string>> given_;
 };
 
+// Checks --gpus against the GPUs the job sees (CUDA_VISIBLE_DEVICES applied).
+// Throws ConfigError naming an index that is not there. Without an NVIDIA
+// driver there is nothing to check against: the run says so and goes on.
+void CheckGpuChoice(const Config& config);
+
 }  // namespace tv

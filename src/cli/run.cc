@@ -13,8 +13,20 @@
 #include "cli/options.h"
 #include "run/session.h"
 #include "sources/gpu_deferred.h"
+#include "views/terminal_row.h"
 
 namespace tv {
+namespace {
+
+// CLI11's usage line cannot show the command after "--": one line of our own.
+class RunUsage : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App*, std::string) const override {
+    return "Usage: trainvitals run [OPTIONS] [--] COMMAND [ARGS...]\n";
+  }
+};
+
+}  // namespace
 
 void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, Action* action) {
   auto* cmd = app.add_subcommand(
@@ -27,9 +39,8 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
   auto command = std::make_shared<std::vector<std::string>>();
   options->AddTo(cmd);
   cmd->prefix_command();  // everything from COMMAND on is the command's own
-  cmd->footer(
-      "Usage: trainvitals run [OPTIONS] [--] COMMAND [ARGS...]\nExample: trainvitals run "
-      "--interval 2 -- python train.py --epochs 5");
+  cmd->formatter(std::make_shared<RunUsage>());
+  cmd->footer("Example: trainvitals run --interval 2 -- python train.py --epochs 5");
   cmd->callback([cmd, options, command, action, &after_dashes] {
     *command = cmd->remaining();
     if (!command->empty() && !after_dashes.empty()) {
@@ -39,6 +50,11 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
     if (command->empty()) throw CLI::RequiredError("COMMAND (give it after --)");
     *action = [options, command]() -> int {
       Config config = options->Resolve();
+      CheckGpuChoice(config);
+      // The bottom row is reserved before the child writes anything, and
+      // released on every way out: Finish, the destructors, Ctrl-Z.
+      std::unique_ptr<TerminalRow> row;
+      if (!config.quiet) row = TerminalRow::Open(STDERR_FILENO);
       Session session(config, *command, "run");
       // The child tree reports steps, epochs and phases here (docs/markers.md).
       if (std::string socket = session.marker_socket(); !socket.empty()) {
@@ -46,21 +62,32 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
       }
       int start_error = 0;
       std::string error;
+      if (row) row->Reserve();
       int child = SpawnChild(*command, &start_error, &error);
       if (child < 0) {
+        if (row) row->Release();
         session.Abandon();
         fmt::print(stderr, "{}\n", error);
         return start_error;
       }
+      session.ShowLiveStatus(row.get());
       session.Start(child);
-      ChildExit exit = SuperviseChild(child, [&](int sig) {
+      SupervisorHooks hooks;
+      hooks.on_signal = [&](int sig) {
         session.AddEvent("signal_forwarded", {{"signal", sig}, {"name", sigabbrev_np(sig)}});
-      });
+      };
+      if (row) {
+        hooks.on_stop = [&] { row->Release(); };
+        hooks.on_continue = [&] { row->Reserve(); };
+        hooks.on_tick = [&] { row->Follow(); };
+      }
+      ChildExit exit = SuperviseChild(child, hooks);
       session.Finish(exit.code, exit.signal);
       if (DeferredGpuSource::OpeningsInFlight() > 0) {
         // The GPU driver is still initialising on its own thread (a command
         // shorter than that): everything is written, so leave without running
-        // the driver's static destructors under it.
+        // the driver's static destructors under it (the terminal row first).
+        row.reset();
         std::fflush(nullptr);
         ::_exit(exit.code);
       }

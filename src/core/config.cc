@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 
 #include "core/endpoint.h"
 
@@ -143,7 +145,38 @@ std::string TomlValueText(const toml::node& node) {
   throw ConfigError("unsupported value type");
 }
 
+// Levenshtein distance, for "did you mean".
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
 }  // namespace
+
+std::string_view NearestKey(std::string_view key) {
+  std::string_view best;
+  size_t best_distance = 0;
+  for (const OptionDef& o : kOptions) {
+    size_t d = EditDistance(key, o.key);
+    if (best.empty() || d < best_distance) {
+      best = o.key;
+      best_distance = d;
+    }
+  }
+  // A typo, not another word: at most 2 edits, and fewer than half the key.
+  if (best_distance > 2 || best_distance * 2 >= key.size()) return {};
+  return best;
+}
 
 const std::vector<OptionDef>& Options() { return kOptions; }
 
@@ -155,6 +188,13 @@ const OptionDef* FindOptionByKey(std::string_view key) {
 }
 
 void ApplyConfigFile(const std::string& path, Config& config) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw ConfigError(fmt::format("config file {} does not exist", path));
+  }
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ConfigError(fmt::format("config file {} is a directory", path));
+  }
   toml::table table;
   try {
     table = toml::parse_file(path);
@@ -166,7 +206,10 @@ void ApplyConfigFile(const std::string& path, Config& config) {
     int line = static_cast<int>(node.source().begin.line);
     const OptionDef* def = FindOptionByKey(key.str());
     if (def == nullptr) {
-      throw ConfigError(fmt::format("{}:{}: unknown key '{}'", path, line, key.str()));
+      std::string_view near = NearestKey(key.str());
+      throw ConfigError(
+          fmt::format("{}:{}: unknown key '{}'{}", path, line, key.str(),
+                      near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
     }
     try {
       def->set(config, TomlValueText(node));

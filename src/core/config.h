@@ -49,9 +49,13 @@ struct OptionDef {
 // Options of the commands that monitor (run, attach).
 const std::vector<OptionDef>& Options();
 const OptionDef* FindOptionByKey(std::string_view key);
+// The option key `key` is probably a typo of ("intervall": "interval"); empty
+// when none is near.
+std::string_view NearestKey(std::string_view key);
 
 // Applies a TOML config file over `config`. Throws ConfigError naming the file,
-// line and key for unknown keys, wrong types and bad values.
+// line and key for unknown keys (with the near key, if any), wrong types and bad
+// values, and saying so plainly when the file does not exist.
 void ApplyConfigFile(const std::string& path, Config& config);
 // Checks relations between options (interval vs sample rate). Throws ConfigError.
 void Validate(const Config& config);

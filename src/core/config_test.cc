@@ -39,7 +39,36 @@ TEST(Config, UnknownKeyNamesFileAndLine) {
     ApplyConfigFile(path, c);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), path + ":3: unknown key 'sampel_hz'");
+    EXPECT_EQ(std::string(e.what()),
+              path + ":3: unknown key 'sampel_hz' (did you mean 'sample_hz'?)");
+  }
+}
+
+TEST(Config, UnknownKeySuggestsTheNearKeyOnlyForATypo) {
+  EXPECT_EQ(NearestKey("intervall"), "interval");
+  EXPECT_EQ(NearestKey("tensorbord"), "tensorboard");
+  EXPECT_EQ(NearestKey("colour"), "");
+  EXPECT_EQ(NearestKey("gpu"), "gpus");
+  EXPECT_EQ(NearestKey("ou"), "");  // one edit from "out", but half the key
+  Config c;
+  std::string path = WriteTemp("intervall = 2\n");
+  try {
+    ApplyConfigFile(path, c);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ":1: unknown key 'intervall' (did you mean 'interval'?)");
+  }
+}
+
+TEST(Config, MissingFileSaysSoPlainly) {
+  Config c;
+  std::string path = ::testing::TempDir() + "/tv_no_such_config.toml";
+  try {
+    ApplyConfigFile(path, c);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "config file " + path + " does not exist");
   }
 }
 

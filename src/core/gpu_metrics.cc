@@ -128,6 +128,8 @@ constexpr MetricId kGpuAllocatorPeakBytes =
 constexpr MetricId kGpuTemperatureCelsius =
     ResolveMetric(kGpuMetrics, true, G, "temperature_celsius");
 constexpr MetricId kGpuPowerWatts = ResolveMetric(kGpuMetrics, true, G, "power_watts");
+constexpr MetricId kGpuJobSmUtilRatio = ResolveMetric(kGpuMetrics, true, G, "job_sm_util_ratio");
+constexpr MetricId kGpuOtherMemoryBytes = ResolveMetric(kGpuMetrics, true, G, "other_memory_bytes");
 }  // namespace metric
 
 }  // namespace tv

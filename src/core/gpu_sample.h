@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace tv {
 
@@ -38,6 +39,9 @@ struct GpuSample {
   int index = 0;           // as the framework numbers it (CUDA_VISIBLE_DEVICES order)
   int physical_index = 0;  // NVML's index
   int mig_instance = -1;   // GPU instance id of a MIG slice; -1 for the whole GPU
+  // The unit's UUID ("GPU-..." or "MIG-..."), for joining figures that name it;
+  // it points into the GPU source's unit table, which outlives every sample.
+  std::string_view uuid;
 
   std::optional<double> util_ratio;
   // Highest driver-buffered value seen since the previous tick (nvmlDeviceGetSamples);

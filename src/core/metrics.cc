@@ -109,6 +109,9 @@ constexpr MetricId kHostMemoryLimitBytes =
 constexpr MetricId kJobCpuCores = ResolveMetric(kSampleMetrics, false, Scope::kJob, "cpu_cores");
 constexpr MetricId kJobMemoryBytes =
     ResolveMetric(kSampleMetrics, false, Scope::kJob, "memory_bytes");
+constexpr MetricId kJobProcesses = ResolveMetric(kSampleMetrics, false, Scope::kJob, "processes");
+constexpr MetricId kTrainingStep = ResolveMetric(kSampleMetrics, false, Scope::kTraining, "step");
+constexpr MetricId kTrainingSteps = ResolveMetric(kSampleMetrics, false, Scope::kTraining, "steps");
 }  // namespace metric
 
 const MetricDef& Def(MetricId id) {

@@ -21,7 +21,8 @@ Sampler::Sampler(SamplerOptions options, Clock* clock, std::vector<std::unique_p
       observer_failed_(observers_.size(), false),
       period_s_(1.0 / options.sample_hz),
       ticks_per_row_(
-          std::max(1, static_cast<int>(std::lround(options.interval_s * options.sample_hz)))) {}
+          std::max(1, static_cast<int>(std::lround(options.interval_s * options.sample_hz)))),
+      next_row_tick_(ticks_per_row_) {}
 
 Sampler::~Sampler() {
   Stop();
@@ -117,7 +118,9 @@ void Sampler::ReadSources(const Tick& tick) {
 void Sampler::TickOnce(int64_t k) {
   Tick tick;
   tick.mono_s = clock_->MonotonicSeconds();
-  tick.row_tick = (k + 1) % ticks_per_row_ == 0;
+  // A row closes at its boundary tick or, when that tick was skipped (fell
+  // behind), at the first tick after it: no interval goes without its row.
+  tick.row_tick = k + 1 >= next_row_tick_;
   sample_.mono_s = tick.mono_s;
   sample_.t = clock_->WallSeconds();
   // Reset field by field so the vectors keep their capacity: a steady tick allocates nothing.
@@ -166,6 +169,7 @@ void Sampler::TickOnce(int64_t k) {
   run_.Add(sample_);
   ticks_.fetch_add(1);
   if (tick.row_tick) {
+    next_row_tick_ = ((k + 1) / ticks_per_row_ + 1) * ticks_per_row_;
     double elapsed = static_cast<double>(k + 1) * period_s_;
     sinks_->PushRow(interval_.Take(sample_.t, elapsed));
   }

@@ -93,6 +93,7 @@ class Sampler {
   std::vector<Event> observer_events_;
   double period_s_;
   int ticks_per_row_;
+  int64_t next_row_tick_;  // k + 1 of the tick that closes the next row, or the first after it
   double start_mono_ = 0;
   double start_wall_ = 0;
   bool started_ = false;

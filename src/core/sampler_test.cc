@@ -85,6 +85,46 @@ TEST(Sampler, SkipsMissedTicksInsteadOfBunchingThem) {
   EXPECT_NEAR(clock.now_, 0.9, 1e-9);  // ticks at 0, 0.1, 0.75 (as 0.7), 0.8, 0.9
 }
 
+// A clock whose `at_sleep`th sleep wakes `late_s` after its deadline, as on an
+// overloaded machine.
+class OversleepingClock final : public Clock {
+ public:
+  OversleepingClock(int at_sleep, double late_s) : at_sleep_(at_sleep), late_s_(late_s) {}
+  double MonotonicSeconds() override { return now_; }
+  double WallSeconds() override { return 1e9 + now_; }
+  bool SleepUntil(double deadline, StopSignal& stop) override {
+    if (now_ < deadline) now_ = deadline;
+    if (++sleeps_ == at_sleep_) now_ += late_s_;
+    return !stop.stopped();
+  }
+
+ private:
+  int at_sleep_;
+  double late_s_;
+  double now_ = 0;
+  int sleeps_ = 0;
+};
+
+// Found by the soak (make soak) on a loaded machine: when the tick that closes a
+// row was among the skipped ones, that interval had no row.
+TEST(Sampler, ARowWhoseClosingTickWasSkippedClosesAtTheNextTick) {
+  OversleepingClock clock(9, 0.25);  // tick 8 (due 0.8 s) wakes at 1.05 s: 8 and 9 skipped
+  CollectSink collect;
+  SinkThread sinks({&collect});
+  sinks.Start();
+  Sampler sampler({.sample_hz = 10, .interval_s = 1}, &clock, {}, &sinks);
+  sampler.RunTicks(19);  // ticks 0-7 and 10-20
+  sampler.Stop();
+  sinks.Close();
+
+  ASSERT_EQ(collect.rows.size(), 3u);
+  EXPECT_EQ(collect.rows[0].samples, 9u);  // ticks 0-7 and 10
+  EXPECT_NEAR(collect.rows[0].elapsed_s, 1.1, 1e-9);
+  EXPECT_EQ(collect.rows[1].samples, 9u);  // back on the grid: 11-19
+  EXPECT_NEAR(collect.rows[1].elapsed_s, 2.0, 1e-9);
+  EXPECT_EQ(collect.rows[2].samples, 1u);  // the partial last row
+}
+
 TEST(DeriveRatios, UsesTheTighterOfCgroupLimitAndMemTotal) {
   Sample s;
   s.host.memory_total_bytes = 8e9;

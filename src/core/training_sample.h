@@ -19,6 +19,7 @@ enum class TrainingEventType {
   kPhaseEnd,
   kScalars,    // user scalars (the loss, ...); the latest are also in TrainingSample::scalars
   kClientEnd,  // it said goodbye, or its connection hung up
+  kTensorboardLogDir,  // it writes TensorBoard logs to `log_dir`
 };
 
 // One thing a training process said, at the sender's unix time `t`.
@@ -29,13 +30,16 @@ struct TrainingEvent {
   double t = 0;
   std::optional<int64_t> epoch;  // epoch events
   std::optional<int64_t> steps;  // epoch_end: steps in the epoch; client end: all steps
-  std::string phase;             // phase events: "train", "eval", "predict"
-  std::string framework;         // client start
+  std::optional<int64_t>
+      call;               // epoch_begin: the framework call (fit, ...) it belongs to, 1, 2, ...
+  std::string phase;      // phase events: "train", "eval", "predict"
+  std::string framework;  // client start
   std::vector<std::pair<std::string, double>> scalars;  // kScalars
   // Client end: the exception the process is dying of (its type, e.g.
   // "ValueError", and the first line of its message); empty when it ends normally.
   std::string exception;
   std::string message;
+  std::string log_dir;  // kTensorboardLogDir: an absolute path
 };
 
 // One training process's step counter, as read this tick.

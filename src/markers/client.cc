@@ -124,11 +124,12 @@ bool MarkerClient::Send(Marker m) {
   return true;
 }
 
-bool MarkerClient::EpochBegin(int64_t epoch) {
+bool MarkerClient::EpochBegin(int64_t epoch, int64_t call) {
   epoch_begin_steps_ = steps_;
   Marker m;
   m.type = MarkerType::kEpochBegin;
   m.epoch = epoch;
+  if (call > 0) m.call = call;
   return Send(std::move(m));
 }
 

@@ -46,7 +46,8 @@ class MarkerClient {
   uint64_t steps() const { return steps_; }
 
   // The rare events. Each sends one datagram; false when it was dropped.
-  bool EpochBegin(int64_t epoch);
+  // `call`: the script's framework call the epoch belongs to (1, 2, ...); 0: not said.
+  bool EpochBegin(int64_t epoch, int64_t call = 0);
   bool EpochEnd(int64_t epoch);  // with the steps counted since EpochBegin
   bool PhaseBegin(std::string phase);
   bool PhaseEnd(std::string phase);

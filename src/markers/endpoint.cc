@@ -10,23 +10,32 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+
+#include "markers/stale_dirs.h"
 
 namespace tv {
 
 std::unique_ptr<MarkerEndpoint> MarkerEndpoint::Create(double interval_s, std::string* error) {
   std::unique_ptr<MarkerEndpoint> e(new MarkerEndpoint());
   const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl =
-      fmt::format("{}/trainvitals-XXXXXX", tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
+  std::string tmp_dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  RemoveStaleMarkerDirs(tmp_dir);  // left by runs killed with SIGKILL
+  std::string tmpl = fmt::format("{}/trainvitals-XXXXXX", tmp_dir);
   if (::mkdtemp(tmpl.data()) == nullptr) {
     *error = fmt::format("cannot make a directory for the marker socket ({}): {}", tmpl,
                          std::strerror(errno));
     return nullptr;
   }
   e->dir_ = tmpl;
+  e->owner_path_ = e->dir_ + "/" + kOwnerFileName;
+  if (FILE* owner = std::fopen(e->owner_path_.c_str(), "we")) {
+    std::fprintf(owner, "%d\n", static_cast<int>(::getpid()));
+    std::fclose(owner);
+  }
   e->socket_path_ = e->dir_ + "/" + kMarkerSocketName;
   e->steps_path_ = e->dir_ + "/" + kStepsFileName;
 
@@ -80,6 +89,7 @@ MarkerEndpoint::~MarkerEndpoint() {
   if (map_ != nullptr) ::munmap(map_, kStepsFileSize);
   if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
   if (!steps_path_.empty()) ::unlink(steps_path_.c_str());
+  if (!owner_path_.empty()) ::unlink(owner_path_.c_str());
   if (!dir_.empty()) ::rmdir(dir_.c_str());
 }
 

@@ -19,7 +19,8 @@ class MarkerEndpoint {
   // Connections held at once; more are accepted and closed at once (counted).
   static constexpr size_t kMaxClients = 1024;
 
-  // Under $TMPDIR (else /tmp). Returns nullptr with `error` set on failure.
+  // Under $TMPDIR (else /tmp), after removing the stale directories of runs
+  // killed there (stale_dirs.h). Returns nullptr with `error` set on failure.
   static std::unique_ptr<MarkerEndpoint> Create(double interval_s, std::string* error);
   ~MarkerEndpoint();
   MarkerEndpoint(const MarkerEndpoint&) = delete;
@@ -45,7 +46,8 @@ class MarkerEndpoint {
   std::string dir_;
   std::string socket_path_;
   std::string steps_path_;
-  int fd_ = -1;  // listening
+  std::string owner_path_;  // owner.pid: this process's PID (stale_dirs.h)
+  int fd_ = -1;             // listening
   struct Client {
     int fd = -1;
     uint64_t id = 0;

@@ -3,16 +3,24 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace tv {
 namespace {
 
+constexpr size_t kMaxLogDirBytes = 4096;  // PATH_MAX
+
 constexpr std::pair<MarkerType, std::string_view> kTypeNames[] = {
-    {MarkerType::kHello, "hello"},         {MarkerType::kEpochBegin, "epoch_begin"},
-    {MarkerType::kEpochEnd, "epoch_end"},  {MarkerType::kPhaseBegin, "phase_begin"},
-    {MarkerType::kPhaseEnd, "phase_end"},  {MarkerType::kScalars, "scalars"},
-    {MarkerType::kAllocator, "allocator"}, {MarkerType::kBye, "bye"},
+    {MarkerType::kHello, "hello"},
+    {MarkerType::kEpochBegin, "epoch_begin"},
+    {MarkerType::kEpochEnd, "epoch_end"},
+    {MarkerType::kPhaseBegin, "phase_begin"},
+    {MarkerType::kPhaseEnd, "phase_end"},
+    {MarkerType::kScalars, "scalars"},
+    {MarkerType::kAllocator, "allocator"},
+    {MarkerType::kBye, "bye"},
+    {MarkerType::kTensorboardLogDir, "tensorboard_log_dir"},
 };
 
 constexpr AllocatorField kAllocatorFields[] = {
@@ -24,6 +32,9 @@ constexpr AllocatorField kAllocatorFields[] = {
     {"num_ooms", &AllocatorFigures::num_ooms},
     {"alloc_retries", &AllocatorFigures::alloc_retries},
 };
+
+constexpr int64_t kMaxCall = 1'000'000'000;
+constexpr size_t kMaxUuid = 96;  // "GPU-" and 36 characters; MIG's older form is longer
 
 // A phase name or a scalar's name: short, and plain enough to be a tag.
 bool IsName(std::string_view s) {
@@ -94,6 +105,14 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
         }
         m->steps = steps->get<int64_t>();
       }
+      auto call = j.find("call");
+      if (call != j.end()) {
+        if (!call->is_number_integer() || call->get<int64_t>() < 1 ||
+            call->get<int64_t>() > kMaxCall) {
+          return Fail(error, "\"call\" must be a whole number >= 1");
+        }
+        m->call = call->get<int64_t>();
+      }
       return true;
     }
     case MarkerType::kPhaseBegin:
@@ -133,6 +152,12 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
                                          "to {}",
                                          kMaxDevice));
         }
+        if (auto uuid = d.find("uuid"); uuid != d.end()) {
+          if (!uuid->is_string() || uuid->get_ref<const std::string&>().size() > kMaxUuid) {
+            return Fail(error, "a device's \"uuid\" must be a short string");
+          }
+          f.uuid = uuid->get<std::string>();
+        }
         for (const AllocatorField& field : kAllocatorFields) f.*field.value = Number(d, field.name);
         m->allocator.push_back(f);
       }
@@ -148,6 +173,16 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
       if (ex != j.end() && ex->is_string()) m->exception = ex->get<std::string>().substr(0, 128);
       auto msg = j.find("message");
       if (msg != j.end() && msg->is_string()) m->message = msg->get<std::string>().substr(0, 512);
+      return true;
+    }
+    case MarkerType::kTensorboardLogDir: {
+      auto dir = j.find("log_dir");
+      if (dir == j.end() || !dir->is_string() || dir->get_ref<const std::string&>().empty() ||
+          dir->get_ref<const std::string&>()[0] != '/' ||
+          dir->get_ref<const std::string&>().size() > kMaxLogDirBytes) {
+        return Fail(error, "tensorboard_log_dir needs \"log_dir\": an absolute path");
+      }
+      m->log_dir = dir->get<std::string>();
       return true;
     }
   }
@@ -180,10 +215,12 @@ std::string EncodeMarker(const Marker& m) {
                  kMarkerProtocolVersion, MarkerTypeName(m.type), m.pid, m.rank, m.slot, m.t);
   if (m.epoch) fmt::format_to(std::back_inserter(out), R"(,"epoch":{})", *m.epoch);
   if (m.steps) fmt::format_to(std::back_inserter(out), R"(,"steps":{})", *m.steps);
+  if (m.call) fmt::format_to(std::back_inserter(out), R"(,"call":{})", *m.call);
   if (!m.phase.empty()) out += ",\"phase\":" + nlohmann::json(m.phase).dump();
   if (!m.framework.empty()) {
     out += ",\"framework\":" + nlohmann::json(m.framework).dump();
   }
+  if (!m.log_dir.empty()) out += ",\"log_dir\":" + nlohmann::json(m.log_dir).dump();
   if (!m.exception.empty()) {
     out +=
         ",\"exception\":" +
@@ -207,6 +244,7 @@ std::string EncodeMarker(const Marker& m) {
       const AllocatorFigures& f = m.allocator[i];
       if (i > 0) out.push_back(',');
       fmt::format_to(std::back_inserter(out), R"({{"device":{})", f.device);
+      if (!f.uuid.empty()) out += ",\"uuid\":" + nlohmann::json(f.uuid).dump();
       for (const AllocatorField& field : kAllocatorFields) {
         if (!(f.*field.value)) continue;
         fmt::format_to(std::back_inserter(out), R"(,"{}":)", field.name);
@@ -231,7 +269,7 @@ std::optional<Marker> ParseMarker(std::string_view datagram, std::string* error)
     *error = "no protocol version \"v\"";
     return std::nullopt;
   }
-  if (v->get<int>() != kMarkerProtocolVersion) {
+  if (v->get<int64_t>() != kMarkerProtocolVersion) {
     *error =
         fmt::format("protocol version {} (this build reads {})", v->dump(), kMarkerProtocolVersion);
     return std::nullopt;

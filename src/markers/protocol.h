@@ -67,7 +67,8 @@ enum class MarkerType {
   kPhaseEnd,
   kScalars,
   kAllocator,
-  kBye
+  kBye,
+  kTensorboardLogDir  // "tensorboard_log_dir": the process writes TensorBoard logs to log_dir
 };
 
 std::string_view MarkerTypeName(MarkerType type);
@@ -75,6 +76,10 @@ std::string_view MarkerTypeName(MarkerType type);
 // A framework allocator's figures for one device, as the framework numbers it.
 struct AllocatorFigures {
   int device = 0;
+  // The device's UUID as the framework's CUDA reports it ("GPU-..."); empty when
+  // unknown. With a per-rank CUDA_VISIBLE_DEVICES every rank calls its GPU
+  // device 0: the UUID says which GPU that is.
+  std::string uuid;
   std::optional<double> allocated_bytes;
   std::optional<double> peak_allocated_bytes;
   std::optional<double> reserved_bytes;
@@ -98,6 +103,7 @@ struct Marker {
   int slot = -1;
   double t = 0;                  // the sender's unix seconds
   std::optional<int64_t> epoch;  // epoch markers
+  std::optional<int64_t> call;   // epoch_begin: the script's framework call (1, 2, ...)
   std::optional<int64_t> steps;  // epoch_end: steps in the epoch
   std::string phase;             // phase markers: "train", "eval", "predict"
   std::string framework;         // hello
@@ -107,6 +113,7 @@ struct Marker {
   std::string message;
   std::vector<std::pair<std::string, double>> scalars;
   std::vector<AllocatorFigures> allocator;
+  std::string log_dir;  // tensorboard_log_dir: an absolute path
 };
 
 // Encodes `m` as one datagram (compact JSON, "v" first).

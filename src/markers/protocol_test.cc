@@ -47,6 +47,30 @@ TEST(MarkerProtocol, RoundTripsEveryType) {
   EXPECT_EQ(back->allocator[0].peak_allocated_bytes, 4096);
   EXPECT_FALSE(back->allocator[0].reserved_bytes);
 
+  Marker c;
+  c.type = MarkerType::kEpochBegin;
+  c.t = 1;
+  c.epoch = 3;
+  c.call = 4;
+  back = ParseMarker(EncodeMarker(c), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->call, 4);
+  c.call.reset();
+  back = ParseMarker(EncodeMarker(c), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_FALSE(back->call);  // older clients say no call
+
+  Marker u;
+  u.type = MarkerType::kAllocator;
+  u.t = 1;
+  u.allocator.push_back({.device = 0, .uuid = "GPU-5b4f\"x", .allocated_bytes = 1});
+  u.allocator.push_back({.device = 1, .allocated_bytes = 2});
+  back = ParseMarker(EncodeMarker(u), &error);
+  ASSERT_TRUE(back) << error;
+  ASSERT_EQ(back->allocator.size(), 2u);
+  EXPECT_EQ(back->allocator[0].uuid, "GPU-5b4f\"x");
+  EXPECT_EQ(back->allocator[1].uuid, "");  // the field is optional
+
   Marker p;
   p.type = MarkerType::kPhaseBegin;
   p.t = 1;
@@ -89,7 +113,17 @@ TEST(MarkerProtocol, RejectsMalformedWithAReason) {
       {R"({"v":1,"type":"phase_begin","t":1,"phase":"a b"})", "\"phase\""},
       {R"({"v":1,"type":"scalars","t":1,"values":{"loss":"high"}})", "scalar \"loss\""},
       {R"({"v":1,"type":"allocator","t":1,"devices":[{"allocated_bytes":1}]})", "\"device\""},
+      {R"({"v":1,"type":"allocator","t":1,"devices":[{"device":0,"uuid":7}]})", "\"uuid\""},
+      {R"({"v":1,"type":"epoch_begin","t":1,"epoch":0,"call":0})", "\"call\""},
       {"{\"v\":1,\"type\":\"hello\",\"t\":1", "not a JSON object"},
+      // Found by fuzzing (tests/fuzz/corpus/marker/pid_out_of_int): numbers that
+      // no int holds were cast to int, which is undefined behaviour.
+      {R"({"v":1,"type":"epoch_begin","pid":49223372036854775807241,"t":1,"epoch":1})",
+       "\"pid\" must be a whole number"},
+      {R"({"v":1,"type":"hello","rank":-1e300,"t":1})", "\"rank\""},
+      {R"({"v":1,"type":"hello","slot":2147483648,"t":1})", "\"slot\""},
+      {R"({"v":1,"type":"allocator","t":1,"devices":[{"device":4294967296}]})", "\"device\""},
+      {R"({"v":4294967297,"type":"hello","t":1})", "protocol version 4294967297"},
   };
   for (const Case& c : cases) {
     std::string error;
@@ -127,6 +161,22 @@ TEST(MarkerProtocol, NumbersOutOfRangeAreRefusedBeforeAnyCast) {
 
 TEST(MarkerProtocol, StepsFileSitsBesideTheSocket) {
   EXPECT_EQ(StepsPathFor("/tmp/trainvitals-abc/markers.sock"), "/tmp/trainvitals-abc/steps");
+}
+
+TEST(MarkerProtocol, TensorboardLogDirCarriesAnAbsolutePath) {
+  Marker m;
+  m.type = MarkerType::kTensorboardLogDir;
+  m.t = 1;
+  m.log_dir = "/home/me/logs/fit";
+  std::string error;
+  auto back = ParseMarker(EncodeMarker(m), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->type, MarkerType::kTensorboardLogDir);
+  EXPECT_EQ(back->log_dir, "/home/me/logs/fit");
+  EXPECT_FALSE(
+      ParseMarker(R"({"v":1,"type":"tensorboard_log_dir","t":1,"log_dir":"logs"})", &error));
+  EXPECT_NE(error.find("absolute"), std::string::npos) << error;
+  EXPECT_FALSE(ParseMarker(R"({"v":1,"type":"tensorboard_log_dir","t":1})", &error));
 }
 
 }  // namespace

@@ -16,6 +16,8 @@ std::string_view TrainingEventName(TrainingEventType type) {
       return "phase_end";
     case TrainingEventType::kScalars:
       return "scalars";
+    case TrainingEventType::kTensorboardLogDir:
+      return "tensorboard_log_dir";
     case TrainingEventType::kClientEnd:
       return "client_end";
   }
@@ -37,6 +39,7 @@ void TrainingEventLog::OnSample(const Sample& sample, std::vector<Event>* events
     if (m.steps) fields["steps"] = *m.steps;
     if (!m.phase.empty()) fields["phase"] = m.phase;
     if (!m.framework.empty()) fields["framework"] = m.framework;
+    if (!m.log_dir.empty()) fields["log_dir"] = m.log_dir;
     if (!m.exception.empty()) fields["exception"] = m.exception, fields["message"] = m.message;
     events->push_back(Event{m.t, std::string(TrainingEventName(m.type)), std::move(fields)});
   }

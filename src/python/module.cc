@@ -32,25 +32,33 @@ std::vector<AllocatorFigures> ToFigures(const py::list& devices) {
     auto d = h.cast<py::dict>();
     AllocatorFigures f;
     f.device = d["device"].cast<int>();
+    if (d.contains("uuid") && !d["uuid"].is_none()) f.uuid = py::str(d["uuid"]).cast<std::string>();
     for (const AllocatorField& field : AllocatorFields()) f.*field.value = Figure(d, field.name);
     out.push_back(f);
   }
   return out;
 }
 
-// A Session over the running process itself, configured from the same option
-// table as the CLI (keys as in the config file: "interval", "out", ...).
+// A Config from the same option table as the CLI (keys as in the config file:
+// "interval", "out", ...). Throws ConfigError for an unknown key, a bad value
+// or a bad combination.
+Config ConfigFrom(const std::map<std::string, std::string>& options) {
+  Config config;
+  for (const auto& [key, value] : options) {
+    const OptionDef* def = FindOptionByKey(key);
+    if (def == nullptr) throw ConfigError("trainvitals: unknown option '" + key + "'");
+    def->set(config, value);
+  }
+  Validate(config);
+  return config;
+}
+
+// A Session over the running process itself.
 class InProcessSession {
  public:
   explicit InProcessSession(const std::map<std::string, std::string>& options) {
-    Config config;
-    for (const auto& [key, value] : options) {
-      const OptionDef* def = FindOptionByKey(key);
-      if (def == nullptr) throw ConfigError("trainvitals: unknown option '" + key + "'");
-      def->set(config, value);
-    }
     std::vector<std::string> command = Command();
-    session_ = std::make_unique<Session>(config, command, "python");
+    session_ = std::make_unique<Session>(ConfigFrom(options), command, "python");
   }
   std::string Start() {
     session_->Start(static_cast<int>(::getpid()));
@@ -99,7 +107,7 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("dropped", &MarkerClient::dropped)
       .def("step", &MarkerClient::Step, "step"_a = -1,
            "Counts one step; True when allocator figures are due.")
-      .def("epoch_begin", &MarkerClient::EpochBegin, "epoch"_a)
+      .def("epoch_begin", &MarkerClient::EpochBegin, "epoch"_a, "call"_a = 0)
       .def("epoch_end", &MarkerClient::EpochEnd, "epoch"_a)
       .def("phase_begin", &MarkerClient::PhaseBegin, "phase"_a)
       .def("phase_end", &MarkerClient::PhaseEnd, "phase"_a)
@@ -111,6 +119,11 @@ PYBIND11_MODULE(_core, m) {
           },
           "devices"_a)
       .def("close", &MarkerClient::Close, "exception"_a = "", "message"_a = "");
+
+  m.def(
+      "check_options",
+      [](const std::map<std::string, std::string>& options) { tv::ConfigFrom(options); },
+      "options"_a, "Raises ConfigError for an unknown option, a bad value or combination.");
 
   py::class_<tv::InProcessSession>(m, "Session")
       .def(py::init<const std::map<std::string, std::string>&>(), "options"_a)

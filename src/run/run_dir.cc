@@ -63,6 +63,28 @@ std::string PrepareRunDir(const Config& config, const std::vector<std::string>& 
   return dir;
 }
 
+void PointLatestLink(const std::string& runs_dir, const std::string& run_dir) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(run_dir, ec);
+  fs::path runs = fs::absolute(runs_dir, ec);
+  if (ec || dir.parent_path().lexically_normal() != runs.lexically_normal()) return;
+  fs::path link = runs / "latest";
+  fs::path tmp = runs / fmt::format(".latest.{}", ::getpid());
+  fs::remove(tmp, ec);
+  fs::create_directory_symlink(dir.filename(), tmp, ec);
+  if (ec) return;
+  if (::rename(tmp.c_str(), link.c_str()) != 0)
+    fs::remove(tmp, ec);  // "latest" is a real directory
+}
+
+std::string ResolveRunDir(const std::string& run, const std::string& runs_dir) {
+  std::error_code ec;
+  if (fs::is_directory(run, ec)) return run;
+  std::string inside = (fs::path(runs_dir) / run).string();
+  if (fs::path(run).is_relative() && fs::is_directory(inside, ec)) return inside;
+  throw ConfigError(fmt::format("{}: no such run directory (nor {})", run, inside));
+}
+
 bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j, bool say) {
   std::string tmp = path + ".tmp";
   std::string text = j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

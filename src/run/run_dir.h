@@ -20,6 +20,16 @@ std::string DefaultRunName(const std::vector<std::string>& command);
 std::string PrepareRunDir(const Config& config, const std::vector<std::string>& command,
                           double now_wall);
 
+// Points `<runs_dir>/latest` at `run_dir` (a relative symbolic link, replaced
+// atomically), for a run directory made inside `runs_dir`. Says nothing on
+// failure: the link is a convenience.
+void PointLatestLink(const std::string& runs_dir, const std::string& run_dir);
+
+// The run directory a command's RUN argument names: the path itself, else
+// that name inside `runs_dir` ("latest", "20250101-120000-train"). Throws
+// ConfigError when neither is a directory.
+std::string ResolveRunDir(const std::string& run, const std::string& runs_dir);
+
 // Writes `j` to `path` atomically (temporary file, then rename): a reader sees
 // the old file or the new one, never half of one. Returns false
 // and, when `say`, says why on stderr when it fails.

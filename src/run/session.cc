@@ -150,17 +150,23 @@ void Session::StartMonitoring(int root_pid) {
       WriteJsonFile(dir + "/meta.json", meta_, false);
     });
   }
+  if (config_.out.empty()) PointLatestLink(config_.runs_dir, dir);
   jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
   std::vector<Sink*> sinks = {jsonl_.get()};
   if (tfevents_) sinks.push_back(tfevents_.get());
   if (visualdl_) sinks.push_back(visualdl_.get());
   if (!config_.quiet) {
     // Inside the training process the terminal belongs to the framework's own
-    // progress bars: no live line there, only the notices and epoch lines.
-    bool live = ::isatty(STDERR_FILENO) != 0 && mode_ != "python";
-    status_ = std::make_unique<StatusLine>(STDERR_FILENO, live);
+    // progress bars: no live line there (no row set), only the notices and
+    // epoch lines.
+    status_ = std::make_unique<StatusLine>(STDERR_FILENO, live_row_);
     sinks.push_back(status_.get());
   }
+  requested_tfevents_ = std::make_unique<RequestedTfevents>(
+      config_.tensorboard, start_wall_, config_.interval_s, [this](const std::string& line) {
+        if (status_) status_->Say(line);
+      });
+  sinks.push_back(requested_tfevents_.get());
   AddExporters(meta, &sinks);
   sinks_ = std::make_unique<SinkThread>(std::move(sinks));
   sinks_->Start();

@@ -23,6 +23,7 @@
 #include "sinks/metrics_server.h"
 #include "sinks/prometheus_sink.h"
 #include "sinks/pushgateway_sink.h"
+#include "sinks/tfevents/requested_tfevents.h"
 #include "sinks/tfevents/tfevents_sink.h"
 #include "sinks/visualdl/vdl_sink.h"
 #include "views/status_line.h"
@@ -41,6 +42,10 @@ class Session {
   // The marker socket training processes report to (TRAINVITALS_SOCKET); empty
   // when it could not be made (the run goes on without markers).
   std::string marker_socket() const { return markers_ ? markers_->socket_path() : std::string(); }
+
+  // Where the live status goes (a terminal's reserved row, not owned, which
+  // must outlive this session); none unless set before Start.
+  void ShowLiveStatus(TerminalRow* row) { live_row_ = row; }
 
   // Starts sampling the process tree rooted at `root_pid`. Throws nothing: the
   // command is already running, so a failure here is said once and the run
@@ -84,8 +89,10 @@ class Session {
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<PrometheusSink> prometheus_;
   std::unique_ptr<PushgatewaySink> pushgateway_;
+  TerminalRow* live_row_ = nullptr;
   std::unique_ptr<StatusLine> status_;
   std::unique_ptr<TfeventsSink> tfevents_;
+  std::unique_ptr<RequestedTfevents> requested_tfevents_;  // a training's log_dir (markers)
   std::unique_ptr<VdlSink> visualdl_;
   std::unique_ptr<SinkThread> sinks_;
   std::unique_ptr<Sampler> sampler_;

@@ -1,5 +1,7 @@
 #include "run/sources.h"
 
+#include <unistd.h>
+
 #include "core/env.h"
 #include "sources/gpu_deferred.h"
 #include "sources/host_sources.h"
@@ -11,7 +13,12 @@ RunSources MakeSources(const Config& config, int root_pid) {
   Env* env = Env::Default();
   RunSources out;
   out.sources = MakeHostSources(env, root_pid);
-  out.sources.push_back(std::make_unique<ProcessTreeSource>(env, std::vector<int>{root_pid}));
+  ProcessTreeOptions tree;
+  // Watching an ancestor (attach to one's shell) must not count ourselves; in
+  // the Python mode the job is this very process.
+  if (root_pid != ::getpid()) tree.excluded_pid = ::getpid();
+  out.sources.push_back(
+      std::make_unique<ProcessTreeSource>(env, std::vector<int>{root_pid}, std::move(tree)));
   GpuSourceOptions gpu = GpuSourceOptions::FromEnvironment();
   gpu.gpus = config.gpus;
   gpu.real_ids = config.gpu_ids;

@@ -44,6 +44,19 @@ void Flatten(const std::string& prefix, const Json& v, FlatRow* out) {
   }
 }
 
+// Deeper than any row we write (gpus[].x is 3 levels); bounds Flatten's
+// recursion and its prefixes, which grow with the depth.
+constexpr int kMaxDepth = 16;
+
+bool NestedDeeperThan(const Json& v, int levels) {
+  if (!v.is_structured()) return false;
+  if (levels == 0) return true;
+  for (const Json& member : v) {
+    if (NestedDeeperThan(member, levels - 1)) return true;
+  }
+  return false;
+}
+
 // Calls `fn(row)` for each object in the file; throws ConfigError on bad lines.
 template <typename Fn>
 void ForEachRow(const std::string& path, bool warn, Fn fn) {
@@ -61,6 +74,10 @@ void ForEachRow(const std::string& path, bool warn, Fn fn) {
         break;
       }
       throw ConfigError(fmt::format("{}:{}: not a JSON object", path, number));
+    }
+    if (NestedDeeperThan(row, kMaxDepth)) {
+      throw ConfigError(
+          fmt::format("{}:{}: nested deeper than {} levels", path, number, kMaxDepth));
     }
     fn(row);
   }

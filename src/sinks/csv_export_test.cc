@@ -74,6 +74,21 @@ TEST_F(ExportCsvTest, CutLastLineIsSkipped) {
   EXPECT_EQ(out.str(), "t\n1\n");
 }
 
+// Found with the samples_jsonl fuzz target: a deeply nested line overflowed the
+// stack (Flatten recursed once per level, copying a longer prefix each time).
+TEST_F(ExportCsvTest, DeeplyNestedLineNamesFileAndLine) {
+  constexpr int kDepth = 200000;
+  std::string path =
+      Write("{\"t\":1}\n{\"a\":" + std::string(kDepth, '[') + std::string(kDepth, ']') + "}\n");
+  std::ostringstream out;
+  try {
+    ExportCsv(path, out);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ":2: nested deeper than 16 levels");
+  }
+}
+
 TEST(ExportCsv, MissingFileIsNamed) {
   std::ostringstream out;
   EXPECT_THROW(ExportCsv("/nonexistent/samples.jsonl", out), ConfigError);

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "core/thread.h"
+#include "sinks/http_error.h"
 
 namespace tv {
 namespace {
@@ -113,8 +114,8 @@ bool PushgatewaySink::TrySend(const char* method, const std::string* body) {
                             ? client.Put(group_path_, *body, std::string(kPromTextContentType))
                             : client.Delete(group_path_);
   if (!res) {
-    Fail("unreachable", fmt::format("{} {}:{} failed: {}", method, url_.host, url_.port,
-                                    httplib::to_string(res.error())));
+    Fail("unreachable", fmt::format("{} failed: {}", method,
+                                    DescribeHttpError(res.error(), url_.host, url_.port)));
     return false;
   }
   if (res->status / 100 != 2) {

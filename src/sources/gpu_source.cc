@@ -112,10 +112,14 @@ std::unique_ptr<GpuSource> GpuSource::Create(std::unique_ptr<GpuBackend> backend
 
   if (source->watched_.empty()) {
     notices->push_back(Notice{
-        "nvml", fmt::format("no GPU to watch among the {} found (CUDA_VISIBLE_DEVICES='{}'{}): "
-                            "GPU metrics off, host metrics go on",
-                            gpus.size(), options.cuda_visible_devices.value_or(""),
-                            options.gpus.empty() ? "" : ", narrowed by --gpus")});
+        "nvml",
+        fmt::format("no GPU to watch among the {} found ({}{}): "
+                    "GPU metrics off, host metrics go on",
+                    gpus.size(),
+                    options.cuda_visible_devices
+                        ? fmt::format("CUDA_VISIBLE_DEVICES='{}'", *options.cuda_visible_devices)
+                        : "CUDA_VISIBLE_DEVICES unset",
+                    options.gpus.empty() ? "" : ", narrowed by --gpus")});
     return nullptr;
   }
   return source;
@@ -131,6 +135,7 @@ void GpuSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices
     g.index = w.index;
     g.physical_index = unit.physical_index;
     g.mig_instance = unit.mig_instance;
+    g.uuid = unit.uuid;
     backend_->ReadDevice(w.unit, tick, &g);
     Attribute(w, tick, out->job.pids, &g);
     if (backend_->lost(w.unit)) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 
 namespace tv {
@@ -43,6 +44,9 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
       e->type = TrainingEventType::kScalars;
       e->scalars = m.scalars;
       break;
+    case MarkerType::kTensorboardLogDir:
+      e->type = TrainingEventType::kTensorboardLogDir;
+      break;
     case MarkerType::kAllocator:
       return false;
   }
@@ -51,11 +55,42 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
   e->t = m.t;
   e->epoch = m.epoch;
   e->steps = m.steps;
+  e->call = m.call;
   e->phase = m.phase;
   e->framework = m.framework;
   e->exception = m.exception;
+  e->log_dir = m.log_dir;
   e->message = m.message;
   return true;
+}
+
+// Whether two UUIDs name the same device: the hex digits compared without
+// case, and without the "GPU-"/"MIG-" prefix that NVML writes and a framework
+// may leave out.
+bool SameUuid(std::string_view a, std::string_view b) {
+  auto bare = [](std::string_view s) {
+    for (std::string_view prefix : {"GPU-", "MIG-", "gpu-", "mig-"}) {
+      if (s.starts_with(prefix)) return s.substr(prefix.size());
+    }
+    return s;
+  };
+  a = bare(a);
+  b = bare(b);
+  return !a.empty() && a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// The GPU a framework's device is: the one with its UUID when the framework
+// said it (a rank's own CUDA_VISIBLE_DEVICES renumbers devices from 0), else the
+// one with its number; nullptr when none is watched.
+GpuSample* GpuOf(const AllocatorFigures& f, std::vector<GpuSample>* gpus) {
+  for (GpuSample& g : *gpus) {
+    if (f.uuid.empty() ? g.index == f.device : SameUuid(g.uuid, f.uuid)) return &g;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -186,6 +221,8 @@ bool MarkerSource::MakeRoom() {
 }
 
 bool MarkerSource::Apply(const Marker& m) {
+  // Sent on a connection of its own: says nothing of the process's state.
+  if (m.type == MarkerType::kTensorboardLogDir) return true;
   auto key = std::pair(m.pid, m.slot);
   auto it = processes_.find(key);
   if (it == processes_.end()) {
@@ -219,13 +256,13 @@ bool MarkerSource::Apply(const Marker& m) {
       break;
     }
     case MarkerType::kScalars:
-      for (const auto& [name, value] : m.scalars) {
+      for (const auto& scalar : m.scalars) {  // no structured binding: clang 14 cannot capture one
         auto s = std::find_if(p.scalars.begin(), p.scalars.end(),
-                              [&](const auto& kv) { return kv.first == name; });
+                              [&](const auto& kv) { return kv.first == scalar.first; });
         if (s != p.scalars.end()) {
-          s->second = value;
+          s->second = scalar.second;
         } else if (p.scalars.size() < kMaxScalars) {
-          p.scalars.emplace_back(name, value);
+          p.scalars.push_back(scalar);
         } else {
           Warn("scalars", fmt::format("a process sent more than {} scalar names: new names are "
                                       "ignored",
@@ -240,6 +277,8 @@ bool MarkerSource::Apply(const Marker& m) {
       p.closed = true;
       p.phases.clear();
       p.allocator.clear();
+      break;
+    case MarkerType::kTensorboardLogDir:
       break;
   }
   return true;
@@ -311,13 +350,11 @@ void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
 void MarkerSource::AddAllocatorFigures(Sample* out) const {
   for (const auto& [key, p] : processes_) {
     for (const AllocatorFigures& f : p.allocator) {
-      for (GpuSample& g : out->gpus) {
-        if (g.index != f.device) continue;
-        AddTo(&g.allocator_allocated_bytes, f.allocated_bytes);
-        AddTo(&g.allocator_reserved_bytes, f.reserved_bytes);
-        AddTo(&g.allocator_peak_bytes, f.peak_allocated_bytes);
-        break;
-      }
+      GpuSample* g = GpuOf(f, &out->gpus);
+      if (g == nullptr) continue;
+      AddTo(&g->allocator_allocated_bytes, f.allocated_bytes);
+      AddTo(&g->allocator_reserved_bytes, f.reserved_bytes);
+      AddTo(&g->allocator_peak_bytes, f.peak_allocated_bytes);
     }
   }
 }

@@ -132,6 +132,27 @@ TEST(MarkerSource, AllocatorFiguresJoinTheirGpuBySummingProcesses) {
   EXPECT_EQ(s.training.ranks[1].rank, 1);
 }
 
+TEST(MarkerSource, AllocatorFiguresFindTheirGpuByUuidWhateverTheRankCallsIt) {
+  // Each rank has its own CUDA_VISIBLE_DEVICES: both call their GPU device 0.
+  Fixture f;
+  MarkerClient a(f.endpoint->socket_path(), 0, "torch");
+  MarkerClient b(f.endpoint->socket_path(), 1, "torch");
+  MarkerClient c(f.endpoint->socket_path(), 2, "torch");
+  a.Allocator({{.device = 0, .uuid = "GPU-bbbb-1", .allocated_bytes = 100}});
+  b.Allocator({{.device = 0, .uuid = "AAAA-0", .allocated_bytes = 10}});     // bare, other case
+  c.Allocator({{.device = 0, .uuid = "GPU-cccc-9", .allocated_bytes = 1}});  // not watched
+  Sample s;
+  GpuSample& g0 = s.gpus.emplace_back();
+  g0.index = 0;
+  g0.uuid = "GPU-aaaa-0";
+  GpuSample& g1 = s.gpus.emplace_back();
+  g1.index = 1;
+  g1.uuid = "GPU-bbbb-1";
+  f.source->Read(Tick{1.0, true}, &s, &f.notices);
+  EXPECT_EQ(s.gpus[0].allocator_allocated_bytes, 10);
+  EXPECT_EQ(s.gpus[1].allocator_allocated_bytes, 100);
+}
+
 TEST(MarkerSource, ABurstFromManyProcessesIsNotLost) {
   // More messages at once than a datagram socket queues (max_dgram_qlen).
   Fixture f;
@@ -413,6 +434,28 @@ TEST(PhaseTracker, EpochsBegunAndNeverEndedAreBounded) {
   events.clear();
   tracker.OnFinish(200, &events);
   EXPECT_EQ(events.size(), 64u);
+}
+
+TEST(PhaseTracker, EpochRecordSaysWhichCallItBelongsTo) {
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  Sample s;
+  for (int64_t epoch : {0, 1}) {
+    TrainingEvent begin;
+    begin.type = TrainingEventType::kEpochBegin;
+    begin.t = 100 + static_cast<double>(epoch);
+    begin.epoch = epoch;
+    if (epoch == 1) begin.call = 4;
+    TrainingEvent end = begin;
+    end.type = TrainingEventType::kEpochEnd;
+    end.call.reset();
+    end.t += 0.5;
+    s.training.events = {begin, end};
+    tracker.OnSample(s, &events);
+  }
+  ASSERT_EQ(tracker.Epochs().size(), 2u);
+  EXPECT_FALSE(tracker.Epochs()[0].contains("call"));  // a client that did not say
+  EXPECT_EQ(tracker.Epochs()[1]["call"], 4);
 }
 
 TEST(PhaseTracker, EpochEnergyIntegratesPowerHeldBetweenReadings) {

@@ -311,7 +311,9 @@ void ProcessTreeSource::QueueChildren(int pid, int tid, Proc* p, std::vector<Not
   }
   kids_.clear();
   AppendChildPids(buf_, &kids_);
-  for (int kid : kids_) queue_.push_back({kid, pid, Via::kChild});
+  for (int kid : kids_) {
+    if (kid != options_.excluded_pid) queue_.push_back({kid, pid, Via::kChild});
+  }
 }
 
 void ProcessTreeSource::ReadReaper(std::vector<Notice>* notices) {

@@ -84,6 +84,9 @@ struct ProcessTreeOptions {
   std::optional<int> reaper_pid;
   // A fall of the RSS sum by this fraction since the last PSS round asks for one.
   double rss_fall_ratio = 0.2;
+  // Never a member, nor its descendants: the monitor itself, when it watches
+  // one of its own ancestors (`attach` to its shell). 0: none.
+  int excluded_pid = 0;
 };
 
 class ProcessTreeSource final : public Source {

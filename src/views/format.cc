@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace tv {
@@ -24,6 +26,36 @@ std::string FormatDuration(double seconds) {
   long h = total / 3600, m = (total / 60) % 60, s = total % 60;
   if (h > 0) return fmt::format("{}:{:02}:{:02}", h, m, s);
   return fmt::format("{}:{:02}", m, s);
+}
+
+std::string ShellQuote(std::string_view arg) {
+  auto plain = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("@%+=:,./_-").find(c) != std::string_view::npos;
+  };
+  if (!arg.empty() && std::all_of(arg.begin(), arg.end(), plain)) return std::string(arg);
+  if (arg.find('\'') != std::string_view::npos &&
+      arg.find_first_of("\"$`\\!") == std::string_view::npos) {
+    return "\"" + std::string(arg) + "\"";
+  }
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string ShellCommand(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) {
+    if (!out.empty()) out += ' ';
+    out += ShellQuote(a);
+  }
+  return out;
 }
 
 }  // namespace tv

@@ -1,33 +1,50 @@
-// StatusLine: what a run says on stderr while it goes. When stderr is a
-// terminal (`live`), a one-line status (elapsed, job CPU and memory, host
-// memory, per GPU load, memory and temperature) rewritten in place each row and
-// cleared before the summary. Always (unless --quiet, when it is not made at
-// all), one line for each source that cannot read ("trainvitals: ...").
+// StatusLine: what a run says on stderr while it goes. With a TerminalRow
+// (stderr is a terminal), a one-line status (elapsed, job CPU and memory, host
+// memory, per GPU load, memory and temperature, or a range over many GPUs) in
+// the terminal's reserved bottom row, fitted to its width, released before the
+// summary. Always (unless --quiet, when it is not made at all), the epoch lines
+// and a line for what cannot be measured: the notices of the run's first
+// interval (no NVIDIA driver, no RAPL, ...) as one line, later ones each on its
+// own; a notice already said in this process is not said again (a Python
+// process that fits several times says it at the first fit).
 //
 // Thread safety: a Sink, used on the sink thread only.
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/sink.h"
+#include "views/terminal_row.h"
 
 namespace tv {
 
 class StatusLine final : public Sink {
  public:
-  StatusLine(int fd, bool live) : fd_(fd), live_(live) {}
+  // `row`: where the live status goes; nullptr for none. Not owned; outlives
+  // this sink's OnClose.
+  StatusLine(int fd, TerminalRow* row) : fd_(fd), row_(row) {}
   void OnRow(const Row& row) override;
   void OnEvent(const Event& event) override;
   void OnClose() override;
+  // Says `line` (no newline) on stderr as the epoch lines are said.
+  void Say(const std::string& line) { WriteLine(line); }
 
  private:
-  void Clear();
+  void WriteLine(const std::string& line);
+  void SayNotices();
   int fd_;
-  bool live_;
-  bool shown_ = false;
+  TerminalRow* row_;
+  bool first_row_seen_ = false;
+  // (source, message) of the notices before the first row.
+  std::vector<std::pair<std::string, std::string>> start_notices_;
 };
 
-// The text of the status line for `row` (no control characters).
-std::string StatusText(const Row& row);
+// The status line for `row` in at most `columns` columns (no control
+// characters): every GPU on its own when that fits, else one range over all
+// of them ("8 GPUs: busy 88–93%, mem 61–65 GiB"), then without host memory,
+// then with fewer words, then cut with "…".
+std::string StatusText(const Row& row, int columns);
 
 }  // namespace tv

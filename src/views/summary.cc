@@ -120,10 +120,8 @@ nlohmann::ordered_json BuildSummary(const RunOutcome& o, const Row& run_row) {
 
 std::string FormatSummary(const nlohmann::ordered_json& s) {
   std::string out;
-  std::string command;
-  for (const auto& a : s.value("command", nlohmann::ordered_json::array())) {
-    command += (command.empty() ? "" : " ") + a.get<std::string>();
-  }
+  std::string command = ShellCommand(
+      s.value("command", nlohmann::ordered_json::array()).get<std::vector<std::string>>());
   std::string ending;
   const auto exception = s.value("exception", nlohmann::ordered_json());
   if (s["exit_signal"].is_number()) {

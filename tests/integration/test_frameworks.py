@@ -16,7 +16,7 @@ from schema import check_run_dir
 
 EPOCHS = 3
 STEPS = 12
-TORCH_PY = ROOT / "build" / "torch-venv" / "bin" / "python"
+TORCH_PY = ROOT / "build" / "venv" / "bin" / "python"
 
 # name: (python, example, framework the client says it is)
 FRAMEWORKS = {

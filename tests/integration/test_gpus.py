@@ -52,6 +52,7 @@ def test_two_gpus_are_recorded_with_the_jobs_share(gpu_run):
     g0, g1 = gpu_rows(r, 0), gpu_rows(r, 1)
     assert len(g0) >= 5 and len(g1) >= 5
     assert g0[-1]["job_memory_bytes"] == 4_000_000_000
+    assert g0[-1]["job_memory_bytes"] <= g0[-1]["memory_used_bytes"]  # a job holds part of it
     assert g1[-1]["job_memory_bytes"] == 0
     full = g0[-2]  # the last full interval (the final row may be partial)
     for key in ("util_ratio", "memory_used_bytes", "memory_total_bytes", "temperature_celsius",
@@ -122,6 +123,21 @@ def test_cuda_visible_devices_numbers_gpus_as_the_framework_does(gpu_run):
     gpus = r.meta["gpus"]
     assert len(gpus) == 1
     assert gpus[0]["index"] == 0 and gpus[0]["physical_index"] == 1
+
+
+def test_gpus_naming_a_gpu_the_job_does_not_see_is_a_usage_error(run_tv):
+    env = {"TRAINVITALS_NVML_LIBRARY": str(FAKE), "FAKE_NVML_SCENARIO": str(SCENARIOS / "two_gpus.json")}
+    r = run_tv(["true"], "--gpus", "0,5", env=env)
+    assert r.proc.returncode == 2, r.proc.stderr
+    assert "--gpus: there is no GPU 5: the job sees 2 GPUs (0, 1)" in r.proc.stderr
+    assert "CUDA_VISIBLE_DEVICES" not in r.proc.stderr  # it is unset: not the cause
+    assert not (r.out / "samples.jsonl").exists()
+    r = run_tv(["true"], "--gpus", "1", env={**env, "CUDA_VISIBLE_DEVICES": "1"}, name="cvd")
+    assert r.proc.returncode == 2
+    assert "the job sees 1 GPU (0) with CUDA_VISIBLE_DEVICES='1'" in r.proc.stderr
+    r = run_tv(["true"], "--gpus", "1", env=env, name="fine")
+    assert r.proc.returncode == 0, r.proc.stderr
+    assert [g["index"] for g in r.meta["gpus"]] == [1]
 
 
 def test_no_permission_says_what_is_missing(gpu_run):

@@ -28,7 +28,9 @@ def check_epochs(summary, steps=20, epochs=3):
 
 def test_markers_under_run_join_the_supervisors_run(run_tv, tmp_path):
     sock_file = tmp_path / "socket.txt"
-    r = run_tv([*SCRIPT, "--socket-file", str(sock_file)], env=ENV)
+    # Rows of one sample each: the 0.2 s of training in each epoch is certain to
+    # hold a row's end (a 1 s row ends wherever the ~1 s script happens to be).
+    r = run_tv([*SCRIPT, "--socket-file", str(sock_file)], "--interval", "0.1", env=ENV)
     assert r.proc.returncode == 0, r.proc.stderr
     check_epochs(r.summary)
     assert r.meta["mode"] == "run"

@@ -1,10 +1,13 @@
 """The run directory follows DESIGN.md's contract; the printed summary matches summary.json."""
+import fcntl
 import json
 import os
 import pty
 import re
+import struct
 import subprocess
 import sys
+import termios
 
 from conftest import helper, read_jsonl
 
@@ -62,7 +65,9 @@ def test_status_line_on_a_terminal_and_quiet_silences_everything(tv, tmp_path):
     def run_on_pty(*flags):
         pid, fd = pty.fork()
         if pid == 0:
-            os.execv(tv, [tv, "run", "--out", str(tmp_path / f"r{len(flags)}"), *flags, "--", "sleep", "2.2"])
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+            os.execve(tv, [tv, "run", "--out", str(tmp_path / f"r{len(flags)}"), *flags, "--", "sleep", "2.2"],
+                      {**os.environ, "TERM": "xterm"})
         out = b""
         while True:
             try:
@@ -76,7 +81,8 @@ def test_status_line_on_a_terminal_and_quiet_silences_everything(tv, tmp_path):
         return out.decode(errors="replace")
 
     shown = run_on_pty()
-    assert re.search(r"\rtrainvitals 1\.\d s \| CPU", shown.replace("\x1b[K", "")), shown
+    # Drawn in the bottom row (24) of the terminal (test_status_line.py has the rest).
+    assert re.search(r"\x1b\[24;1H\x1b\[0mtrainvitals 1\.\d s \| CPU", shown), shown
     assert "exit code 0" in shown
     quiet = run_on_pty("--quiet")
     assert "trainvitals" not in quiet

@@ -142,3 +142,80 @@ def test_a_full_disk_is_said_once_and_the_run_goes_on(tv, tmp_path):
     assert len(said) == 1 and "monitoring goes on" in said[0], proc.stderr
     assert os.path.getsize(files[0]) == 4096
     assert len(load(os.path.dirname(files[0])).Scalars("job/cpu_cores")) >= 1
+
+
+MARKERS = os.path.join(os.path.dirname(__file__), "helpers", "markers_script.py")
+PY_ENV = {"PYTHONPATH": os.path.join(os.path.dirname(__file__), "..", "..", "python")}
+
+
+def test_with_step_markers_the_step_is_the_trainings_global_step(run_tv, tmp_path):
+    logdir = tmp_path / "tb"
+    r = run_tv([sys.executable, MARKERS, "--steps", "40"], "--interval", "0.25",
+               "--tensorboard", str(logdir), env=PY_ENV)
+    assert r.proc.returncode == 0, r.proc.stderr
+    given = [row["training"]["step"] for row in r.rows if "step" in row.get("training", {})]
+    assert given and given[-1] == 119  # 3 epochs of 40 steps, numbered from 0
+    steps = [e.step for e in load(logdir / "system").Scalars("job/cpu_cores")]
+    assert steps == sorted(set(steps))
+    on_training_axis = [s for s in steps if s >= min(given)]
+    # Every row written once steps came sits at a step the training gave,
+    # rows where the step stood still (evaluation) are left out.
+    assert len(on_training_axis) >= 4 and set(on_training_axis) <= set(given), (steps, given)
+    assert steps[-1] == 119
+
+
+def test_a_monitors_log_dir_under_run_gets_the_system_scalars(run_tv, tmp_path):
+    logdir = tmp_path / "logs"
+    script = ("import time, trainvitals\n"
+              f"with trainvitals.monitor(tensorboard={str(logdir)!r}) as m:\n"
+              "    for s in range(30):\n"
+              "        time.sleep(0.05)\n"
+              "        m.step(s)\n")
+    r = run_tv([sys.executable, "-c", script], "--interval", "0.25", env=PY_ENV)
+    assert r.proc.returncode == 0, r.proc.stderr
+    assert f"trainvitals: TensorBoard system scalars go to {logdir}/system too" in r.proc.stderr
+    acc = load(logdir / "system")
+    assert "job/cpu_cores" in acc.Tags()["scalars"]
+    assert max(e.step for e in acc.Scalars("job/cpu_cores")) == 29
+    assert not (tmp_path / "run" / "system").exists()
+    assert any(e["type"] == "tensorboard_log_dir" and e["log_dir"] == str(logdir) for e in r.events)
+
+    # --tensorboard elsewhere wins, and one line says so.
+    other = tmp_path / "given"
+    r = run_tv([sys.executable, "-c", script.replace(str(logdir), str(tmp_path / "logs2"))],
+               "--tensorboard", str(other), env=PY_ENV, name="given")
+    assert r.proc.returncode == 0, r.proc.stderr
+    said = [line for line in r.proc.stderr.splitlines() if line.startswith("trainvitals: TensorBoard")]
+    assert said == [f"trainvitals: TensorBoard system scalars go to {other} (--tensorboard), not "
+                    f"also to the training's log_dir {tmp_path / 'logs2'}"], r.proc.stderr
+    assert not (tmp_path / "logs2" / "system").exists()
+
+
+def test_keras_log_dir_under_run_lines_up_with_kerass_own_curves(run_tv, tmp_path):
+    pytest.importorskip("keras")
+    tbparse = pytest.importorskip("tbparse")
+    logdir = tmp_path / "logs"
+    script = (
+        "import numpy as np, keras\n"
+        "from trainvitals.keras import VitalsCallback\n"
+        "x = np.random.rand(640, 8).astype('float32'); y = x.sum(axis=1, keepdims=True)\n"
+        "m = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation='relu'), keras.layers.Dense(1)])\n"
+        "m.compile('adam', 'mse')\n"
+        "def slow(batch, logs):\n"
+        "    import time; time.sleep(0.02)\n"
+        f"m.fit(x, y, epochs=3, batch_size=32, verbose=0, callbacks=[VitalsCallback(log_dir={str(logdir)!r}),"
+        f" keras.callbacks.TensorBoard({str(logdir)!r}, update_freq=5),"
+        " keras.callbacks.LambdaCallback(on_train_batch_end=slow)])\n")
+    r = run_tv([sys.executable, "-c", script], "--interval", "0.25", env=PY_ENV, timeout=300)
+    assert r.proc.returncode == 0, r.proc.stderr
+    assert f"TensorBoard system scalars go to {logdir}/system too" in r.proc.stderr
+    reader = tbparse.SummaryReader(str(logdir), extra_columns={"dir_name"})
+    df = reader.scalars
+    system = df[(df["dir_name"] == "system") & (df["tag"] == "job/cpu_cores")]
+    keras_batches = reader.tensors  # Keras writes TF2 tensor summaries
+    keras_batches = keras_batches[keras_batches["tag"] == "batch_loss"]
+    assert len(system) >= 4 and len(keras_batches) > 0, (df, reader.tensors)
+    # Both on the training's step axis: 3 epochs of 20 batches, the last at 60.
+    assert list(keras_batches["step"]) == list(range(5, 61, 5))
+    steps = list(system["step"])
+    assert steps == sorted(set(steps)) and steps[-1] == 60, steps

@@ -44,7 +44,15 @@ std::vector<TbScalar> RowScalars(const Row& row) {
   return out;
 }
 
-int64_t TbStepper::Next(const Row& row) {
+std::optional<int64_t> TbStepper::Next(const Row& row) {
+  auto training = FindStat(metric::kTrainingStep, row.values);
+  if (!training) training = FindStat(metric::kTrainingSteps, row.values);
+  if (training && training->last >= 0) {
+    int64_t step = std::llround(training->last);
+    if (step <= last_) return std::nullopt;
+    last_ = step;
+    return step;
+  }
   double intervals = interval_s_ > 0 ? std::round(row.elapsed_s / interval_s_) : 0;
   int64_t step = std::llround(intervals * interval_s_);
   if (step <= last_) step = last_ + 1;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/metrics.h"
@@ -21,14 +22,18 @@ std::vector<TbScalar> RowScalars(const Row& row);
 // utilisation, host/job/GPU memory, GPU power (docs/metrics.md).
 bool TensorBoardKeepsMax(const MetricDef& m);
 
-// Chooses the step of each row: seconds since start, rounded to a whole number
-// of intervals, and always above the previous step (a repeated or smaller step
-// makes TensorBoard drop points). Seam: when training-step markers exist, the
-// row's training step is to be used here instead.
+// Chooses the step of each row, always above the previous one (a repeated or
+// smaller step makes TensorBoard drop points). When the training gives steps
+// (markers), the training's global step: the highest step number the processes
+// gave (training.step), else the steps taken (training.steps), so the system
+// scalars line up with the framework's own curves on TensorBoard's default
+// axis; a row where it has not advanced is not written (nullopt). Before the
+// first step, and without markers: seconds since start, rounded to a whole
+// number of intervals.
 class TbStepper {
  public:
   explicit TbStepper(double interval_s) : interval_s_(interval_s) {}
-  int64_t Next(const Row& row);
+  std::optional<int64_t> Next(const Row& row);
 
  private:
   double interval_s_;

@@ -84,5 +84,28 @@ TEST(TbStepper, SecondsRoundedToIntervalsStrictlyIncreasing) {
   EXPECT_EQ(fast.Next(At(5.0)), 5);
 }
 
+Row AtStep(double elapsed, std::optional<double> step, std::optional<double> steps) {
+  Row row = At(elapsed);
+  row.values.resize(SampleMetrics().size());
+  if (step)
+    row.values[IndexOf(SampleMetrics(), Scope::kTraining, "step")] = Stat{*step, *step, *step, 1};
+  if (steps) {
+    row.values[IndexOf(SampleMetrics(), Scope::kTraining, "steps")] =
+        Stat{*steps, *steps, *steps, 1};
+  }
+  return row;
+}
+
+TEST(TbStepper, FollowsTheTrainingsGlobalStepOnceItGivesOne) {
+  TbStepper s(1);
+  EXPECT_EQ(s.Next(At(1.0)), 1);  // before the first step marker: seconds
+  EXPECT_EQ(s.Next(AtStep(2.0, 120, 120)), 120);
+  EXPECT_EQ(s.Next(AtStep(3.0, 120, 120)), std::nullopt);  // no progress (evaluation): not written
+  EXPECT_EQ(s.Next(AtStep(4.0, 250, 250)), 250);
+  EXPECT_EQ(s.Next(AtStep(5.0, 1000, 130)), 1000);  // numbers given win over the count
+  TbStepper counted(1);
+  EXPECT_EQ(counted.Next(AtStep(1.0, std::nullopt, 40)), 40);  // steps counted, not numbered
+}
+
 }  // namespace
 }  // namespace tv

@@ -44,7 +44,9 @@ void TfeventsSink::WriteRecord(const std::string& event) {
 void TfeventsSink::OnRow(const Row& row) {
   std::vector<TbScalar> scalars = RowScalars(row);
   if (scalars.empty()) return;
-  WriteRecord(EncodeScalarEvent(row.t, stepper_.Next(row), scalars));
+  std::optional<int64_t> step = stepper_.Next(row);
+  if (!step) return;
+  WriteRecord(EncodeScalarEvent(row.t, *step, scalars));
 }
 
 void TfeventsSink::OnClose() { file_->Close(); }

@@ -40,10 +40,11 @@ void VdlSink::Write() {
 void VdlSink::OnRow(const Row& row) {
   std::vector<TbScalar> scalars = RowScalars(row);
   if (scalars.empty()) return;
-  int64_t step = stepper_.Next(row);
+  std::optional<int64_t> step = stepper_.Next(row);
+  if (!step) return;
   int64_t ms = std::llround(row.t * 1000);
   for (const TbScalar& s : scalars)
-    AppendVdlRecord(EncodeVdlScalar(s.tag, step, ms, s.value), &buffer_);
+    AppendVdlRecord(EncodeVdlScalar(s.tag, *step, ms, s.value), &buffer_);
   Write();
 }
 

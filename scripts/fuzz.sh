@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Fuzzes every libFuzzer target in tests/fuzz for FUZZ_SECONDS each (default
+# 180), one after another, in the clang ASan+UBSan build (build/asan).
+# New inputs go to build/fuzz/corpus/<target> (the seed corpus in
+# tests/fuzz/corpus/<target> is read, never written); a crash is saved as
+# build/fuzz/artifacts/<target>/crash-... and fails the run once every target
+# has had its turn. tests/fuzz/<target>.dict, where present, is the target's
+# dictionary (libFuzzer -dict). To keep a crash as a regression input, copy it into the
+# target's seed corpus; ctest replays the seed corpora (label "fuzz").
+#   FUZZ_SECONDS=30 scripts/fuzz.sh [target...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-180}
+build=build/asan
+
+[ -f $build/build.ninja ] || cmake --preset asan >/dev/null
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for f in tests/fuzz/*_fuzz.cc; do
+    name=$(basename "$f" _fuzz.cc)
+    targets+=("$name")
+  done
+fi
+cmake --build $build --target "${targets[@]/#/fuzz_}"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+failed=()
+for t in "${targets[@]}"; do
+  work=build/fuzz/corpus/$t
+  artifacts=build/fuzz/artifacts/$t
+  mkdir -p "$work" "$artifacts"
+  log=build/fuzz/$t.log
+  start=$(date +%s)
+  dict=()
+  [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
+  if $build/tests/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      "${dict[@]}" -print_final_stats=1 -artifact_prefix="$artifacts/" \
+      "$work" "tests/fuzz/corpus/$t" \
+      >"$log" 2>&1; then
+    echo "fuzz: $t: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" |
+      grep -o '[0-9]*$') inputs in $(($(date +%s) - start)) s, no crash"
+  else
+    echo "fuzz: $t: CRASH, see $log and $artifacts/"
+    tail -n 40 "$log"
+    failed+=("$t")
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: crashes in ${failed[*]}"
+  exit 1
+fi

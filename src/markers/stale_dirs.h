@@ -1,0 +1,23 @@
+// Marker directories (trainvitals-XXXXXX under $TMPDIR) that a run killed with
+// SIGKILL could not remove. Each directory names its owner in `owner.pid`; at
+// start a new endpoint removes the directories of this user whose owner is
+// gone. A directory another running trainvitals owns is never touched.
+//
+// Thread safety: functions only; call from the controlling thread.
+#pragma once
+
+#include <string>
+
+namespace tv {
+
+inline constexpr char kOwnerFileName[] = "owner.pid";
+
+// Removes, in `tmp_dir`, every trainvitals-XXXXXX directory of the calling
+// user that is stale: its `owner.pid` names a process that no longer exists,
+// or (made before owner files, or killed before writing one) it has none, is
+// over a minute old and nothing listens on its socket. Only the files a marker
+// directory holds are removed; a directory holding anything else stays.
+// Returns how many were removed.
+int RemoveStaleMarkerDirs(const std::string& tmp_dir);
+
+}  // namespace tv

@@ -1,0 +1,11 @@
+// The NSpid line of /proc/PID/status.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "sources/proc_pid_parse.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  tv::ParseNsPids(std::string_view(reinterpret_cast<const char*>(data), size));
+  return 0;
+}
