@@ -145,7 +145,9 @@ void Session::StartMonitoring(int root_pid) {
   meta_ = meta;
   if (sources.gpu != nullptr && !sources.gpu_info.is_object()) {
     // On the sampler thread, at the first tick that finds the GPUs opened.
+    gpu_pending_ = sources.gpu;
     sources.gpu->set_on_ready([this, dir](const nlohmann::json& info) {
+      gpu_pending_ = nullptr;
       AddGpuInfo(info, &meta_);
       WriteJsonFile(dir + "/meta.json", meta_, false);
     });
@@ -200,6 +202,14 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
     // Its thread is stuck in a source and may come back: it must find the
     // sampler (and the sources it owns) still there, so it is never freed.
     left_behind_ = sampler_.release();
+  }
+  if (gpu_pending_ != nullptr && sampler_ && gpu_pending_->WaitReady(0)) {
+    // The driver opened after the last tick: meta.json names its GPUs all the same.
+    nlohmann::json info = gpu_pending_->static_info();
+    if (info.is_object()) {
+      AddGpuInfo(info, &meta_);
+      WriteJsonFile(run_dir_ + "/meta.json", meta_, false);
+    }
   }
   Sampler* sampler = sampler_ ? sampler_.get() : left_behind_;
   double end = Clock::Default()->WallSeconds();

@@ -30,6 +30,8 @@
 
 namespace tv {
 
+class DeferredGpuSource;
+
 class Session {
  public:
   // Validates `config` and prepares the run directory. Throws ConfigError with a
@@ -100,6 +102,8 @@ class Session {
   bool finished_ = false;
   // meta.json as written; the sampler thread writes it again once the GPUs are known.
   nlohmann::ordered_json meta_;
+  // The GPU source (owned by the sampler) while meta.json still lacks its GPUs.
+  DeferredGpuSource* gpu_pending_ = nullptr;
   static constexpr double kSummaryWait_s = 20;
   // Exporters label GPU series with the model from the first scrape: with one,
   // the start waits this long at most for the driver to open.
