@@ -1,0 +1,52 @@
+"""The GPU driver opens off the command's path: with a driver slow to initialise
+(the fake's `init_delay_s`), the command starts at once, a short run ends
+without waiting for the driver, and a longer one still gets its GPUs into the
+rows and meta.json."""
+import json
+import time
+
+from conftest import ROOT
+
+FAKE = ROOT / "build" / "release" / "tests" / "fake_nvml" / "fake_nvml" / "libnvidia-ml.so.1"
+DELAY_S = 1.5
+
+
+def slow_driver(tmp_path):
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps({"init_delay_s": DELAY_S,
+                                "devices": [{"uuid": "GPU-slow", "name": "NVIDIA H200",
+                                             "gpm": {"2": 70}}]}))
+    return {"TRAINVITALS_NVML_LIBRARY": str(FAKE), "FAKE_NVML_SCENARIO": str(path)}
+
+
+def test_a_short_command_does_not_wait_for_the_driver(run_tv, tmp_path):
+    started = time.monotonic()
+    r = run_tv(["true"], "--quiet", env=slow_driver(tmp_path))
+    took = time.monotonic() - started
+    assert r.proc.returncode == 0, r.proc.stderr
+    assert took < DELAY_S * 0.5, f"run -- true took {took:.2f} s with a {DELAY_S} s driver start"
+    assert r.meta["gpus"] == []  # no GPU was read: none is claimed
+    assert r.summary["exit_code"] == 0
+
+
+def test_the_command_starts_before_the_driver_and_gpus_follow(run_tv, tmp_path):
+    stamp = tmp_path / "child_started"
+    command = ["sh", "-c", f"date +%s.%N > {stamp}; sleep 3.5"]
+    before = time.time()
+    r = run_tv(command, "--interval", "0.5", env=slow_driver(tmp_path))
+    assert r.proc.returncode == 0, r.proc.stderr
+    child_started = float(stamp.read_text())
+    assert child_started - before < DELAY_S * 0.5  # well before the driver is up
+    rows = r.rows
+    with_gpus = [row for row in rows if row["gpus"]]
+    assert rows[0]["gpus"] == []  # the first rows come before the driver
+    assert len(with_gpus) >= 3, [len(row["gpus"]) for row in rows]
+    full = with_gpus[1]  # a whole row after the driver opened
+    assert full["gpus"][0]["index"] == 0
+    assert "memory_used_bytes" in full["gpus"][0]
+    assert "sm_active_ratio" in full["gpus"][0]
+    gpus = r.meta["gpus"]  # written again once the driver is known
+    assert [g["index"] for g in gpus] == [0]
+    assert gpus[0]["name"] == "NVIDIA H200"
+    assert r.meta["gpu_driver"]["backend"] == "nvml"
+
