@@ -161,37 +161,6 @@ if [ -n "$ROWS" ] && [ -s "$ROWS" ]; then
 else
   log "no rows to compare"
 fi
-# 6. GPM on Hopper and later: the rows must carry the GPM keys (they once lacked
-# them while `check` said GPM was readable). The final row may be partial (no
-# row tick closed it): it is left out.
-GPM_STATUS=0
-if [ -n "$ROWS" ] && [ -s "$ROWS" ]; then
-  python3 - "$ROWS" "$OUT/run/meta.json" "$OUT/check.json" "$OUT/probe.json" <<'PY' | tee "$OUT/gpm.txt"
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-cc = None
-for path in sys.argv[2:]:
-    try:
-        j = json.load(open(path))
-    except (OSError, ValueError):
-        continue
-    for g in j.get("gpus", []) + j.get("gpu", {}).get("gpus", []):
-        cc = cc or g.get("compute_capability")
-if cc is None or float(cc) < 9.0:
-    print(f"GPM keys: not checked (compute capability {cc}; GPM needs Hopper, 9.0, or later)")
-    sys.exit(0)
-keys = ("sm_active_ratio", "sm_occupancy_ratio", "tensor_active_ratio", "dram_active_ratio")
-full = [r for r in rows[:-1] if r.get("gpus")]
-counts = {k: sum(1 for r in full if k in r["gpus"][0]) for k in keys}
-need = max(1, len(full) - 2)  # the first row or two may come before the driver opened
-bad = [k for k, n in counts.items() if n < need]
-print(f"GPM keys in {len(full)} full rows with GPUs (need {need} each, compute capability {cc}): "
-      + ", ".join(f"{k} {n}" for k, n in counts.items()) + ("  MISSING" if bad else "  ok"))
-sys.exit(1 if bad else 0)
-PY
-  GPM_STATUS=${PIPESTATUS[0]}
-fi
 cat "$OUT/smi_cost.txt" 2>/dev/null
 grep -E 'GpuSource|Tick|Bare' "$OUT/bench.txt" 2>/dev/null | grep -E 'median|ERROR'
 log "done: results in $OUT"
-exit "$GPM_STATUS"

@@ -112,14 +112,7 @@ except (OSError, ValueError) as e:
 costs = [r.get("gpu_tick_cost_us") for r in rows if r.get("gpu_tick_cost_us") is not None]
 if costs:
     print(f"\nGpuSource tick (all calls, our code + driver): {costs[-1]:.1f} us mean")
-# Every key with the number of rows that had it: the last row alone may be
-# partial (closed at the end of the run, by no row tick), so it says little.
-seen = {}
-for row in rows:
-    for key in row["gpus"][0]:
-        seen[key] = seen.get(key, 0) + 1
-keys = sorted(seen)
-print(f"\nkeys in the {len(rows)} rows (rows having each):",
-      ", ".join(f"{k} {seen[k]}" for k in keys))
+keys = sorted(rows[-1]["gpus"][0].keys()) if rows else []
+print("\nkeys in the last row:", ", ".join(keys))
 json.dump({"table": table, "calls": calls, "tick_cost_us": costs[-1] if costs else None, "keys": keys},
           open(f"{out_dir}/compare.json", "w"), indent=2)

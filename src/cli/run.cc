@@ -1,9 +1,7 @@
 // trainvitals run [options] -- COMMAND [ARGS...]
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <csignal>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -12,7 +10,6 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "run/session.h"
-#include "sources/gpu_deferred.h"
 #include "views/terminal_row.h"
 
 namespace tv {
@@ -83,14 +80,6 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
       }
       ChildExit exit = SuperviseChild(child, hooks);
       session.Finish(exit.code, exit.signal);
-      if (DeferredGpuSource::OpeningsInFlight() > 0) {
-        // The GPU driver is still initialising on its own thread (a command
-        // shorter than that): everything is written, so leave without running
-        // the driver's static destructors under it (the terminal row first).
-        row.reset();
-        std::fflush(nullptr);
-        ::_exit(exit.code);
-      }
       return exit.code;
     };
   });

@@ -13,7 +13,6 @@
 #include "core/thread.h"
 #include "run/run_dir.h"
 #include "run/sources.h"
-#include "sources/gpu_deferred.h"
 #include "sources/markers.h"
 #include "sources/proc_pid_parse.h"
 #include "views/summary.h"
@@ -107,19 +106,6 @@ nlohmann::ordered_json Session::Meta(int root_pid) const {
   };
 }
 
-void Session::AddGpuInfo(const nlohmann::json& info, nlohmann::ordered_json* meta) {
-  if (!info.is_object()) return;
-  nlohmann::ordered_json driver;
-  for (const auto& [key, value] : info.items()) {
-    if (key == "gpus") {
-      (*meta)["gpus"] = value;
-    } else {
-      driver[key] = value;
-    }
-  }
-  (*meta)["gpu_driver"] = driver;
-}
-
 void Session::Start(int root_pid) {
   bool ok = RunGuarded("starting the monitor", "the command runs unmonitored",
                        [&] { StartMonitoring(root_pid); });
@@ -131,27 +117,23 @@ void Session::Start(int root_pid) {
 void Session::StartMonitoring(int root_pid) {
   std::string dir = run_dir_;
   RunSources sources = MakeSources(config_, root_pid);
-  bool exporters = metrics_server_ || !config_.pushgateway.empty();
-  if (sources.gpu != nullptr && exporters && sources.gpu->WaitReady(kExporterGpuWait_s)) {
-    sources.gpu_info = sources.gpu->static_info();
-  }
   nlohmann::ordered_json meta = Meta(root_pid);
-  AddGpuInfo(sources.gpu_info, &meta);
+  if (sources.gpu_info.is_object()) {
+    nlohmann::ordered_json driver;
+    for (const auto& [key, value] : sources.gpu_info.items()) {
+      if (key == "gpus") {
+        meta["gpus"] = value;
+      } else {
+        driver[key] = value;
+      }
+    }
+    meta["gpu_driver"] = driver;
+  }
   if (metrics_server_) {
     meta["prometheus_url"] =
         fmt::format("http://{}:{}/metrics", metrics_server_->host(), metrics_server_->port());
   }
   WriteJsonFile(dir + "/meta.json", meta);
-  meta_ = meta;
-  if (sources.gpu != nullptr && !sources.gpu_info.is_object()) {
-    // On the sampler thread, at the first tick that finds the GPUs opened.
-    gpu_pending_ = sources.gpu;
-    sources.gpu->set_on_ready([this, dir](const nlohmann::json& info) {
-      gpu_pending_ = nullptr;
-      AddGpuInfo(info, &meta_);
-      WriteJsonFile(dir + "/meta.json", meta_, false);
-    });
-  }
   if (config_.out.empty()) PointLatestLink(config_.runs_dir, dir);
   jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
   std::vector<Sink*> sinks = {jsonl_.get()};
@@ -202,14 +184,6 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
     // Its thread is stuck in a source and may come back: it must find the
     // sampler (and the sources it owns) still there, so it is never freed.
     left_behind_ = sampler_.release();
-  }
-  if (gpu_pending_ != nullptr && sampler_ && gpu_pending_->WaitReady(0)) {
-    // The driver opened after the last tick: meta.json names its GPUs all the same.
-    nlohmann::json info = gpu_pending_->static_info();
-    if (info.is_object()) {
-      AddGpuInfo(info, &meta_);
-      WriteJsonFile(run_dir_ + "/meta.json", meta_, false);
-    }
   }
   Sampler* sampler = sampler_ ? sampler_.get() : left_behind_;
   double end = Clock::Default()->WallSeconds();

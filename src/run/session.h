@@ -30,8 +30,6 @@
 
 namespace tv {
 
-class DeferredGpuSource;
-
 class Session {
  public:
   // Validates `config` and prepares the run directory. Throws ConfigError with a
@@ -74,8 +72,6 @@ class Session {
   void AddProcesses(bool ended, nlohmann::ordered_json* summary) const;
   // The Prometheus and Pushgateway sinks, when asked for; labels from `meta`.
   void AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*>* sinks);
-  // meta.json's "gpus" and "gpu_driver" from GpuSource::static_info().
-  static void AddGpuInfo(const nlohmann::json& info, nlohmann::ordered_json* meta);
 
   Config config_;
   std::vector<std::string> command_;
@@ -100,14 +96,7 @@ class Session {
   std::unique_ptr<Sampler> sampler_;
   Sampler* left_behind_ = nullptr;  // its thread is stuck in a source: never freed
   bool finished_ = false;
-  // meta.json as written; the sampler thread writes it again once the GPUs are known.
-  nlohmann::ordered_json meta_;
-  // The GPU source (owned by the sampler) while meta.json still lacks its GPUs.
-  DeferredGpuSource* gpu_pending_ = nullptr;
   static constexpr double kSummaryWait_s = 20;
-  // Exporters label GPU series with the model from the first scrape: with one,
-  // the start waits this long at most for the driver to open.
-  static constexpr double kExporterGpuWait_s = 10;
 };
 
 }  // namespace tv

@@ -12,15 +12,10 @@
 
 namespace tv {
 
-class DeferredGpuSource;
-
 struct RunSources {
   std::vector<std::unique_ptr<Source>> sources;
-  // meta.json's GPU part: {"backend", "driver_version", ..., "gpus": [...]}; null without
-  // GPUs or while the driver is still opening (then `gpu` says it when it is known).
+  // meta.json's GPU part: {"backend", "driver_version", ..., "gpus": [...]}; null without GPUs.
   nlohmann::json gpu_info;
-  // The GPU source, among `sources`: it opens the driver off the caller's path.
-  DeferredGpuSource* gpu = nullptr;
   // Problems met while opening sources (no GPU driver, ...), said once.
   std::vector<Notice> notices;
 };
