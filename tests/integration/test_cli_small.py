@@ -123,7 +123,7 @@ def test_notices_come_as_one_line_and_once_per_python_process(tmp_path):
                             "TRAINVITALS_NVML_LIBRARY": str(tmp_path / "none" / "libnvidia-ml.so.1")})
     assert p.returncode == 0, p.stderr
     said = [line for line in p.stderr.splitlines() if "nvml" in line.lower() or "NVIDIA" in line]
-    assert len(said) == 1 and said[0].startswith("trainvitals: not measured: GPU (no NVIDIA driver library"), p.stderr
+    assert len(said) == 1 and said[0].startswith("trainvitals: not measured: ") and "GPU (no NVIDIA driver library" in said[0], p.stderr
     for i in range(2):  # every run still records it
         events = read_jsonl(tmp_path / f"fit{i}" / "events.jsonl")
         assert any(e["type"] == "source_unavailable" and e["source"] == "nvml" for e in events)
