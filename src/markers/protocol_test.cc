@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 namespace tv {
 namespace {
 
@@ -167,12 +169,13 @@ TEST(MarkerProtocol, TensorboardLogDirCarriesAnAbsolutePath) {
   Marker m;
   m.type = MarkerType::kTensorboardLogDir;
   m.t = 1;
-  m.log_dir = "/home/me/logs/fit";
+  const std::string log_dir = (std::filesystem::temp_directory_path() / "logs" / "fit").string();
+  m.log_dir = log_dir;
   std::string error;
   auto back = ParseMarker(EncodeMarker(m), &error);
   ASSERT_TRUE(back) << error;
   EXPECT_EQ(back->type, MarkerType::kTensorboardLogDir);
-  EXPECT_EQ(back->log_dir, "/home/me/logs/fit");
+  EXPECT_EQ(back->log_dir, log_dir);
   EXPECT_FALSE(
       ParseMarker(R"({"v":1,"type":"tensorboard_log_dir","t":1,"log_dir":"logs"})", &error));
   EXPECT_NE(error.find("absolute"), std::string::npos) << error;
