@@ -43,18 +43,6 @@ def say_once(key: str, message: str) -> None:
         say(message)
 
 
-
-def _tell_log_dir(socket_path: str, rank: int, log_dir: str) -> None:
-    """Under `trainvitals run`: asks the supervisor to write its TensorBoard
-    scalars into this log_dir too (marker tensorboard_log_dir, docs/markers.md)."""
-    import socket
-    import time
-
-    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-        s.connect(socket_path)
-        s.send(json.dumps({"v": 1, "type": "tensorboard_log_dir", "pid": os.getpid(), "rank": rank,
-                           "slot": -1, "t": time.time(), "log_dir": log_dir}).encode())
-
 class ProcessRun:
     """This process's run: its session (alone), its marker client, its calls and epochs."""
 
@@ -97,10 +85,11 @@ class ProcessRun:
                     client = _core.Client(socket, rank, framework)
                     if client.ok:
                         self.client = client
+                        if self.session is None and "tensorboard" in options:
+                            # Under `run`: the supervisor writes its scalars there too.
+                            client.tensorboard_log_dir(os.path.abspath(options["tensorboard"]))
                     else:
                         say_once("client", f"markers off: {client.error}")
-                    if self.session is None and "tensorboard" in options:
-                        _tell_log_dir(socket, rank, os.path.abspath(options["tensorboard"]))
             except Exception as e:  # never stop the training for us
                 say_once("connect", f"not monitoring this run: {type(e).__name__}: {e}")
             return self.client

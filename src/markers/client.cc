@@ -155,6 +155,13 @@ bool MarkerClient::PhaseEnd(std::string phase) {
   return Send(std::move(m));
 }
 
+bool MarkerClient::TensorboardLogDir(std::string log_dir) {
+  Marker m;
+  m.type = MarkerType::kTensorboardLogDir;
+  m.log_dir = std::move(log_dir);
+  return Send(std::move(m));
+}
+
 bool MarkerClient::Scalars(std::vector<std::pair<std::string, double>> values) {
   Marker m;
   m.type = MarkerType::kScalars;

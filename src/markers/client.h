@@ -53,6 +53,9 @@ class MarkerClient {
   bool PhaseEnd(std::string phase);
   bool Scalars(std::vector<std::pair<std::string, double>> values);
   bool Allocator(std::vector<AllocatorFigures> devices);
+  // This process writes TensorBoard logs to `log_dir` (absolute): the
+  // supervisor adds its system scalars there.
+  bool TensorboardLogDir(std::string log_dir);
 
   // Fills in pid, rank, slot and time, and sends `m`; false when it was dropped.
   bool Send(Marker m);

@@ -112,6 +112,7 @@ PYBIND11_MODULE(_core, m) {
       .def("phase_begin", &MarkerClient::PhaseBegin, "phase"_a)
       .def("phase_end", &MarkerClient::PhaseEnd, "phase"_a)
       .def("scalars", &MarkerClient::Scalars, "values"_a)
+      .def("tensorboard_log_dir", &MarkerClient::TensorboardLogDir, "log_dir"_a)
       .def(
           "allocator",
           [](MarkerClient& c, const py::list& devices) {

@@ -221,7 +221,7 @@ bool MarkerSource::MakeRoom() {
 }
 
 bool MarkerSource::Apply(const Marker& m) {
-  // Sent on a connection of its own: says nothing of the process's state.
+  // Says nothing of the process's state.
   if (m.type == MarkerType::kTensorboardLogDir) return true;
   auto key = std::pair(m.pid, m.slot);
   auto it = processes_.find(key);
