@@ -11,7 +11,9 @@ namespace tv {
 namespace {
 
 std::string WriteTemp(const std::string& text) {
-  std::string path = ::testing::TempDir() + "/tv_config_test.toml";
+  // One file per test: ctest runs the tests of this binary in parallel.
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string path = ::testing::TempDir() + "/tv_config_" + test->name() + ".toml";
   std::ofstream(path) << text;
   return path;
 }
