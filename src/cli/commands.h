@@ -19,5 +19,6 @@ void AddAttachCommand(CLI::App& app, Action* action);
 void AddCheckCommand(CLI::App& app, Action* action);
 void AddDocsCommand(CLI::App& app, Action* action);
 void AddExportCommand(CLI::App& app, Action* action);
+void AddAnalyzeCommand(CLI::App& app, Action* action);
 
 }  // namespace tv

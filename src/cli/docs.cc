@@ -1,9 +1,10 @@
-// trainvitals docs metrics|options: prints the generated Markdown that
-// docs/schema.md and docs/cli.md carry (hidden; used by `make docs`).
+// trainvitals docs metrics|options|findings: prints the generated Markdown that
+// docs/schema.md, docs/cli.md and docs/findings.md carry (hidden; used by `make docs`).
 #include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "core/config.h"
+#include "analysis/findings/table.h"
 #include "core/metrics.h"
 
 namespace tv {
@@ -12,12 +13,14 @@ void AddDocsCommand(CLI::App& app, Action* action) {
   auto* cmd = app.add_subcommand("docs", "Print generated documentation tables");
   cmd->group("");  // hidden from --help
   auto what = std::make_shared<std::string>();
-  cmd->add_option("what", *what, "metrics or options")
+  cmd->add_option("what", *what, "metrics, options or findings")
       ->required()
-      ->check(CLI::IsMember({"metrics", "options"}));
+      ->check(CLI::IsMember({"metrics", "options", "findings"}));
   cmd->callback([what, action] {
     *action = [what]() {
-      fmt::print("{}", *what == "metrics" ? MetricsMarkdown() : OptionsMarkdown());
+      fmt::print("{}", *what == "metrics"   ? MetricsMarkdown()
+                       : *what == "options" ? OptionsMarkdown()
+                                            : FindingsMarkdown());
       return 0;
     };
   });

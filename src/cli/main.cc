@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   tv::AddAttachCommand(app, &action);
   tv::AddCheckCommand(app, &action);
   tv::AddExportCommand(app, &action);
+  tv::AddAnalyzeCommand(app, &action);
   tv::AddDocsCommand(app, &action);
   try {
     app.parse(parsed_argc, argv);

@@ -204,6 +204,19 @@ void ApplyConfigFile(const std::string& path, Config& config) {
   }
   for (const auto& [key, node] : table) {
     int line = static_cast<int>(node.source().begin.line);
+    if (key.str() == "findings" && node.is_table()) {
+      for (const auto& [name, value] : *node.as_table()) {
+        int at = static_cast<int>(value.source().begin.line);
+        std::optional<double> number = value.value<double>();
+        if (!number || value.is_boolean()) {
+          throw ConfigError(fmt::format("{}:{}: findings.{}: expected a number", path, at,
+                                        name.str()));
+        }
+        config.findings.push_back(
+            ThresholdSetting{std::string(name.str()), *number, fmt::format("{}:{}", path, at)});
+      }
+      continue;
+    }
     const OptionDef* def = FindOptionByKey(key.str());
     if (def == nullptr) {
       std::string_view near = NearestKey(key.str());

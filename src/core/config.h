@@ -13,6 +13,14 @@
 
 namespace tv {
 
+// A [findings] entry of the config file: a threshold of the analysis
+// (docs/findings.md), checked by the analysis against its table.
+struct ThresholdSetting {
+  std::string key;
+  double value = 0;
+  std::string where;  // "FILE:LINE", for errors
+};
+
 struct Config {
   double sample_hz = 10;
   double interval_s = 1;
@@ -28,6 +36,7 @@ struct Config {
   bool pushgateway_delete = false;        // delete the group when the command exits 0
   std::string tensorboard;                // TensorBoard log dir; empty: none
   std::string visualdl;                   // VisualDL log dir; empty: none
+  std::vector<ThresholdSetting> findings;  // the config file's [findings] table
 };
 
 class ConfigError : public std::runtime_error {
@@ -55,7 +64,8 @@ std::string_view NearestKey(std::string_view key);
 
 // Applies a TOML config file over `config`. Throws ConfigError naming the file,
 // line and key for unknown keys (with the near key, if any), wrong types and bad
-// values, and saying so plainly when the file does not exist.
+// values, and saying so plainly when the file does not exist. A [findings]
+// table's numbers go to `config.findings` as they are.
 void ApplyConfigFile(const std::string& path, Config& config);
 // Checks relations between options (interval vs sample rate). Throws ConfigError.
 void Validate(const Config& config);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
 
 namespace tv {
 namespace {
@@ -14,6 +15,9 @@ namespace {
 constexpr std::array kSampleMetrics = {
     MetricDef{Scope::kHost, "cpu_util_ratio", Unit::kRatio, Kind::kGauge, true,
               "Busy fraction of all host CPUs (from /proc/stat).", HOST(cpu_util_ratio)},
+    MetricDef{Scope::kHost, "cpu_iowait_ratio", Unit::kRatio, Kind::kGauge, false,
+              "Share of CPU time idle while a task waited for storage (/proc/stat iowait).",
+              HOST(cpu_iowait_ratio)},
     MetricDef{Scope::kHost, "cpu_limit_cores", Unit::kCores, Kind::kGauge, false,
               "CPU cores the job may use: the cgroup cpu.max quota, else the CPUs online.",
               HOST(cpu_limit_cores)},
@@ -86,6 +90,10 @@ constexpr std::array kSampleMetrics = {
     MetricDef{Scope::kTraining, "steps_per_second", Unit::kNone, Kind::kGauge, true,
               "Training steps per second (markers), by the process furthest along.",
               TRAINING(steps_per_second)},
+    MetricDef{Scope::kTraining, "data_wait_ratio", Unit::kRatio, Kind::kGauge, true,
+              "Share of time the training processes spent waiting for their next batch "
+              "(markers; mean over the processes that measure it).",
+              TRAINING(data_wait_ratio)},
     MetricDef{Scope::kTraining, "epoch", Unit::kCount, Kind::kState, false,
               "The current (or last) epoch of the lowest rank (markers).", TRAINING(epoch)},
     MetricDef{Scope::kTraining, "markers_malformed", Unit::kCount, Kind::kCounter, false,
@@ -112,6 +120,18 @@ constexpr MetricId kJobMemoryBytes =
 constexpr MetricId kJobProcesses = ResolveMetric(kSampleMetrics, false, Scope::kJob, "processes");
 constexpr MetricId kTrainingStep = ResolveMetric(kSampleMetrics, false, Scope::kTraining, "step");
 constexpr MetricId kTrainingSteps = ResolveMetric(kSampleMetrics, false, Scope::kTraining, "steps");
+constexpr MetricId kHostCpuIowaitRatio =
+    ResolveMetric(kSampleMetrics, false, Scope::kHost, "cpu_iowait_ratio");
+constexpr MetricId kHostSwapUsedBytes =
+    ResolveMetric(kSampleMetrics, false, Scope::kHost, "swap_used_bytes");
+constexpr MetricId kJobCpuUtilRatio =
+    ResolveMetric(kSampleMetrics, false, Scope::kJob, "cpu_util_ratio");
+constexpr MetricId kJobMemoryUtilRatio =
+    ResolveMetric(kSampleMetrics, false, Scope::kJob, "memory_util_ratio");
+constexpr MetricId kTrainingStepsPerSecond =
+    ResolveMetric(kSampleMetrics, false, Scope::kTraining, "steps_per_second");
+constexpr MetricId kTrainingDataWaitRatio =
+    ResolveMetric(kSampleMetrics, false, Scope::kTraining, "data_wait_ratio");
 }  // namespace metric
 
 const MetricDef& Def(MetricId id) {
@@ -190,6 +210,13 @@ std::string_view KindName(Kind kind) {
 }
 
 bool IsIntegral(Unit unit) { return unit == Unit::kBytes || unit == Unit::kCount; }
+
+double RoundAsWritten(double v, bool integral) {
+  if (!std::isfinite(v)) return v;
+  if (integral) return std::nearbyint(v);  // as "{:.0f}" prints it: half to even
+  double r = std::round(v * 1e4) / 1e4;
+  return r == 0 && v != 0 ? v : r;  // keep tiny values visible rather than 0
+}
 
 std::string_view JsonKey(const MetricDef& m) { return m.name; }
 

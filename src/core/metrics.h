@@ -98,6 +98,12 @@ extern const MetricId kJobMemoryBytes;
 extern const MetricId kJobProcesses;
 extern const MetricId kTrainingStep;
 extern const MetricId kTrainingSteps;
+extern const MetricId kTrainingStepsPerSecond;
+extern const MetricId kTrainingDataWaitRatio;
+extern const MetricId kHostSwapUsedBytes;
+extern const MetricId kHostCpuIowaitRatio;
+extern const MetricId kJobCpuUtilRatio;
+extern const MetricId kJobMemoryUtilRatio;
 extern const MetricId kGpuUtilRatio;
 extern const MetricId kGpuMemoryUsedBytes;
 extern const MetricId kGpuMemoryTotalBytes;
@@ -107,11 +113,24 @@ extern const MetricId kGpuOtherMemoryBytes;
 extern const MetricId kGpuAllocatorPeakBytes;
 extern const MetricId kGpuTemperatureCelsius;
 extern const MetricId kGpuPowerWatts;
+extern const MetricId kGpuSmActiveRatio;
+extern const MetricId kGpuAllocatorAllocatedBytes;
+extern const MetricId kGpuJobProcesses;
+extern const MetricId kGpuOtherProcesses;
+extern const MetricId kGpuThrottleAnyRatio;
 }  // namespace metric
-// "gauge", "counter" or "state".
-std::string_view KindName(Kind kind);
 // Whether values of this unit are whole numbers in JSON.
 bool IsIntegral(Unit unit);
+// `v` as samples.jsonl writes it: whole numbers for integral units, else
+// rounded to 4 decimals (a tiny non-zero value is kept as it is).
+double RoundAsWritten(double v, bool integral);
+// The row value of `s` exactly as samples.jsonl holds it, so that analysis of
+// a live row and of its line read back agree to the bit.
+inline double WrittenValue(const MetricDef& m, const Stat& s) {
+  return RoundAsWritten(RowValue(m, s), IsIntegral(m.unit));
+}
+// "gauge", "counter" or "state".
+std::string_view KindName(Kind kind);
 
 }  // namespace tv
 

@@ -71,6 +71,9 @@ struct Row {
   std::vector<double> core_util_ratio;      // mean per core
   std::vector<GpuRow> gpus;
   TrainingRow training;
+  // The run's health score so far (0..100), set by the analysis as the row
+  // closes; not written to samples.jsonl.
+  std::optional<double> health_score;
 };
 
 }  // namespace tv

@@ -171,15 +171,16 @@ void Sampler::TickOnce(int64_t k) {
   if (tick.row_tick) {
     next_row_tick_ = ((k + 1) / ticks_per_row_ + 1) * ticks_per_row_;
     double elapsed = static_cast<double>(k + 1) * period_s_;
-    sinks_->PushRow(interval_.Take(sample_.t, elapsed));
+    PushRow(interval_.Take(sample_.t, elapsed));
   }
 }
 
-void Sampler::ObserveSample() {
+template <typename Observe>
+void Sampler::EachObserver(Observe&& observe) {
   for (size_t i = 0; i < observers_.size(); ++i) {
     if (observer_failed_[i]) continue;
     try {
-      observers_[i]->OnSample(sample_, &observer_events_);
+      observe(*observers_[i]);
     } catch (...) {
       observer_failed_[i] = true;
       observer_events_.push_back(
@@ -190,6 +191,17 @@ void Sampler::ObserveSample() {
                                          CurrentExceptionText())}}});
     }
   }
+}
+
+void Sampler::ObserveSample() {
+  EachObserver([this](SampleObserver& o) { o.OnSample(sample_, &observer_events_); });
+  for (Event& e : observer_events_) sinks_->PushEvent(std::move(e));
+  observer_events_.clear();
+}
+
+void Sampler::PushRow(Row row) {
+  EachObserver([this, &row](SampleObserver& o) { o.OnRow(&row, &observer_events_); });
+  sinks_->PushRow(std::move(row));
   for (Event& e : observer_events_) sinks_->PushEvent(std::move(e));
   observer_events_.clear();
 }
@@ -221,16 +233,9 @@ void Sampler::Finish(bool complete) {
   double now_mono = clock_->MonotonicSeconds();
   double elapsed = now_mono - start_mono_;
   double t = clock_->WallSeconds();
-  if (interval_.samples() > 0) sinks_->PushRow(interval_.Take(t, elapsed));
+  if (interval_.samples() > 0) PushRow(interval_.Take(t, elapsed));
   run_row_ = run_.Peek(t, elapsed);
-  for (size_t i = 0; i < observers_.size(); ++i) {
-    if (observer_failed_[i]) continue;
-    try {
-      observers_[i]->OnFinish(t, &observer_events_);
-    } catch (...) {
-      observer_failed_[i] = true;
-    }
-  }
+  EachObserver([this, t](SampleObserver& o) { o.OnFinish(t, &observer_events_); });
   for (Event& e : observer_events_) sinks_->PushEvent(std::move(e));
   observer_events_.clear();
 }

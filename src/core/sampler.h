@@ -33,6 +33,9 @@ class SampleObserver {
  public:
   virtual ~SampleObserver() = default;
   virtual void OnSample(const Sample& sample, std::vector<Event>* events) = 0;
+  // A row closed (after the samples it holds were observed), before it goes to
+  // the sinks: analysis that judges rows, and may annotate them.
+  virtual void OnRow(Row* row, std::vector<Event>* events) { (void)row, (void)events; }
   // Sampling stopped at unix time `t`.
   virtual void OnFinish(double t, std::vector<Event>* events) { (void)t, (void)events; }
 };
@@ -78,6 +81,11 @@ class Sampler {
   void ReadSources(const Tick& tick);
   // Hands the current sample to the observers and their events to the sinks.
   void ObserveSample();
+  // Hands a closed row to the observers, then it and their events to the sinks.
+  void PushRow(Row row);
+  // Runs `observe` on each observer still on, turning off one that throws.
+  template <typename Observe>
+  void EachObserver(Observe&& observe);
   // Waits (bounded) for the thread to end; false when it had to be left behind.
   bool WaitForThread();
   // `complete`: the thread ended, so the sources may be flushed.

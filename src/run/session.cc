@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 Session::Session(Config config, std::vector<std::string> command, std::string mode)
     : config_(std::move(config)), command_(std::move(command)), mode_(std::move(mode)) {
   Validate(config_);
+  thresholds_ = ThresholdsFrom(config_.findings);  // a wrong [findings] entry is a setup error
   if (!config_.prometheus.empty()) {
     // Bound here, before the child starts, so a port in use fails the run early.
     metrics_server_ =
@@ -144,6 +145,7 @@ void Session::StartMonitoring(int root_pid) {
     // progress bars: no live line there (no row set), only the notices and
     // epoch lines.
     status_ = std::make_unique<StatusLine>(STDERR_FILENO, live_row_);
+    status_->set_finding_repeat_s(thresholds_[Th::kRepeatLine_s]);
     sinks.push_back(status_.get());
   }
   requested_tfevents_ = std::make_unique<RequestedTfevents>(
@@ -166,7 +168,9 @@ void Session::StartMonitoring(int root_pid) {
   SamplerOptions options{config_.sample_hz, config_.interval_s};
   processes_.set_root_pid(root_pid);
   // Each observer on its own: one that fails is turned off, the others go on.
-  std::vector<SampleObserver*> observers = {&training_events_, &phases_, &processes_};
+  findings_ = std::make_unique<FindingsObserver>(thresholds_, config_.interval_s);
+  std::vector<SampleObserver*> observers = {&training_events_, &phases_, &processes_,
+                                            findings_.get()};
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
                                        sinks_.get(), std::move(observers));
   sampler_->Start();
@@ -209,6 +213,10 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   if (jsonl_ && !jsonl_->open_error().empty()) summary["jsonl_error"] = jsonl_->open_error();
   summary["epochs"] = phases_.Epochs();
   summary["phases"] = phases_.Phases();
+  if (findings_) {
+    summary["health"] = findings_->analyzer().Health();
+    summary["findings"] = findings_->analyzer().Findings();
+  }
   AddProcesses(exit_code.has_value() && mode_ == "run", &summary);
   WriteSummary(summary);
   if (!config_.quiet) {

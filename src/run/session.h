@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/findings/observer.h"
 #include "analysis/phases.h"
 #include "analysis/processes.h"
 #include "core/config.h"
@@ -84,6 +85,8 @@ class Session {
   PhaseTracker phases_;  // bound before the child starts
   TrainingEventLog training_events_;
   ProcessTable processes_;
+  Thresholds thresholds_;
+  std::unique_ptr<FindingsObserver> findings_;
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<PrometheusSink> prometheus_;
   std::unique_ptr<PushgatewaySink> pushgateway_;

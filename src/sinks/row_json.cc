@@ -117,11 +117,9 @@ void AppendJsonNumber(double v, bool integral, std::string* out) {
   if (!std::isfinite(v)) {
     out->append("null");
   } else if (integral) {
-    fmt::format_to(std::back_inserter(*out), "{:.0f}", v);
+    fmt::format_to(std::back_inserter(*out), "{:.0f}", RoundAsWritten(v, true));
   } else {
-    double r = std::round(v * 1e4) / 1e4;
-    if (r == 0 && v != 0) r = v;  // keep tiny values visible rather than 0
-    fmt::format_to(std::back_inserter(*out), "{}", r);
+    fmt::format_to(std::back_inserter(*out), "{}", RoundAsWritten(v, false));
   }
 }
 

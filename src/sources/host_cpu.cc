@@ -21,6 +21,7 @@ std::optional<CpuTimes> ParseCpuColumns(std::string_view rest) {
     if (n < kTotalColumns) {
       if (__builtin_add_overflow(t.total, *v, &t.total)) return std::nullopt;
       if (n == 3 || n == 4) t.idle += *v;  // idle, iowait; cannot overflow past total
+      if (n == 4) t.iowait = *v;
     }
     ++n;
   }
@@ -70,6 +71,14 @@ std::optional<double> BusyRatio(const CpuTimes& prev, const CpuTimes& cur) {
   return static_cast<double>(total - idle) / static_cast<double>(total);
 }
 
+std::optional<double> IowaitRatio(const CpuTimes& prev, const CpuTimes& cur) {
+  if (cur.total <= prev.total || cur.iowait < prev.iowait) return std::nullopt;
+  // iowait may step back on some kernels (it is an estimate per CPU): then unknown.
+  double ratio = static_cast<double>(cur.iowait - prev.iowait) /
+                 static_cast<double>(cur.total - prev.total);
+  return ratio > 1 ? 1.0 : ratio;
+}
+
 HostCpuSource::HostCpuSource(Env* env, std::string path) : env_(env), file_(std::move(path)) {}
 
 void HostCpuSource::Read(const Tick&, Sample* out, std::vector<Notice>* notices) {
@@ -84,7 +93,10 @@ void HostCpuSource::Read(const Tick&, Sample* out, std::vector<Notice>* notices)
   HostSample& h = out->host;
   if (cur_.processes_created) h.processes_created = *cur_.processes_created;
 
-  if (cur_.all && prev_all_) h.cpu_util_ratio = BusyRatio(*prev_all_, *cur_.all);
+  if (cur_.all && prev_all_) {
+    h.cpu_util_ratio = BusyRatio(*prev_all_, *cur_.all);
+    h.cpu_iowait_ratio = IowaitRatio(*prev_all_, *cur_.all);
+  }
   prev_all_ = cur_.all;
 
   if (!cur_.cores.empty()) h.cpu_limit_cores = static_cast<double>(cur_.cores.size());

@@ -24,6 +24,7 @@ namespace tv {
 struct CpuTimes {
   uint64_t total = 0;
   uint64_t idle = 0;
+  uint64_t iowait = 0;  // idle while a task waited for storage (part of `idle`)
 };
 
 struct CoreTimes {
@@ -48,6 +49,9 @@ ProcStatCpu ParseProcStatCpu(std::string_view text);
 // Busy fraction between two reads, 0..1; absent when no time passed or a
 // counter went backwards.
 std::optional<double> BusyRatio(const CpuTimes& prev, const CpuTimes& cur);
+// Share of the CPU time between two readings that was iowait; nullopt when the
+// counters went back.
+std::optional<double> IowaitRatio(const CpuTimes& prev, const CpuTimes& cur);
 
 // Fills host.cpu_util_ratio, host.core_util_ratio, host.cpu_limit_cores and
 // host.processes_created on every tick. core_util_ratio holds one entry per core present now, in

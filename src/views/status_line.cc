@@ -10,6 +10,7 @@
 #include "core/metrics.h"
 #include "views/epoch_line.h"
 #include "views/format.h"
+#include "views/verdict.h"
 
 namespace tv {
 namespace {
@@ -193,6 +194,12 @@ void StatusLine::OnEvent(const Event& event) {
                        event.fields.value("message", ""));
   } else if (event.type == "epoch") {
     line = FormatEpochLine(event.fields);
+  } else if (event.type == "finding_open") {
+    std::string id = event.fields.value("id", "");
+    auto said = finding_said_t_.find(id);
+    if (said != finding_said_t_.end() && event.t - said->second < finding_repeat_s_) return;
+    finding_said_t_[id] = event.t;
+    line = FormatFindingLine(event.fields);
   } else {
     return;
   }

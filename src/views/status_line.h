@@ -6,11 +6,13 @@
 // and a line for what cannot be measured: the notices of the run's first
 // interval (no NVIDIA driver, no RAPL, ...) as one line, later ones each on its
 // own; a notice already said in this process is not said again (a Python
-// process that fits several times says it at the first fit).
+// process that fits several times says it at the first fit); a line when a
+// finding opens, at most one per finding id in `finding_repeat_s`.
 //
 // Thread safety: a Sink, used on the sink thread only.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +32,7 @@ class StatusLine final : public Sink {
   void OnClose() override;
   // Says `line` (no newline) on stderr as the epoch lines are said.
   void Say(const std::string& line) { WriteLine(line); }
+  void set_finding_repeat_s(double s) { finding_repeat_s_ = s; }
 
  private:
   void WriteLine(const std::string& line);
@@ -39,6 +42,8 @@ class StatusLine final : public Sink {
   bool first_row_seen_ = false;
   // (source, message) of the notices before the first row.
   std::vector<std::pair<std::string, std::string>> start_notices_;
+  double finding_repeat_s_ = 300;
+  std::map<std::string, double> finding_said_t_;  // finding id -> when its line was said
 };
 
 // The status line for `row` in at most `columns` columns (no control

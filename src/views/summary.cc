@@ -7,6 +7,7 @@
 #include "core/metrics.h"
 #include "views/epoch_line.h"
 #include "views/format.h"
+#include "views/verdict.h"
 
 namespace tv {
 namespace {
@@ -264,6 +265,8 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
     }
     out += "\n";
   }
+  out += FormatVerdict(s.value("health", nlohmann::ordered_json()),
+                       s.value("findings", nlohmann::ordered_json()));
   if (s.contains("run_dir")) out += fmt::format("  Run      {}\n", s["run_dir"].get<std::string>());
   return out;
 }

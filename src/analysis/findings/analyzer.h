@@ -1,0 +1,162 @@
+// Analyzer: judges a run from its rows and what the training processes said,
+// and keeps the findings (../DESIGN.md, "Findings"). One code path, live and
+// offline: live, FindingsObserver feeds it on the sampler thread; `trainvitals
+// analyze` feeds it the run directory's files (replay.h). It sees rows as
+// samples.jsonl holds them (Frame) and marks as events.jsonl holds them (Mark),
+// a mark before the first row whose time is at least kMarkHold_s after it, so
+// both ways reach the same findings.
+//
+// Thread safety: none; one thread feeds it and reads it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/findings/frame.h"
+#include "analysis/findings/table.h"
+#include "analysis/findings/window.h"
+#include "core/event.h"
+
+namespace tv {
+
+// A mark is fed before the first row that ends at least this long after it:
+// marks reach the sampler up to a tick late, so live and replayed runs see
+// them at the same row.
+inline constexpr double kMarkHold_s = 0.5;
+
+// What a training process said, as events.jsonl holds it.
+struct Mark {
+  enum class Type { kClientStart, kClientEnd, kEpochBegin, kEpochEnd, kPhaseBegin, kPhaseEnd };
+  Type type = Type::kClientStart;
+  double t = 0;
+  int pid = 0;
+  int rank = -1;
+  std::optional<int64_t> epoch;
+  std::string phase;
+  std::string framework;
+};
+// The mark an events.jsonl event is; false for other event types.
+bool MarkFromEvent(const nlohmann::json& event, Mark* mark);
+
+class Analyzer {
+ public:
+  explicit Analyzer(Thresholds thresholds = Thresholds(), double interval_s = 1);
+
+  // Takes in what a training process said; eval-heavy is judged at an epoch's end.
+  void OnMark(const Mark& mark, std::vector<Event>* events);
+  // Judges one row; appends finding_open / finding_close events.
+  void OnFrame(const Frame& frame, std::vector<Event>* events);
+  // The run ended at `t`: whole-run verdicts. Open findings stay open (no
+  // closed_t: they lasted to the end).
+  void Finish(double t, std::vector<Event>* events);
+
+  // Every finding, the worst first (severity, then share of the run), each in
+  // the shape of ../DESIGN.md "Findings".
+  nlohmann::ordered_json Findings() const;
+  // {"score": 0..100, "breakdown": [{"what", "points"}], "epochs": [{"epoch", "score"}]}.
+  nlohmann::ordered_json Health() const;
+  // The score so far (for Prometheus); nullopt before anything was judged.
+  std::optional<double> HealthScore() const;
+  size_t open_findings() const { return open_count_; }
+
+ private:
+  struct Record {
+    FindingId id;
+    Severity severity;
+    double opened_t;
+    std::optional<double> closed_t;
+    nlohmann::ordered_json subject;
+    nlohmann::ordered_json evidence;
+    std::string message;
+  };
+  struct Opening {
+    Severity severity = Severity::kWarning;
+    nlohmann::ordered_json evidence;
+    std::string message;
+  };
+  struct GpuState {
+    WindowMean busy, busy_long, memory_long, throttle;
+    std::optional<double> held_since;  // the job holds memory on it since
+    bool ever_busy = false;
+    std::optional<double> idle_since;
+    Tracker idle, unused, low, imbalance, throttled, full, shared, small;
+  };
+  struct RankState {
+    std::optional<double> steps;
+    std::deque<std::pair<double, double>> history;  // (t, steps) over the window
+    Tracker straggler;
+  };
+  struct StepState {  // a process's (or the job's) progress, for `stalled`
+    std::optional<double> steps;
+    double last_step_t = 0;
+    std::vector<double> step_times_s;  // recent step-time estimates, a ring
+    size_t next = 0;
+    Tracker stalled;
+  };
+  struct EpochState {
+    double begin_t = 0;
+    double end_t = 0;
+    double eval_s = 0;
+    std::optional<double> eval_since;
+    double busy_sum = 0;
+    int busy_rows = 0;
+  };
+
+  // Feeds `cond` at `t` into `tracker`, closing it once clear for hold_s;
+  // true when the finding should open now (it held for `open_after_s`): the
+  // caller then builds the evidence and calls Open.
+  bool Due(Tracker& tracker, double t, bool cond, double open_after_s,
+           std::vector<Event>* events);
+  void Open(FindingId id, Tracker& tracker, double t, const nlohmann::ordered_json& subject,
+            Opening opening, std::vector<Event>* events);
+  void Close(Tracker& tracker, double t, std::vector<Event>* events);
+
+  bool Training(const Frame& f) const;
+  bool Judged(const Frame& f) const;
+  // Rules, by what they read (rules_*.cc).
+  void JudgeInput(const Frame& f, std::vector<Event>* events);
+  void JudgeProgress(const Frame& f, std::vector<Event>* events);
+  void JudgeStep(StepState& s, std::optional<double> steps, const nlohmann::ordered_json& subject,
+                 const Frame& f, bool judge, std::vector<Event>* events);
+  void JudgeRanks(const Frame& f, std::vector<Event>* events);
+  void JudgeHost(const Frame& f, std::vector<Event>* events);
+  void JudgeGpus(const Frame& f, std::vector<Event>* events);
+  void JudgeGpuUse(GpuState& g, const GpuFrame& gpu, const Frame& f, std::vector<Event>* events);
+  void JudgeBalance(const Frame& f, std::vector<Event>* events);
+  void EndEpoch(const Mark& m, std::vector<Event>* events);
+  double ScoreOf(double from_t, double to_t, std::optional<double> busy,
+                 nlohmann::ordered_json* breakdown) const;
+
+  Thresholds th_;
+  double interval_s_;
+  Framework framework_ = Framework::kNone;
+  bool markers_ = false;
+  std::optional<double> start_t_;
+  std::optional<double> first_step_t_;
+  std::optional<double> end_t_;
+  double last_t_ = 0;
+  std::map<int, int> clients_;  // live training processes: pid -> rank
+  int lowest_rank_pid_ = 0;     // whose epochs and phases count
+  std::string phase_;           // the lowest rank's open phase, from marks
+  std::vector<Record> records_;
+  size_t open_count_ = 0;
+  std::map<int64_t, EpochState> epochs_;
+  std::vector<std::pair<int64_t, EpochState>> done_epochs_;
+  WindowMean data_wait_, cpu_bound_, io_bound_, cpu_long_;
+  std::deque<std::pair<double, double>> swap_;  // (t, swap used) over the window
+  Tracker input_, cpu_, io_, host_memory_, swapping_, eval_, slow_start_;
+  std::map<int, GpuState> gpus_;
+  std::map<int, RankState> ranks_;
+  StepState job_steps_;
+  std::map<int, StepState> rank_steps_;
+  double busy_sum_ = 0;  // mean GPU busy of judged training rows, for the health score
+  int busy_rows_ = 0;
+  double judged_s_ = 0;
+};
+
+}  // namespace tv

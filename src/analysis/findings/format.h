@@ -1,0 +1,22 @@
+// How findings write numbers in their messages and evidence.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string>
+
+namespace tv {
+
+// "34%" for 0.34.
+inline std::string Pct(double ratio) { return fmt::format("{:.0f}%", ratio * 100); }
+// "45 s", "12 min", "3.5 h": a span of time as a person says it.
+inline std::string Span(double seconds) {
+  if (seconds < 120) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 2 * 3600) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
+// A ratio or rate as evidence: 4 decimals, as samples.jsonl writes them.
+inline double Round4(double v) { return std::round(v * 1e4) / 1e4; }
+
+}  // namespace tv

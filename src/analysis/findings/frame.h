@@ -1,0 +1,60 @@
+// Frame: what the findings rules read from one row, as samples.jsonl holds it.
+// Built from a live Row (FrameFromRow) or from a line of samples.jsonl
+// (FrameFromJson); both round values exactly as the file does, so a run
+// analysed live and replayed afterwards gives the same findings.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/row.h"
+
+namespace tv {
+
+struct GpuFrame {
+  int index = 0;
+  // How busy the GPU was: Hopper's GPM sm_active_ratio where the GPU has it
+  // (duty cycle says 100 % for one tiny kernel), else the duty-cycle util_ratio.
+  std::optional<double> busy;
+  std::optional<double> memory_used_max_bytes;  // the row's peak
+  // The framework allocator's allocated bytes, row peak (markers); what the
+  // training really needs where a framework reserves memory up front.
+  std::optional<double> allocator_allocated_max_bytes;
+  std::optional<double> memory_total_bytes;
+  std::optional<double> job_memory_bytes;
+  std::optional<double> job_processes;
+  std::optional<double> other_memory_bytes;
+  std::optional<double> other_processes;
+  std::optional<double> throttle_any_ratio;
+};
+
+struct RankFrame {
+  int rank = -1;
+  int pid = 0;
+  double steps = 0;
+};
+
+struct Frame {
+  double t = 0;
+  double elapsed_s = 0;
+  std::optional<double> job_cpu_util_ratio;
+  std::optional<double> job_memory_util_ratio;
+  std::optional<double> job_processes;
+  std::optional<double> host_swap_used_bytes;
+  std::optional<double> host_cpu_iowait_ratio;
+  std::optional<double> steps;
+  std::optional<double> data_wait_ratio;
+  std::string phase;  // the lowest rank's phase at the row's end; empty: none
+  std::vector<GpuFrame> gpus;
+  std::vector<RankFrame> ranks;  // when more than one process steps
+};
+
+// Fills `frame` (reusing its vectors) from a row.
+void FrameFromRow(const Row& row, Frame* frame);
+// Fills `frame` from one parsed line of samples.jsonl; false when it is not a
+// row (no "t").
+bool FrameFromJson(const nlohmann::json& line, Frame* frame);
+
+}  // namespace tv

@@ -1,0 +1,74 @@
+#include "analysis/findings/observer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tv {
+
+bool MarkFromTrainingEvent(const TrainingEvent& e, Mark* m) {
+  switch (e.type) {
+    case TrainingEventType::kClientStart:
+      m->type = Mark::Type::kClientStart;
+      break;
+    case TrainingEventType::kClientEnd:
+      m->type = Mark::Type::kClientEnd;
+      break;
+    case TrainingEventType::kEpochBegin:
+      m->type = Mark::Type::kEpochBegin;
+      break;
+    case TrainingEventType::kEpochEnd:
+      m->type = Mark::Type::kEpochEnd;
+      break;
+    case TrainingEventType::kPhaseBegin:
+      m->type = Mark::Type::kPhaseBegin;
+      break;
+    case TrainingEventType::kPhaseEnd:
+      m->type = Mark::Type::kPhaseEnd;
+      break;
+    default:
+      return false;
+  }
+  // As events.jsonl holds it: times to the millisecond.
+  m->t = std::round(e.t * 1000) / 1000;
+  m->pid = e.pid;
+  m->rank = e.rank;
+  m->epoch = e.epoch;
+  m->phase = e.phase;
+  m->framework = e.framework;
+  return true;
+}
+
+void FindingsObserver::OnSample(const Sample& sample, std::vector<Event>* events) {
+  (void)events;
+  Mark m;
+  for (const TrainingEvent& e : sample.training.events) {
+    if (MarkFromTrainingEvent(e, &m)) pending_.push_back(m);
+  }
+}
+
+void FindingsObserver::FeedMarks(double until_t, std::vector<Event>* events) {
+  if (pending_.empty()) return;
+  std::stable_sort(pending_.begin(), pending_.end(),
+                   [](const Mark& a, const Mark& b) { return a.t < b.t; });
+  auto end = std::upper_bound(pending_.begin(), pending_.end(), until_t,
+                              [](double t, const Mark& m) { return t < m.t; });
+  for (auto it = pending_.begin(); it != end; ++it) analyzer_.OnMark(*it, events);
+  pending_.erase(pending_.begin(), end);
+}
+
+void FindingsObserver::OnRow(Row* row, std::vector<Event>* events) {
+  // As samples.jsonl holds it: times to the millisecond.
+  Row& r = *row;
+  FeedMarks(std::round(r.t * 1000) / 1000 - kMarkHold_s, events);
+  FrameFromRow(r, &frame_);
+  analyzer_.OnFrame(frame_, events);
+  r.health_score = analyzer_.HealthScore();
+}
+
+void FindingsObserver::OnFinish(double t, std::vector<Event>* events) {
+  FeedMarks(std::numeric_limits<double>::infinity(), events);
+  analyzer_.Finish(std::round(t * 1000) / 1000, events);
+}
+
+}  // namespace tv

@@ -1,0 +1,41 @@
+// FindingsObserver: the live side of the analysis. On the sampler thread it
+// collects what the training processes say and hands each row, as
+// samples.jsonl will hold it, to the Analyzer; findings go to the sinks as
+// events, and each row carries the health score so far.
+//
+// Thread safety: a SampleObserver, fed on the sampler thread; the accessors
+// after the sampler stopped.
+#pragma once
+
+#include <vector>
+
+#include "analysis/findings/analyzer.h"
+#include "core/sampler.h"
+
+namespace tv {
+
+// The mark a training event is (client start and end, epoch and phase
+// boundaries); false for the others.
+bool MarkFromTrainingEvent(const TrainingEvent& event, Mark* mark);
+
+class FindingsObserver final : public SampleObserver {
+ public:
+  explicit FindingsObserver(Thresholds thresholds = Thresholds(), double interval_s = 1)
+      : analyzer_(thresholds, interval_s) {}
+
+  void OnSample(const Sample& sample, std::vector<Event>* events) override;
+  void OnRow(Row* row, std::vector<Event>* events) override;
+  void OnFinish(double t, std::vector<Event>* events) override;
+
+  const Analyzer& analyzer() const { return analyzer_; }
+
+ private:
+  // Hands the analyzer the marks up to `until_t`, in time order.
+  void FeedMarks(double until_t, std::vector<Event>* events);
+
+  Analyzer analyzer_;
+  std::vector<Mark> pending_;
+  Frame frame_;
+};
+
+}  // namespace tv

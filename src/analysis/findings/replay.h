@@ -1,0 +1,27 @@
+// Replay: judges a run directory after the fact, through the same Analyzer the
+// live run used (`trainvitals analyze`). Reads meta.json (the row interval),
+// events.jsonl (what the training processes said) and samples.jsonl (the
+// rows); a run still being written is judged up to its last complete row.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "analysis/findings/table.h"
+
+namespace tv {
+
+struct Verdict {
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  nlohmann::ordered_json health = nlohmann::ordered_json::object();
+  size_t rows = 0;
+  bool ended = false;   // the run has ended (summary.json or an "end" event)
+  size_t skipped = 0;   // lines of samples.jsonl or events.jsonl that were not JSON
+  std::string skipped_first;  // "FILE:LINE: what", the first of them
+};
+
+// Throws std::runtime_error saying what is missing when `run_dir` holds no
+// samples.jsonl.
+Verdict Replay(const std::string& run_dir, const Thresholds& thresholds);
+
+}  // namespace tv

@@ -1,0 +1,172 @@
+// Rules on what the training processes said: input-bound, stalled,
+// slow-start, straggler, eval-heavy.
+#include <algorithm>
+
+#include "analysis/findings/analyzer.h"
+#include "analysis/findings/format.h"
+
+namespace tv {
+namespace {
+
+constexpr size_t kStepTimes = 64;  // step-time estimates kept for the median
+
+double Median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+void Analyzer::JudgeInput(const Frame& f, std::vector<Event>* events) {
+  if (!Judged(f) || !Training(f) || !f.data_wait_ratio) return;
+  data_wait_.Add(f.t, *f.data_wait_ratio);
+  double wait = *data_wait_.Mean();
+  bool cond = data_wait_.Full(interval_s_) && wait >= th_[Th::kInputBoundRatio];
+  if (!Due(input_, f.t, cond, th_[Th::kOpen_s], events)) return;
+  Opening o;
+  o.severity =
+      wait >= th_[Th::kInputBoundHighRatio] ? Severity::kWarning : Severity::kInfo;
+  o.evidence = {{"data_wait_ratio", Round4(wait)}, {"window_s", th_[Th::kWindow_s]}};
+  o.message = fmt::format(
+      "The training spent {} of its time waiting for the next batch over the last {}: "
+      "{}.",
+      Pct(wait), Span(th_[Th::kWindow_s]),
+      f.gpus.empty() ? "the input pipeline limits the step rate"
+                     : "the GPUs wait for the input pipeline");
+  Open(FindingId::kInputBound, input_, f.t, nlohmann::ordered_json::object(), std::move(o),
+       events);
+}
+
+void Analyzer::JudgeProgress(const Frame& f, std::vector<Event>* events) {
+  bool alive = !clients_.empty() && f.job_processes.value_or(1) > 0;
+  bool cond = markers_ && alive && !first_step_t_ && start_t_ &&
+              f.t - *start_t_ >= th_[Th::kSlowStart_s];
+  if (Due(slow_start_, f.t, cond, 0, events)) {
+    Opening o;
+    o.evidence = {{"seconds_without_step", Round4(f.t - *start_t_)}};
+    o.message = fmt::format(
+        "No training step came in the first {}: start-up (data indexing, downloads, "
+        "compilation) takes as long as training would.",
+        Span(f.t - *start_t_));
+    Open(FindingId::kSlowStart, slow_start_, f.t, nlohmann::ordered_json::object(), std::move(o),
+         events);
+  }
+  bool judge = alive && Judged(f);
+  if (f.ranks.empty()) {
+    JudgeStep(job_steps_, f.steps, nlohmann::ordered_json::object(), f, judge, events);
+    return;
+  }
+  for (const RankFrame& r : f.ranks) {
+    if (!clients_.contains(r.pid)) continue;  // said goodbye: not stalled, gone
+    JudgeStep(rank_steps_[r.pid], r.steps, {{"rank", r.rank}, {"pid", r.pid}}, f, judge, events);
+  }
+}
+
+void Analyzer::JudgeStep(StepState& s, std::optional<double> steps,
+                         const nlohmann::ordered_json& subject, const Frame& f, bool judge,
+                         std::vector<Event>* events) {
+  if (!steps) return;
+  if (!s.steps || *steps < *s.steps) {
+    s.steps = steps;
+    s.last_step_t = f.t;
+    return;
+  }
+  if (*steps > *s.steps) {
+    if (*s.steps > 0) {  // the first step's time is start-up, not a step
+      double estimate = (f.t - s.last_step_t) / (*steps - *s.steps);
+      if (s.step_times_s.size() < kStepTimes) {
+        s.step_times_s.push_back(estimate);
+      } else {
+        s.step_times_s[s.next++ % kStepTimes] = estimate;
+      }
+    }
+    s.steps = steps;
+    s.last_step_t = f.t;
+  } else if (!judge || !Training(f)) {
+    s.last_step_t = f.t;  // evaluation, warm-up: no clock runs for a stall
+  }
+  double limit = th_[Th::kStalled_s];
+  std::optional<double> median;
+  if (!s.step_times_s.empty()) {
+    median = Median(s.step_times_s);
+    limit = std::max(limit, th_[Th::kStalledFactor] * *median);
+  }
+  double quiet_s = f.t - s.last_step_t;
+  bool cond = judge && Training(f) && median && quiet_s >= limit;
+  if (!Due(s.stalled, f.t, cond, 0, events)) return;
+  Opening o;
+  o.severity = Severity::kCritical;
+  o.evidence = {{"seconds_without_step", Round4(quiet_s)},
+                {"median_step_s", Round4(*median)},
+                {"steps", *steps}};
+  o.message = fmt::format(
+      "No training step for {}{} while its process lives (a step takes {:.2g} s): the "
+      "training has stopped making progress.",
+      Span(quiet_s), subject.contains("rank") ? fmt::format(" on rank {}", subject["rank"].get<int>()) : "",
+      *median);
+  Open(FindingId::kStalled, s.stalled, f.t, subject, std::move(o), events);
+}
+
+void Analyzer::JudgeRanks(const Frame& f, std::vector<Event>* events) {
+  if (f.ranks.size() < 2 || !Judged(f) || !Training(f)) return;
+  double window = th_[Th::kWindow_s];
+  std::map<int, double> rates;
+  double best = 0;
+  for (const RankFrame& r : f.ranks) {
+    RankState& s = ranks_[r.rank];
+    s.history.emplace_back(f.t, r.steps);
+    while (s.history.size() > 1 && s.history[1].first <= f.t - window) s.history.pop_front();
+    double span = s.history.back().first - s.history.front().first;
+    if (span + interval_s_ < 0.9 * window || span <= 0) continue;
+    double rate = (s.history.back().second - s.history.front().second) / span;
+    rates[r.rank] = rate;
+    best = std::max(best, rate);
+  }
+  if (rates.size() < 2) return;
+  for (const auto& [rank, rate] : rates) {
+    RankState& s = ranks_[rank];
+    bool cond = best > 0 && rate < th_[Th::kStragglerScore] * best;
+    if (!Due(s.straggler, f.t, cond, th_[Th::kOpen_s], events)) continue;
+    Opening o;
+    o.evidence = {{"steps_per_second", Round4(rate)},
+                  {"fastest_steps_per_second", Round4(best)},
+                  {"score", Round4(rate / best)},
+                  {"window_s", window}};
+    o.message = fmt::format(
+        "Rank {} steps at {} of the fastest rank's rate over the last {}: it holds the "
+        "others back.",
+        rank, Pct(rate / best), Span(window));
+    Open(FindingId::kStraggler, s.straggler, f.t, {{"rank", rank}}, std::move(o), events);
+  }
+}
+
+void Analyzer::EndEpoch(const Mark& m, std::vector<Event>* events) {
+  if (!m.epoch) return;
+  auto it = epochs_.find(*m.epoch);
+  if (it == epochs_.end()) return;
+  EpochState s = it->second;
+  epochs_.erase(it);
+  if (s.eval_since) s.eval_s += m.t - *s.eval_since;
+  s.end_t = m.t;
+  done_epochs_.emplace_back(*m.epoch, s);
+  double epoch_s = m.t - s.begin_t;
+  if (epoch_s <= 0) return;
+  double share = s.eval_s / epoch_s;
+  bool cond = share >= th_[Th::kEvalShare];
+  if (!cond) {
+    if (eval_.open()) Close(eval_, m.t, events);
+    return;
+  }
+  if (eval_.open()) return;
+  Opening o;
+  o.severity = share >= th_[Th::kEvalShareHigh] ? Severity::kWarning : Severity::kInfo;
+  o.evidence = {{"epoch", *m.epoch},
+                {"eval_s", Round4(s.eval_s)},
+                {"epoch_s", Round4(epoch_s)},
+                {"eval_share", Round4(share)}};
+  o.message = fmt::format("Evaluation took {} of epoch {} ({} of {}).", Pct(share),
+                          *m.epoch, Span(s.eval_s), Span(epoch_s));
+  Open(FindingId::kEvalHeavy, eval_, m.t, nlohmann::ordered_json::object(), std::move(o), events);
+}
+
+}  // namespace tv

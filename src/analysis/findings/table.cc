@@ -1,0 +1,394 @@
+#include "analysis/findings/table.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace tv {
+namespace {
+
+using F = FindingId;
+
+// Rules name their thresholds in {braces}; FindingsMarkdown shows them with values.
+constexpr FindingDef kFindings[] = {
+    {F::kInputBound, "input-bound",
+     "In training, the share of step time the training processes spent waiting for their next "
+     "batch (`training.data_wait_ratio`, over {window_s}) is at least {input_bound_ratio} "
+     "(warning from {input_bound_high_ratio}).",
+     "Load batches ahead of the GPU: more loader workers, prefetching, and caching decoded data.",
+     "tf.data: `dataset.map(f, num_parallel_calls=tf.data.AUTOTUNE)`, "
+     "`.cache()` after the expensive map, and end with `.prefetch(tf.data.AUTOTUNE)`; "
+     "a Python generator cannot run in parallel: turn it into a `tf.data` pipeline or a "
+     "`keras.utils.PyDataset` with `workers=` and `use_multiprocessing=True`.",
+     "`DataLoader(num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=4)` "
+     "with N up to the CPU cores you have; move decoding and augmentation out of the "
+     "training loop.",
+     "Raise the DataLoaders' `num_workers` (with `persistent_workers=True`, "
+     "`pin_memory=True`); Lightning's own num_workers warning is the same cause, now measured.",
+     "`paddle.io.DataLoader(num_workers=N, use_shared_memory=True)`, and a larger "
+     "`prefetch_factor`."},
+    {F::kCpuBound, "cpu-bound",
+     "Over {window_s}, in more than {cpu_bound_share} of the rows a GPU the job uses is below "
+     "{cpu_bound_gpu_ratio} busy while the job's CPU is above {cpu_bound_cpu_ratio} of the "
+     "cores it may use.",
+     "The CPU cannot keep the GPU fed: move preprocessing to the GPU or to fewer, cheaper "
+     "operations, or run on a machine with more cores for this GPU.",
+     "Run augmentation on the GPU (Keras preprocessing layers inside the model), "
+     "`tf.data` with `num_parallel_calls=tf.data.AUTOTUNE`, and check that the model runs "
+     "on the GPU, not the CPU.",
+     "Do augmentation on the GPU (torchvision.transforms.v2 on CUDA tensors), keep "
+     "`num_workers` below the cores available, and check that the model and batches are on "
+     "`cuda`.",
+     "Check `accelerator=\"gpu\"` and that batches reach the GPU; move augmentation to the GPU.",
+     "Check `paddle.set_device(\"gpu\")`; move augmentation into the model or onto the GPU."},
+    {F::kIoBound, "io-bound",
+     "Over {window_s}, in more than {cpu_bound_share} of the rows a GPU the job uses is below "
+     "{io_bound_gpu_ratio} busy while the CPUs wait for storage (iowait) more than "
+     "{io_bound_iowait_ratio} of the time.",
+     "The job waits for storage: copy the dataset to local disk or memory, use larger files "
+     "(shards) read sequentially, and read ahead.",
+     "`tf.data.TFRecordDataset(files, num_parallel_reads=tf.data.AUTOTUNE)` and "
+     "`.cache()` (to memory or a local file).",
+     "Shard the dataset into larger files, copy it to local NVMe, and raise `num_workers` "
+     "so reads overlap.",
+     "", ""},
+    {F::kGpuIdle, "gpu-idle",
+     "A GPU the job holds memory on, after being used, stays below {gpu_idle_ratio} busy for "
+     "{gpu_idle_s} outside evaluation.",
+     "The job holds the GPU but does not use it: check for a hang, a long CPU-only stage, or "
+     "a job that should have ended and free the GPU for others.",
+     "", "", "", ""},
+    {F::kGpuUnused, "gpu-unused",
+     "A GPU the job holds memory on is never busy (below {gpu_idle_ratio}) from the moment it "
+     "took the memory, for {gpu_unused_s} or the whole judged run.",
+     "The job took GPU memory but never computed there: is the model on the GPU? Run on a "
+     "smaller GPU (a MIG slice) or on the CPU.",
+     "Check `tf.config.list_physical_devices('GPU')` and that the model is built under the "
+     "default (GPU) device.",
+     "Move the model and each batch to the device: `model.to('cuda')`, "
+     "`batch.to('cuda', non_blocking=True)`.",
+     "Pass `accelerator=\"gpu\", devices=...` to the Trainer.",
+     "Call `paddle.set_device(\"gpu\")` before building the model."},
+    {F::kLowGpuUtil, "low-gpu-util",
+     "In training, a GPU the job uses averages below {low_gpu_util_ratio} busy over "
+     "{low_gpu_util_window_s} (warning below {low_gpu_util_red_ratio}).",
+     "The GPU is mostly waiting: see the other findings for why (input, CPU, small batches); "
+     "larger batches and mixed precision raise the work per launch.",
+     "Raise the batch size, use `keras.mixed_precision.set_global_policy(\"mixed_float16\")` "
+     "and `jit_compile=True` in `model.compile`.",
+     "Raise the batch size, use `torch.autocast(\"cuda\", dtype=torch.bfloat16)` and "
+     "`torch.compile(model)`.",
+     "Raise the batch size, `Trainer(precision=\"bf16-mixed\")`.",
+     "Raise the batch size, `paddle.amp.auto_cast()`."},
+    {F::kGpuImbalance, "gpu-imbalance",
+     "Over {window_s}, a GPU the job uses is busy less than {imbalance_score} of the busiest "
+     "one's share, at least {imbalance_gap} below it.",
+     "The GPUs do uneven work: check the data split per rank, uneven batch sizes, or one rank "
+     "that does extra work (logging, checkpoints, evaluation) on its GPU.",
+     "", "Use `DistributedSampler` with `drop_last=True` so each rank gets the same batches.",
+     "", ""},
+    {F::kStraggler, "straggler",
+     "With more than one rank, over {window_s}, a rank's step rate is below {straggler_score} "
+     "of the fastest rank's, or its data-wait share is {straggler_wait_gap} above the others' "
+     "median (it makes them wait for it).",
+     "One rank holds the others back: look at its host, its GPU and its data loading.",
+     "", "", "", ""},
+    {F::kThrottled, "throttled",
+     "Over {window_s}, a busy GPU's clocks are held down (power cap, heat or hardware "
+     "slowdown) more than {throttle_share} of the time.",
+     "The GPU runs below its clocks: check cooling, the power cap (`nvidia-smi -q -d "
+     "POWER`) and the other jobs on the node.",
+     "", "", "", ""},
+    {F::kHostMemoryPressure, "host-memory-pressure",
+     "The job's memory (PSS) reaches {host_memory_ratio} of its limit (the cgroup's or the "
+     "host's), critical from {host_memory_critical_ratio}.",
+     "The job is close to being killed for memory: fewer loader workers or prefetched "
+     "batches, or memory-mapped data instead of in-process copies.",
+     "Lower `prefetch` buffers and `shuffle` buffer sizes; avoid `.cache()` to memory for "
+     "large datasets.",
+     "Fewer `num_workers` or a smaller `prefetch_factor`; keep the dataset in numpy arrays, "
+     "not Python lists (workers copy what they touch).",
+     "", ""},
+    {F::kSwapping, "swapping",
+     "Over {window_s}, the host's swap use grows faster than {swap_bytes_per_second}.",
+     "The host is swapping: training slows by orders of magnitude. Use less memory per "
+     "process or fewer processes.",
+     "", "", "", ""},
+    {F::kGpuMemoryNearFull, "gpu-memory-near-full",
+     "A GPU the job uses has its memory at least {gpu_memory_full_ratio} full (row peak) for "
+     "{open_s}.",
+     "Close to CUDA out of memory: mixed precision, gradient checkpointing, or a smaller "
+     "batch with gradient accumulation.",
+     "`keras.mixed_precision.set_global_policy(\"mixed_float16\")`; by default TensorFlow "
+     "reserves most GPU memory up front: `tf.config.experimental.set_memory_growth` shows "
+     "the real need.",
+     "`torch.autocast`, `torch.utils.checkpoint`, and "
+     "`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` against fragmentation.",
+     "`Trainer(precision=\"bf16-mixed\", accumulate_grad_batches=k)` with a smaller batch.",
+     "`paddle.amp.auto_cast()` and a smaller batch."},
+    {F::kBatchTooSmall, "batch-too-small",
+     "In training, over {low_gpu_util_window_s}, GPU busy, GPU memory and the job's CPU all "
+     "stay below {batch_small_ratio} while no input or CPU limit explains it.",
+     "The GPU has room to spare: a larger batch (scaling the learning rate) or mixed "
+     "precision does more per step.",
+     "Raise `batch_size` and use mixed precision.",
+     "Raise the DataLoader's `batch_size` and use `torch.autocast`.",
+     "Raise the batch size; `Tuner(trainer).scale_batch_size(model)` finds the largest "
+     "that fits.",
+     "Raise `batch_size` and use `paddle.amp.auto_cast()`."},
+    {F::kEvalHeavy, "eval-heavy",
+     "Evaluation takes at least {eval_share} of an epoch's time (warning from "
+     "{eval_share_high}).",
+     "Evaluate less often or on a subset: evaluation does not train the model.",
+     "`model.fit(..., validation_freq=k)` or `validation_steps=`.",
+     "Evaluate every k epochs or on a fixed subset of the validation set.",
+     "`Trainer(check_val_every_n_epoch=k, limit_val_batches=0.25)`.",
+     "Pass `eval_freq=k` to `Model.fit`."},
+    {F::kStalled, "stalled",
+     "A training process that was stepping makes no step for {stalled_s} or {stalled_factor}× "
+     "its median step time, whichever is longer, while it lives and outside evaluation.",
+     "The training stopped making progress: a deadlock (a collective waiting for a rank), a "
+     "stuck data loader worker or a hung file system. `py-spy dump --pid PID` shows where "
+     "it waits.",
+     "", "Set `NCCL_ASYNC_ERROR_HANDLING=1` and a `timeout=` in `init_process_group` so a "
+     "lost rank fails instead of hanging; `DataLoader(timeout=...)` for stuck workers.",
+     "", ""},
+    {F::kSlowStart, "slow-start",
+     "A training process connected but no first step comes within {slow_start_s}.",
+     "Start-up is slow: data indexing, downloads or compilation before the first step. Cache "
+     "what start-up computes.",
+     "", "", "", ""},
+    {F::kSharedGpu, "shared-gpu",
+     "Processes outside the job use a GPU the job uses, for {open_s} (warning when they "
+     "hold at least {shared_memory_share} of its memory).",
+     "Another job shares this GPU: its kernels and memory slow and endanger this one. Ask for "
+     "exclusive GPUs or set the GPU to exclusive-process mode.",
+     "", "", "", ""},
+};
+static_assert(std::size(kFindings) == kFindingCount);
+
+constexpr ThresholdDef kThresholds[] = {
+    {Th::kWarmup_s, "warmup_s", 30, "seconds",
+     "own: after the first step (or the start, without markers), compilation and cache "
+     "filling are not judged"},
+    {Th::kWindow_s, "window_s", 60, "seconds", "own: the sliding window rules average over"},
+    {Th::kOpen_s, "open_s", 30, "seconds",
+     "own: a condition must hold this long before its finding opens"},
+    {Th::kHold_s, "hold_s", 60, "seconds",
+     "own: a finding closes only after its condition has been clear this long"},
+    {Th::kRepeatLine_s, "repeat_line_s", 300, "seconds",
+     "own: at most one stderr line per finding id in this time (W&B alerts: one per title per "
+     "minute)"},
+    {Th::kInputBoundRatio, "input_bound_ratio", 0.10, "ratio",
+     "TensorFlow Profiler rule engine: input > 10 % of step time"},
+    {Th::kInputBoundHighRatio, "input_bound_high_ratio", 0.20, "ratio",
+     "TensorFlow Profiler input-pipeline analyzer: >= 20 % is HIGHLY input-bound"},
+    {Th::kCpuBoundGpuRatio, "cpu_bound_gpu_ratio", 0.10, "ratio",
+     "SageMaker Debugger CPUBottleneck: GPU < 10 %"},
+    {Th::kCpuBoundCpuRatio, "cpu_bound_cpu_ratio", 0.90, "ratio",
+     "SageMaker Debugger CPUBottleneck: CPU > 90 %"},
+    {Th::kCpuBoundShare, "cpu_bound_share", 0.50, "ratio",
+     "SageMaker Debugger CPUBottleneck/IOBottleneck: in > 50 % of the samples"},
+    {Th::kIoBoundGpuRatio, "io_bound_gpu_ratio", 0.10, "ratio",
+     "SageMaker Debugger IOBottleneck: GPU < 10 %"},
+    {Th::kIoBoundIowaitRatio, "io_bound_iowait_ratio", 0.50, "ratio",
+     "SageMaker Debugger IOBottleneck: iowait > 50 %"},
+    {Th::kGpuIdleRatio, "gpu_idle_ratio", 0.01, "ratio",
+     "Princeton jobstats: a GPU is unused when its mean is 0 (1 % allows for driver noise)"},
+    {Th::kGpuIdle_s, "gpu_idle_s", 300, "seconds",
+     "own, shorter than Job Defense Shield's 60 min: a training GPU idle 5 min is lost time"},
+    {Th::kGpuUnused_s, "gpu_unused_s", 300, "seconds", "Princeton jobstats: minimum runtime 300 s"},
+    {Th::kLowGpuUtilRatio, "low_gpu_util_ratio", 0.25, "ratio",
+     "Princeton jobstats: 'somewhat low' <= 25 %; Job Defense Shield threshold 25 %"},
+    {Th::kLowGpuUtilRedRatio, "low_gpu_util_red_ratio", 0.15, "ratio",
+     "Princeton jobstats: red <= 15 %"},
+    {Th::kLowGpuUtilWindow_s, "low_gpu_util_window_s", 300, "seconds",
+     "jobstats minimum runtime 300 s; SageMaker LowGPUUtilization judges 500 points"},
+    {Th::kImbalanceScore, "imbalance_score", 0.75, "ratio",
+     "nvidia-resiliency-ext straggler score < 0.75"},
+    {Th::kImbalanceGap, "imbalance_gap", 0.20, "ratio",
+     "own: at least 20 points apart, so two near-idle GPUs are not 'imbalanced'"},
+    {Th::kStragglerScore, "straggler_score", 0.75, "ratio",
+     "nvidia-resiliency-ext: per-rank score best/this < 0.75"},
+    {Th::kStragglerWaitGap, "straggler_wait_gap", 0.20, "ratio",
+     "own, on TensorFlow's 20 % input-bound band: one rank waits that much more than the rest"},
+    {Th::kThrottleShare, "throttle_share", 0.20, "ratio",
+     "own: throttled a fifth of the time is a measurable slowdown"},
+    {Th::kHostMemoryRatio, "host_memory_ratio", 0.90, "ratio",
+     "the usual static memory alert: > 90 % (held 15 min elsewhere; here open_s)"},
+    {Th::kHostMemoryCriticalRatio, "host_memory_critical_ratio", 0.95, "ratio",
+     "own: 5 % from the OOM killer"},
+    {Th::kSwapBytesPerSecond, "swap_bytes_per_second", 16.0 * 1024 * 1024, "bytes/s",
+     "own: 16 MiB/s of new swap is steady paging, not a stray page"},
+    {Th::kGpuMemoryFullRatio, "gpu_memory_full_ratio", 0.95, "ratio",
+     "PyTorch profiler plugin: peak > 90 % of device memory (95 % here: allocators cache)"},
+    {Th::kBatchSmallRatio, "batch_small_ratio", 0.70, "ratio",
+     "SageMaker Debugger BatchSize: CPU, GPU and GPU memory all < 70 %"},
+    {Th::kEvalShare, "eval_share", 0.30, "ratio",
+     "own: evaluation is usually a tenth of an epoch or less"},
+    {Th::kEvalShareHigh, "eval_share_high", 0.50, "ratio", "own: more evaluating than training"},
+    {Th::kStalled_s, "stalled_s", 60, "seconds", "the issue's rule: 60 s without a step"},
+    {Th::kStalledFactor, "stalled_factor", 20, "count", "the issue's rule: 20 median step times"},
+    {Th::kSlowStart_s, "slow_start_s", 600, "seconds",
+     "own, half SageMaker's MaxInitializationTime (20 min)"},
+    {Th::kSharedMemoryShare, "shared_memory_share", 0.10, "ratio",
+     "own: others holding a tenth of the GPU's memory"},
+    {Th::kBusyRatio, "busy_ratio", 0.05, "ratio",
+     "own: a GPU above this is doing work (for gpu-imbalance and throttled)"},
+};
+static_assert(std::size(kThresholds) == kThresholdCount);
+
+constexpr bool TablesInOrder() {
+  for (size_t i = 0; i < kFindingCount; ++i) {
+    if (static_cast<size_t>(kFindings[i].id) != i) return false;
+  }
+  for (size_t i = 0; i < kThresholdCount; ++i) {
+    if (static_cast<size_t>(kThresholds[i].id) != i) return false;
+  }
+  return true;
+}
+static_assert(TablesInOrder(), "tables must list entries in enum order");
+
+std::string ValueText(const ThresholdDef& t, double v) {
+  if (t.unit == std::string_view("ratio")) return fmt::format("{:g} %", v * 100);
+  if (t.unit == std::string_view("seconds")) return fmt::format("{:g} s", v);
+  if (t.unit == std::string_view("bytes/s")) return fmt::format("{:g} MiB/s", v / (1 << 20));
+  return fmt::format("{:g}", v);
+}
+
+// The rule with each {key} replaced by the threshold's default value.
+std::string RuleText(std::string_view rule) {
+  std::string out;
+  size_t at = 0;
+  while (at < rule.size()) {
+    size_t open = rule.find('{', at);
+    size_t close = open == std::string_view::npos ? open : rule.find('}', open);
+    if (close == std::string_view::npos) break;
+    out.append(rule.substr(at, open - at));
+    std::string_view key = rule.substr(open + 1, close - open - 1);
+    const ThresholdDef* t = FindThreshold(key);
+    out += t != nullptr ? fmt::format("{} (`{}`)", ValueText(*t, t->value), key)
+                        : std::string(rule.substr(open, close - open + 1));
+    at = close + 1;
+  }
+  out.append(rule.substr(at));
+  return out;
+}
+
+}  // namespace
+
+std::string_view SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kInfo:
+      return "info";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kCritical:
+      return "critical";
+  }
+  return "info";
+}
+
+Framework ParseFramework(std::string_view name) {
+  if (name == "keras" || name == "tensorflow") return Framework::kKeras;
+  if (name == "torch" || name == "pytorch") return Framework::kTorch;
+  if (name == "lightning") return Framework::kLightning;
+  if (name == "paddle") return Framework::kPaddle;
+  return Framework::kNone;
+}
+
+const FindingDef& Def(FindingId id) { return kFindings[static_cast<size_t>(id)]; }
+std::span<const FindingDef> FindingDefs() { return kFindings; }
+
+std::string_view AdviceFor(const FindingDef& def, Framework framework) {
+  std::string_view own;
+  switch (framework) {
+    case Framework::kKeras:
+      own = def.advice_keras;
+      break;
+    case Framework::kTorch:
+      own = def.advice_torch;
+      break;
+    case Framework::kLightning:
+      own = def.advice_lightning.empty() ? def.advice_torch : def.advice_lightning;
+      break;
+    case Framework::kPaddle:
+      own = def.advice_paddle;
+      break;
+    case Framework::kNone:
+      break;
+  }
+  return own.empty() ? def.advice : own;
+}
+
+std::span<const ThresholdDef> ThresholdDefs() { return kThresholds; }
+
+const ThresholdDef* FindThreshold(std::string_view key) {
+  for (const ThresholdDef& t : kThresholds) {
+    if (t.key == key) return &t;
+  }
+  return nullptr;
+}
+
+Thresholds::Thresholds() {
+  for (size_t i = 0; i < kThresholdCount; ++i) values_[i] = kThresholds[i].value;
+}
+
+std::string Thresholds::Set(std::string_view key, double value) {
+  const ThresholdDef* t = FindThreshold(key);
+  if (t == nullptr) {
+    std::string_view near;
+    size_t best = 0;
+    for (const ThresholdDef& d : kThresholds) {
+      // Same prefix or suffix as a known key: likely meant it.
+      size_t common = 0;
+      while (common < key.size() && common < d.key.size() && key[common] == d.key[common]) {
+        ++common;
+      }
+      if (common > best) best = common, near = d.key;
+    }
+    return fmt::format("unknown threshold '{}'{} (docs/findings.md lists them)", key,
+                       best >= 4 ? fmt::format(", did you mean '{}'?", near) : "");
+  }
+  if (!std::isfinite(value) || value < 0) {
+    return fmt::format("'{}' must be a number >= 0, not {}", key, value);
+  }
+  values_[static_cast<size_t>(t->id)] = value;
+  return {};
+}
+
+Thresholds ThresholdsFrom(const std::vector<ThresholdSetting>& settings) {
+  Thresholds th;
+  for (const ThresholdSetting& s : settings) {
+    std::string error = th.Set(s.key, s.value);
+    if (!error.empty()) throw ConfigError(fmt::format("{}: findings: {}", s.where, error));
+  }
+  return th;
+}
+
+std::string FindingsMarkdown() {
+  std::string out = "## Findings\n\n";
+  for (const FindingDef& f : kFindings) {
+    out += fmt::format("### `{}`\n\n{}\n\n", f.name, RuleText(f.rule));
+    out += fmt::format("- Advice: {}\n", f.advice);
+    const std::pair<std::string_view, std::string_view> own[] = {
+        {"Keras / TensorFlow", f.advice_keras},
+        {"PyTorch", f.advice_torch},
+        {"Lightning", f.advice_lightning},
+        {"Paddle", f.advice_paddle}};
+    for (const auto& [who, text] : own) {
+      if (!text.empty()) out += fmt::format("- {}: {}\n", who, text);
+    }
+    out += "\n";
+  }
+  out +=
+      "## Thresholds\n\nSet any of them in the config file's `[findings]` table "
+      "(`[findings]` then `window_s = 30`).\n\n"
+      "| key | default | source |\n|---|---|---|\n";
+  for (const ThresholdDef& t : kThresholds) {
+    out += fmt::format("| `{}` | {} | {} |\n", t.key, ValueText(t, t.value), t.source);
+  }
+  return out;
+}
+
+}  // namespace tv

@@ -1,0 +1,57 @@
+// Small building blocks of the findings rules: a sliding-window mean and the
+// open/close hysteresis of one finding's condition.
+#pragma once
+
+#include <deque>
+#include <optional>
+#include <utility>
+
+namespace tv {
+
+// The mean of the values added over the last `window_s` seconds. Not thread-safe.
+class WindowMean {
+ public:
+  explicit WindowMean(double window_s = 60) : window_s_(window_s) {}
+  void set_window(double window_s) { window_s_ = window_s; }
+  void Add(double t, double v) {
+    q_.emplace_back(t, v);
+    sum_ += v;
+    while (!q_.empty() && q_.front().first <= t - window_s_) {
+      sum_ -= q_.front().second;
+      q_.pop_front();
+    }
+    if (q_.size() == 1) sum_ = v;  // no drift from long runs of adds and removes
+  }
+  std::optional<double> Mean() const {
+    if (q_.empty()) return std::nullopt;
+    return sum_ / static_cast<double>(q_.size());
+  }
+  // Seconds between the oldest and newest value held, plus one row: how much
+  // of the window is filled.
+  double Covered(double row_s) const {
+    return q_.empty() ? 0 : q_.back().first - q_.front().first + row_s;
+  }
+  // Whether the window is (nearly) full: it judges a whole window, not a few rows.
+  bool Full(double row_s) const { return Covered(row_s) >= 0.9 * window_s_; }
+  void Clear() {
+    q_.clear();
+    sum_ = 0;
+  }
+
+ private:
+  double window_s_;
+  std::deque<std::pair<double, double>> q_;
+  double sum_ = 0;
+};
+
+// One finding's condition over time: it opens once the condition has held for
+// `open_after_s`, and closes once it has been clear for `hold_s`, so a finding
+// does not flap. `record` indexes the open finding in the analyzer's list.
+struct Tracker {
+  std::optional<double> true_since;
+  std::optional<double> clear_since;
+  int record = -1;
+  bool open() const { return record >= 0; }
+};
+
+}  // namespace tv

@@ -1,0 +1,70 @@
+// trainvitals analyze RUN [--json] [--config FILE]: judges a run directory
+// (also one still being written) through the same analysis the live run used.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "analysis/findings/replay.h"
+#include "cli/commands.h"
+#include "core/config.h"
+#include "run/run_dir.h"
+#include "views/verdict.h"
+
+namespace tv {
+
+void AddAnalyzeCommand(CLI::App& app, Action* action) {
+  auto* cmd = app.add_subcommand(
+      "analyze",
+      "Judge a run: its health score and findings (what held it back, with advice), replayed "
+      "from the run directory through the same rules as the live run.");
+  auto run = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  auto config_file = std::make_shared<std::string>();
+  cmd->add_option("RUN", *run,
+                  "Run directory, or its name in trainvitals-runs/ (\"latest\": the newest run)")
+      ->required();
+  cmd->add_flag("--json", *json, "Print the verdict as JSON (health, findings)");
+  cmd->add_option("--config", *config_file,
+                  "TOML file whose [findings] table sets thresholds (docs/findings.md); default "
+                  "$TRAINVITALS_CONFIG");
+  cmd->callback([run, json, config_file, action] {
+    *action = [run, json, config_file]() {
+      Config config;
+      std::string file = *config_file;
+      if (file.empty()) {
+        if (const char* env = std::getenv("TRAINVITALS_CONFIG"); env != nullptr) file = env;
+      }
+      if (!file.empty()) ApplyConfigFile(file, config);
+      Thresholds thresholds = ThresholdsFrom(config.findings);
+      std::string dir = ResolveRunDir(*run, config.runs_dir);
+      Verdict v;
+      try {
+        v = Replay(dir, thresholds);
+      } catch (const std::runtime_error& e) {
+        throw ConfigError(e.what());
+      }
+      if (*json) {
+        nlohmann::ordered_json out = {{"run_dir", dir},
+                                      {"rows", v.rows},
+                                      {"ended", v.ended},
+                                      {"health", v.health},
+                                      {"findings", v.findings}};
+        if (v.skipped > 0) out["skipped_lines"] = v.skipped, out["first_skipped"] = v.skipped_first;
+        std::cout << out.dump(2) << "\n";
+        return 0;
+      }
+      std::string text = fmt::format("trainvitals: {} — {} rows{}\n", dir, v.rows,
+                                     v.ended ? "" : ", still being written (judged so far)");
+      if (v.skipped > 0) {
+        text += fmt::format("  Skipped  {} line{} that are not JSON (first: {})\n", v.skipped,
+                            v.skipped == 1 ? "" : "s", v.skipped_first);
+      }
+      text += FormatVerdict(v.health, v.findings);
+      std::cout << text;
+      return 0;
+    };
+  });
+}
+
+}  // namespace tv

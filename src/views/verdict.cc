@@ -1,0 +1,77 @@
+#include "views/verdict.h"
+
+#include <fmt/format.h>
+
+namespace tv {
+namespace {
+
+std::string Text(const nlohmann::ordered_json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// "GPU 1", "rank 2", "pid 412", or empty for the whole job.
+std::string SubjectText(const nlohmann::ordered_json& subject) {
+  if (!subject.is_object()) return {};
+  if (subject.contains("gpu")) return fmt::format("GPU {}", subject["gpu"].dump());
+  if (subject.contains("rank")) return fmt::format("rank {}", subject["rank"].dump());
+  if (subject.contains("pid")) return fmt::format("pid {}", subject["pid"].dump());
+  return {};
+}
+
+std::string FirstAdvice(const nlohmann::ordered_json& f) {
+  auto it = f.find("advice");
+  if (it == f.end() || !it->is_array() || it->empty() || !(*it)[0].is_string()) return {};
+  return (*it)[0].get<std::string>();
+}
+
+}  // namespace
+
+std::string FormatVerdict(const nlohmann::ordered_json& health,
+                          const nlohmann::ordered_json& findings) {
+  std::string out;
+  if (health.is_object() && health.contains("note") && health["note"].is_string()) {
+    out += fmt::format("  Health   {}\n", health["note"].get<std::string>());
+  }
+  if (health.is_object() && health.contains("score") && health["score"].is_number()) {
+    out += fmt::format("  Health   {:.0f}/100", health["score"].get<double>());
+    std::string sep = " (";
+    for (const auto& item : health.value("breakdown", nlohmann::ordered_json::array())) {
+      if (item.value("points", 0) == 0) continue;
+      out += fmt::format("{}{:+d} {}", sep, item.value("points", 0), Text(item, "what"));
+      sep = "; ";
+    }
+    if (sep != " (") out += ")";
+    out += "\n";
+    std::string epochs;
+    for (const auto& e : health.value("epochs", nlohmann::ordered_json::array())) {
+      epochs += fmt::format("{}{}: {:.0f}", epochs.empty() ? "" : ", ", e.value("epoch", 0),
+                            e.value("score", 0.0));
+    }
+    if (!epochs.empty()) out += "           per epoch " + epochs + "\n";
+  }
+  if (!findings.is_array() || findings.empty()) {
+    if (health.is_object() && health.contains("score")) out += "  Findings none\n";
+    return out;
+  }
+  out += fmt::format("  Findings {}\n", findings.size());
+  for (const auto& f : findings) {
+    std::string subject = SubjectText(f.value("subject", nlohmann::ordered_json()));
+    out += fmt::format("    {} [{}]{}{}: {}\n", Text(f, "id"), Text(f, "severity"),
+                       subject.empty() ? "" : " ", subject, Text(f, "message"));
+    if (std::string advice = FirstAdvice(f); !advice.empty()) {
+      out += fmt::format("      → {}\n", advice);
+    }
+  }
+  return out;
+}
+
+std::string FormatFindingLine(const nlohmann::ordered_json& f) {
+  std::string subject = SubjectText(f.value("subject", nlohmann::ordered_json()));
+  std::string line = fmt::format("trainvitals: {} ({}{}{}): {}", Text(f, "id"), Text(f, "severity"),
+                                 subject.empty() ? "" : ", ", subject, Text(f, "message"));
+  if (std::string advice = FirstAdvice(f); !advice.empty()) line += " → " + advice;
+  return line;
+}
+
+}  // namespace tv

@@ -1,0 +1,19 @@
+// The verdict in words: the health score with its breakdown and the findings,
+// the worst first, with their advice. Rendered from summary.json's `health` and
+// `findings` (or `trainvitals analyze --json`), so text and JSON agree.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace tv {
+
+// Lines of the end-of-run summary and of `trainvitals analyze`, indented by
+// two spaces; empty when there is nothing to say.
+std::string FormatVerdict(const nlohmann::ordered_json& health,
+                          const nlohmann::ordered_json& findings);
+
+// The one stderr line said when a finding opens (from its finding_open event).
+std::string FormatFindingLine(const nlohmann::ordered_json& finding);
+
+}  // namespace tv
