@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -71,9 +72,16 @@ struct Row {
   std::vector<double> core_util_ratio;      // mean per core
   std::vector<GpuRow> gpus;
   TrainingRow training;
-  // The run's health score so far (0..100), set by the analysis as the row
-  // closes; not written to samples.jsonl.
+  // Set by the analysis as the row closes (for Prometheus; not written to
+  // samples.jsonl): the run's health score so far (0..100), and each finding
+  // id opened so far, whether one is open now, with its worst severity.
   std::optional<double> health_score;
+  struct Finding {
+    std::string_view id;        // a static string of the findings table
+    std::string_view severity;  // "info", "warning", "critical"
+    bool active = false;
+  };
+  std::vector<Finding> findings;
 };
 
 }  // namespace tv

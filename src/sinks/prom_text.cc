@@ -199,6 +199,27 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
     AppendLabel("pid", fmt::format("{}", rank.pid), format, &first, &out);
     AppendSampleEnd(rank.steps, first, &out);
   }
+  // The analysis: the health score and the findings opened so far.
+  static constexpr MetricDef kHealth{Scope::kTraining, "health_score", Unit::kNone, Kind::kGauge,
+                                     false,
+                                     "The run's health score so far, 0-100 (docs/findings.md)."};
+  if (row.health_score) {
+    static const std::string name = "trainvitals_health_score";
+    AppendFamilyHeader(kHealth, name, format, &out);
+    AppendSeriesStart(name, labels, format, &out, &first);
+    AppendSampleEnd(*row.health_score, first, &out);
+  }
+  static constexpr MetricDef kFindingActive{
+      Scope::kTraining, "finding_active", Unit::kNone, Kind::kGauge, false,
+      "1 while a finding of this id is open, 0 after it closed (docs/findings.md)."};
+  for (size_t i = 0; i < row.findings.size(); ++i) {
+    static const std::string name = "trainvitals_finding_active";
+    if (i == 0) AppendFamilyHeader(kFindingActive, name, format, &out);
+    AppendSeriesStart(name, labels, format, &out, &first);
+    AppendLabel("finding", row.findings[i].id, format, &first, &out);
+    AppendLabel("severity", row.findings[i].severity, format, &first, &out);
+    AppendSampleEnd(row.findings[i].active ? 1 : 0, first, &out);
+  }
   std::span<const MetricDef> gdefs = GpuMetrics();
   std::vector<std::string> gpu_names(row.gpus.size()), gpu_models(row.gpus.size());
   auto append_gpu_labels = [&](size_t g) {

@@ -184,6 +184,23 @@ void Analyzer::Finish(double t, std::vector<Event>* events) {
   }
 }
 
+void Analyzer::FindingStates(std::vector<Row::Finding>* out) const {
+  out->clear();
+  std::vector<Severity> worst;
+  for (const Record& r : records_) {
+    std::string_view id = Def(r.id).name;
+    size_t i = 0;
+    while (i < out->size() && (*out)[i].id != id) ++i;
+    if (i == out->size()) {
+      out->push_back(Row::Finding{id, {}, false});
+      worst.push_back(r.severity);
+    }
+    worst[i] = std::max(worst[i], r.severity);
+    (*out)[i].active = (*out)[i].active || !r.closed_t;
+  }
+  for (size_t i = 0; i < out->size(); ++i) (*out)[i].severity = SeverityName(worst[i]);
+}
+
 nlohmann::ordered_json Analyzer::Findings() const {
   double end = end_t_.value_or(last_t_);
   std::vector<const Record*> order;

@@ -21,6 +21,7 @@
 #include "analysis/findings/table.h"
 #include "analysis/findings/window.h"
 #include "core/event.h"
+#include "core/row.h"
 
 namespace tv {
 
@@ -63,6 +64,9 @@ class Analyzer {
   // The score so far (for Prometheus); nullopt before anything was judged.
   std::optional<double> HealthScore() const;
   size_t open_findings() const { return open_count_; }
+  // Each finding id opened so far, in the order first opened: whether one is
+  // open now and its worst severity (for Prometheus).
+  void FindingStates(std::vector<Row::Finding>* out) const;
 
  private:
   struct Record {

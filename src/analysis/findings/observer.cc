@@ -64,6 +64,7 @@ void FindingsObserver::OnRow(Row* row, std::vector<Event>* events) {
   FrameFromRow(r, &frame_);
   analyzer_.OnFrame(frame_, events);
   r.health_score = analyzer_.HealthScore();
+  analyzer_.FindingStates(&r.findings);
 }
 
 void FindingsObserver::OnFinish(double t, std::vector<Event>* events) {

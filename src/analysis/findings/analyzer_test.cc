@@ -1,0 +1,310 @@
+#include "analysis/findings/analyzer.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/aggregator.h"
+#include "sinks/row_json.h"
+
+namespace tv {
+namespace {
+
+constexpr double kStart = 1700000000;
+
+// Short windows so a test judges in minutes of fake time.
+Thresholds Short() {
+  Thresholds th;
+  for (auto [key, value] : {std::pair{"warmup_s", 5.0}, {"window_s", 10.0}, {"open_s", 5.0},
+                            {"hold_s", 10.0}, {"low_gpu_util_window_s", 20.0}}) {
+    EXPECT_EQ(th.Set(key, value), "");
+  }
+  return th;
+}
+
+// A healthy row at second `s`: one GPU the job uses, busy 90 %, stepping 10/s.
+Frame Healthy(double s) {
+  Frame f;
+  f.t = kStart + s;
+  f.elapsed_s = s;
+  f.job_processes = 3;
+  f.job_cpu_util_ratio = 0.4;
+  f.job_memory_util_ratio = 0.3;
+  f.host_swap_used_bytes = 0;
+  f.host_cpu_iowait_ratio = 0.01;
+  f.steps = 10 * s;
+  f.data_wait_ratio = 0.02;
+  GpuFrame g;
+  g.busy = 0.9;
+  g.memory_used_max_bytes = 40e9;
+  g.memory_total_bytes = 80e9;
+  g.job_memory_bytes = 39e9;
+  g.job_processes = 1;
+  g.other_processes = 0;
+  g.other_memory_bytes = 0;
+  g.throttle_any_ratio = 0;
+  f.gpus.push_back(g);
+  return f;
+}
+
+struct Judged {
+  Analyzer analyzer;
+  std::vector<Event> events;
+  explicit Judged(Thresholds th = Short()) : analyzer(th, 1) {}
+  // Feeds rows from second `from` to `to` (exclusive), each changed by `change`.
+  template <typename Change>
+  void Rows(int from, int to, Change&& change) {
+    for (int s = from; s < to; ++s) {
+      Frame f = Healthy(s);
+      change(f);
+      analyzer.OnFrame(f, &events);
+    }
+  }
+  void Rows(int from, int to) {
+    Rows(from, to, [](Frame&) {});
+  }
+  std::vector<std::string> Opened() const {
+    std::vector<std::string> ids;
+    for (const Event& e : events) {
+      if (e.type == "finding_open") ids.push_back(e.fields["id"].get<std::string>());
+    }
+    return ids;
+  }
+  const Event* First(const std::string& type) const {
+    for (const Event& e : events) {
+      if (e.type == type) return &e;
+    }
+    return nullptr;
+  }
+};
+
+using Ids = std::vector<std::string>;
+
+TEST(Findings, HealthyRunHasNoneAndScoresItsGpuBusyShare) {
+  Judged run;
+  run.Rows(0, 600);
+  run.analyzer.Finish(kStart + 600, &run.events);
+  EXPECT_EQ(run.Opened(), Ids{});
+  nlohmann::ordered_json h = run.analyzer.Health();
+  EXPECT_EQ(h["score"], 96);  // 100 - 10 % idle GPU x 40 points
+  ASSERT_EQ(h["breakdown"].size(), 1u);
+  EXPECT_EQ(h["breakdown"][0]["points"], -4);
+}
+
+TEST(Findings, InputBoundOpensAfterWindowAndOpenTimeWithTheMeasuredShare) {
+  Judged run;
+  run.Rows(0, 60, [](Frame& f) { f.data_wait_ratio = 0.35; });
+  ASSERT_EQ(run.Opened(), Ids{"input-bound"});
+  const Event* e = run.First("finding_open");
+  EXPECT_EQ(e->fields["severity"], "warning");
+  EXPECT_DOUBLE_EQ(e->fields["evidence"]["data_wait_ratio"].get<double>(), 0.35);
+  // Warm-up (5 s after the first step at 1 s), a full 10 s window, then 5 s held.
+  EXPECT_GE(e->t - kStart, 5 + 8 + 5);
+  EXPECT_LE(e->t - kStart, 5 + 10 + 5 + 2);
+}
+
+TEST(Findings, ModerateWaitIsInfoAndSmallWaitIsNothing) {
+  Judged moderate;
+  moderate.Rows(0, 60, [](Frame& f) { f.data_wait_ratio = 0.12; });
+  ASSERT_EQ(moderate.Opened(), Ids{"input-bound"});
+  EXPECT_EQ(moderate.First("finding_open")->fields["severity"], "info");
+  Judged small;
+  small.Rows(0, 300, [](Frame& f) { f.data_wait_ratio = 0.07; });
+  EXPECT_EQ(small.Opened(), Ids{});
+}
+
+TEST(Findings, ABriefDipDoesNotCloseAFindingButAClearSpellDoes) {
+  Judged run;
+  run.Rows(0, 60, [](Frame& f) { f.data_wait_ratio = 0.5; });
+  run.Rows(60, 65, [](Frame& f) { f.data_wait_ratio = 0; });  // mean stays above
+  run.Rows(65, 80, [](Frame& f) { f.data_wait_ratio = 0.5; });
+  EXPECT_EQ(run.First("finding_close"), nullptr);
+  run.Rows(80, 120, [](Frame& f) { f.data_wait_ratio = 0; });
+  ASSERT_NE(run.First("finding_close"), nullptr);
+  EXPECT_EQ(run.Opened(), Ids{"input-bound"});  // opened once, never flapped
+}
+
+TEST(Findings, EvaluationIsNotIdleTraining) {
+  Judged run;
+  run.Rows(0, 30);
+  run.Rows(30, 400, [](Frame& f) {
+    f.phase = "eval";
+    f.gpus[0].busy = 0;
+    f.steps = 300;
+  });
+  EXPECT_EQ(run.Opened(), Ids{});
+}
+
+TEST(Findings, StalledWhenStepsStopWhileTheProcessLives) {
+  Judged run;
+  Mark hello{Mark::Type::kClientStart, kStart, 42, -1, {}, "", "torch"};
+  run.analyzer.OnMark(hello, &run.events);
+  run.Rows(0, 30);
+  run.Rows(30, 200, [](Frame& f) { f.steps = 300; });
+  ASSERT_EQ(run.Opened(), Ids{"stalled"});
+  const Event* e = run.First("finding_open");
+  EXPECT_EQ(e->fields["severity"], "critical");
+  EXPECT_NEAR(e->t - kStart, 30 + 60, 2);  // 60 s: longer than 20 x 0.1 s steps
+  // The torch advice, as the process said it runs PyTorch.
+  EXPECT_NE(e->fields["advice"][0].get<std::string>().find("timeout"), std::string::npos);
+}
+
+TEST(Findings, NoStallOnceTheProcessSaidGoodbye) {
+  Judged run;
+  run.analyzer.OnMark(Mark{Mark::Type::kClientStart, kStart, 42, -1, {}, "", "torch"},
+                      &run.events);
+  run.Rows(0, 30);
+  run.analyzer.OnMark(Mark{Mark::Type::kClientEnd, kStart + 30, 42, -1, {}, "", ""}, &run.events);
+  run.Rows(30, 200, [](Frame& f) { f.steps = 300; });
+  EXPECT_EQ(run.Opened(), Ids{});
+}
+
+TEST(Findings, StragglerIsTheRankThatStepsSlower) {
+  Judged run;
+  run.Rows(0, 60, [](Frame& f) {
+    f.ranks = {{0, 100, f.elapsed_s * 10}, {1, 101, f.elapsed_s * 4}};
+  });
+  ASSERT_EQ(run.Opened(), Ids{"straggler"});
+  EXPECT_EQ(run.First("finding_open")->fields["subject"]["rank"], 1);
+  EXPECT_NEAR(run.First("finding_open")->fields["evidence"]["score"].get<double>(), 0.4, 0.01);
+}
+
+TEST(Findings, HostRulesMemorySwapAndIowait) {
+  Judged memory;
+  memory.Rows(0, 30, [](Frame& f) { f.job_memory_util_ratio = 0.97; });
+  ASSERT_EQ(memory.Opened(), Ids{"host-memory-pressure"});
+  EXPECT_EQ(memory.First("finding_open")->fields["severity"], "critical");
+  Judged swap;
+  swap.Rows(0, 40, [](Frame& f) { f.host_swap_used_bytes = f.elapsed_s * 64e6; });
+  EXPECT_EQ(swap.Opened(), Ids{"swapping"});
+  Judged io;
+  io.Rows(0, 40, [](Frame& f) {
+    f.host_cpu_iowait_ratio = 0.7;
+    f.gpus[0].busy = 0.03;
+  });
+  EXPECT_EQ(io.Opened(), (Ids{"io-bound", "low-gpu-util"}));
+}
+
+TEST(Findings, BatchTooSmallOnlyWhenEverythingHasRoomAndNothingElseExplainsIt) {
+  auto roomy = [](Frame& f) {
+    f.gpus[0].busy = 0.45;
+    f.gpus[0].memory_used_max_bytes = 8e9;
+  };
+  Judged run;
+  run.Rows(0, 60, roomy);
+  EXPECT_EQ(run.Opened(), Ids{"batch-too-small"});
+  Judged waiting;  // the input explains the room: input-bound, not batch size
+  waiting.Rows(0, 60, [&](Frame& f) {
+    roomy(f);
+    f.data_wait_ratio = 0.3;
+  });
+  EXPECT_EQ(waiting.Opened(), Ids{"input-bound"});
+}
+
+TEST(Findings, EvalHeavyIsJudgedPerEpochFromThePhases) {
+  Judged run;
+  auto mark = [&](Mark::Type type, double s, std::optional<int64_t> epoch, std::string phase) {
+    run.analyzer.OnMark(Mark{type, kStart + s, 7, -1, epoch, phase, ""}, &run.events);
+  };
+  mark(Mark::Type::kClientStart, 0, {}, "");
+  mark(Mark::Type::kEpochBegin, 1, 0, "");
+  mark(Mark::Type::kPhaseBegin, 5, {}, "eval");
+  mark(Mark::Type::kPhaseEnd, 9, {}, "eval");
+  mark(Mark::Type::kEpochEnd, 10, 0, "");  // 4 s of 9 s
+  ASSERT_EQ(run.Opened(), Ids{"eval-heavy"});
+  EXPECT_NEAR(run.First("finding_open")->fields["evidence"]["eval_share"].get<double>(), 4.0 / 9,
+              1e-3);
+  mark(Mark::Type::kEpochBegin, 10, 1, "");
+  mark(Mark::Type::kEpochEnd, 19, 1, "");  // no evaluation
+  EXPECT_NE(run.First("finding_close"), nullptr);
+}
+
+TEST(Findings, HealthBreakdownAddsUpToTheScore) {
+  Judged run;
+  run.Rows(0, 100, [](Frame& f) {
+    f.data_wait_ratio = 0.4;
+    f.gpus[0].busy = 0.5;
+  });
+  run.analyzer.Finish(kStart + 100, &run.events);
+  nlohmann::ordered_json h = run.analyzer.Health();
+  int sum = 100;
+  for (const auto& item : h["breakdown"]) sum += item["points"].get<int>();
+  EXPECT_EQ(h["score"].get<int>(), sum);
+  EXPECT_LT(sum, 80);
+  EXPECT_EQ(run.analyzer.Findings()[0]["id"], "input-bound");
+}
+
+TEST(Findings, ShortRunIsNotJudged) {
+  Judged run;
+  run.Rows(0, 4);
+  EXPECT_FALSE(run.analyzer.HealthScore());
+  EXPECT_TRUE(run.analyzer.Health().contains("note"));
+}
+
+TEST(Findings, FrameOfALiveRowEqualsTheFrameOfItsLine) {
+  Aggregator agg;
+  Sample s;
+  s.job.cpu_util_ratio = 0.123456789;
+  s.job.memory_util_ratio = 0.5;
+  s.job.processes = 4;
+  s.training.steps = 1234;
+  s.training.data_wait_ratio = 0.333333333;
+  s.training.phase = "train";
+  GpuSample g;
+  g.index = 2;
+  g.util_ratio = 0.87654321;
+  g.memory_used_bytes = 1.5e9 + 0.4;
+  g.memory_total_bytes = 8e10;
+  g.job_memory_bytes = 1e9;
+  s.gpus.push_back(g);
+  agg.Add(s);
+  g.memory_used_bytes = 2.5e9 + 0.6;
+  s.gpus[0] = g;
+  agg.Add(s);
+  Row row = agg.Take(kStart + 0.12345, 1.00049);
+  Frame live, replayed;
+  FrameFromRow(row, &live);
+  std::string line;
+  AppendRowJson(row, &line);
+  ASSERT_TRUE(FrameFromJson(nlohmann::json::parse(line), &replayed));
+  EXPECT_EQ(live.t, replayed.t);
+  EXPECT_EQ(live.elapsed_s, replayed.elapsed_s);
+  EXPECT_EQ(live.job_cpu_util_ratio, replayed.job_cpu_util_ratio);
+  EXPECT_EQ(live.data_wait_ratio, replayed.data_wait_ratio);
+  EXPECT_EQ(live.steps, replayed.steps);
+  EXPECT_EQ(live.phase, replayed.phase);
+  ASSERT_EQ(replayed.gpus.size(), 1u);
+  EXPECT_EQ(live.gpus[0].index, 2);
+  EXPECT_EQ(live.gpus[0].busy, replayed.gpus[0].busy);
+  EXPECT_EQ(live.gpus[0].memory_used_max_bytes, replayed.gpus[0].memory_used_max_bytes);
+  EXPECT_EQ(live.gpus[0].job_memory_bytes, replayed.gpus[0].job_memory_bytes);
+}
+
+TEST(FindingThresholds, UnknownKeyIsNamedWithTheNearOne) {
+  Thresholds th;
+  EXPECT_EQ(th.Set("window_s", 3), "");
+  EXPECT_EQ(th[Th::kWindow_s], 3);
+  EXPECT_NE(th.Set("windw_s", 3).find("did you mean 'window_s'"), std::string::npos);
+  EXPECT_NE(th.Set("open_s", -1).find(">= 0"), std::string::npos);
+  try {
+    ThresholdsFrom({{"stalled_sec", 5, "tv.toml:4"}});
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("tv.toml:4: findings: unknown threshold 'stalled_sec'", 0),
+              0u)
+        << e.what();
+  }
+}
+
+TEST(Docs, FindingsDocListsEveryFindingAsGenerated) {
+  std::ifstream in(std::string(TRAINVITALS_SOURCE_DIR) + "/docs/findings.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string md = FindingsMarkdown();
+  while (!md.empty() && md.back() == '\n') md.pop_back();
+  EXPECT_NE(ss.str().find(md), std::string::npos) << "docs/findings.md is stale: run `make docs`";
+}
+
+}  // namespace
+}  // namespace tv
