@@ -14,6 +14,7 @@ mode=${1:-}
 DEBIAN_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
+  libsimdjson-dev   # reading samples.jsonl back (trainvitals analyze)
   libgtest-dev googletest libbenchmark-dev
   libcpp-httplib-dev   # the Prometheus endpoint and the Pushgateway client
   prometheus prometheus-pushgateway   # real servers the integration tests start

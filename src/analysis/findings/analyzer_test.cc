@@ -267,7 +267,8 @@ TEST(Findings, FrameOfALiveRowEqualsTheFrameOfItsLine) {
   FrameFromRow(row, &live);
   std::string line;
   AppendRowJson(row, &line);
-  ASSERT_TRUE(FrameFromJson(nlohmann::json::parse(line), &replayed));
+  FrameReader reader;
+  ASSERT_EQ(reader.Read(line, &replayed), FrameReader::Line::kRow);
   EXPECT_EQ(live.t, replayed.t);
   EXPECT_EQ(live.elapsed_s, replayed.elapsed_s);
   EXPECT_EQ(live.job_cpu_util_ratio, replayed.job_cpu_util_ratio);
@@ -279,6 +280,25 @@ TEST(Findings, FrameOfALiveRowEqualsTheFrameOfItsLine) {
   EXPECT_EQ(live.gpus[0].busy, replayed.gpus[0].busy);
   EXPECT_EQ(live.gpus[0].memory_used_max_bytes, replayed.gpus[0].memory_used_max_bytes);
   EXPECT_EQ(live.gpus[0].job_memory_bytes, replayed.gpus[0].job_memory_bytes);
+}
+
+TEST(Findings, FrameReaderTellsRowsFromOtherJsonAndFromGarble) {
+  FrameReader reader;
+  Frame f;
+  EXPECT_EQ(reader.Read(R"({"type":"end"})", &f), FrameReader::Line::kNotRow);
+  EXPECT_EQ(reader.Read(R"({"t":5,"host":{"swap_used_bytes":)", &f), FrameReader::Line::kNotJson);
+  EXPECT_EQ(reader.Read("not json", &f), FrameReader::Line::kNotJson);
+  ASSERT_EQ(reader.Read(R"({"t":5,"training":{"ranks":[{"rank":0,"pid":9,"steps":3},)"
+                        R"({"rank":1,"pid":10,"steps":4}],"phase":"eval"},"gpus":[{"index":3,)"
+                        R"("util_ratio":0.5,"processes":[{"pid":1}]}]})",
+                        &f),
+            FrameReader::Line::kRow);
+  EXPECT_EQ(f.phase, "eval");
+  ASSERT_EQ(f.ranks.size(), 2u);
+  EXPECT_EQ(f.ranks[1].steps, 4);
+  ASSERT_EQ(f.gpus.size(), 1u);
+  EXPECT_EQ(f.gpus[0].index, 3);
+  EXPECT_EQ(f.gpus[0].busy, 0.5);
 }
 
 TEST(FindingThresholds, UnknownKeyIsNamedWithTheNearOne) {

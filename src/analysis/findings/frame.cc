@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <simdjson.h>
+
 #include "core/metrics.h"
 
 namespace tv {
@@ -19,26 +21,6 @@ std::optional<double> Max(MetricId id, const std::vector<std::optional<Stat>>& v
   const MetricDef& m = Def(id);
   if (!m.keep_max) return WrittenValue(m, *s);
   return RoundAsWritten(s->max, IsIntegral(m.unit));
-}
-
-std::optional<double> Value(MetricId id, const nlohmann::json& scope, const char* suffix = "") {
-  if (!scope.is_object()) return std::nullopt;
-  std::string key(JsonKey(Def(id)));
-  key += suffix;
-  auto it = scope.find(key);
-  if (it == scope.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
-std::optional<double> Max(MetricId id, const nlohmann::json& scope) {
-  return Def(id).keep_max ? Value(id, scope, "_max") : Value(id, scope);
-}
-
-const nlohmann::json& Member(const nlohmann::json& j, const char* key) {
-  static const nlohmann::json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
 }
 
 }  // namespace
@@ -79,56 +61,156 @@ void FrameFromRow(const Row& row, Frame* f) {
   }
 }
 
-bool FrameFromJson(const nlohmann::json& line, Frame* f) {
-  const nlohmann::json& t = Member(line, "t");
-  if (!t.is_number()) return false;
-  f->t = t.get<double>();
-  const nlohmann::json& elapsed = Member(line, "elapsed_s");
-  f->elapsed_s = elapsed.is_number() ? elapsed.get<double>() : 0;
-  const nlohmann::json& host = Member(line, "host");
-  const nlohmann::json& job = Member(line, "job");
-  const nlohmann::json& training = Member(line, "training");
-  f->job_cpu_util_ratio = Value(metric::kJobCpuUtilRatio, job);
-  f->job_memory_util_ratio = Value(metric::kJobMemoryUtilRatio, job);
-  f->job_processes = Value(metric::kJobProcesses, job);
-  f->host_swap_used_bytes = Value(metric::kHostSwapUsedBytes, host);
-  f->host_cpu_iowait_ratio = Value(metric::kHostCpuIowaitRatio, host);
-  f->steps = Value(metric::kTrainingSteps, training);
-  f->data_wait_ratio = Value(metric::kTrainingDataWaitRatio, training);
-  const nlohmann::json& phase = Member(training, "phase");
-  f->phase = phase.is_string() ? phase.get<std::string>() : std::string();
-  const nlohmann::json& gpus = Member(line, "gpus");
-  f->gpus.clear();
-  if (gpus.is_array()) {
-    for (const nlohmann::json& r : gpus) {
-      GpuFrame g;
-      const nlohmann::json& index = Member(r, "index");
-      g.index = index.is_number_integer() ? index.get<int>() : static_cast<int>(f->gpus.size());
-      g.busy = Value(metric::kGpuSmActiveRatio, r);
-      if (!g.busy) g.busy = Value(metric::kGpuUtilRatio, r);
-      g.memory_used_max_bytes = Max(metric::kGpuMemoryUsedBytes, r);
-      g.allocator_allocated_max_bytes = Max(metric::kGpuAllocatorAllocatedBytes, r);
-      g.memory_total_bytes = Value(metric::kGpuMemoryTotalBytes, r);
-      g.job_memory_bytes = Value(metric::kGpuJobMemoryBytes, r);
-      g.job_processes = Value(metric::kGpuJobProcesses, r);
-      g.other_memory_bytes = Value(metric::kGpuOtherMemoryBytes, r);
-      g.other_processes = Value(metric::kGpuOtherProcesses, r);
-      g.throttle_any_ratio = Value(metric::kGpuThrottleAnyRatio, r);
-      f->gpus.push_back(g);
-    }
-  }
-  f->ranks.clear();
-  const nlohmann::json& ranks = Member(training, "ranks");
-  if (ranks.is_array()) {
-    for (const nlohmann::json& r : ranks) {
-      const nlohmann::json& rank = Member(r, "rank");
-      const nlohmann::json& pid = Member(r, "pid");
-      const nlohmann::json& steps = Member(r, "steps");
-      if (!rank.is_number_integer() || !pid.is_number_integer() || !steps.is_number()) continue;
-      f->ranks.push_back(RankFrame{rank.get<int>(), pid.get<int>(), steps.get<double>()});
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// Where a key of a JSON object goes: `key` (from the metric table) into `out`.
+struct Slot {
+  std::string_view key;
+  std::optional<double>* out;
+};
+
+// Reads the numbers of `object` whose keys have a slot; false on bad JSON.
+bool ReadNumbers(od::object object, std::initializer_list<Slot> slots) {
+  for (auto field : object) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) return false;
+    for (const Slot& slot : slots) {
+      if (slot.key != key) continue;
+      double v = 0;
+      if (!field.value().get_double().get(v)) *slot.out = v;
+      break;
     }
   }
   return true;
+}
+
+std::string_view Key(MetricId id) { return JsonKey(Def(id)); }
+
+// The `_max` key of a metric that keeps one, else its own key.
+std::string MaxKey(MetricId id) {
+  std::string key(JsonKey(Def(id)));
+  if (Def(id).keep_max) key += "_max";
+  return key;
+}
+
+bool ReadGpu(od::object object, GpuFrame* g) {
+  static const std::string kMemoryMax = MaxKey(metric::kGpuMemoryUsedBytes);
+  static const std::string kAllocatorMax = MaxKey(metric::kGpuAllocatorAllocatedBytes);
+  std::optional<double> index, sm_active, util;
+  *g = GpuFrame{};
+  if (!ReadNumbers(object, {{"index", &index},
+                            {Key(metric::kGpuSmActiveRatio), &sm_active},
+                            {Key(metric::kGpuUtilRatio), &util},
+                            {kMemoryMax, &g->memory_used_max_bytes},
+                            {kAllocatorMax, &g->allocator_allocated_max_bytes},
+                            {Key(metric::kGpuMemoryTotalBytes), &g->memory_total_bytes},
+                            {Key(metric::kGpuJobMemoryBytes), &g->job_memory_bytes},
+                            {Key(metric::kGpuJobProcesses), &g->job_processes},
+                            {Key(metric::kGpuOtherMemoryBytes), &g->other_memory_bytes},
+                            {Key(metric::kGpuOtherProcesses), &g->other_processes},
+                            {Key(metric::kGpuThrottleAnyRatio), &g->throttle_any_ratio}})) {
+    return false;
+  }
+  g->index = static_cast<int>(index.value_or(-1));
+  g->busy = sm_active ? sm_active : util;
+  return true;
+}
+
+bool ReadTraining(od::object object, Frame* f) {
+  for (auto field : object) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) return false;
+    if (key == "phase") {
+      std::string_view phase;
+      if (!field.value().get_string().get(phase)) f->phase = phase;
+    } else if (key == "ranks") {
+      od::array ranks;
+      if (field.value().get_array().get(ranks)) return false;
+      for (auto item : ranks) {
+        od::object rank;
+        if (item.get_object().get(rank)) return false;
+        std::optional<double> number, pid, steps;
+        if (!ReadNumbers(rank, {{"rank", &number}, {"pid", &pid}, {"steps", &steps}})) {
+          return false;
+        }
+        if (number && pid && steps) {
+          f->ranks.push_back(
+              RankFrame{static_cast<int>(*number), static_cast<int>(*pid), *steps});
+        }
+      }
+    } else {
+      std::optional<double>* out = key == Key(metric::kTrainingSteps)           ? &f->steps
+                                   : key == Key(metric::kTrainingDataWaitRatio) ? &f->data_wait_ratio
+                                                                                : nullptr;
+      double v = 0;
+      if (out != nullptr && !field.value().get_double().get(v)) *out = v;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+struct FrameReader::Impl {
+  od::parser parser;
+  simdjson::padded_string line;
+};
+
+FrameReader::FrameReader() : impl_(std::make_unique<Impl>()) {}
+FrameReader::~FrameReader() = default;
+
+FrameReader::Line FrameReader::Read(std::string_view text, Frame* f) {
+  impl_->line = simdjson::padded_string(text);
+  od::document doc;
+  od::object top;
+  if (impl_->parser.iterate(impl_->line).get(doc) || doc.get_object().get(top)) {
+    return Line::kNotJson;
+  }
+  *f = Frame{};
+  std::optional<double> t, elapsed;
+  for (auto field : top) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) return Line::kNotJson;
+    od::value value;
+    if (field.value().get(value)) return Line::kNotJson;
+    bool ok = true;
+    if (key == "t" || key == "elapsed_s") {
+      double v = 0;
+      if (value.get_double().get(v)) return Line::kNotJson;
+      (key == "t" ? t : elapsed) = v;
+    } else if (key == "host" || key == "job" || key == "training") {
+      od::object object;
+      if (value.get_object().get(object)) return Line::kNotJson;
+      if (key == "host") {
+        ok = ReadNumbers(object, {{Key(metric::kHostSwapUsedBytes), &f->host_swap_used_bytes},
+                                  {Key(metric::kHostCpuIowaitRatio), &f->host_cpu_iowait_ratio}});
+      } else if (key == "job") {
+        ok = ReadNumbers(object, {{Key(metric::kJobCpuUtilRatio), &f->job_cpu_util_ratio},
+                                  {Key(metric::kJobMemoryUtilRatio), &f->job_memory_util_ratio},
+                                  {Key(metric::kJobProcesses), &f->job_processes}});
+      } else {
+        ok = ReadTraining(object, f);
+      }
+    } else if (key == "gpus") {
+      od::array gpus;
+      if (value.get_array().get(gpus)) return Line::kNotJson;
+      for (auto item : gpus) {
+        od::object object;
+        if (item.get_object().get(object)) return Line::kNotJson;
+        GpuFrame g;
+        if (!ReadGpu(object, &g)) return Line::kNotJson;
+        if (g.index < 0) g.index = static_cast<int>(f->gpus.size());
+        f->gpus.push_back(g);
+      }
+    }
+    if (!ok) return Line::kNotJson;
+  }
+  if (!t) return Line::kNotRow;
+  f->t = *t;
+  f->elapsed_s = elapsed.value_or(0);
+  return Line::kRow;
 }
 
 }  // namespace tv

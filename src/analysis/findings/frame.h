@@ -4,9 +4,10 @@
 // analysed live and replayed afterwards gives the same findings.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/row.h"
@@ -53,8 +54,21 @@ struct Frame {
 
 // Fills `frame` (reusing its vectors) from a row.
 void FrameFromRow(const Row& row, Frame* frame);
-// Fills `frame` from one parsed line of samples.jsonl; false when it is not a
-// row (no "t").
-bool FrameFromJson(const nlohmann::json& line, Frame* frame);
+// Reads lines of samples.jsonl into frames (with simdjson: a 24-hour run of
+// 86,400 rows is read in well under a second). Not thread-safe; reuse one
+// reader for the lines of a file.
+class FrameReader {
+ public:
+  enum class Line { kRow, kNotRow, kNotJson };
+  FrameReader();
+  ~FrameReader();
+  // Fills `frame` (reusing its vectors) from `line`: kRow, kNotRow when it is
+  // JSON without a "t", kNotJson when it is not JSON.
+  Line Read(std::string_view line, Frame* frame);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace tv

@@ -12,24 +12,23 @@
 namespace tv {
 namespace {
 
-// Calls `line(json)` for each JSON line of `path`; counts the others. A cut
-// last line (a run still being written) is not counted.
+// Calls `line(text, number, cut)` for each non-empty line of `path`; `cut`:
+// the last line, without its newline (a run still being written).
 template <typename Line>
-void ReadJsonLines(const std::string& path, Verdict* v, Line&& line) {
+void ForEachLine(const std::string& path, Line&& line) {
   std::ifstream in(path, std::ios::binary);
   std::string text;
   size_t number = 0;
   while (std::getline(in, text)) {
     ++number;
-    if (text.empty()) continue;
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
-      if (in.eof()) break;  // a last line without its newline: cut while being written
-      if (v->skipped++ == 0) v->skipped_first = fmt::format("{}:{}: not JSON", path, number);
-      continue;
-    }
-    line(j);
+    if (!text.empty()) line(std::string_view(text), number, in.eof());
   }
+}
+
+// Counts a line that is not JSON (unless it is the cut last line).
+void Skip(const std::string& path, size_t number, bool cut, Verdict* v) {
+  if (cut) return;
+  if (v->skipped++ == 0) v->skipped_first = fmt::format("{}:{}: not JSON", path, number);
 }
 
 }  // namespace
@@ -51,7 +50,10 @@ Verdict Replay(const std::string& run_dir, const Thresholds& thresholds) {
     }
   }
   std::vector<Mark> marks;
-  ReadJsonLines((dir / "events.jsonl").string(), &v, [&](const nlohmann::json& e) {
+  std::string events_path = (dir / "events.jsonl").string();
+  ForEachLine(events_path, [&](std::string_view text, size_t number, bool cut) {
+    nlohmann::json e = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (e.is_discarded()) return Skip(events_path, number, cut, &v);
     Mark m;
     if (MarkFromEvent(e, &m)) marks.push_back(std::move(m));
     if (e.is_object() && e.value("type", "") == "end") v.ended = true;
@@ -64,9 +66,12 @@ Verdict Replay(const std::string& run_dir, const Thresholds& thresholds) {
   std::vector<Event> events;  // the findings' own events, not needed here
   size_t next_mark = 0;
   Frame frame;
+  FrameReader reader;
   double last_t = 0;
-  ReadJsonLines(samples, &v, [&](const nlohmann::json& line) {
-    if (!FrameFromJson(line, &frame)) return;
+  ForEachLine(samples, [&](std::string_view text, size_t number, bool cut) {
+    FrameReader::Line kind = reader.Read(text, &frame);
+    if (kind == FrameReader::Line::kNotJson) return Skip(samples, number, cut, &v);
+    if (kind == FrameReader::Line::kNotRow) return;
     while (next_mark < marks.size() && marks[next_mark].t <= frame.t - kMarkHold_s) {
       analyzer.OnMark(marks[next_mark++], &events);
     }
