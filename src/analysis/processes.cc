@@ -32,6 +32,12 @@ void ProcessTable::OnSample(const Sample& sample, std::vector<Event>* events) {
     e.name = p.name;
     e.command = p.cmdline.empty() ? p.name : p.cmdline;
   }
+  for (const ProcessInfo& p : job.execed) {  // forked, then ran a new program
+    auto it = live_.find(p.pid);
+    if (it == live_.end()) continue;
+    it->second.name = p.name;
+    it->second.command = p.cmdline.empty() ? p.name : p.cmdline;
+  }
   for (const ProcessUsage& u : job.members) {
     auto it = live_.find(u.pid);
     if (it == live_.end()) continue;

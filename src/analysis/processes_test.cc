@@ -54,6 +54,25 @@ TEST(ProcessTable, TopProcessesWithTheirRoles) {
   EXPECT_EQ(left[0]["pid"], 101);
 }
 
+TEST(ProcessTable, AProcessIsNamedForTheProgramItRanAfterForking) {
+  ProcessTable table(100);
+  std::vector<Event> events;
+  Sample s;
+  s.job.started = {Info(100, 1, "sh", "sh -c python3 burn.py & python3 burn.py"),
+                   Info(101, 100, "sh", "sh -c python3 burn.py & python3 burn.py")};
+  s.job.members = {{100, 1, 0.1, 3e6, 3e6, false}, {101, 100, 0.0, 3e6, 3e6, false}};
+  table.OnSample(s, &events);
+  s = Sample{};
+  s.job.execed = {Info(101, 100, "python3", "python3 burn.py")};
+  s.job.members = {{100, 1, 0.1, 3e6, 3e6, false}, {101, 100, 9.0, 9e6, 9e6, false}};
+  table.OnSample(s, &events);
+  auto top = table.Top(1);
+  EXPECT_EQ(top["by_cpu"][0]["pid"], 101);
+  EXPECT_EQ(top["by_cpu"][0]["name"], "python3");
+  EXPECT_EQ(top["by_cpu"][0]["command"], "python3 burn.py");
+  EXPECT_FALSE(top["by_cpu"][0].contains("role"));  // ran its own program: no DataLoader worker
+}
+
 TEST(ProcessTable, TheExceptionAProcessDiedOf) {
   ProcessTable table(7);
   std::vector<Event> events;

@@ -76,6 +76,7 @@ struct JobSample {
   // Processes that joined or left the tree since the previous sample.
   std::vector<ProcessInfo> started;
   std::vector<ProcessInfo> exited;
+  std::vector<ProcessInfo> execed;  // members that ran a new program since the last sample
 };
 
 struct Sample {

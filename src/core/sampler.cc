@@ -130,7 +130,8 @@ void Sampler::TickOnce(int64_t k) {
   sample_.host.core_util_ratio.clear();
   JobSample& job = sample_.job;
   std::vector<int> pids = std::move(job.pids);
-  std::vector<ProcessInfo> started = std::move(job.started), exited = std::move(job.exited);
+  std::vector<ProcessInfo> started = std::move(job.started), exited = std::move(job.exited),
+                           execed = std::move(job.execed);
   std::vector<ProcessUsage> members = std::move(job.members);
   job = JobSample{};
   job.pids = std::move(pids);
@@ -138,6 +139,8 @@ void Sampler::TickOnce(int64_t k) {
   job.members.clear();
   job.started = std::move(started);
   job.exited = std::move(exited);
+  job.execed = std::move(execed);
+  job.execed.clear();
   job.pids.clear();
   job.started.clear();
   job.exited.clear();

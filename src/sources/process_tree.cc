@@ -199,6 +199,7 @@ void ProcessTreeSource::Visit(const Candidate& c, bool look, bool all_threads, J
     p.comm = st->comm;
     p.cmdline.clear();
     if (env_->ReadFile(Path(c.pid, "cmdline"), &buf_).ok()) p.cmdline = FormatCmdline(buf_);
+    if (known) job->execed.push_back(InfoOf(c.pid, st->ppid, p.comm, p.cmdline));
   }
   if (!known) job->started.push_back(InfoOf(c.pid, st->ppid, p.comm, p.cmdline));
   uint64_t cpu = st->utime_ticks + st->stime_ticks;

@@ -188,6 +188,24 @@ TEST(ProcessTree, ReportsStartedAndExitedProcesses) {
   EXPECT_TRUE(last.pids.empty());
 }
 
+TEST(ProcessTree, ReportsAMemberThatRanANewProgram) {
+  FakeProc fs;
+  fs.Add(100, 1, "sh");
+  fs.Add(101, 100, "sh");
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  EXPECT_EQ(t.At(0).started.size(), 2u);
+  fs[101].comm = "python3";  // the forked shell exec'd python3
+  fs.Publish();
+  const JobSample& job = t.At(0.1);
+  EXPECT_TRUE(job.started.empty());
+  ASSERT_EQ(Pids(job.execed), std::vector<int>{101});
+  EXPECT_EQ(job.execed[0].name, "python3");
+  EXPECT_EQ(job.execed[0].cmdline, "python3 --flag");
+  EXPECT_TRUE(t.At(0.2).execed.empty());
+}
+
 TEST(ProcessTree, SetRootsStartsAFreshTree) {
   FakeProc fs;
   fs.Add(100, 1, "a");

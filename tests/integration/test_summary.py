@@ -78,7 +78,8 @@ def test_processes_left_running_are_named_and_top_processes_listed(run_tv):
         assert leaked[0]["command"] == "sleep 30"
         assert "still running after the command ended: sleep 30 (pid" in r.proc.stderr
         top = r.summary["processes"]
-        # Named as first seen: a fork caught before its exec keeps the shell's name.
+        # Named for the program it ran, even when first seen as the forked shell.
+        assert top["by_memory"][0]["name"].startswith("python3"), top
         assert "python3 -c" in top["by_memory"][0]["command"], top
         assert top["by_memory"][0]["memory_bytes_max"] > 60 << 20
         assert top["by_cpu"][0]["cpu_seconds"] > 0
