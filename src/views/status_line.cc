@@ -158,6 +158,7 @@ void StatusLine::OnRow(const Row& row) {
     first_row_seen_ = true;
     SayNotices();
   }
+  if (row.health_score) health_score_ = row.health_score;
   if (row_ == nullptr) return;
   // The job's last row, after its processes ended, would read "RAM 0 B".
   auto processes = FindStat(metric::kJobProcesses, row.values);
@@ -194,6 +195,8 @@ void StatusLine::OnEvent(const Event& event) {
                        event.fields.value("message", ""));
   } else if (event.type == "epoch") {
     line = FormatEpochLine(event.fields);
+    // The run's score so far (docs/findings.md), once the analysis judges.
+    if (health_score_) line += fmt::format(" | health {:.0f}", *health_score_);
   } else if (event.type == "finding_open") {
     std::string id = event.fields.value("id", "");
     auto said = finding_said_t_.find(id);

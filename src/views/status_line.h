@@ -7,12 +7,14 @@
 // interval (no NVIDIA driver, no RAPL, ...) as one line, later ones each on its
 // own; a notice already said in this process is not said again (a Python
 // process that fits several times says it at the first fit); a line when a
-// finding opens, at most one per finding id in `finding_repeat_s`.
+// finding opens, at most one per finding id in `finding_repeat_s`; the epoch
+// lines end with the run's health score so far.
 //
 // Thread safety: a Sink, used on the sink thread only.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +45,7 @@ class StatusLine final : public Sink {
   // (source, message) of the notices before the first row.
   std::vector<std::pair<std::string, std::string>> start_notices_;
   double finding_repeat_s_ = 300;
+  std::optional<double> health_score_;  // the latest row's
   std::map<std::string, double> finding_said_t_;  // finding id -> when its line was said
 };
 
