@@ -2,12 +2,11 @@
 // on, for 8 GPUs and 64 processes (target at most 20 us), and `trainvitals
 // analyze` of a 24-hour run of 86,400 rows (target at most 2 s).
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "analysis/findings/observer.h"
 #include "analysis/findings/replay.h"
@@ -47,8 +46,8 @@ Row TrainingRow(int gpus, double t) {
     gpu.other_memory_bytes = 0;
     gpu.throttle_any_ratio = 0;
     for (int p = 0; p < 8 && gpu.processes.size < gpu.processes.items.size(); ++p) {
-      gpu.processes.items[gpu.processes.size++] = GpuProcess{1000 + g * 8 + p, "python", true,
-                                                             4e9, 0.1};
+      gpu.processes.items[gpu.processes.size++] =
+          GpuProcess{1000 + g * 8 + p, "python", true, 4e9, 0.1};
     }
     gpu.processes.known = true;
     s.gpus.push_back(gpu);

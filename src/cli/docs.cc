@@ -2,9 +2,9 @@
 // docs/schema.md, docs/cli.md and docs/findings.md carry (hidden; used by `make docs`).
 #include <fmt/format.h>
 
+#include "analysis/findings/table.h"
 #include "cli/commands.h"
 #include "core/config.h"
-#include "analysis/findings/table.h"
 #include "core/metrics.h"
 
 namespace tv {

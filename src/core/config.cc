@@ -209,8 +209,8 @@ void ApplyConfigFile(const std::string& path, Config& config) {
         int at = static_cast<int>(value.source().begin.line);
         std::optional<double> number = value.value<double>();
         if (!number || value.is_boolean()) {
-          throw ConfigError(fmt::format("{}:{}: findings.{}: expected a number", path, at,
-                                        name.str()));
+          throw ConfigError(
+              fmt::format("{}:{}: findings.{}: expected a number", path, at, name.str()));
         }
         config.findings.push_back(
             ThresholdSetting{std::string(name.str()), *number, fmt::format("{}:{}", path, at)});

@@ -28,14 +28,14 @@ struct Config {
   std::string runs_dir = "trainvitals-runs";
   std::string name;  // empty: derived from the command
   bool quiet = false;
-  std::vector<int> gpus;                  // GPUs to watch as the job numbers them; empty: all
-  bool gpu_ids = false;                   // write real GPU UUIDs and serials
-  std::string prometheus;                 // listen address of /metrics; empty: off
-  bool prometheus_process_names = false;  // names of processes outside the job, off-host too
-  std::string pushgateway;                // Pushgateway URL; empty: off
-  bool pushgateway_delete = false;        // delete the group when the command exits 0
-  std::string tensorboard;                // TensorBoard log dir; empty: none
-  std::string visualdl;                   // VisualDL log dir; empty: none
+  std::vector<int> gpus;                   // GPUs to watch as the job numbers them; empty: all
+  bool gpu_ids = false;                    // write real GPU UUIDs and serials
+  std::string prometheus;                  // listen address of /metrics; empty: off
+  bool prometheus_process_names = false;   // names of processes outside the job, off-host too
+  std::string pushgateway;                 // Pushgateway URL; empty: off
+  bool pushgateway_delete = false;         // delete the group when the command exits 0
+  std::string tensorboard;                 // TensorBoard log dir; empty: none
+  std::string visualdl;                    // VisualDL log dir; empty: none
   std::vector<ThresholdSetting> findings;  // the config file's [findings] table
 };
 

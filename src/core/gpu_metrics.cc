@@ -133,8 +133,7 @@ constexpr MetricId kGpuAllocatorAllocatedBytes =
 constexpr MetricId kGpuSmActiveRatio = ResolveMetric(kGpuMetrics, true, G, "sm_active_ratio");
 constexpr MetricId kGpuJobProcesses = ResolveMetric(kGpuMetrics, true, G, "job_processes");
 constexpr MetricId kGpuOtherProcesses = ResolveMetric(kGpuMetrics, true, G, "other_processes");
-constexpr MetricId kGpuThrottleAnyRatio =
-    ResolveMetric(kGpuMetrics, true, G, "throttle_any_ratio");
+constexpr MetricId kGpuThrottleAnyRatio = ResolveMetric(kGpuMetrics, true, G, "throttle_any_ratio");
 constexpr MetricId kGpuJobSmUtilRatio = ResolveMetric(kGpuMetrics, true, G, "job_sm_util_ratio");
 constexpr MetricId kGpuOtherMemoryBytes = ResolveMetric(kGpuMetrics, true, G, "other_memory_bytes");
 }  // namespace metric

@@ -14,10 +14,10 @@
 namespace tv {
 
 struct HostSample {
-  std::optional<double> cpu_util_ratio;   // all cores of the host, 0..1
+  std::optional<double> cpu_util_ratio;    // all cores of the host, 0..1
   std::optional<double> cpu_iowait_ratio;  // idle waiting for storage, all cores, 0..1
-  std::vector<double> core_util_ratio;    // per core, 0..1; empty when unknown
-  std::optional<double> cpu_limit_cores;  // cores the job may use (cgroup cpu.max, affinity)
+  std::vector<double> core_util_ratio;     // per core, 0..1; empty when unknown
+  std::optional<double> cpu_limit_cores;   // cores the job may use (cgroup cpu.max, affinity)
   std::optional<double> memory_total_bytes;
   std::optional<double> memory_used_bytes;  // MemTotal - MemAvailable
   std::optional<double> memory_available_bytes;

@@ -64,7 +64,7 @@ struct TrainingSample {
   std::optional<double> steps;  // the most steps any process has taken
   std::optional<double> step;   // the highest step number given
   std::optional<double> steps_per_second;
-  std::optional<double> data_wait_ratio;  // waiting for the next batch, over the last tick
+  std::optional<double> data_wait_ratio;    // waiting for the next batch, over the last tick
   std::optional<double> epoch;              // the current (or last) epoch of the lowest rank
   std::optional<double> markers_malformed;  // datagrams ignored since the start
   // The innermost open phase of the lowest rank that has one (a plain process

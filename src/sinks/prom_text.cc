@@ -200,9 +200,9 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
     AppendSampleEnd(rank.steps, first, &out);
   }
   // The analysis: the health score and the findings opened so far.
-  static constexpr MetricDef kHealth{Scope::kTraining, "health_score", Unit::kNone, Kind::kGauge,
-                                     false,
-                                     "The run's health score so far, 0-100 (docs/findings.md)."};
+  static constexpr MetricDef kHealth{
+      Scope::kTraining, "health_score", Unit::kNone,
+      Kind::kGauge,     false,          "The run's health score so far, 0-100 (docs/findings.md)."};
   if (row.health_score) {
     static const std::string name = "trainvitals_health_score";
     AppendFamilyHeader(kHealth, name, format, &out);
@@ -210,7 +210,11 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
     AppendSampleEnd(*row.health_score, first, &out);
   }
   static constexpr MetricDef kFindingActive{
-      Scope::kTraining, "finding_active", Unit::kNone, Kind::kGauge, false,
+      Scope::kTraining,
+      "finding_active",
+      Unit::kNone,
+      Kind::kGauge,
+      false,
       "1 while a finding of this id is open, 0 after it closed (docs/findings.md)."};
   for (size_t i = 0; i < row.findings.size(); ++i) {
     static const std::string name = "trainvitals_finding_active";

@@ -74,8 +74,8 @@ std::optional<double> BusyRatio(const CpuTimes& prev, const CpuTimes& cur) {
 std::optional<double> IowaitRatio(const CpuTimes& prev, const CpuTimes& cur) {
   if (cur.total <= prev.total || cur.iowait < prev.iowait) return std::nullopt;
   // iowait may step back on some kernels (it is an estimate per CPU): then unknown.
-  double ratio = static_cast<double>(cur.iowait - prev.iowait) /
-                 static_cast<double>(cur.total - prev.total);
+  double ratio =
+      static_cast<double>(cur.iowait - prev.iowait) / static_cast<double>(cur.total - prev.total);
   return ratio > 1 ? 1.0 : ratio;
 }
 

@@ -45,7 +45,7 @@ class StatusLine final : public Sink {
   // (source, message) of the notices before the first row.
   std::vector<std::pair<std::string, std::string>> start_notices_;
   double finding_repeat_s_ = 300;
-  std::optional<double> health_score_;  // the latest row's
+  std::optional<double> health_score_;            // the latest row's
   std::map<std::string, double> finding_said_t_;  // finding id -> when its line was said
 };
 

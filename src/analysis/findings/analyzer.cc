@@ -213,9 +213,8 @@ nlohmann::ordered_json Analyzer::Findings() const {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const Record* r : order) {
     const FindingDef& def = Def(r->id);
-    nlohmann::ordered_json j = {{"id", def.name},
-                                {"severity", SeverityName(r->severity)},
-                                {"opened_t", r->opened_t}};
+    nlohmann::ordered_json j = {
+        {"id", def.name}, {"severity", SeverityName(r->severity)}, {"opened_t", r->opened_t}};
     if (r->closed_t) j["closed_t"] = *r->closed_t;
     j["duration_s"] = std::round(lasted(r) * 10) / 10;
     j["subject"] = r->subject;

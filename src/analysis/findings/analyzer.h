@@ -114,8 +114,7 @@ class Analyzer {
   // Feeds `cond` at `t` into `tracker`, closing it once clear for hold_s;
   // true when the finding should open now (it held for `open_after_s`): the
   // caller then builds the evidence and calls Open.
-  bool Due(Tracker& tracker, double t, bool cond, double open_after_s,
-           std::vector<Event>* events);
+  bool Due(Tracker& tracker, double t, bool cond, double open_after_s, std::vector<Event>* events);
   void Open(FindingId id, Tracker& tracker, double t, const nlohmann::ordered_json& subject,
             Opening opening, std::vector<Event>* events);
   void Close(Tracker& tracker, double t, std::vector<Event>* events);

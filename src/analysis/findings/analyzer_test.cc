@@ -16,8 +16,11 @@ constexpr double kStart = 1700000000;
 // Short windows so a test judges in minutes of fake time.
 Thresholds Short() {
   Thresholds th;
-  for (auto [key, value] : {std::pair{"warmup_s", 5.0}, {"window_s", 10.0}, {"open_s", 5.0},
-                            {"hold_s", 10.0}, {"low_gpu_util_window_s", 20.0}}) {
+  for (auto [key, value] : {std::pair{"warmup_s", 5.0},
+                            {"window_s", 10.0},
+                            {"open_s", 5.0},
+                            {"hold_s", 10.0},
+                            {"low_gpu_util_window_s", 20.0}}) {
     EXPECT_EQ(th.Set(key, value), "");
   }
   return th;
@@ -152,8 +155,7 @@ TEST(Findings, StalledWhenStepsStopWhileTheProcessLives) {
 
 TEST(Findings, NoStallOnceTheProcessSaidGoodbye) {
   Judged run;
-  run.analyzer.OnMark(Mark{Mark::Type::kClientStart, kStart, 42, -1, {}, "", "torch"},
-                      &run.events);
+  run.analyzer.OnMark(Mark{Mark::Type::kClientStart, kStart, 42, -1, {}, "", "torch"}, &run.events);
   run.Rows(0, 30);
   run.analyzer.OnMark(Mark{Mark::Type::kClientEnd, kStart + 30, 42, -1, {}, "", ""}, &run.events);
   run.Rows(30, 200, [](Frame& f) { f.steps = 300; });
@@ -311,8 +313,8 @@ TEST(FindingThresholds, UnknownKeyIsNamedWithTheNearOne) {
     ThresholdsFrom({{"stalled_sec", 5, "tv.toml:4"}});
     FAIL() << "no error";
   } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("tv.toml:4: findings: unknown threshold 'stalled_sec'", 0),
-              0u)
+    EXPECT_EQ(
+        std::string(e.what()).rfind("tv.toml:4: findings: unknown threshold 'stalled_sec'", 0), 0u)
         << e.what();
   }
 }

@@ -1,8 +1,8 @@
 #include "analysis/findings/frame.h"
 
-#include <cmath>
-
 #include <simdjson.h>
+
+#include <cmath>
 
 #include "core/metrics.h"
 
@@ -136,14 +136,14 @@ bool ReadTraining(od::object object, Frame* f) {
           return false;
         }
         if (number && pid && steps) {
-          f->ranks.push_back(
-              RankFrame{static_cast<int>(*number), static_cast<int>(*pid), *steps});
+          f->ranks.push_back(RankFrame{static_cast<int>(*number), static_cast<int>(*pid), *steps});
         }
       }
     } else {
-      std::optional<double>* out = key == Key(metric::kTrainingSteps)           ? &f->steps
-                                   : key == Key(metric::kTrainingDataWaitRatio) ? &f->data_wait_ratio
-                                                                                : nullptr;
+      std::optional<double>* out = key == Key(metric::kTrainingSteps) ? &f->steps
+                                   : key == Key(metric::kTrainingDataWaitRatio)
+                                       ? &f->data_wait_ratio
+                                       : nullptr;
       double v = 0;
       if (out != nullptr && !field.value().get_double().get(v)) *out = v;
     }

@@ -49,8 +49,8 @@ double Analyzer::ScoreOf(double from_t, double to_t, std::optional<double> busy,
   }
   for (const auto& [id, c] : costs) {
     double share = std::max(c.share, 0.01);
-    int points = static_cast<int>(
-        std::lround(kSeverityPoints[static_cast<int>(c.severity)] * share));
+    int points =
+        static_cast<int>(std::lround(kSeverityPoints[static_cast<int>(c.severity)] * share));
     score -= points;
     if (breakdown != nullptr) {
       breakdown->push_back({{"what", fmt::format("{} ({}) for {} of the time", Def(id).name,
@@ -86,7 +86,8 @@ nlohmann::ordered_json Analyzer::Health() const {
   for (const auto& [epoch, s] : done_epochs_) {
     std::optional<double> epoch_busy;
     if (s.busy_rows > 0) epoch_busy = s.busy_sum / s.busy_rows;
-    epochs.push_back({{"epoch", epoch}, {"score", ScoreOf(s.begin_t, s.end_t, epoch_busy, nullptr)}});
+    epochs.push_back(
+        {{"epoch", epoch}, {"score", ScoreOf(s.begin_t, s.end_t, epoch_busy, nullptr)}});
   }
   if (!epochs.empty()) out["epochs"] = std::move(epochs);
   return out;

@@ -15,8 +15,8 @@ struct Verdict {
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   nlohmann::ordered_json health = nlohmann::ordered_json::object();
   size_t rows = 0;
-  bool ended = false;   // the run has ended (summary.json or an "end" event)
-  size_t skipped = 0;   // lines of samples.jsonl or events.jsonl that were not JSON
+  bool ended = false;         // the run has ended (summary.json or an "end" event)
+  size_t skipped = 0;         // lines of samples.jsonl or events.jsonl that were not JSON
   std::string skipped_first;  // "FILE:LINE: what", the first of them
 };
 

@@ -57,8 +57,7 @@ void Analyzer::JudgeGpus(const Frame& f, std::vector<Event>* events) {
                          ? gpu.other_memory_bytes.value_or(0) / *gpu.memory_total_bytes
                          : 0;
       Opening o;
-      o.severity =
-          share >= th_[Th::kSharedMemoryShare] ? Severity::kWarning : Severity::kInfo;
+      o.severity = share >= th_[Th::kSharedMemoryShare] ? Severity::kWarning : Severity::kInfo;
       o.evidence = {{"other_processes", *gpu.other_processes},
                     {"other_memory_bytes", gpu.other_memory_bytes.value_or(0)},
                     {"other_memory_share", Round4(share)}};
@@ -77,16 +76,14 @@ void Analyzer::JudgeGpus(const Frame& f, std::vector<Event>* events) {
 
     double long_mean = *g.busy_long.Mean();
     bool long_full = g.busy_long.Full(interval_s_);
-    bool low = long_full && long_mean < th_[Th::kLowGpuUtilRatio] &&
-               long_mean >= th_[Th::kGpuIdleRatio];
+    bool low =
+        long_full && long_mean < th_[Th::kLowGpuUtilRatio] && long_mean >= th_[Th::kGpuIdleRatio];
     if (Due(g.low, f.t, low, 0, events)) {
       Opening o;
-      o.severity =
-          long_mean < th_[Th::kLowGpuUtilRedRatio] ? Severity::kWarning : Severity::kInfo;
-      o.evidence = {{"busy_ratio", Round4(long_mean)},
-                    {"window_s", th_[Th::kLowGpuUtilWindow_s]}};
-      o.message = fmt::format("GPU {} was busy {} of the last {} of training.",
-                              gpu.index, Pct(long_mean), Span(th_[Th::kLowGpuUtilWindow_s]));
+      o.severity = long_mean < th_[Th::kLowGpuUtilRedRatio] ? Severity::kWarning : Severity::kInfo;
+      o.evidence = {{"busy_ratio", Round4(long_mean)}, {"window_s", th_[Th::kLowGpuUtilWindow_s]}};
+      o.message = fmt::format("GPU {} was busy {} of the last {} of training.", gpu.index,
+                              Pct(long_mean), Span(th_[Th::kLowGpuUtilWindow_s]));
       Open(FindingId::kLowGpuUtil, g.low, f.t, subject, std::move(o), events);
     }
 
@@ -116,8 +113,7 @@ void Analyzer::JudgeGpus(const Frame& f, std::vector<Event>* events) {
     if (gpu.throttle_any_ratio) g.throttle.Add(f.t, *gpu.throttle_any_ratio);
     std::optional<double> throttle = g.throttle.Mean();
     bool throttled = throttle && g.throttle.Full(interval_s_) &&
-                     *throttle > th_[Th::kThrottleShare] &&
-                     *g.busy.Mean() >= th_[Th::kBusyRatio];
+                     *throttle > th_[Th::kThrottleShare] && *g.busy.Mean() >= th_[Th::kBusyRatio];
     if (Due(g.throttled, f.t, throttled, th_[Th::kOpen_s], events)) {
       Opening o;
       o.evidence = {{"throttle_any_ratio", Round4(*throttle)},
@@ -161,18 +157,17 @@ void Analyzer::JudgeGpuUse(GpuState& g, const GpuFrame& gpu, const Frame& f,
     o.evidence = {{"job_memory_bytes", *gpu.job_memory_bytes},
                   {"busy_ratio", *gpu.busy},
                   {"seconds_held", Round4(held_s)}};
-    o.message = fmt::format(
-        "The job holds {:.0f} MiB on GPU {} but has not computed there in {}.",
-        *gpu.job_memory_bytes / (1 << 20), gpu.index, Span(held_s));
+    o.message = fmt::format("The job holds {:.0f} MiB on GPU {} but has not computed there in {}.",
+                            *gpu.job_memory_bytes / (1 << 20), gpu.index, Span(held_s));
     Open(FindingId::kGpuUnused, g.unused, f.t, subject, std::move(o), events);
   }
   double idle_s = g.idle_since ? f.t - *g.idle_since : 0;
   if (Due(g.idle, f.t, g.ever_busy && idle_s >= th_[Th::kGpuIdle_s], 0, events)) {
     Opening o;
     o.evidence = {{"seconds_idle", Round4(idle_s)}, {"busy_ratio", *gpu.busy}};
-    o.message = fmt::format(
-        "GPU {} has been idle for {} while the job holds it, outside evaluation.",
-        gpu.index, Span(idle_s));
+    o.message =
+        fmt::format("GPU {} has been idle for {} while the job holds it, outside evaluation.",
+                    gpu.index, Span(idle_s));
     Open(FindingId::kGpuIdle, g.idle, f.t, subject, std::move(o), events);
   }
 }
@@ -200,11 +195,10 @@ void Analyzer::JudgeBalance(const Frame& f, std::vector<Event>* events) {
     o.evidence = {{"busy_ratio", Round4(mean)},
                   {"busiest_ratio", Round4(top)},
                   {"window_s", th_[Th::kWindow_s]}};
-    o.message = fmt::format(
-        "GPU {} was busy {} of the last {} while the busiest GPU of the job was at {}.",
-        gpu.index, Pct(mean), Span(th_[Th::kWindow_s]), Pct(top));
-    Open(FindingId::kGpuImbalance, g.imbalance, f.t, GpuSubject(gpu.index), std::move(o),
-         events);
+    o.message =
+        fmt::format("GPU {} was busy {} of the last {} while the busiest GPU of the job was at {}.",
+                    gpu.index, Pct(mean), Span(th_[Th::kWindow_s]), Pct(top));
+    Open(FindingId::kGpuImbalance, g.imbalance, f.t, GpuSubject(gpu.index), std::move(o), events);
   }
 }
 

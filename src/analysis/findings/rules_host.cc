@@ -56,8 +56,7 @@ void Analyzer::JudgeHost(const Frame& f, std::vector<Event>* events) {
             "In {} of the last {} a GPU was under {} busy while the CPUs waited for "
             "storage: reading the data holds the training back.",
             Pct(io_share), Span(th_[Th::kWindow_s]), Pct(th_[Th::kIoBoundGpuRatio]));
-        Open(FindingId::kIoBound, io_, f.t, nlohmann::ordered_json::object(), std::move(o),
-             events);
+        Open(FindingId::kIoBound, io_, f.t, nlohmann::ordered_json::object(), std::move(o), events);
       }
     }
   }

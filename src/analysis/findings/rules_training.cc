@@ -24,8 +24,7 @@ void Analyzer::JudgeInput(const Frame& f, std::vector<Event>* events) {
   bool cond = data_wait_.Full(interval_s_) && wait >= th_[Th::kInputBoundRatio];
   if (!Due(input_, f.t, cond, th_[Th::kOpen_s], events)) return;
   Opening o;
-  o.severity =
-      wait >= th_[Th::kInputBoundHighRatio] ? Severity::kWarning : Severity::kInfo;
+  o.severity = wait >= th_[Th::kInputBoundHighRatio] ? Severity::kWarning : Severity::kInfo;
   o.evidence = {{"data_wait_ratio", Round4(wait)}, {"window_s", th_[Th::kWindow_s]}};
   o.message = fmt::format(
       "The training spent {} of its time waiting for the next batch over the last {}: "
@@ -33,14 +32,13 @@ void Analyzer::JudgeInput(const Frame& f, std::vector<Event>* events) {
       Pct(wait), Span(th_[Th::kWindow_s]),
       f.gpus.empty() ? "the input pipeline limits the step rate"
                      : "the GPUs wait for the input pipeline");
-  Open(FindingId::kInputBound, input_, f.t, nlohmann::ordered_json::object(), std::move(o),
-       events);
+  Open(FindingId::kInputBound, input_, f.t, nlohmann::ordered_json::object(), std::move(o), events);
 }
 
 void Analyzer::JudgeProgress(const Frame& f, std::vector<Event>* events) {
   bool alive = !clients_.empty() && f.job_processes.value_or(1) > 0;
-  bool cond = markers_ && alive && !first_step_t_ && start_t_ &&
-              f.t - *start_t_ >= th_[Th::kSlowStart_s];
+  bool cond =
+      markers_ && alive && !first_step_t_ && start_t_ && f.t - *start_t_ >= th_[Th::kSlowStart_s];
   if (Due(slow_start_, f.t, cond, 0, events)) {
     Opening o;
     o.evidence = {{"seconds_without_step", Round4(f.t - *start_t_)}};
@@ -102,7 +100,8 @@ void Analyzer::JudgeStep(StepState& s, std::optional<double> steps,
   o.message = fmt::format(
       "No training step for {}{} while its process lives (a step takes {:.2g} s): the "
       "training has stopped making progress.",
-      Span(quiet_s), subject.contains("rank") ? fmt::format(" on rank {}", subject["rank"].get<int>()) : "",
+      Span(quiet_s),
+      subject.contains("rank") ? fmt::format(" on rank {}", subject["rank"].get<int>()) : "",
       *median);
   Open(FindingId::kStalled, s.stalled, f.t, subject, std::move(o), events);
 }
@@ -164,8 +163,8 @@ void Analyzer::EndEpoch(const Mark& m, std::vector<Event>* events) {
                 {"eval_s", Round4(s.eval_s)},
                 {"epoch_s", Round4(epoch_s)},
                 {"eval_share", Round4(share)}};
-  o.message = fmt::format("Evaluation took {} of epoch {} ({} of {}).", Pct(share),
-                          *m.epoch, Span(s.eval_s), Span(epoch_s));
+  o.message = fmt::format("Evaluation took {} of epoch {} ({} of {}).", Pct(share), *m.epoch,
+                          Span(s.eval_s), Span(epoch_s));
   Open(FindingId::kEvalHeavy, eval_, m.t, nlohmann::ordered_json::object(), std::move(o), events);
 }
 

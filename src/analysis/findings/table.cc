@@ -85,14 +85,14 @@ constexpr FindingDef kFindings[] = {
      "one's share, at least {imbalance_gap} below it.",
      "The GPUs do uneven work: check the data split per rank, uneven batch sizes, or one rank "
      "that does extra work (logging, checkpoints, evaluation) on its GPU.",
-     "", "Use `DistributedSampler` with `drop_last=True` so each rank gets the same batches.",
-     "", ""},
+     "", "Use `DistributedSampler` with `drop_last=True` so each rank gets the same batches.", "",
+     ""},
     {F::kStraggler, "straggler",
      "With more than one rank, over {window_s}, a rank's step rate is below {straggler_score} "
      "of the fastest rank's, or its data-wait share is {straggler_wait_gap} above the others' "
      "median (it makes them wait for it).",
-     "One rank holds the others back: look at its host, its GPU and its data loading.",
-     "", "", "", ""},
+     "One rank holds the others back: look at its host, its GPU and its data loading.", "", "", "",
+     ""},
     {F::kThrottled, "throttled",
      "Over {window_s}, a busy GPU's clocks are held down (power cap, heat or hardware "
      "slowdown) more than {throttle_share} of the time.",
@@ -150,7 +150,8 @@ constexpr FindingDef kFindings[] = {
      "The training stopped making progress: a deadlock (a collective waiting for a rank), a "
      "stuck data loader worker or a hung file system. `py-spy dump --pid PID` shows where "
      "it waits.",
-     "", "Set `NCCL_ASYNC_ERROR_HANDLING=1` and a `timeout=` in `init_process_group` so a "
+     "",
+     "Set `NCCL_ASYNC_ERROR_HANDLING=1` and a `timeout=` in `init_process_group` so a "
      "lost rank fails instead of hanging; `DataLoader(timeout=...)` for stuck workers.",
      "", ""},
     {F::kSlowStart, "slow-start",
