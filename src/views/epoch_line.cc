@@ -36,6 +36,7 @@ std::string FormatEpochLine(const nlohmann::ordered_json& e) {
   for (const char* key : {"loss", "val_loss"}) {
     if (auto v = Num(logs, key)) out += fmt::format(", {} {:.4g}", key, *v);
   }
+  if (auto wait = Num(e, "data_wait_ratio")) out += ", data wait " + FormatPercent(*wait);
   if (auto cpu = Num(e, "cpu_cores_mean")) out += fmt::format(" | CPU {:.1f} cores", *cpu);
   if (auto mem = Num(e, "memory_bytes_max"))
     out += fmt::format(" | RAM peak {}", FormatBytes(*mem));
