@@ -6,7 +6,8 @@ FRAMEWORK is torch (a plain loop over ``m.data(loader)``), lightning, paddle
 or keras. Each batch's loading sleeps S ms in the dataset (``__getitem__``), each
 step does W ms of work on the training thread besides a real tiny model's
 forward and backward. The script writes FILE: per epoch its wall time and the
-time the dataset slept (the planted wait), so the test can compare what
+time the dataset slept (the planted wait) and, for the plain loop, the time
+its own clock saw in the loader's next(), so the test can compare what
 trainvitals measured with the truth.
 """
 import argparse
@@ -53,13 +54,28 @@ class Epochs:
 
     def __init__(self, planted, path):
         self.planted, self.path, self.epochs = planted, path, []
+        self.next_s = 0.0  # the loop's own clock on the loader's next() (plain PyTorch)
 
     def begin(self):
-        self.t0, self.slept0 = time.perf_counter(), self.planted.slept
+        self.t0, self.slept0, self.next0 = time.perf_counter(), self.planted.slept, self.next_s
 
     def end(self):
         self.epochs.append({"wall_s": time.perf_counter() - self.t0,
-                            "slept_s": self.planted.slept - self.slept0})
+                            "slept_s": self.planted.slept - self.slept0,
+                            "next_s": self.next_s - self.next0})
+
+    def timed(self, iterable):
+        """Yields from `iterable`, adding the time of each next() to next_s."""
+        it = iter(iterable)
+        while True:
+            t = time.perf_counter()
+            try:
+                item = next(it)
+            except StopIteration:
+                return
+            finally:
+                self.next_s += time.perf_counter() - t
+            yield item
 
     def write(self):
         with open(self.path, "w") as f:
@@ -90,7 +106,7 @@ def run_torch(args, planted, epochs):
         for epoch in range(EPOCHS):
             with m.epoch(epoch):
                 epochs.begin()
-                for x, y in m.data(loader):
+                for x, y in m.data(epochs.timed(loader)):
                     loss = nn.functional.mse_loss(model(x), y)
                     opt.zero_grad()
                     loss.backward()
