@@ -161,5 +161,19 @@ TEST(EpochLine, ShowsTheLossAndTheJobsShareOfASharedGpu) {
       << line;
 }
 
+TEST(EpochLine, SaysTheDataWaitShareOnlyWhenMeasured) {
+  nlohmann::ordered_json e = {{"epoch", 2},
+                              {"duration_s", 10.0},
+                              {"steps", 100},
+                              {"steps_per_second", 10.0},
+                              {"logs", {{"loss", 0.5}}},
+                              {"data_wait_ratio", 0.3412},
+                              {"cpu_cores_mean", 1.0}};
+  std::string line = FormatEpochLine(e);
+  EXPECT_NE(line.find("loss 0.5, data wait 34% | CPU 1.0 cores"), std::string::npos) << line;
+  e.erase("data_wait_ratio");  // not measured (Keras, a loop without m.data()): not 0 %
+  EXPECT_EQ(FormatEpochLine(e).find("data wait"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tv
