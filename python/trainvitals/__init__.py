@@ -124,7 +124,7 @@ def _no_wait() -> None:
     pass
 
 
-_NO_WAIT = (_no_wait, _no_wait, _no_wait)  # wait_begin, wait_end, wait_pause without a client
+_NO_WAIT = (_no_wait, _no_wait)  # wait_begin, wait_end without a client
 
 
 class _Span:
@@ -252,37 +252,50 @@ class Monitor:
 
     def _set_client(self, client) -> None:
         self._client = client
-        # The client's wait calls as plain builtins: the per-step hooks call them.
+        # The client's wait calls as plain builtins, which the instance's
+        # wait_begin/wait_end shadow the methods below with: on the per-step
+        # path of the hooks a call is then one C call, no Python frame.
         self._wait_calls = _NO_WAIT
         if client is not None:
             try:
                 self._wait_calls = _core.wait_calls(client)
             except Exception as e:
                 _run.say_once("wait", f"data wait not timed: {type(e).__name__}: {e}")
+        self.wait_begin, self.wait_end = self._wait_calls
 
     # -- data wait -------------------------------------------------------
     def data(self, iterable):
         """Iterates over ``iterable`` (a DataLoader, any iterable), timing each
         ``next()`` as this process's wait for its next batch:
-        ``for batch in m.data(loader):``. Items, exceptions and the end pass
-        through unchanged; when the monitor is off it is ``iter(iterable)``."""
+        ``for batch in m.data(loader):``. ``iter(iterable)`` counts too (a
+        DataLoader starts its workers there). Items, exceptions and the end
+        pass through unchanged; when the monitor is off it is ``iter(iterable)``."""
         client = self._client
         if client is None and self._state == "new":
             client = self.start()._client
-        if client is not None:
-            try:
-                return _core.data_iterator(client, iterable)
-            except Exception as e:  # not iterable: iter() below says so, as without us
-                if not isinstance(e, TypeError):
-                    self._quiet(e)
-        return iter(iterable)
+        if client is None:
+            return iter(iterable)
+        self._wait_calls[0]()
+        try:
+            iterator = iter(iterable)
+        except BaseException:  # the script's own error, as a plain loop would raise it
+            self._wait_calls[1]()
+            raise
+        try:
+            return _core.data_iterator(client, iterator, True)
+        except Exception as e:
+            self._wait_calls[1]()
+            self._quiet(e)
+            return iterator
 
     def wait_begin(self) -> None:
-        """This process begins waiting for its next batch (a memory store, no syscall)."""
+        """This process begins waiting for its next batch (a memory store, no syscall).
+        (Each monitor replaces this method with its client's C function.)"""
         self._wait_calls[0]()
 
     def wait_end(self) -> None:
-        """The batch came: the time since wait_begin() counts as data wait."""
+        """The batch came: the time since wait_begin() counts as data wait.
+        (Each monitor replaces this method with its client's C function.)"""
         self._wait_calls[1]()
 
     # -- calls, epochs and phases ----------------------------------------

@@ -94,11 +94,13 @@ struct DataIterator {
   PyObject_HEAD PyObject* iterator;  // owned
   PyObject* client;                  // owned: keeps the MarkerClient alive
   MarkerClient* marker;
+  bool waiting;  // a wait began before the first next() (the loader's iter())
 };
 
 PyObject* DataIteratorNext(PyObject* self) {
   auto* it = reinterpret_cast<DataIterator*>(self);
-  it->marker->WaitBegin();
+  if (!it->waiting) it->marker->WaitBegin();
+  it->waiting = false;
   PyObject* item = Py_TYPE(it->iterator)->tp_iternext(it->iterator);
   it->marker->WaitEnd();
   if (item == nullptr) it->marker->WaitPause();
@@ -124,8 +126,10 @@ PyType_Slot kDataIteratorSlots[] = {
 PyType_Spec kDataIteratorSpec = {"trainvitals._core.DataIterator", sizeof(DataIterator), 0,
                                  Py_TPFLAGS_DEFAULT, kDataIteratorSlots};
 
-// A DataIterator over iter(`iterable`) that times through `client`.
-py::object MakeDataIterator(const py::handle& type, py::object client, const py::handle& iterable) {
+// A DataIterator over iter(`iterable`) that times through `client`; `waiting`:
+// the caller began the wait for the first item (WaitBegin) already.
+py::object MakeDataIterator(const py::handle& type, py::object client, const py::handle& iterable,
+                            bool waiting) {
   MarkerClient* marker = client.cast<MarkerClient*>();
   py::iterator inner = py::iter(iterable);
   if (Py_TYPE(inner.ptr())->tp_iternext == nullptr) throw py::type_error("not an iterator");
@@ -136,10 +140,11 @@ py::object MakeDataIterator(const py::handle& type, py::object client, const py:
   it->iterator = inner.release().ptr();
   it->client = client.release().ptr();
   it->marker = marker;
+  it->waiting = waiting;
   return py::reinterpret_steal<py::object>(self);
 }
 
-// wait_calls(client): wait_begin, wait_end and wait_pause of one client as
+// wait_calls(client): wait_begin and wait_end of one client as
 // plain builtin functions (METH_NOARGS, bound to a capsule that holds the
 // client): a call from Python costs a fraction of a pybind11 method call, which
 // matters on the per-step path of the framework hooks.
@@ -156,14 +161,9 @@ PyObject* WaitEndCall(PyObject* capsule, PyObject*) {
   ClientOf(capsule)->WaitEnd();
   Py_RETURN_NONE;
 }
-PyObject* WaitPauseCall(PyObject* capsule, PyObject*) {
-  ClientOf(capsule)->WaitPause();
-  Py_RETURN_NONE;
-}
 PyMethodDef kWaitCalls[] = {
     {"wait_begin", WaitBeginCall, METH_NOARGS, "The process begins waiting for its next batch."},
-    {"wait_end", WaitEndCall, METH_NOARGS, "The batch came: the wait counts as data wait."},
-    {"wait_pause", WaitPauseCall, METH_NOARGS, "The process leaves its timed loop."}};
+    {"wait_end", WaitEndCall, METH_NOARGS, "The batch came: the wait counts as data wait."}};
 
 py::tuple WaitCalls(py::object client) {
   MarkerClient* marker = client.cast<MarkerClient*>();
@@ -173,8 +173,8 @@ py::tuple WaitCalls(py::object client) {
   if (capsule == nullptr) throw py::error_already_set();
   auto holder = py::reinterpret_steal<py::object>(capsule);
   PyCapsule_SetContext(capsule, client.release().ptr());  // the capsule keeps the client alive
-  py::tuple out(3);
-  for (size_t i = 0; i < 3; ++i) {
+  py::tuple out(2);
+  for (size_t i = 0; i < 2; ++i) {
     PyObject* f = PyCFunction_New(&kWaitCalls[i], capsule);
     if (f == nullptr) throw py::error_already_set();
     out[i] = py::reinterpret_steal<py::object>(f);
@@ -232,14 +232,15 @@ PYBIND11_MODULE(_core, m) {
   py::handle type = data_iterator_type;
   m.def(
       "data_iterator",
-      [type](py::object client, const py::handle& iterable) {
-        return tv::MakeDataIterator(type, std::move(client), iterable);
+      [type](py::object client, const py::handle& iterable, bool waiting) {
+        return tv::MakeDataIterator(type, std::move(client), iterable, waiting);
       },
-      "client"_a, "iterable"_a,
-      "An iterator over `iterable` that times each next() as data wait through `client`.");
+      "client"_a, "iterable"_a, "waiting"_a = false,
+      "An iterator over `iterable` that times each next() as data wait through `client`; "
+      "`waiting`: a wait for the first item began already.");
 
   m.def("wait_calls", &tv::WaitCalls, "client"_a,
-        "(wait_begin, wait_end, wait_pause) of `client` as plain functions, the cheapest to call.");
+        "(wait_begin, wait_end) of `client` as plain functions, the cheapest to call.");
   m.def(
       "check_options",
       [](const std::map<std::string, std::string>& options) { tv::ConfigFrom(options); },
