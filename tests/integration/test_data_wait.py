@@ -79,7 +79,7 @@ def test_torch_loader_with_enough_workers_reads_near_zero(run_tv, tmp_path):
     for got, want in zip(ratios, own):
         assert got is not None and abs(got - want) <= 0.05, (got, want)
     assert ratios[0] < 0.2, ratios  # the first epoch also starts the workers
-    assert all(r < 0.08 for r in ratios[1:]), ratios
+    assert all(r < 0.1 for r in ratios[1:]), ratios
 
 
 @pytest.mark.parametrize("framework", ["lightning", "paddle"])
