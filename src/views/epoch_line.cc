@@ -67,6 +67,8 @@ std::string FormatPhases(const nlohmann::ordered_json& phases) {
     out += fmt::format("{} {}", name, FormatDuration(p.value("duration_s", 0.0)));
     std::string inner;
     if (auto share = Num(p, "share")) inner = FormatPercent(*share);
+    if (auto wait = Num(p, "data_wait_ratio"))
+      inner += (inner.empty() ? "data wait " : ", data wait ") + FormatPercent(*wait);
     std::string loads = GpuLoads(p);
     if (!loads.empty()) inner += inner.empty() ? loads.substr(2) : loads;
     if (!inner.empty()) out += " (" + inner + ")";

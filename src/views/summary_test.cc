@@ -175,5 +175,12 @@ TEST(EpochLine, SaysTheDataWaitShareOnlyWhenMeasured) {
   EXPECT_EQ(FormatEpochLine(e).find("data wait"), std::string::npos);
 }
 
+TEST(EpochLine, PhasesSayTheirDataWaitShareWhenMeasured) {
+  nlohmann::ordered_json phases = {
+      {"train", {{"duration_s", 40.0}, {"share", 0.8}, {"data_wait_ratio", 0.25}}},
+      {"eval", {{"duration_s", 10.0}, {"share", 0.2}}}};
+  EXPECT_EQ(FormatPhases(phases), "train 40.0 s (80%, data wait 25%), eval 10.0 s (20%)");
+}
+
 }  // namespace
 }  // namespace tv
