@@ -87,9 +87,9 @@ struct TrainingSample {
     steps.reset();
     step.reset();
     steps_per_second.reset();
+    data_wait_ratio.reset();
     epoch.reset();
     markers_malformed.reset();
-    data_wait_ratio.reset();
     phase.clear();
     phase_changes.clear();
     scalars.clear();
