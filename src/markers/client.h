@@ -1,9 +1,10 @@
 // MarkerClient: the training process's end of the marker protocol (protocol.h).
 // Step(), WaitBegin() and WaitEnd() are the hot path, called on the training
 // thread every step: a few relaxed stores into this process's shared-memory
-// slot and a vDSO clock read, no syscall, no allocation. Send() is for rare events: one
-// non-blocking datagram; when the socket is full or gone the marker is dropped and counted. Nothing
-// here throws or blocks: a client that could not connect does nothing.
+// slot and a vDSO clock read, no syscall, no allocation. Send() is for rare
+// events: one non-blocking datagram; when the socket is full or gone the
+// marker is dropped and counted. Nothing here throws or blocks: a client that
+// could not connect does nothing.
 //
 // Thread safety: one client per process, used from one thread at a time.
 #pragma once
