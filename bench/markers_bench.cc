@@ -19,6 +19,19 @@ void BM_MarkerStep(benchmark::State& state) {
 }
 BENCHMARK(BM_MarkerStep);
 
+// One step's data-wait timing: WaitBegin() and WaitEnd(), two vDSO clock reads.
+void BM_MarkerWaitPair(benchmark::State& state) {
+  std::string error;
+  auto endpoint = MarkerEndpoint::Create(1.0, &error);
+  MarkerClient client(endpoint->socket_path(), -1, "bench");
+  for (auto _ : state) {
+    client.WaitBegin();
+    client.WaitEnd();
+  }
+  benchmark::DoNotOptimize(client.wait_ns());
+}
+BENCHMARK(BM_MarkerWaitPair);
+
 void BM_MarkerEpochPair(benchmark::State& state) {
   std::string error;
   auto endpoint = MarkerEndpoint::Create(1.0, &error);

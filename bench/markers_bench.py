@@ -4,6 +4,11 @@ Usage: PYTHONPATH=python build/venv/bin/python bench/markers_bench.py
 Measures, against a real in-process monitor: Monitor.step() (the per-step
 call), the raw client step, an epoch begin/end pair and a phase pair (one
 datagram each), and a scalars marker. Prints the median of 5 runs per call.
+
+Data-wait timing (target: <= 0.3 us added per step): Monitor.wait_begin() +
+wait_end() (what the Lightning and Paddle hooks add per step; plain builtins
+underneath), the same pair as pybind11 methods of the client for comparison,
+and what `for x in m.data(it)` adds per item over `for x in it` on one list.
 """
 import statistics
 import sys
@@ -33,13 +38,38 @@ def main():
                  median_us(lambda: (m.phase_begin("eval"), m.phase_end("eval")), 2_000) / 2),
                 ("scalars(loss=...)", median_us(lambda: m.scalars(loss=0.5), 2_000)),
             ]
+            items = list(range(1_000_000))
+
+            def plain():
+                for _ in items:
+                    pass
+
+            def timed():
+                for _ in m.data(items):
+                    pass
+
+            per_item = len(items)
+            wait_rows = [
+                ("client.wait_begin() + wait_end() (pybind11 methods)",
+                 median_us(lambda: (client.wait_begin(), client.wait_end()), n)),
+                ("Monitor.wait_begin() + wait_end()",
+                 median_us(lambda: (m.wait_begin(), m.wait_end()), n)),
+                ("m.data(): added per item over plain iteration",
+                 (median_us(timed, 1) - median_us(plain, 1)) / per_item),
+            ]
             m.close()  # the run would otherwise last until exit, past the temporary directory
-    width = max(len(name) for name, _ in rows)
+    width = max(len(name) for name, _ in rows + wait_rows)
     worst = max(us for _, us in rows)
     for name, us in rows:
         print(f"{name:<{width}}  {us:7.3f} us")
     verdict = "ok" if worst <= 5 else "ABOVE 5 us"
     print(f"slowest marker call: {worst:.3f} us ({verdict})")
+    for name, us in wait_rows:
+        print(f"{name:<{width}}  {us:7.3f} us")
+    # The callbacks call the client through the Monitor; m.data() is its own row.
+    step_cost = max(wait_rows[1][1], wait_rows[2][1])
+    verdict = "ok" if step_cost <= 0.3 else "ABOVE 0.3 us"
+    print(f"data-wait timing per step: {step_cost:.3f} us ({verdict})")
     return 0
 
 

@@ -6,7 +6,7 @@ allocator's own figures to what trainvitals records:
     with trainvitals.monitor() as m:
         for epoch in range(epochs):
             m.epoch(epoch)
-            for step, batch in enumerate(loader):
+            for step, batch in enumerate(m.data(loader)):  # m.data(): times the wait for data
                 ...
                 m.step(step)
 
@@ -120,6 +120,13 @@ def _check_options(options: Dict[str, str]) -> None:
             f"(samples.jsonl): choose another directory or remove that one")
 
 
+def _no_wait() -> None:
+    pass
+
+
+_NO_WAIT = (_no_wait, _no_wait)  # wait_begin, wait_end without a client
+
+
 class _Span:
     """An epoch or phase that Monitor.epoch()/phase() began at the call.
 
@@ -172,7 +179,7 @@ class Monitor:
         _check_options(self._options)
         self._state = "new"  # "new" -> "on" (started) -> "off" (quiet after a failure)
         self._run: Optional[_run.ProcessRun] = None
-        self._client = None
+        self._set_client(None)
         self._call = 0  # the framework call this monitor's epochs belong to; 0: none yet
         self._offset = 0  # added to this call's epoch numbers so the record never repeats one
         self._epoch: Optional[_Span] = None
@@ -184,7 +191,7 @@ class Monitor:
         if self._state == "new" or (self._run is not None and self._run.state == "closed"):
             self._state = "on"
             self._run = _run.current()
-            self._client = self._run.connect(self._options, self._rank, self.framework)
+            self._set_client(self._run.connect(self._options, self._rank, self.framework))
         return self
 
     def close(self) -> Optional[dict]:
@@ -195,7 +202,7 @@ class Monitor:
                 self._run.close()
         except Exception as e:
             self._quiet(e)
-        self._client = None
+        self._set_client(None)
         self._state = "new"
         return self.summary
 
@@ -242,6 +249,54 @@ class Monitor:
             due = self._odd_step(step)
         if due and self._allocator:
             self._send_allocator()
+
+    def _set_client(self, client) -> None:
+        self._client = client
+        # The client's wait calls as plain builtins, which the instance's
+        # wait_begin/wait_end shadow the methods below with: on the per-step
+        # path of the hooks a call is then one C call, no Python frame.
+        self._wait_calls = _NO_WAIT
+        if client is not None:
+            try:
+                self._wait_calls = _core.wait_calls(client)
+            except Exception as e:
+                _run.say_once("wait", f"data wait not timed: {type(e).__name__}: {e}")
+        self.wait_begin, self.wait_end = self._wait_calls
+
+    # -- data wait -------------------------------------------------------
+    def data(self, iterable):
+        """Iterates over ``iterable`` (a DataLoader, any iterable), timing each
+        ``next()`` as this process's wait for its next batch:
+        ``for batch in m.data(loader):``. ``iter(iterable)`` counts too (a
+        DataLoader starts its workers there). Items, exceptions and the end
+        pass through unchanged; when the monitor is off it is ``iter(iterable)``."""
+        client = self._client
+        if client is None and self._state == "new":
+            client = self.start()._client
+        if client is None:
+            return iter(iterable)
+        self._wait_calls[0]()
+        try:
+            iterator = iter(iterable)
+        except BaseException:  # the script's own error, as a plain loop would raise it
+            self._wait_calls[1]()
+            raise
+        try:
+            return _core.data_iterator(client, iterator, True)
+        except Exception as e:
+            self._wait_calls[1]()
+            self._quiet(e)
+            return iterator
+
+    def wait_begin(self) -> None:
+        """This process begins waiting for its next batch (a memory store, no syscall).
+        (Each monitor replaces this method with its client's C function.)"""
+        self._wait_calls[0]()
+
+    def wait_end(self) -> None:
+        """The batch came: the time since wait_begin() counts as data wait.
+        (Each monitor replaces this method with its client's C function.)"""
+        self._wait_calls[1]()
 
     # -- calls, epochs and phases ----------------------------------------
     def begin_call(self) -> None:
@@ -430,7 +485,7 @@ class Monitor:
 
     def _quiet(self, error: Exception) -> None:
         _run.say_once("quiet", f"markers off for this run: {type(error).__name__}: {error}")
-        self._client = None
+        self._set_client(None)
         self._state = "off"
 
 

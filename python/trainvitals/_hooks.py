@@ -98,7 +98,13 @@ class FitHooks(CallbackBase):
     train begin/end, epochs, train batches, predict. Each callback adds its
     epoch end and evaluation hooks. fit() is one call of the script; evaluate()
     and predict() outside fit() are calls of their own, with their phase. Put it
-    before the framework's Callback base."""
+    before the framework's Callback base.
+
+    A callback whose framework fetches each batch between one batch's end hook
+    and the next one's begin hook sets ``_times_data_wait``: that gap, and the
+    fetch of an epoch's first batch after its begin hook, count as data wait."""
+
+    _times_data_wait = False
 
     def _tv_init(self, monitor, every_n_steps: int = 1) -> None:
         self.monitor = monitor
@@ -118,12 +124,16 @@ class FitHooks(CallbackBase):
     @quiet_hook
     def on_epoch_begin(self, epoch, logs=None):
         self.monitor.epoch_begin(epoch)
+        if self._times_data_wait:
+            self.monitor.wait_begin()
 
     @quiet_hook
     def on_train_batch_end(self, batch, logs=None):
         self._steps += 1
         if self._steps % self.every_n_steps == 0:
             self.monitor.step(self._steps)
+        if self._times_data_wait:
+            self.monitor.wait_begin()
 
     @quiet_hook
     def on_predict_begin(self, logs=None):

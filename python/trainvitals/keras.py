@@ -10,6 +10,12 @@ Steps, epochs (with Keras's logs: loss, metrics), the train/eval/predict phases
 and, on GPUs, TensorFlow's allocator figures. The script is one run however
 many fit/evaluate/predict calls it makes: each call adds its phase, and the
 epochs of a later fit continue the numbering (``initial_epoch`` is respected).
+The share of time training waits for its next batch is not measured for
+Keras (``training.data_wait_ratio`` stays absent, not 0): Keras 3 takes each
+batch inside ``train_function`` (a ``tf.function`` calling the tf.data
+iterator's ``get_next``), between a batch's begin and end hooks, so the gap
+between the hooks reads about 0 even when the job waits for its input most of
+the time (docs/markers.md).
 ``every_n_steps=N`` marks every Nth batch only (the step counts are then in
 units of N batches). ``log_dir=`` also writes trainvitals's TensorBoard scalars
 there, beside Keras's own. Other keyword arguments are monitor options

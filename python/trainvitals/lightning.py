@@ -7,8 +7,9 @@
     trainer.test(model, test)
 
 Steps, epochs (with the logged metrics), the train/eval/test/predict phases
-(the sanity check before training is none of them) and the CUDA allocator's
-figures of each rank. The script is one run however many fit, validate, test
+(the sanity check before training is none of them), the share of time training
+waits for its next batch (from the training batch hooks) and the CUDA
+allocator's figures of each rank. The script is one run however many fit, validate, test
 and predict calls it makes: each call adds its phase, and the epochs of a later
 fit continue the numbering. Keyword arguments are monitor options (``out=``,
 ``interval=``, ``quiet=``...), used when no ``trainvitals run`` supervises.
@@ -77,9 +78,17 @@ class VitalsCallback(CallbackBase, Callback):
     def on_train_end(self, trainer, pl_module):
         self.monitor.phase_end("train")
 
+    # Lightning takes each batch from its data fetcher between one batch's
+    # on_train_batch_end and the next one's on_train_batch_start (the epoch's
+    # first batch after on_train_epoch_start): that time is data wait.
     @quiet_hook
     def on_train_epoch_start(self, trainer, pl_module):
         self.monitor.epoch_begin(trainer.current_epoch)
+        self.monitor.wait_begin()
+
+    @quiet_hook
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        self.monitor.wait_end()
 
     @quiet_hook
     def on_train_epoch_end(self, trainer, pl_module):
@@ -88,6 +97,7 @@ class VitalsCallback(CallbackBase, Callback):
     @quiet_hook
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
         self.monitor.step(trainer.global_step)
+        self.monitor.wait_begin()
 
     # -- evaluation, test and prediction ---------------------------------
     @quiet_hook

@@ -7,8 +7,10 @@
     model.evaluate(eval_data, callbacks=[vitals])
 
 Steps, epochs (with the training logs), the train/eval/predict phases (the
-evaluation's logs as eval_... scalars) and, on CUDA, Paddle's allocator
-figures. The script is one run however many fit/evaluate/predict calls it
+evaluation's logs as eval_... scalars), the share of time training waits for
+its next batch (the time between one batch's end and the next one's begin,
+where fit() takes the batch from its DataLoader) and, on CUDA, Paddle's
+allocator figures. The script is one run however many fit/evaluate/predict calls it
 makes: each call adds its phase, and the epochs of a later fit continue the
 numbering. Keyword arguments are monitor options (``out=``, ``interval=``,
 ``quiet=``...), used when no ``trainvitals run`` supervises. ``.monitor`` is
@@ -54,6 +56,14 @@ def allocator() -> List[Dict[str, object]]:
 
 class VitalsCallback(FitHooks, paddle.callbacks.Callback):
     """paddle.Model callback that reports steps, epochs and phases to trainvitals."""
+
+    # paddle.Model.fit takes each batch from its DataLoader between one batch's
+    # on_train_batch_end and the next one's on_train_batch_begin.
+    _times_data_wait = True
+
+    @quiet_hook
+    def on_train_batch_begin(self, step, logs=None):
+        self.monitor.wait_end()
 
     def __init__(self, **options):
         super().__init__()

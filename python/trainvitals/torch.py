@@ -5,9 +5,13 @@
     with trainvitals.torch.monitor() as m:
         for epoch in range(epochs):
             with m.epoch(epoch), m.phase("train"):
-                for step, batch in enumerate(loader):
+                for step, batch in enumerate(m.data(loader)):
                     ...
                     m.step()
+
+``m.data(loader)`` yields what ``loader`` yields and times each ``next()`` as
+the process's wait for its next batch (``training.data_wait_ratio``); it
+works with any iterable.
 
 ``m.epoch(e)`` and ``m.phase(name)`` also work as plain calls: an epoch lasts
 until the next begins, a phase until the next one begun the same way.

@@ -23,6 +23,9 @@ void PutResources(const Row& row, nlohmann::ordered_json* out) {
   if (auto s = FindStat(metric::kHostMemoryUsedBytes, row.values)) {
     o["host_memory_used_bytes_max"] = Whole(s->max);
   }
+  // The mean over the span's samples in which a process timed its data wait.
+  if (auto s = FindStat(metric::kTrainingDataWaitRatio, row.values))
+    o["data_wait_ratio"] = Round(s->mean, 1e4);
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
   for (const GpuRow& g : row.gpus) {
     nlohmann::ordered_json j = {{"index", g.index}};

@@ -117,5 +117,46 @@ TEST(PhaseTracker, EpochRecordCarriesTheLowestRanksLogsOfThatEpoch) {
   EXPECT_EQ(events[1].fields["logs"], (nlohmann::ordered_json{{"loss", 0.125}}));
 }
 
+TEST(PhaseTracker, EpochAndPhaseDataWaitIsTheMeanOfTheTimedSamples) {
+  // Epoch 0: 10 s at 40 % data wait, then 2 s of evaluation where no process
+  // times its data wait (absent): the epoch's share is its training loop's, 40 %.
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  for (int i = 0; i <= 120; ++i) {
+    Sample s;
+    s.t = 100 + i * 0.1;
+    s.mono_s = s.t;
+    if (i > 0 && i <= 100) s.training.data_wait_ratio = i % 2 == 0 ? 0.3 : 0.5;
+    if (i == 0) s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, 100, 0)};
+    if (i == 100) s.training.phase_changes = {{110, "eval", true}};
+    if (i == 120) {
+      s.training.phase_changes = {{112, "", false}};
+      s.training.events = {Epoch(TrainingEventType::kEpochEnd, -1, 112, 0, 100)};
+    }
+    tracker.OnSample(s, &events);
+  }
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_NEAR(events[0].fields["data_wait_ratio"].get<double>(), 0.4, 1e-9);
+  auto phases = tracker.Phases();
+  EXPECT_NEAR(phases["train"]["data_wait_ratio"].get<double>(), 0.4, 1e-9);
+  EXPECT_FALSE(phases["eval"].contains("data_wait_ratio"));  // not measured: absent, not 0
+}
+
+TEST(PhaseTracker, NoDataWaitKeyWhenNothingTimesIt) {
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  for (int i = 0; i <= 20; ++i) {
+    Sample s;
+    s.t = 100 + i * 0.1;
+    s.mono_s = s.t;
+    s.training.steps = i;
+    if (i == 0) s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, 100, 0)};
+    if (i == 20) s.training.events = {Epoch(TrainingEventType::kEpochEnd, -1, 102, 0, 20)};
+    tracker.OnSample(s, &events);
+  }
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_FALSE(events[0].fields.contains("data_wait_ratio"));
+}
+
 }  // namespace
 }  // namespace tv

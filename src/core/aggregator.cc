@@ -1,5 +1,7 @@
 #include "core/aggregator.h"
 
+#include <algorithm>
+
 #include "core/metrics.h"
 
 namespace tv {
@@ -40,6 +42,13 @@ void Aggregator::Add(const Sample& sample) {
   training_.phase.assign(sample.training.phase);
   training_.scalars.assign(sample.training.scalars.begin(), sample.training.scalars.end());
   training_.ranks.assign(sample.training.ranks.begin(), sample.training.ranks.end());
+  for (const RankSteps& r : sample.training.ranks) {
+    if (!r.data_wait_ratio) continue;
+    auto it = std::find_if(rank_wait_.begin(), rank_wait_.end(),
+                           [&](const auto& w) { return w.first == r.pid; });
+    if (it == rank_wait_.end()) it = rank_wait_.insert(rank_wait_.end(), {r.pid, {}});
+    it->second.Add(*r.data_wait_ratio);
+  }
   ++samples_;
 }
 
@@ -63,6 +72,14 @@ Row Aggregator::Peek(double t, double elapsed_s) const {
     out.processes.assign(g.processes.begin(), g.processes.end());
   }
   row.training = training_;
+  for (RankSteps& r : row.training.ranks) {
+    r.data_wait_ratio.reset();
+    for (const auto& [pid, acc] : rank_wait_) {
+      if (pid == r.pid) {
+        if (auto s = acc.Get()) r.data_wait_ratio = s->mean;
+      }
+    }
+  }
   return row;
 }
 
@@ -72,6 +89,7 @@ Row Aggregator::Take(double t, double elapsed_s) {
   cores_.clear();
   gpus_.clear();
   training_ = TrainingRow{};
+  rank_wait_.clear();
   samples_ = 0;
   return row;
 }

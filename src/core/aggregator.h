@@ -3,6 +3,7 @@
 // run. Not thread-safe: used on the sampler thread only.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "core/row.h"
@@ -33,6 +34,9 @@ class Aggregator {
   std::vector<StatAccumulator> cores_;
   std::vector<GpuAcc> gpus_;
   TrainingRow training_;  // of the latest sample
+  // Each process's data-wait share over the samples that had it, by pid: a
+  // row's ranks carry the interval's mean, not one tick's.
+  std::vector<std::pair<int, StatAccumulator>> rank_wait_;
   uint32_t samples_ = 0;
 };
 

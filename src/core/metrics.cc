@@ -91,8 +91,9 @@ constexpr std::array kSampleMetrics = {
               "Training steps per second (markers), by the process furthest along.",
               TRAINING(steps_per_second)},
     MetricDef{Scope::kTraining, "data_wait_ratio", Unit::kRatio, Kind::kGauge, true,
-              "Share of time the training processes spent waiting for their next batch "
-              "(markers; mean over the processes that measure it).",
+              "Share of time the training processes waited for their next batch (markers: "
+              "wait_begin/wait_end, m.data()), the mean over those that time it; absent when "
+              "none does.",
               TRAINING(data_wait_ratio)},
     MetricDef{Scope::kTraining, "epoch", Unit::kCount, Kind::kState, false,
               "The current (or last) epoch of the lowest rank (markers).", TRAINING(epoch)},

@@ -48,6 +48,9 @@ struct RankSteps {
   int pid = 0;
   double steps = 0;
   std::optional<double> step;
+  // The share of time it waited for its next batch (0..1); absent when it
+  // does not measure data wait or is outside its timed loop.
+  std::optional<double> data_wait_ratio;
 };
 
 // The training's phase changed: at the sender's time `t`, time began to go to
@@ -64,7 +67,9 @@ struct TrainingSample {
   std::optional<double> steps;  // the most steps any process has taken
   std::optional<double> step;   // the highest step number given
   std::optional<double> steps_per_second;
-  std::optional<double> data_wait_ratio;    // waiting for the next batch, over the last tick
+  // The mean over the processes that time their data wait of the share of
+  // this tick each spent waiting for its next batch; absent when none does.
+  std::optional<double> data_wait_ratio;
   std::optional<double> epoch;              // the current (or last) epoch of the lowest rank
   std::optional<double> markers_malformed;  // datagrams ignored since the start
   // The innermost open phase of the lowest rank that has one (a plain process

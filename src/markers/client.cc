@@ -90,6 +90,9 @@ void MarkerClient::ClaimSlot(const std::string& steps_path) {
       slots[i].rank.store(rank_, std::memory_order_relaxed);
       slots[i].step.store(-1, std::memory_order_relaxed);
       slots[i].steps.store(0, std::memory_order_relaxed);
+      slots[i].wait_ns.store(0, std::memory_order_relaxed);
+      slots[i].wait_start_ns.store(0, std::memory_order_relaxed);
+      slots[i].wait_flags.store(0, std::memory_order_relaxed);
       slots[i].mono_ns.store(NowNs(), std::memory_order_release);
       map_ = map;
       slot_ = &slots[i];
@@ -125,6 +128,7 @@ bool MarkerClient::Send(Marker m) {
 }
 
 bool MarkerClient::EpochBegin(int64_t epoch, int64_t call) {
+  WaitPause();
   epoch_begin_steps_ = steps_;
   Marker m;
   m.type = MarkerType::kEpochBegin;
@@ -134,6 +138,7 @@ bool MarkerClient::EpochBegin(int64_t epoch, int64_t call) {
 }
 
 bool MarkerClient::EpochEnd(int64_t epoch) {
+  WaitPause();
   Marker m;
   m.type = MarkerType::kEpochEnd;
   m.epoch = epoch;
@@ -142,6 +147,7 @@ bool MarkerClient::EpochEnd(int64_t epoch) {
 }
 
 bool MarkerClient::PhaseBegin(std::string phase) {
+  WaitPause();
   Marker m;
   m.type = MarkerType::kPhaseBegin;
   m.phase = std::move(phase);
@@ -149,6 +155,7 @@ bool MarkerClient::PhaseBegin(std::string phase) {
 }
 
 bool MarkerClient::PhaseEnd(std::string phase) {
+  WaitPause();
   Marker m;
   m.type = MarkerType::kPhaseEnd;
   m.phase = std::move(phase);

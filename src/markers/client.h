@@ -1,9 +1,10 @@
 // MarkerClient: the training process's end of the marker protocol (protocol.h).
-// Step() is the hot path, called on the training thread every step: a few
-// relaxed stores into this process's shared-memory slot and a vDSO clock read,
-// no syscall, no allocation. Send() is for rare events: one non-blocking
-// datagram; when the socket is full or gone the marker is dropped and counted.
-// Nothing here throws or blocks: a client that could not connect does nothing.
+// Step(), WaitBegin() and WaitEnd() are the hot path, called on the training
+// thread every step: a few relaxed stores into this process's shared-memory
+// slot and a vDSO clock read, no syscall, no allocation. Send() is for rare
+// events: one non-blocking datagram; when the socket is full or gone the
+// marker is dropped and counted. Nothing here throws or blocks: a client that
+// could not connect does nothing.
 //
 // Thread safety: one client per process, used from one thread at a time.
 #pragma once
@@ -45,7 +46,47 @@ class MarkerClient {
   }
   uint64_t steps() const { return steps_; }
 
-  // The rare events. Each sends one datagram; false when it was dropped.
+  // The process begins waiting for its next batch (before the loader's next()).
+  // The first call also marks the slot as measuring data wait, so the sampler
+  // can tell "no wait" from "not measured".
+  void WaitBegin() {
+    if (slot_ == nullptr) return;
+    if (!timed_) {
+      timed_ = true;
+      slot_->wait_flags.store(kWaitMeasured | kWaitTimed, std::memory_order_relaxed);
+    }
+    wait_start_ns_ = NowNs();
+    slot_->wait_start_ns.store(wait_start_ns_, std::memory_order_relaxed);
+  }
+  // The batch came: adds the time since WaitBegin() to the slot's total. Does
+  // nothing when no wait is pending (none began, or a boundary dropped it).
+  void WaitEnd() {
+    if (slot_ == nullptr || wait_start_ns_ == 0) return;
+    uint64_t now = NowNs();
+    if (now > wait_start_ns_) wait_ns_ += now - wait_start_ns_;
+    wait_start_ns_ = 0;
+    slot_->wait_start_ns.store(0, std::memory_order_relaxed);
+    slot_->wait_ns.store(wait_ns_, std::memory_order_release);
+  }
+  // The process leaves its timed loop (the loader ran out, or an epoch or
+  // phase boundary): a pending wait is dropped uncredited, and the time until
+  // the next WaitBegin() is neither wait nor work of the loop.
+  void WaitPause() {
+    if (slot_ == nullptr) return;
+    if (wait_start_ns_ != 0) {
+      wait_start_ns_ = 0;
+      slot_->wait_start_ns.store(0, std::memory_order_relaxed);
+    }
+    if (timed_) {
+      timed_ = false;
+      slot_->wait_flags.store(kWaitMeasured, std::memory_order_relaxed);
+    }
+  }
+  uint64_t wait_ns() const { return wait_ns_; }
+
+  // The rare events. Each sends one datagram; false when it was dropped. Epoch
+  // and phase boundaries also WaitPause(): time between epochs or in another
+  // phase is no data wait of the training loop.
   // `call`: the script's framework call the epoch belongs to (1, 2, ...); 0: not said.
   bool EpochBegin(int64_t epoch, int64_t call = 0);
   bool EpochEnd(int64_t epoch);  // with the steps counted since EpochBegin
@@ -80,6 +121,9 @@ class MarkerClient {
   int slot_index_ = -1;
   uint64_t steps_ = 0;
   uint64_t epoch_begin_steps_ = 0;
+  uint64_t wait_ns_ = 0;        // what the slot's wait_ns holds
+  uint64_t wait_start_ns_ = 0;  // what the slot's wait_start_ns holds
+  bool timed_ = false;          // kWaitTimed is set in the slot
   uint64_t interval_ns_ = 1'000'000'000;
   uint64_t next_allocator_ns_ = 0;
   uint64_t sent_ = 0;

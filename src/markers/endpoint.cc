@@ -138,6 +138,9 @@ void MarkerEndpoint::FreeSlot(int index, uint32_t pid) {
   if (slot.pid.load(std::memory_order_acquire) != pid) return;
   slot.steps.store(0, std::memory_order_relaxed);
   slot.step.store(-1, std::memory_order_relaxed);
+  slot.wait_ns.store(0, std::memory_order_relaxed);
+  slot.wait_start_ns.store(0, std::memory_order_relaxed);
+  slot.wait_flags.store(0, std::memory_order_relaxed);
   slot.pid.compare_exchange_strong(pid, 0, std::memory_order_release);
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -29,15 +30,29 @@ inline constexpr char kStepsFileName[] = "steps";
 inline constexpr uint32_t kStepSlots = 256;
 inline constexpr size_t kMaxDatagram = 65536;
 
-// One process's step counter. 64 bytes: one cache line per writer.
+// StepSlot::wait_flags bits. A client before data-wait timing leaves them 0:
+// its data wait is not measured (absent), not zero.
+inline constexpr uint32_t kWaitMeasured = 1;  // the process has timed a data wait
+inline constexpr uint32_t kWaitTimed = 2;     // ... and is in its timed loop now
+
+// One process's step counter and data-wait time. 64 bytes: one cache line per
+// writer. Bytes 52..63 are reserved (zero).
 struct alignas(64) StepSlot {
   std::atomic<uint32_t> pid;      // 0: free; claimed by compare-exchange from 0
   std::atomic<int32_t> rank;      // -1: not distributed
   std::atomic<uint64_t> steps;    // step() calls so far
   std::atomic<int64_t> step;      // the last step number given; -1 when none was
   std::atomic<uint64_t> mono_ns;  // CLOCK_MONOTONIC of the last step
+  // Nanoseconds spent waiting for the next batch, over the waits that ended.
+  // Stored (release) after wait_start_ns is cleared, so a reader that sees the
+  // new total also sees the wait ended.
+  std::atomic<uint64_t> wait_ns;
+  std::atomic<uint64_t> wait_start_ns;  // CLOCK_MONOTONIC a wait in progress began; 0: none
+  std::atomic<uint32_t> wait_flags;     // kWaitMeasured | kWaitTimed
 };
 static_assert(sizeof(StepSlot) == 64);
+static_assert(offsetof(StepSlot, wait_ns) == 32 && offsetof(StepSlot, wait_start_ns) == 40 &&
+              offsetof(StepSlot, wait_flags) == 48);
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
 struct alignas(64) StepsHeader {

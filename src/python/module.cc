@@ -85,6 +85,103 @@ class InProcessSession {
   std::unique_ptr<Session> session_;
 };
 
+// DataIterator: `for batch in m.data(loader)` times each next() of the
+// wrapped iterator as data wait (WaitBegin before, WaitEnd after). A plain
+// CPython type whose tp_iternext is the whole per-item cost: no pybind11
+// dispatch, no Python frame. The wrapped iterator's exceptions, StopIteration
+// included, pass through unchanged; exhaustion leaves the timed loop.
+struct DataIterator {
+  PyObject_HEAD PyObject* iterator;  // owned
+  PyObject* client;                  // owned: keeps the MarkerClient alive
+  MarkerClient* marker;
+  bool waiting;  // a wait began before the first next() (the loader's iter())
+};
+
+PyObject* DataIteratorNext(PyObject* self) {
+  auto* it = reinterpret_cast<DataIterator*>(self);
+  if (!it->waiting) it->marker->WaitBegin();
+  it->waiting = false;
+  PyObject* item = Py_TYPE(it->iterator)->tp_iternext(it->iterator);
+  it->marker->WaitEnd();
+  if (item == nullptr) it->marker->WaitPause();
+  return item;
+}
+
+void DataIteratorDealloc(PyObject* self) {
+  auto* it = reinterpret_cast<DataIterator*>(self);
+  PyTypeObject* type = Py_TYPE(self);
+  Py_XDECREF(it->iterator);
+  Py_XDECREF(it->client);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyType_Slot kDataIteratorSlots[] = {
+    {Py_tp_iter, reinterpret_cast<void*>(PyObject_SelfIter)},
+    {Py_tp_iternext, reinterpret_cast<void*>(DataIteratorNext)},
+    {Py_tp_dealloc, reinterpret_cast<void*>(DataIteratorDealloc)},
+    {Py_tp_doc, const_cast<char*>("An iterator that times each next() as data wait.")},
+    {0, nullptr}};
+
+PyType_Spec kDataIteratorSpec = {"trainvitals._core.DataIterator", sizeof(DataIterator), 0,
+                                 Py_TPFLAGS_DEFAULT, kDataIteratorSlots};
+
+// A DataIterator over iter(`iterable`) that times through `client`; `waiting`:
+// the caller began the wait for the first item (WaitBegin) already.
+py::object MakeDataIterator(const py::handle& type, py::object client, const py::handle& iterable,
+                            bool waiting) {
+  MarkerClient* marker = client.cast<MarkerClient*>();
+  py::iterator inner = py::iter(iterable);
+  if (Py_TYPE(inner.ptr())->tp_iternext == nullptr) throw py::type_error("not an iterator");
+  auto* tp = reinterpret_cast<PyTypeObject*>(type.ptr());
+  PyObject* self = tp->tp_alloc(tp, 0);
+  if (self == nullptr) throw py::error_already_set();
+  auto* it = reinterpret_cast<DataIterator*>(self);
+  it->iterator = inner.release().ptr();
+  it->client = client.release().ptr();
+  it->marker = marker;
+  it->waiting = waiting;
+  return py::reinterpret_steal<py::object>(self);
+}
+
+// wait_calls(client): wait_begin and wait_end of one client as
+// plain builtin functions (METH_NOARGS, bound to a capsule that holds the
+// client): a call from Python costs a fraction of a pybind11 method call, which
+// matters on the per-step path of the framework hooks.
+constexpr char kClientCapsule[] = "trainvitals._core.ClientCapsule";
+
+MarkerClient* ClientOf(PyObject* capsule) {
+  return static_cast<MarkerClient*>(PyCapsule_GetPointer(capsule, kClientCapsule));
+}
+PyObject* WaitBeginCall(PyObject* capsule, PyObject*) {
+  ClientOf(capsule)->WaitBegin();
+  Py_RETURN_NONE;
+}
+PyObject* WaitEndCall(PyObject* capsule, PyObject*) {
+  ClientOf(capsule)->WaitEnd();
+  Py_RETURN_NONE;
+}
+PyMethodDef kWaitCalls[] = {
+    {"wait_begin", WaitBeginCall, METH_NOARGS, "The process begins waiting for its next batch."},
+    {"wait_end", WaitEndCall, METH_NOARGS, "The batch came: the wait counts as data wait."}};
+
+py::tuple WaitCalls(py::object client) {
+  MarkerClient* marker = client.cast<MarkerClient*>();
+  PyObject* capsule = PyCapsule_New(marker, kClientCapsule, [](PyObject* self) {
+    Py_XDECREF(static_cast<PyObject*>(PyCapsule_GetContext(self)));
+  });
+  if (capsule == nullptr) throw py::error_already_set();
+  auto holder = py::reinterpret_steal<py::object>(capsule);
+  PyCapsule_SetContext(capsule, client.release().ptr());  // the capsule keeps the client alive
+  py::tuple out(2);
+  for (size_t i = 0; i < 2; ++i) {
+    PyObject* f = PyCFunction_New(&kWaitCalls[i], capsule);
+    if (f == nullptr) throw py::error_already_set();
+    out[i] = py::reinterpret_steal<py::object>(f);
+  }
+  return out;
+}
+
 }  // namespace
 }  // namespace tv
 
@@ -119,8 +216,31 @@ PYBIND11_MODULE(_core, m) {
             return c.Allocator(tv::ToFigures(devices));
           },
           "devices"_a)
+      .def("wait_begin", &MarkerClient::WaitBegin,
+           "The process begins waiting for its next batch (no syscall).")
+      .def("wait_end", &MarkerClient::WaitEnd,
+           "The batch came: the time since wait_begin() counts as data wait.")
+      .def("wait_pause", &MarkerClient::WaitPause,
+           "The process leaves its timed loop: a pending wait is dropped.")
+      .def_property_readonly("wait_ns", &MarkerClient::wait_ns)
       .def("close", &MarkerClient::Close, "exception"_a = "", "message"_a = "");
 
+  py::object data_iterator_type =
+      py::reinterpret_steal<py::object>(PyType_FromSpec(&tv::kDataIteratorSpec));
+  if (!data_iterator_type) throw py::error_already_set();
+  m.attr("DataIterator") = data_iterator_type;  // holds the type for the module's life
+  py::handle type = data_iterator_type;
+  m.def(
+      "data_iterator",
+      [type](py::object client, const py::handle& iterable, bool waiting) {
+        return tv::MakeDataIterator(type, std::move(client), iterable, waiting);
+      },
+      "client"_a, "iterable"_a, "waiting"_a = false,
+      "An iterator over `iterable` that times each next() as data wait through `client`; "
+      "`waiting`: a wait for the first item began already.");
+
+  m.def("wait_calls", &tv::WaitCalls, "client"_a,
+        "(wait_begin, wait_end) of `client` as plain functions, the cheapest to call.");
   m.def(
       "check_options",
       [](const std::map<std::string, std::string>& options) { tv::ConfigFrom(options); },

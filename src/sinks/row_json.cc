@@ -101,6 +101,10 @@ void AppendTrainingJson(const Row& row, std::string* out) {
       fmt::format_to(std::back_inserter(body), "{{\"rank\":{},\"pid\":{},\"steps\":{:.0f}", r.rank,
                      r.pid, r.steps);
       if (r.step) fmt::format_to(std::back_inserter(body), ",\"step\":{:.0f}", *r.step);
+      if (r.data_wait_ratio) {
+        body.append(",\"data_wait_ratio\":");
+        AppendJsonNumber(*r.data_wait_ratio, false, &body);
+      }
       body.push_back('}');
     }
     body.push_back(']');

@@ -33,6 +33,34 @@ TEST(RowJson, WritesMeanAndMaxAndLeavesAbsentValuesOut) {
   EXPECT_DOUBLE_EQ(j["t"].get<double>(), 1700000000.5);
 }
 
+TEST(RowJson, DataWaitIsTheRowsMeanForTheJobAndEachRankThatTimesIt) {
+  // Rank 0 waits 0.2 then 0.4 of its ticks; rank 1 does not time its wait.
+  Aggregator agg;
+  for (double wait : {0.2, 0.4}) {
+    Sample s;
+    s.training.data_wait_ratio = wait;
+    s.training.ranks = {{0, 100, 10, 9, wait}, {1, 101, 10, 9, std::nullopt}};
+    agg.Add(s);
+  }
+  std::string line;
+  AppendRowJson(agg.Take(1700000000.5, 1.0), &line);
+  auto j = nlohmann::json::parse(line);
+  EXPECT_DOUBLE_EQ(j["training"]["data_wait_ratio"].get<double>(), 0.3);
+  EXPECT_DOUBLE_EQ(j["training"]["data_wait_ratio_max"].get<double>(), 0.4);
+  ASSERT_EQ(j["training"]["ranks"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["training"]["ranks"][0]["data_wait_ratio"].get<double>(), 0.3);
+  EXPECT_FALSE(j["training"]["ranks"][1].contains("data_wait_ratio"));  // not measured
+  // The next row starts afresh.
+  Sample s;
+  s.training.ranks = {{0, 100, 11, 10, std::nullopt}, {1, 101, 11, 10, std::nullopt}};
+  agg.Add(s);
+  line.clear();
+  AppendRowJson(agg.Take(1700000001.5, 2.0), &line);
+  j = nlohmann::json::parse(line);
+  EXPECT_FALSE(j["training"].contains("data_wait_ratio"));
+  EXPECT_FALSE(j["training"]["ranks"][0].contains("data_wait_ratio"));
+}
+
 TEST(RowJson, GpuRowsCarryIndexAndTableKeys) {
   Aggregator agg;
   Sample s;

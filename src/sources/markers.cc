@@ -1,6 +1,7 @@
 #include "sources/markers.h"
 
 #include <fmt/format.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cctype>
@@ -135,6 +136,7 @@ bool MarkerSource::Flush(Sample* out) {
   // The step counts as the processes left them (a rate needs a later tick).
   t.steps.reset();
   t.step.reset();
+  t.data_wait_ratio.reset();
   t.ranks.clear();
   ReadSlots(out->mono_s, &t);
   return !t.events.empty() || !t.malformed_error.empty() || t.steps.has_value();
@@ -324,6 +326,13 @@ void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
   if (slots_.size() < kStepSlots) slots_.resize(kStepSlots);
   if (retired_steps_) SetMax(&out->steps, *retired_steps_);
   if (retired_step_) SetMax(&out->step, *retired_step_);
+  // The slots' wait stamps are CLOCK_MONOTONIC, whatever clock the ticks use.
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  uint64_t now_ns =
+      static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
+  double wait_sum = 0;
+  int waiting = 0;
   // Slots are claimed lowest first and freed when a process says goodbye, so
   // free ones may sit between claimed ones: every slot is looked at.
   for (uint32_t i = 0; i < kStepSlots; ++i) {
@@ -336,15 +345,24 @@ void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
       SetMax(&out->steps_per_second,
              static_cast<double>(steps - prev.steps) / (mono_s - prev.mono_s));
     }
-    prev = SlotState{pid, steps, mono_s};
+    if (prev.pid != pid) prev.wait.Reset();
+    prev.pid = pid;
+    prev.steps = steps;
+    prev.mono_s = mono_s;
     RankSteps& r = out->ranks.emplace_back();
     r.pid = static_cast<int>(pid);
     r.rank = std::max(slots[i].rank.load(std::memory_order_relaxed), -1);
     r.steps = static_cast<double>(steps);
     if (step >= 0) r.step = static_cast<double>(step);
+    r.data_wait_ratio = prev.wait.Update(ReadWait(slots[i]), now_ns);
+    if (r.data_wait_ratio) {
+      wait_sum += *r.data_wait_ratio;
+      ++waiting;
+    }
     SetMax(&out->steps, steps);
     if (step >= 0) SetMax(&out->step, step);
   }
+  if (waiting > 0) out->data_wait_ratio = wait_sum / waiting;
 }
 
 void MarkerSource::AddAllocatorFigures(Sample* out) const {

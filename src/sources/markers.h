@@ -10,7 +10,9 @@
 // first), kMaxScalars scalar names and kMaxOpenPhases open phases per process.
 // A process's step slot is freed when it says goodbye or its connection hangs
 // up (it exited, even killed), its count kept, so a long run with many
-// short-lived clients never runs out of slots.
+// short-lived clients never runs out of slots. Each slot's data-wait time
+// becomes that process's share of the tick spent waiting for data
+// (data_wait.h), measured on CLOCK_MONOTONIC like the slot's stamps.
 #pragma once
 
 #include <map>
@@ -19,6 +21,7 @@
 
 #include "core/source.h"
 #include "markers/endpoint.h"
+#include "sources/data_wait.h"
 
 namespace tv {
 
@@ -51,6 +54,7 @@ class MarkerSource final : public Source {
     uint32_t pid = 0;
     uint64_t steps = 0;
     double mono_s = 0;
+    DataWaitMeter wait;
   };
   // Reads the waiting messages into `t.events`, in send order, and applies
   // them; then ends the processes whose connection hung up, at unix time `now`.

@@ -36,6 +36,7 @@ std::string FormatEpochLine(const nlohmann::ordered_json& e) {
   for (const char* key : {"loss", "val_loss"}) {
     if (auto v = Num(logs, key)) out += fmt::format(", {} {:.4g}", key, *v);
   }
+  if (auto wait = Num(e, "data_wait_ratio")) out += ", data wait " + FormatPercent(*wait);
   if (auto cpu = Num(e, "cpu_cores_mean")) out += fmt::format(" | CPU {:.1f} cores", *cpu);
   if (auto mem = Num(e, "memory_bytes_max"))
     out += fmt::format(" | RAM peak {}", FormatBytes(*mem));
@@ -66,6 +67,8 @@ std::string FormatPhases(const nlohmann::ordered_json& phases) {
     out += fmt::format("{} {}", name, FormatDuration(p.value("duration_s", 0.0)));
     std::string inner;
     if (auto share = Num(p, "share")) inner = FormatPercent(*share);
+    if (auto wait = Num(p, "data_wait_ratio"))
+      inner += (inner.empty() ? "data wait " : ", data wait ") + FormatPercent(*wait);
     std::string loads = GpuLoads(p);
     if (!loads.empty()) inner += inner.empty() ? loads.substr(2) : loads;
     if (!inner.empty()) out += " (" + inner + ")";

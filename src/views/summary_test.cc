@@ -161,5 +161,26 @@ TEST(EpochLine, ShowsTheLossAndTheJobsShareOfASharedGpu) {
       << line;
 }
 
+TEST(EpochLine, SaysTheDataWaitShareOnlyWhenMeasured) {
+  nlohmann::ordered_json e = {{"epoch", 2},
+                              {"duration_s", 10.0},
+                              {"steps", 100},
+                              {"steps_per_second", 10.0},
+                              {"logs", {{"loss", 0.5}}},
+                              {"data_wait_ratio", 0.3412},
+                              {"cpu_cores_mean", 1.0}};
+  std::string line = FormatEpochLine(e);
+  EXPECT_NE(line.find("loss 0.5, data wait 34% | CPU 1.0 cores"), std::string::npos) << line;
+  e.erase("data_wait_ratio");  // not measured (Keras, a loop without m.data()): not 0 %
+  EXPECT_EQ(FormatEpochLine(e).find("data wait"), std::string::npos);
+}
+
+TEST(EpochLine, PhasesSayTheirDataWaitShareWhenMeasured) {
+  nlohmann::ordered_json phases = {
+      {"train", {{"duration_s", 40.0}, {"share", 0.8}, {"data_wait_ratio", 0.25}}},
+      {"eval", {{"duration_s", 10.0}, {"share", 0.2}}}};
+  EXPECT_EQ(FormatPhases(phases), "train 40.0 s (80%, data wait 25%), eval 10.0 s (20%)");
+}
+
 }  // namespace
 }  // namespace tv

@@ -1,0 +1,255 @@
+"""Trainings whose data wait is planted, for tests/integration/test_data_wait.py.
+
+    data_wait_train.py FRAMEWORK --sleep-ms S --work-ms W --truth FILE [--workers N]
+
+FRAMEWORK is torch (a plain loop over ``m.data(loader)``), lightning, paddle
+or keras. Each batch's loading sleeps S ms in the dataset (``__getitem__``), each
+step does W ms of work on the training thread besides a real tiny model's
+forward and backward. The script writes FILE: per epoch its wall time and the
+time the dataset slept (the planted wait) and, for the plain loop, the time
+its own clock saw in the loader's next(), so the test can compare what
+trainvitals measured with the truth.
+"""
+import argparse
+import json
+import logging
+import os
+import threading
+import time
+import warnings
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+EPOCHS = 3
+BATCHES = 30
+BATCH = 8
+
+
+class Planted:
+    """The dataset's sleeps, summed per epoch (across DataLoader threads; not worker processes)."""
+
+    def __init__(self, sleep_ms):
+        self.sleep_s = sleep_ms / 1000.0
+        self.lock = threading.Lock()
+        self.slept = 0.0
+
+    def load(self, index):
+        if self.sleep_s <= 0:
+            return
+        t = time.perf_counter()
+        time.sleep(self.sleep_s / BATCH)  # one item of BATCH: the batch sleeps sleep_ms
+        with self.lock:
+            self.slept += time.perf_counter() - t
+
+
+def work(ms):
+    """`ms` of work on the training thread (a spin: it holds the thread as compute does)."""
+    end = time.perf_counter() + ms / 1000.0
+    while time.perf_counter() < end:
+        pass
+
+
+class Epochs:
+    """Per-epoch wall time and planted wait, written to the truth file."""
+
+    def __init__(self, planted, path):
+        self.planted, self.path, self.epochs = planted, path, []
+        self.next_s = 0.0  # the loop's own clock on the loader's next() (plain PyTorch)
+
+    def begin(self):
+        self.t0, self.slept0, self.next0 = time.perf_counter(), self.planted.slept, self.next_s
+
+    def end(self):
+        self.epochs.append({"wall_s": time.perf_counter() - self.t0,
+                            "slept_s": self.planted.slept - self.slept0,
+                            "next_s": self.next_s - self.next0})
+
+    def timed(self, iterable):
+        """Yields from `iterable`, adding the time of each next() to next_s."""
+        it = iter(iterable)
+        while True:
+            t = time.perf_counter()
+            try:
+                item = next(it)
+            except StopIteration:
+                return
+            finally:
+                self.next_s += time.perf_counter() - t
+            yield item
+
+    def write(self):
+        with open(self.path, "w") as f:
+            json.dump({"epochs": self.epochs}, f)
+
+
+def run_torch(args, planted, epochs):
+    import torch
+    from torch import nn
+    from torch.utils.data import DataLoader, Dataset
+    import trainvitals.torch
+
+    class Slow(Dataset):
+        def __len__(self):
+            return BATCHES * BATCH
+
+        def __getitem__(self, i):
+            planted.load(i)
+            return torch.randn(16), torch.randn(1)
+
+    kw = {}
+    if args.workers:
+        kw = {"num_workers": args.workers, "prefetch_factor": 8, "persistent_workers": True}
+    loader = DataLoader(Slow(), batch_size=BATCH, **kw)
+    model = nn.Sequential(nn.Linear(16, 64), nn.ReLU(), nn.Linear(64, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    with trainvitals.torch.monitor() as m:
+        for epoch in range(EPOCHS):
+            with m.epoch(epoch):
+                epochs.begin()
+                for x, y in m.data(epochs.timed(loader)):
+                    loss = nn.functional.mse_loss(model(x), y)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    work(args.work_ms)
+                    m.step()
+                epochs.end()
+
+
+def run_lightning(args, planted, epochs):
+    import torch
+    from torch import nn
+    from torch.utils.data import DataLoader, Dataset
+    try:
+        import lightning.pytorch as pl
+    except ImportError:
+        import pytorch_lightning as pl
+    from trainvitals.lightning import VitalsCallback
+
+    class Slow(Dataset):
+        def __len__(self):
+            return BATCHES * BATCH
+
+        def __getitem__(self, i):
+            planted.load(i)
+            return torch.randn(16), torch.randn(1)
+
+    class Model(pl.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(nn.Linear(16, 64), nn.ReLU(), nn.Linear(64, 1))
+
+        def training_step(self, batch, batch_idx):
+            x, y = batch
+            work(args.work_ms)
+            return nn.functional.mse_loss(self.net(x), y)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.01)
+
+    try:
+        import torch.distributed._shard.sharded_tensor  # noqa: F401
+    except Exception:  # Debian's torch 1.13 under Python 3.11 (see examples/lightning_train.py)
+        Model._register_sharded_tensor_state_dict_hooks_if_available = lambda self: None
+
+    class Truth(pl.Callback):
+        def on_train_epoch_start(self, trainer, module):
+            epochs.begin()
+
+        def on_train_epoch_end(self, trainer, module):
+            epochs.end()
+
+    for name in ("lightning", "lightning.pytorch", "pytorch_lightning"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore")
+    trainer = pl.Trainer(max_epochs=EPOCHS, accelerator="cpu", devices=1, logger=False,
+                         enable_checkpointing=False, enable_progress_bar=False,
+                         enable_model_summary=False, callbacks=[VitalsCallback(), Truth()])
+    trainer.fit(Model(), DataLoader(Slow(), batch_size=BATCH))
+
+
+def run_paddle(args, planted, epochs):
+    import numpy as np
+    import paddle
+    from trainvitals.paddle import VitalsCallback
+
+    class Slow(paddle.io.Dataset):
+        def __len__(self):
+            return BATCHES * BATCH
+
+        def __getitem__(self, i):
+            planted.load(i)
+            return np.random.rand(16).astype("float32"), np.random.rand(1).astype("float32")
+
+    class Truth(paddle.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            epochs.begin()
+
+        def on_epoch_end(self, epoch, logs=None):
+            epochs.end()
+
+    class Net(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = paddle.nn.Linear(16, 64), paddle.nn.Linear(64, 1)
+
+        def forward(self, x):
+            work(args.work_ms)
+            return self.b(paddle.nn.functional.relu(self.a(x)))
+
+    paddle.set_device("cpu")
+    net = Net()
+    model = paddle.Model(net)
+    model.prepare(paddle.optimizer.SGD(learning_rate=0.01, parameters=net.parameters()),
+                  paddle.nn.MSELoss())
+    model.fit(Slow(), batch_size=BATCH, epochs=EPOCHS, verbose=0, num_workers=0,
+              callbacks=[VitalsCallback(), Truth()])
+
+
+def run_keras(args, planted, epochs):
+    import numpy as np
+    import keras
+    from trainvitals.keras import VitalsCallback
+
+    class Slow(keras.utils.PyDataset):
+        def __len__(self):
+            return BATCHES
+
+        def __getitem__(self, i):
+            for item in range(BATCH):
+                planted.load(item)
+            return (np.random.rand(BATCH, 16).astype("float32"),
+                    np.random.rand(BATCH, 1).astype("float32"))
+
+    class Truth(keras.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            epochs.begin()
+
+        def on_epoch_end(self, epoch, logs=None):
+            epochs.end()
+
+        def on_train_batch_end(self, batch, logs=None):
+            work(args.work_ms)
+
+    model = keras.Sequential([keras.Input((16,)), keras.layers.Dense(64, activation="relu"),
+                              keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    model.fit(Slow(), epochs=EPOCHS, verbose=0, callbacks=[VitalsCallback(), Truth()])
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("framework", choices=["torch", "lightning", "paddle", "keras"])
+    p.add_argument("--sleep-ms", type=float, default=0)
+    p.add_argument("--work-ms", type=float, default=10)
+    p.add_argument("--workers", type=int, default=0)
+    p.add_argument("--truth", required=True)
+    args = p.parse_args()
+    planted = Planted(args.sleep_ms)
+    epochs = Epochs(planted, args.truth)
+    globals()[f"run_{args.framework}"](args, planted, epochs)
+    epochs.write()
+
+
+if __name__ == "__main__":
+    main()

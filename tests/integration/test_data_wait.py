@@ -1,0 +1,150 @@
+"""The data-wait share on real trainings whose wait is planted.
+
+Each workload (helpers/data_wait_train.py) sleeps in its dataset for every
+batch and works a known time per step, under `trainvitals run`; the script
+writes what it planted (per epoch: wall time and time slept in the dataset),
+and trainvitals's `training.data_wait_ratio` (rows) and epoch records must agree.
+"""
+import json
+import statistics
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import HELPERS
+from schema import check_run_dir
+from test_frameworks import TORCH_PY, env
+
+EPOCHS = 3
+
+
+def train(run_tv, tmp_path, framework, *args, name="run"):
+    truth_file = tmp_path / f"{name}-truth.json"
+    python = str(TORCH_PY) if framework in ("torch", "lightning") else None
+    if python and not TORCH_PY.exists():
+        pytest.skip(f"{TORCH_PY} is missing: `make deps` creates it")
+    command = [python or sys.executable, str(HELPERS / "data_wait_train.py"), framework,
+               "--truth", str(truth_file), *args]
+    run = run_tv(command, "--quiet", timeout=300, env=env(), name=name)
+    assert run.proc.returncode == 0, run.proc.stderr[-3000:]
+    truth = json.loads(truth_file.read_text())["epochs"]
+    assert len(truth) == EPOCHS, truth
+    return run, truth
+
+
+def measured_rows(run):
+    return [row["training"]["data_wait_ratio"] for row in run.rows
+            if "data_wait_ratio" in row.get("training", {})]
+
+
+def epoch_ratios(run):
+    epochs = run.summary["epochs"]
+    assert len(epochs) == EPOCHS, epochs
+    return [e.get("data_wait_ratio") for e in epochs]
+
+
+def test_torch_loader_that_sleeps_reads_the_planted_share(run_tv, tmp_path):
+    run, truth = train(run_tv, tmp_path, "torch", "--sleep-ms", "20", "--work-ms", "30")
+    planted = [e["slept_s"] / e["wall_s"] for e in truth]
+    print("planted", planted, "epochs", epoch_ratios(run))
+    assert all(0.25 < p < 0.5 for p in planted), planted  # 20 ms of every ~50 ms
+    for got, want in zip(epoch_ratios(run), planted):
+        assert got is not None and abs(got - want) <= 0.05, (got, want)
+    rows = measured_rows(run)
+    assert len(rows) >= 3, rows
+    overall = sum(e["slept_s"] for e in truth) / sum(e["wall_s"] for e in truth)
+    # The rows inside the loop, each a full second of it.
+    inner = rows[1:-1]
+    assert abs(statistics.mean(inner) - overall) <= 0.05, (inner, overall)
+    assert all(0 <= r <= 1 for r in rows), rows
+    # The gauge keeps its peak tick too, never above the whole tick.
+    peaks = [row["training"]["data_wait_ratio_max"] for row in run.rows
+             if "data_wait_ratio" in row.get("training", {})]
+    assert all(r <= p <= 1 for r, p in zip(rows, peaks)), (rows, peaks)
+    check_run_dir(run.out)
+
+
+def test_torch_loader_with_enough_workers_reads_near_zero(run_tv, tmp_path):
+    # The same 20 ms a batch, loaded by 4 workers 8 batches ahead of a 50 ms step.
+    run, truth = train(run_tv, tmp_path, "torch", "--sleep-ms", "20", "--work-ms", "50",
+                       "--workers", "4")
+    ratios = epoch_ratios(run)
+    # What is left is each epoch's first batch (the workers begin an epoch's
+    # batches only when it begins) and the hand-over from the workers, as the
+    # loop's own clock on next() sees it.
+    own = [e["next_s"] / e["wall_s"] for e in truth]
+    print("epochs", ratios, "own clock", own, "rows", measured_rows(run))
+    for got, want in zip(ratios, own):
+        assert got is not None and abs(got - want) <= 0.05, (got, want)
+    assert ratios[0] < 0.2, ratios  # the first epoch also starts the workers
+    assert all(r < 0.1 for r in ratios[1:]), ratios
+
+
+@pytest.mark.parametrize("framework", ["lightning", "paddle"])
+def test_framework_callback_sees_a_sleeping_dataset(framework, run_tv, tmp_path):
+    slow, truth = train(run_tv, tmp_path, framework, "--sleep-ms", "40", "--work-ms", "10",
+                        name="slow")
+    fast, _ = train(run_tv, tmp_path, framework, "--sleep-ms", "0", "--work-ms", "20",
+                    name="fast")
+    slow_ratios, fast_ratios = epoch_ratios(slow), epoch_ratios(fast)
+    print(framework, "slow", slow_ratios, "fast", fast_ratios,
+          "planted", [e["slept_s"] / e["wall_s"] for e in truth])
+    assert all(r is not None and r > 0.5 for r in slow_ratios), slow_ratios
+    if framework == "lightning":
+        # Its loader (no workers) sleeps on the training thread: the planted
+        # share is the truth. Paddle's DataLoader reads ahead on a thread, which
+        # hides the part of the sleep that overlaps the step.
+        for got, e in zip(slow_ratios, truth):
+            assert abs(got - e["slept_s"] / e["wall_s"]) <= 0.05, (got, e)
+    assert all(r is not None and r < 0.15 for r in fast_ratios), fast_ratios
+    assert statistics.mean(measured_rows(slow)) > 0.5
+    assert statistics.mean(measured_rows(fast)) < 0.15
+
+
+def test_keras_reads_absent_not_zero(run_tv, tmp_path):
+    # Keras 3 takes the batch inside train_function: the gap between the batch
+    # hooks would read ~0 on this input-bound job, so nothing is measured.
+    run, truth = train(run_tv, tmp_path, "keras", "--sleep-ms", "40", "--work-ms", "5")
+    planted = [e["slept_s"] / e["wall_s"] for e in truth]
+    assert all(p > 0.5 for p in planted), planted  # it really is input-bound
+    assert epoch_ratios(run) == [None] * EPOCHS
+    assert measured_rows(run) == []
+    assert all("data_wait_ratio" not in p for p in run.summary["phases"].values())
+
+
+def test_data_wrapper_passes_items_errors_and_the_end_through(tmp_path):
+    out = tmp_path / "run"
+    code = """
+        import sys, time, trainvitals
+        m = trainvitals.monitor(out=sys.argv[1], interval=0.2, quiet=True)
+        def slow():
+            for i in range(8):
+                time.sleep(0.05)
+                yield i
+        print([x for x in m.data(slow())])
+        def failing():
+            yield 1
+            raise ValueError("boom")
+        try:
+            for x in m.data(failing()):
+                pass
+        except ValueError as e:
+            print("ValueError:", e)
+        try:
+            m.data(5)
+        except TypeError as e:
+            print("TypeError:", e)
+        print(list(m.data({"a": 1})), list(m.data(range(3))), list(m.data([])))
+        m.close()
+        """
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code), str(out)], env=env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines() == [
+        "[0, 1, 2, 3, 4, 5, 6, 7]", "ValueError: boom", "TypeError: 'int' object is not iterable",
+        "['a'] [0, 1, 2] []"], proc.stdout
+    # The loop did nothing but wait for its items.
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["training"]["data_wait_ratio"]["mean"] > 0.9, summary["training"]
