@@ -172,6 +172,26 @@ TEST(Findings, StragglerIsTheRankThatStepsSlower) {
   EXPECT_NEAR(run.First("finding_open")->fields["evidence"]["score"].get<double>(), 0.4, 0.01);
 }
 
+TEST(Findings, StragglerAmongSynchronisedRanksIsTheOneThatWaitsForItsData) {
+  Judged run;
+  run.Rows(0, 60, [](Frame& f) {
+    f.data_wait_ratio = std::nullopt;  // the job's mean left out: only the ranks judge
+    f.ranks = {{0, 100, f.elapsed_s * 5, 0.04}, {1, 101, f.elapsed_s * 5, 0.55},
+               {2, 102, f.elapsed_s * 5, 0.06}};
+  });
+  ASSERT_EQ(run.Opened(), Ids{"straggler"});
+  const Event* e = run.First("finding_open");
+  EXPECT_EQ(e->fields["subject"]["rank"], 1);
+  EXPECT_DOUBLE_EQ(e->fields["evidence"]["data_wait_ratio"].get<double>(), 0.55);
+  EXPECT_DOUBLE_EQ(e->fields["evidence"]["others_data_wait_ratio"].get<double>(), 0.06);
+  Judged even;  // all wait alike: input-bound maybe, never a straggler
+  even.Rows(0, 120, [](Frame& f) {
+    f.data_wait_ratio = std::nullopt;
+    f.ranks = {{0, 100, f.elapsed_s * 5, 0.30}, {1, 101, f.elapsed_s * 5, 0.34}};
+  });
+  EXPECT_EQ(even.Opened(), Ids{});
+}
+
 TEST(Findings, HostRulesMemorySwapAndIowait) {
   Judged memory;
   memory.Rows(0, 30, [](Frame& f) { f.job_memory_util_ratio = 0.97; });

@@ -56,7 +56,9 @@ void FrameFromRow(const Row& row, Frame* f) {
   f->ranks.clear();
   if (row.training.ranks.size() > 1) {  // as samples.jsonl writes them
     for (const RankSteps& r : row.training.ranks) {
-      f->ranks.push_back(RankFrame{r.rank, r.pid, RoundAsWritten(r.steps, true)});
+      std::optional<double> wait;
+      if (r.data_wait_ratio) wait = RoundAsWritten(*r.data_wait_ratio, false);
+      f->ranks.push_back(RankFrame{r.rank, r.pid, RoundAsWritten(r.steps, true), wait});
     }
   }
 }

@@ -35,6 +35,7 @@ struct RankFrame {
   int rank = -1;
   int pid = 0;
   double steps = 0;
+  std::optional<double> data_wait_ratio;
 };
 
 struct Frame {

@@ -109,10 +109,17 @@ void Analyzer::JudgeStep(StepState& s, std::optional<double> steps,
 void Analyzer::JudgeRanks(const Frame& f, std::vector<Event>* events) {
   if (f.ranks.size() < 2 || !Judged(f) || !Training(f)) return;
   double window = th_[Th::kWindow_s];
-  std::map<int, double> rates;
+  // Per rank over the window: its step rate (ranks that do not wait for each
+  // other) and its data-wait share (synchronised ranks step together, so the
+  // one that holds the others back is the one that waits for its data).
+  std::map<int, double> rates, waits;
   double best = 0;
   for (const RankFrame& r : f.ranks) {
-    RankState& s = ranks_[r.rank];
+    auto [it, added] = ranks_.try_emplace(r.rank);
+    RankState& s = it->second;
+    if (added) s.wait.set_window(window);
+    if (r.data_wait_ratio) s.wait.Add(f.t, *r.data_wait_ratio);
+    if (s.wait.Full(interval_s_)) waits[r.rank] = *s.wait.Mean();
     s.history.emplace_back(f.t, r.steps);
     while (s.history.size() > 1 && s.history[1].first <= f.t - window) s.history.pop_front();
     double span = s.history.back().first - s.history.front().first;
@@ -121,20 +128,40 @@ void Analyzer::JudgeRanks(const Frame& f, std::vector<Event>* events) {
     rates[r.rank] = rate;
     best = std::max(best, rate);
   }
-  if (rates.size() < 2) return;
-  for (const auto& [rank, rate] : rates) {
-    RankState& s = ranks_[rank];
-    bool cond = best > 0 && rate < th_[Th::kStragglerScore] * best;
-    if (!Due(s.straggler, f.t, cond, th_[Th::kOpen_s], events)) continue;
+  for (auto& [rank, s] : ranks_) {
+    std::optional<double> rate;
+    if (auto it = rates.find(rank); it != rates.end() && rates.size() >= 2) rate = it->second;
+    std::optional<double> wait, others;
+    if (auto it = waits.find(rank); it != waits.end() && waits.size() >= 2) {
+      wait = it->second;
+      std::vector<double> rest;
+      for (const auto& [other, w] : waits) {
+        if (other != rank) rest.push_back(w);
+      }
+      others = Median(rest);
+    }
+    bool slow = rate && best > 0 && *rate < th_[Th::kStragglerScore] * best;
+    bool waiting = wait && *wait - *others >= th_[Th::kStragglerWaitGap];
+    if (!Due(s.straggler, f.t, slow || waiting, th_[Th::kOpen_s], events)) continue;
     Opening o;
-    o.evidence = {{"steps_per_second", Round4(rate)},
-                  {"fastest_steps_per_second", Round4(best)},
-                  {"score", Round4(rate / best)},
-                  {"window_s", window}};
-    o.message = fmt::format(
-        "Rank {} steps at {} of the fastest rank's rate over the last {}: it holds the "
-        "others back.",
-        rank, Pct(rate / best), Span(window));
+    o.evidence = {{"window_s", window}};
+    if (rate) {
+      o.evidence["steps_per_second"] = Round4(*rate);
+      o.evidence["fastest_steps_per_second"] = Round4(best);
+      if (best > 0) o.evidence["score"] = Round4(*rate / best);
+    }
+    if (wait) {
+      o.evidence["data_wait_ratio"] = Round4(*wait);
+      o.evidence["others_data_wait_ratio"] = Round4(*others);
+    }
+    o.message = slow ? fmt::format(
+                           "Rank {} steps at {} of the fastest rank's rate over the last {}: it "
+                           "holds the others back.",
+                           rank, Pct(*rate / best), Span(window))
+                     : fmt::format(
+                           "Rank {} waited {} of the last {} for its data, the other ranks {}: "
+                           "they wait for it at every step.",
+                           rank, Pct(*wait), Span(window), Pct(*others));
     Open(FindingId::kStraggler, s.straggler, f.t, {{"rank", rank}}, std::move(o), events);
   }
 }
