@@ -93,7 +93,7 @@ class Analyzer {
   struct RankState {
     std::optional<double> steps;
     std::deque<std::pair<double, double>> history;  // (t, steps) over the window
-    WindowMean wait;                                 // its data-wait share
+    WindowMean wait;                                // its data-wait share
     Tracker straggler;
   };
   struct StepState {  // a process's (or the job's) progress, for `stalled`

@@ -176,7 +176,8 @@ TEST(Findings, StragglerAmongSynchronisedRanksIsTheOneThatWaitsForItsData) {
   Judged run;
   run.Rows(0, 60, [](Frame& f) {
     f.data_wait_ratio = std::nullopt;  // the job's mean left out: only the ranks judge
-    f.ranks = {{0, 100, f.elapsed_s * 5, 0.04}, {1, 101, f.elapsed_s * 5, 0.55},
+    f.ranks = {{0, 100, f.elapsed_s * 5, 0.04},
+               {1, 101, f.elapsed_s * 5, 0.55},
                {2, 102, f.elapsed_s * 5, 0.06}};
   });
   ASSERT_EQ(run.Opened(), Ids{"straggler"});
@@ -321,6 +322,14 @@ TEST(Findings, FrameReaderTellsRowsFromOtherJsonAndFromGarble) {
   ASSERT_EQ(f.gpus.size(), 1u);
   EXPECT_EQ(f.gpus[0].index, 3);
   EXPECT_EQ(f.gpus[0].busy, 0.5);
+  ASSERT_EQ(reader.Read(R"({"t":5,"training":{"steps":64,"ranks":[{"rank":1,"pid":7,"steps":64,)"
+                        R"("data_wait_ratio":0.5465},{"rank":0,"pid":6,"steps":64,)"
+                        R"("data_wait_ratio":0.0053}]}})",
+                        &f),
+            FrameReader::Line::kRow);
+  ASSERT_EQ(f.ranks.size(), 2u);
+  EXPECT_EQ(f.ranks[0].data_wait_ratio, 0.5465);
+  EXPECT_EQ(f.ranks[1].data_wait_ratio, 0.0053);
 }
 
 TEST(FindingThresholds, UnknownKeyIsNamedWithTheNearOne) {

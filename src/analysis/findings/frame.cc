@@ -133,12 +133,16 @@ bool ReadTraining(od::object object, Frame* f) {
       for (auto item : ranks) {
         od::object rank;
         if (item.get_object().get(rank)) return false;
-        std::optional<double> number, pid, steps;
-        if (!ReadNumbers(rank, {{"rank", &number}, {"pid", &pid}, {"steps", &steps}})) {
+        std::optional<double> number, pid, steps, wait;
+        if (!ReadNumbers(rank, {{"rank", &number},
+                                {"pid", &pid},
+                                {"steps", &steps},
+                                {Key(metric::kTrainingDataWaitRatio), &wait}})) {
           return false;
         }
         if (number && pid && steps) {
-          f->ranks.push_back(RankFrame{static_cast<int>(*number), static_cast<int>(*pid), *steps});
+          f->ranks.push_back(
+              RankFrame{static_cast<int>(*number), static_cast<int>(*pid), *steps, wait});
         }
       }
     } else {

@@ -1,0 +1,90 @@
+"""A plain PyTorch loop whose input is planted, for tests/integration/test_findings_input.py.
+
+    input_train.py --seconds S --sleep-ms L --work-ms W [--workers N] [--ranks 2 --slow-rank R]
+
+Each batch's loading sleeps L ms in the dataset, each step spins W ms on the
+training thread beside a tiny model's forward and backward, for about S seconds.
+With --ranks 2 it runs two DistributedDataParallel ranks (gloo, CPU), each its
+own process and marker client, and only rank R's dataset sleeps: the ranks
+synchronise at every step, so R holds the other back. Prints "planted R" with
+the share of the loop's wall time the dataset slept (rank R's, or the one rank's;
+without workers, where the sleep is the loop's own wait).
+"""
+import argparse
+import os
+import time
+
+import torch
+import trainvitals
+import trainvitals.torch
+
+BATCH = 8
+
+
+class Sleepy(torch.utils.data.Dataset):
+    def __init__(self, n, sleep_ms):
+        self.n, self.sleep_s = n, sleep_ms / 1000.0
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if self.sleep_s > 0:
+            time.sleep(self.sleep_s / BATCH)  # the batch of BATCH items sleeps sleep_ms
+        return torch.randn(16), torch.randn(1)
+
+
+def spin(ms):
+    end = time.perf_counter() + ms / 1000.0
+    while time.perf_counter() < end:
+        pass
+
+
+def train(args, rank=-1):
+    sleep_ms = args.sleep_ms if rank in (-1, args.slow_rank) else 0
+    model = torch.nn.Linear(16, 1)
+    if rank >= 0:
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    # The same batches on every rank (DDP steps them together).
+    batches = max(1, int(args.seconds * 1000 / max(args.work_ms + args.sleep_ms, 1)))
+    ahead = dict(persistent_workers=True, prefetch_factor=8) if args.workers else {}
+    loader = torch.utils.data.DataLoader(Sleepy(batches * BATCH, sleep_ms), batch_size=BATCH,
+                                         num_workers=args.workers, **ahead)
+    m = trainvitals.torch.monitor(rank=rank if rank >= 0 else None)
+    start = time.perf_counter()
+    for x, y in m.data(loader):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        spin(args.work_ms)
+        m.step()
+    wall = time.perf_counter() - start
+    m.close()
+    if rank in (-1, args.slow_rank) and not args.workers:
+        print("planted", batches * sleep_ms / 1000.0 / wall, flush=True)
+
+
+def rank_main(rank, args):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(args.port))
+    torch.distributed.init_process_group("gloo", rank=rank, world_size=args.ranks)
+    train(args, rank)
+    torch.distributed.destroy_process_group()
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("--seconds", type=float, default=10)
+    p.add_argument("--sleep-ms", type=float, default=0)
+    p.add_argument("--work-ms", type=float, default=20)
+    p.add_argument("--workers", type=int, default=0)
+    p.add_argument("--ranks", type=int, default=1)
+    p.add_argument("--slow-rank", type=int, default=1)
+    p.add_argument("--port", type=int, default=29517)
+    args = p.parse_args()
+    torch.set_num_threads(1)
+    if args.ranks > 1:
+        torch.multiprocessing.spawn(rank_main, args=(args,), nprocs=args.ranks)
+    else:
+        train(args)

@@ -1,0 +1,80 @@
+"""input-bound and straggler on real PyTorch trainings whose input is planted.
+
+helpers/input_train.py sleeps in its dataset for every batch (or on one DDP
+rank only) under `trainvitals run`; the findings must name exactly that, with
+the data-wait share the script planted, and a loop whose workers load ahead
+must get no finding at all.
+"""
+import json
+import subprocess
+
+import pytest
+
+from conftest import HELPERS
+from test_frameworks import TORCH_PY, env
+
+# Short windows: a run of ~10 s is judged like a long one by the defaults.
+CONFIG = "[findings]\nwarmup_s = 2\nwindow_s = 4\nopen_s = 1\nhold_s = 4\n"
+
+
+def train(run_tv, tmp_path, *args, name="run"):
+    if not TORCH_PY.exists():
+        pytest.skip(f"{TORCH_PY} is missing: `make deps` creates it")
+    config = tmp_path / "tv.toml"
+    config.write_text(CONFIG)
+    command = [str(TORCH_PY), str(HELPERS / "input_train.py"), "--seconds", "10", *args]
+    run = run_tv(command, "--interval", "0.5", "--config", str(config), timeout=240, env=env(),
+                 name=name)
+    assert run.proc.returncode == 0, run.proc.stderr[-3000:]
+    return run, config
+
+
+def planted(run):
+    return float(run.proc.stdout.split("planted")[1].split()[0])
+
+
+def ids(run):
+    return sorted(f["id"] for f in run.summary["findings"])
+
+
+def test_a_loader_that_sleeps_is_input_bound_by_the_planted_share(run_tv, tmp_path):
+    run, _ = train(run_tv, tmp_path, "--sleep-ms", "20", "--work-ms", "25")
+    assert ids(run) == ["input-bound"], run.summary["findings"]
+    finding = run.summary["findings"][0]
+    assert finding["severity"] == "warning"  # >= 20 %: TensorFlow's "highly input-bound"
+    assert finding["evidence"]["data_wait_ratio"] == pytest.approx(planted(run), abs=0.05)
+    assert "num_workers" in finding["advice"][0]  # PyTorch's own advice
+    said = [line for line in run.proc.stderr.splitlines()
+            if line.startswith("trainvitals: input-bound (warning)")]
+    assert len(said) == 1, run.proc.stderr
+    opened = [e for e in run.events if e["type"] == "finding_open"]
+    assert [e["id"] for e in opened] == ["input-bound"]
+
+
+def test_workers_loading_ahead_leave_nothing_to_find(run_tv, tmp_path):
+    run, _ = train(run_tv, tmp_path, "--sleep-ms", "20", "--work-ms", "25", "--workers", "2")
+    assert run.summary["findings"] == [], run.summary["findings"]
+    assert not [e for e in run.events if e["type"].startswith("finding_")]
+    assert run.summary["health"]["score"] == 100
+
+
+def test_the_ddp_rank_whose_loader_sleeps_is_the_straggler(run_tv, tmp_path, tv):
+    run, config = train(run_tv, tmp_path, "--sleep-ms", "30", "--work-ms", "20", "--ranks", "2",
+                        "--slow-rank", "1")
+    stragglers = [f for f in run.summary["findings"] if f["id"] == "straggler"]
+    assert len(stragglers) == 1, run.summary["findings"]
+    assert stragglers[0]["subject"]["rank"] == 1
+    evidence = stragglers[0]["evidence"]
+    assert evidence["data_wait_ratio"] == pytest.approx(planted(run), abs=0.07)
+    assert evidence["others_data_wait_ratio"] < 0.1
+    # The job as a whole waits too (rank 1 waits, rank 0 waits for rank 1 in
+    # its all-reduce, which is not data wait): input-bound may come with it,
+    # nothing else.
+    assert set(ids(run)) <= {"straggler", "input-bound"}, run.summary["findings"]
+    # The same verdict replayed from the run directory.
+    replay = json.loads(subprocess.run(
+        [tv, "analyze", str(run.out), "--json", "--config", str(config)],
+        capture_output=True, text=True, check=True).stdout)
+    strip = lambda fs: [(f["id"], f["severity"], f["subject"], f["opened_t"]) for f in fs]
+    assert strip(replay["findings"]) == strip(run.summary["findings"])
+    assert replay["health"]["score"] == run.summary["health"]["score"]
