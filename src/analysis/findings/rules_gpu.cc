@@ -88,13 +88,19 @@ void Analyzer::JudgeGpus(const Frame& f, std::vector<Event>* events) {
     }
 
     // batch-too-small (SageMaker's BatchSize rule): everything has room, and
-    // neither the input nor the CPU explains it.
+    // neither the input nor the CPU explains it. The GPU must be as busy over
+    // the last window as over the long one (a GPU going idle passes through
+    // the band on its way down), and not the odd one out among the job's GPUs
+    // (the others' load shows the batch fills a GPU: gpu-imbalance).
     std::optional<double> wait = data_wait_.Mean();
     std::optional<double> cpu = cpu_long_.Mean();
     std::optional<double> memory = g.memory_long.Mean();
     double room = th_[Th::kBatchSmallRatio];
+    double recent = *g.busy.Mean();
+    bool steady = recent >= th_[Th::kLowGpuUtilRatio] && recent < room;
+    bool uneven = g.imbalance.open() || g.imbalance.true_since.has_value();
     bool small = long_full && long_mean >= th_[Th::kLowGpuUtilRatio] && long_mean < room &&
-                 memory && *memory < room && cpu && *cpu < room &&
+                 steady && !uneven && memory && *memory < room && cpu && *cpu < room &&
                  (!wait || *wait < th_[Th::kInputBoundRatio]);
     if (Due(g.small, f.t, small, 0, events)) {
       Opening o;

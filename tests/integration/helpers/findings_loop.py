@@ -4,7 +4,7 @@
 `--epochs E --train-s T --eval-s V`: epochs of T s of steps then V s of an
 eval phase; `--step-s X`: seconds per step; `--stall-s S`: after the last
 epoch, seconds alive without a step (stalled); `--rank R`: the rank it says.
-Prints "steps N" at the end: the steps it made."""
+Prints "rank R steps N" at the end: the steps it made."""
 import argparse
 import time
 
@@ -36,4 +36,4 @@ with trainvitals.monitor(rank=args.rank) as m:
                 time.sleep(args.eval_s)
         m.epoch_end(epoch)
     time.sleep(args.stall_s)
-print("steps", steps, flush=True)
+print("rank", args.rank, "steps", steps, flush=True)
