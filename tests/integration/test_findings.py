@@ -128,6 +128,16 @@ def test_a_gpu_the_job_holds_but_never_uses_is_gpu_unused(judged):
     assert "closed_t" not in f  # still unused at the end
 
 
+def test_a_run_shorter_than_gpu_unused_s_that_never_used_its_gpu_is_gpu_unused_at_its_end(judged):
+    # gpu-unused: never busy for gpu_unused_s "or the whole judged run".
+    r = judged(sleep_for(8), {"devices": [gpu(util=0, job=3e9)]}, gpu_unused_s=100)
+    f = only(r, "gpu-unused")
+    assert f["subject"] == {"gpu": 0}
+    assert f["opened_t"] == r.rows[-1]["t"]  # judged when the run ended
+    assert f["evidence"]["job_memory_bytes"] == 3e9
+    assert 5 <= f["evidence"]["seconds_held"] <= 9
+
+
 def test_a_gpu_busy_at_first_then_idle_is_gpu_idle(judged):
     # Busy 90 % for 4 s, then 0 % while the job still holds its memory.
     scenario = {"devices": [gpu(util={"step": [[0, 90], [4, 0]]}, job=3e9)]}
@@ -317,9 +327,11 @@ def verdict(findings_list):
             for f in findings_list]
 
 
-@pytest.mark.parametrize("case", ["gpu-idle", "eval-heavy", "stalled"])
+@pytest.mark.parametrize("case", ["gpu-idle", "gpu-unused", "eval-heavy", "stalled"])
 def test_analyze_replays_a_run_to_the_live_verdict(judged, case):
-    if case == "gpu-idle":
+    if case == "gpu-unused":  # judged at the end: shorter than gpu_unused_s
+        r = judged(sleep_for(8), {"devices": [gpu(util=0, job=3e9)]}, gpu_unused_s=100)
+    elif case == "gpu-idle":
         r = judged(sleep_for(12), {"devices": [gpu(util={"step": [[0, 90], [4, 0]]}, job=3e9),
                                                gpu(1, util=90, job=3e9)]})
     elif case == "eval-heavy":

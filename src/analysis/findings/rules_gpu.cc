@@ -2,6 +2,8 @@
 // throttled, gpu-memory-near-full, shared-gpu, batch-too-small, and
 // gpu-imbalance across them. A GPU counts as the job's when the job holds
 // memory on it (gpus[].job_memory_bytes > 0).
+#include <algorithm>
+
 #include "analysis/findings/analyzer.h"
 #include "analysis/findings/format.h"
 
@@ -158,6 +160,7 @@ void Analyzer::JudgeGpuUse(GpuState& g, const GpuFrame& gpu, const Frame& f,
   }
   nlohmann::ordered_json subject = GpuSubject(gpu.index);
   double held_s = f.t - *g.held_since;
+  if (Judged(f)) g.held_judged = GpuState::Held{*gpu.job_memory_bytes, *gpu.busy, held_s};
   if (Due(g.unused, f.t, !g.ever_busy && held_s >= th_[Th::kGpuUnused_s], 0, events)) {
     Opening o;
     o.evidence = {{"job_memory_bytes", *gpu.job_memory_bytes},
@@ -175,6 +178,28 @@ void Analyzer::JudgeGpuUse(GpuState& g, const GpuFrame& gpu, const Frame& f,
         fmt::format("GPU {} has been idle for {} while the job holds it, outside evaluation.",
                     gpu.index, Span(idle_s));
     Open(FindingId::kGpuIdle, g.idle, f.t, subject, std::move(o), events);
+  }
+}
+
+void Analyzer::FinishGpuUse(std::vector<Event>* events) {
+  // gpu-unused "or the whole judged run": a run that ends before
+  // gpu_unused_s, having held a GPU it never used through all of its judged
+  // rows. Opened at the last row, live and replayed alike.
+  for (auto& [index, g] : gpus_) {
+    if (g.ever_busy || !g.held_judged || g.unused.open()) continue;
+    bool said = std::any_of(records_.begin(), records_.end(), [index = index](const Record& r) {
+      return r.id == FindingId::kGpuUnused && r.subject == GpuSubject(index);
+    });
+    if (said) continue;
+    const GpuState::Held& h = *g.held_judged;
+    Opening o;
+    o.evidence = {{"job_memory_bytes", h.job_memory_bytes},
+                  {"busy_ratio", h.busy_ratio},
+                  {"seconds_held", Round4(h.seconds)}};
+    o.message = fmt::format(
+        "The job held {:.0f} MiB on GPU {} and never computed there in the {} it held it.",
+        h.job_memory_bytes / (1 << 20), index, Span(h.seconds));
+    Open(FindingId::kGpuUnused, g.unused, last_t_, GpuSubject(index), std::move(o), events);
   }
 }
 
