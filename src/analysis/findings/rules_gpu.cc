@@ -90,8 +90,8 @@ void Analyzer::JudgeGpus(const Frame& f, std::vector<Event>* events) {
     }
 
     // batch-too-small (SageMaker's BatchSize rule): everything has room, and
-    // neither the input nor the CPU explains it. The GPU must be as busy over
-    // the last window as over the long one (a GPU going idle passes through
+    // neither the input nor the CPU explains it. The GPU must be in the band
+    // over the last window too, for open_s (a GPU going idle passes through
     // the band on its way down), and not the odd one out among the job's GPUs
     // (the others' load shows the batch fills a GPU: gpu-imbalance).
     std::optional<double> wait = data_wait_.Mean();
@@ -104,7 +104,7 @@ void Analyzer::JudgeGpus(const Frame& f, std::vector<Event>* events) {
     bool small = long_full && long_mean >= th_[Th::kLowGpuUtilRatio] && long_mean < room &&
                  steady && !uneven && memory && *memory < room && cpu && *cpu < room &&
                  (!wait || *wait < th_[Th::kInputBoundRatio]);
-    if (Due(g.small, f.t, small, 0, events)) {
+    if (Due(g.small, f.t, small, th_[Th::kOpen_s], events)) {
       Opening o;
       o.severity = Severity::kInfo;
       o.evidence = {{"busy_ratio", Round4(long_mean)},
