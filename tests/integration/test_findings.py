@@ -303,6 +303,16 @@ def test_eval_taking_most_of_each_epoch_is_eval_heavy(judged):
     assert ev["epoch_s"] == pytest.approx(6, abs=0.5)
 
 
+def test_a_gpu_idle_through_a_long_evaluation_is_not_gpu_idle(judged):
+    # The GPU computes for the first 4 s (training), then idles while the loop
+    # evaluates for 10 s, more than gpu_idle_s and stalled_s: evaluation
+    # makes no idle or stalled run. It is most of the epoch: eval-heavy.
+    scenario = {"devices": [gpu(util={"step": [[0, 90], [4, 0]]}, job=3e9)]}
+    r = judged(loop("--train-s", 3, "--eval-s", 10), scenario)
+    f = only(r, "eval-heavy")
+    assert f["evidence"]["eval_s"] == pytest.approx(10, abs=0.3)
+
+
 def test_a_healthy_run_has_no_finding(judged):
     # A stepping loop with short evaluations, its GPU 90 % busy with half its
     # memory used (the job's).
