@@ -315,14 +315,28 @@ def test_a_gpu_idle_through_a_long_evaluation_is_not_gpu_idle(judged):
 
 def test_a_healthy_run_has_no_finding(judged):
     # A stepping loop with short evaluations, its GPU 90 % busy with half its
-    # memory used (the job's).
-    scenario = {"devices": [gpu(util=90, memory=40 * GIB, job=38 * GIB)]}
+    # memory used (the job's), at clocks set by the application (NVML's
+    # ApplicationsClocksSetting reason, 0x2: a setting, not throttling).
+    scenario = {"devices": [gpu(util=90, memory=40 * GIB, job=38 * GIB,
+                                clock_event_reasons=2)]}
     r = judged(loop("--epochs", 3, "--train-s", 4, "--eval-s", 0.3), scenario)
     assert findings(r) == [], findings(r)
     assert [e for e in r.events if e["type"].startswith("finding")] == []
     assert r.summary["training"]["steps"] > 100
     health = r.summary["health"]
     assert health["score"] >= 95, health  # 100 less (1 - 0.9) x 40 for the GPU's idle share
+
+
+def test_eight_busy_gpus_have_no_finding(judged):
+    # The fake driver's eight busy H100s (88-93 %, 61-65 GiB used, the job on
+    # all eight), under a job without markers.
+    scenario = json.loads((ROOT / "tests" / "fake_nvml" / "scenarios" / "eight_gpus.json")
+                          .read_text())
+    r = judged(sleep_for(10), scenario)
+    assert len(r.rows[-2]["gpus"]) == 8
+    assert findings(r) == [], findings(r)
+    assert [e for e in r.events if e["type"].startswith("finding")] == []
+    assert r.summary["health"]["score"] >= 95, r.summary["health"]
 
 
 # -- analyze: the same verdict from the files -------------------------------
