@@ -16,7 +16,7 @@ namespace tv {
 namespace {
 
 constexpr double kT0 = 1000;
-constexpr double kRow_s = 0.5;
+constexpr double kRowSeconds = 0.5;
 constexpr double kTotal = 80e9;
 
 Thresholds Short() {
@@ -47,8 +47,8 @@ GpuFrame Gpu(int index, double busy) {
 
 Frame Row(int i) {
   Frame f;
-  f.t = kT0 + i * kRow_s;
-  f.elapsed_s = i * kRow_s;
+  f.t = kT0 + i * kRowSeconds;
+  f.elapsed_s = i * kRowSeconds;
   f.job_cpu_util_ratio = 0.1;
   f.job_processes = 1;
   return f;
@@ -61,18 +61,18 @@ std::vector<std::string> Ids(const Analyzer& a) {
 }
 
 TEST(FindingsRules, AGpuGoingIdleIsNoSmallBatch) {
-  Analyzer a(Short(), kRow_s);
+  Analyzer a(Short(), kRowSeconds);
   std::vector<Event> events;
   for (int i = 0; i < 60; ++i) {  // 90 % busy for 10 s, then idle for 20 s
     Frame f = Row(i);
-    f.gpus = {Gpu(0, i * kRow_s < 10 ? 0.9 : 0)};
+    f.gpus = {Gpu(0, i * kRowSeconds < 10 ? 0.9 : 0)};
     a.OnFrame(f, &events);
   }
   for (const auto& id : Ids(a)) EXPECT_NE(id, "batch-too-small") << a.Findings().dump();
 }
 
 TEST(FindingsRules, AGpuSteadilyModeratelyBusyIsASmallBatch) {
-  Analyzer a(Short(), kRow_s);
+  Analyzer a(Short(), kRowSeconds);
   std::vector<Event> events;
   for (int i = 0; i < 40; ++i) {
     Frame f = Row(i);
@@ -83,7 +83,7 @@ TEST(FindingsRules, AGpuSteadilyModeratelyBusyIsASmallBatch) {
 }
 
 TEST(FindingsRules, TheOddGpuOutOfFourIsImbalancedNotASmallBatch) {
-  Analyzer a(Short(), kRow_s);
+  Analyzer a(Short(), kRowSeconds);
   std::vector<Event> events;
   for (int i = 0; i < 60; ++i) {
     Frame f = Row(i);
@@ -96,7 +96,7 @@ TEST(FindingsRules, TheOddGpuOutOfFourIsImbalancedNotASmallBatch) {
 }
 
 TEST(FindingsRules, ALoneTrainingProcessThatStallsIsNamed) {
-  Analyzer a(Short(), kRow_s);
+  Analyzer a(Short(), kRowSeconds);
   std::vector<Event> events;
   a.OnMark(Mark{.type = Mark::Type::kClientStart, .t = kT0, .pid = 4321, .framework = "torch"},
            &events);
@@ -115,7 +115,7 @@ TEST(FindingsRules, ARunShorterThanGpuUnusedSThatNeverUsedItsGpuIsGpuUnusedAtThe
   Thresholds th = Short();
   ASSERT_EQ(th.Set("gpu_unused_s", 100), "");
   for (double busy : {0.0, 0.9}) {
-    Analyzer a(th, kRow_s);
+    Analyzer a(th, kRowSeconds);
     std::vector<Event> events;
     int rows = 20;
     for (int i = 0; i < rows; ++i) {
@@ -125,7 +125,7 @@ TEST(FindingsRules, ARunShorterThanGpuUnusedSThatNeverUsedItsGpuIsGpuUnusedAtThe
       a.OnFrame(f, &events);
     }
     EXPECT_TRUE(events.empty());  // nothing while it ran: shorter than gpu_unused_s
-    a.Finish(kT0 + rows * kRow_s, &events);
+    a.Finish(kT0 + rows * kRowSeconds, &events);
     auto findings = a.Findings();
     if (busy > 0) {
       EXPECT_EQ(findings.size(), 0u) << findings.dump();
@@ -133,8 +133,9 @@ TEST(FindingsRules, ARunShorterThanGpuUnusedSThatNeverUsedItsGpuIsGpuUnusedAtThe
     }
     ASSERT_EQ(Ids(a), std::vector<std::string>{"gpu-unused"}) << findings.dump();
     EXPECT_EQ(findings[0]["subject"], (nlohmann::ordered_json{{"gpu", 0}}));
-    EXPECT_EQ(findings[0]["opened_t"].get<double>(), kT0 + (rows - 1) * kRow_s);  // the last row
-    EXPECT_EQ(findings[0]["evidence"]["seconds_held"].get<double>(), (rows - 1) * kRow_s);
+    EXPECT_EQ(findings[0]["opened_t"].get<double>(),
+              kT0 + (rows - 1) * kRowSeconds);  // the last row
+    EXPECT_EQ(findings[0]["evidence"]["seconds_held"].get<double>(), (rows - 1) * kRowSeconds);
     ASSERT_EQ(events.size(), 1u);
     EXPECT_EQ(events[0].type, "finding_open");
   }
