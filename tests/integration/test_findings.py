@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from conftest import HELPERS, ROOT, Run, cli_path
+from schema import check_run_dir
 
 BUILD = ROOT / os.environ.get("TRAINVITALS_BUILD", "build/release")
 FAKE = BUILD / "tests" / "fake_nvml" / "fake_nvml" / "libnvidia-ml.so.1"
@@ -73,6 +74,7 @@ def judged(tmp_path):
         args = [cli_path(), "run", "--config", str(config), "--out", str(out), "--", *command]
         proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=full_env)
         assert proc.returncode == 0, proc.stderr
+        check_run_dir(out)  # finding events and summary keys as docs/schema.md has them
         r = Run(proc, out)
         r.config = config
         return r
