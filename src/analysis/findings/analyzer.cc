@@ -177,7 +177,7 @@ void Analyzer::Close(Tracker& tr, double t, std::vector<Event>* events) {
 }
 
 void Analyzer::Finish(double t, std::vector<Event>* events) {
-  (void)events;
+  FinishGpuUse(events);
   end_t_ = t;
   for (auto& [e, s] : epochs_) {
     if (s.eval_since) s.eval_s += t - *s.eval_since;

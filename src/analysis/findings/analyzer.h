@@ -88,6 +88,12 @@ class Analyzer {
     std::optional<double> held_since;  // the job holds memory on it since
     bool ever_busy = false;
     std::optional<double> idle_since;
+    // The last judged row the job held it: for gpu-unused over a whole run
+    // shorter than gpu_unused_s, judged at the end.
+    struct Held {
+      double job_memory_bytes, busy_ratio, seconds;
+    };
+    std::optional<Held> held_judged;
     Tracker idle, unused, low, imbalance, throttled, full, shared, small;
   };
   struct RankState {
@@ -131,6 +137,7 @@ class Analyzer {
   void JudgeHost(const Frame& f, std::vector<Event>* events);
   void JudgeGpus(const Frame& f, std::vector<Event>* events);
   void JudgeGpuUse(GpuState& g, const GpuFrame& gpu, const Frame& f, std::vector<Event>* events);
+  void FinishGpuUse(std::vector<Event>* events);
   void JudgeBalance(const Frame& f, std::vector<Event>* events);
   void EndEpoch(const Mark& m, std::vector<Event>* events);
   double ScoreOf(double from_t, double to_t, std::optional<double> busy,

@@ -2,6 +2,8 @@
 // throttled, gpu-memory-near-full, shared-gpu, batch-too-small, and
 // gpu-imbalance across them. A GPU counts as the job's when the job holds
 // memory on it (gpus[].job_memory_bytes > 0).
+#include <algorithm>
+
 #include "analysis/findings/analyzer.h"
 #include "analysis/findings/format.h"
 
@@ -88,15 +90,21 @@ void Analyzer::JudgeGpus(const Frame& f, std::vector<Event>* events) {
     }
 
     // batch-too-small (SageMaker's BatchSize rule): everything has room, and
-    // neither the input nor the CPU explains it.
+    // neither the input nor the CPU explains it. The GPU must be in the band
+    // over the last window too, for open_s (a GPU going idle passes through
+    // the band on its way down), and not the odd one out among the job's GPUs
+    // (the others' load shows the batch fills a GPU: gpu-imbalance).
     std::optional<double> wait = data_wait_.Mean();
     std::optional<double> cpu = cpu_long_.Mean();
     std::optional<double> memory = g.memory_long.Mean();
     double room = th_[Th::kBatchSmallRatio];
+    double recent = *g.busy.Mean();
+    bool steady = recent >= th_[Th::kLowGpuUtilRatio] && recent < room;
+    bool uneven = g.imbalance.open() || g.imbalance.true_since.has_value();
     bool small = long_full && long_mean >= th_[Th::kLowGpuUtilRatio] && long_mean < room &&
-                 memory && *memory < room && cpu && *cpu < room &&
+                 steady && !uneven && memory && *memory < room && cpu && *cpu < room &&
                  (!wait || *wait < th_[Th::kInputBoundRatio]);
-    if (Due(g.small, f.t, small, 0, events)) {
+    if (Due(g.small, f.t, small, th_[Th::kOpen_s], events)) {
       Opening o;
       o.severity = Severity::kInfo;
       o.evidence = {{"busy_ratio", Round4(long_mean)},
@@ -152,6 +160,7 @@ void Analyzer::JudgeGpuUse(GpuState& g, const GpuFrame& gpu, const Frame& f,
   }
   nlohmann::ordered_json subject = GpuSubject(gpu.index);
   double held_s = f.t - *g.held_since;
+  if (Judged(f)) g.held_judged = GpuState::Held{*gpu.job_memory_bytes, *gpu.busy, held_s};
   if (Due(g.unused, f.t, !g.ever_busy && held_s >= th_[Th::kGpuUnused_s], 0, events)) {
     Opening o;
     o.evidence = {{"job_memory_bytes", *gpu.job_memory_bytes},
@@ -169,6 +178,28 @@ void Analyzer::JudgeGpuUse(GpuState& g, const GpuFrame& gpu, const Frame& f,
         fmt::format("GPU {} has been idle for {} while the job holds it, outside evaluation.",
                     gpu.index, Span(idle_s));
     Open(FindingId::kGpuIdle, g.idle, f.t, subject, std::move(o), events);
+  }
+}
+
+void Analyzer::FinishGpuUse(std::vector<Event>* events) {
+  // gpu-unused "or the whole judged run": a run that ends before
+  // gpu_unused_s, having held a GPU it never used through all of its judged
+  // rows. Opened at the last row, live and replayed alike.
+  for (auto& [index, g] : gpus_) {
+    if (g.ever_busy || !g.held_judged || g.unused.open()) continue;
+    bool said = std::any_of(records_.begin(), records_.end(), [index = index](const Record& r) {
+      return r.id == FindingId::kGpuUnused && r.subject == GpuSubject(index);
+    });
+    if (said) continue;
+    const GpuState::Held& h = *g.held_judged;
+    Opening o;
+    o.evidence = {{"job_memory_bytes", h.job_memory_bytes},
+                  {"busy_ratio", h.busy_ratio},
+                  {"seconds_held", Round4(h.seconds)}};
+    o.message = fmt::format(
+        "The job held {:.0f} MiB on GPU {} and never computed there in the {} it held it.",
+        h.job_memory_bytes / (1 << 20), index, Span(h.seconds));
+    Open(FindingId::kGpuUnused, g.unused, last_t_, GpuSubject(index), std::move(o), events);
   }
 }
 

@@ -51,7 +51,11 @@ void Analyzer::JudgeProgress(const Frame& f, std::vector<Event>* events) {
   }
   bool judge = alive && Judged(f);
   if (f.ranks.empty()) {
-    JudgeStep(job_steps_, f.steps, nlohmann::ordered_json::object(), f, judge, events);
+    // One training process: name it (py-spy needs its pid); several that
+    // report no ranks: the job as a whole.
+    nlohmann::ordered_json subject = nlohmann::ordered_json::object();
+    if (clients_.size() == 1) subject["pid"] = clients_.begin()->first;
+    JudgeStep(job_steps_, f.steps, subject, f, judge, events);
     return;
   }
   for (const RankFrame& r : f.ranks) {
@@ -97,12 +101,16 @@ void Analyzer::JudgeStep(StepState& s, std::optional<double> steps,
   o.evidence = {{"seconds_without_step", Round4(quiet_s)},
                 {"median_step_s", Round4(*median)},
                 {"steps", *steps}};
+  std::string where;
+  if (subject.contains("rank")) {
+    where = fmt::format(" on rank {}", subject["rank"].get<int>());
+  } else if (subject.contains("pid")) {
+    where = fmt::format(" in process {}", subject["pid"].get<int>());
+  }
   o.message = fmt::format(
       "No training step for {}{} while its process lives (a step takes {:.2g} s): the "
       "training has stopped making progress.",
-      Span(quiet_s),
-      subject.contains("rank") ? fmt::format(" on rank {}", subject["rank"].get<int>()) : "",
-      *median);
+      Span(quiet_s), where, *median);
   Open(FindingId::kStalled, s.stalled, f.t, subject, std::move(o), events);
 }
 
