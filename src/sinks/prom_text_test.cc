@@ -51,6 +51,29 @@ TEST(RenderPrometheus, GaugeIsTheIntervalMeanWithHelpAndType) {
       << text;
 }
 
+TEST(RenderPrometheus, HealthScoreAndEachFindingSeenSoFar) {
+  Row row = SampleRow();
+  row.health_score = 72;
+  row.findings = {{"input-bound", "warning", true}, {"throttled", "info", false}};
+  std::string text = RenderPrometheus(row, SampleLabels(), PromFormat::kText004);
+  EXPECT_NE(text.find("# TYPE trainvitals_health_score gauge\n"
+                      "trainvitals_health_score{host=\"node-1\",run=\"train\"} 72\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("# TYPE trainvitals_finding_active gauge\n"
+                "trainvitals_finding_active{host=\"node-1\",run=\"train\",finding=\"input-"
+                "bound\",severity=\"warning\"} 1\n"
+                "trainvitals_finding_active{host=\"node-1\",run=\"train\",finding=\"throttled\","
+                "severity=\"info\"} 0\n"),
+      std::string::npos)
+      << text;
+  // Before the analysis judged anything: neither family.
+  std::string none = RenderPrometheus(SampleRow(), SampleLabels(), PromFormat::kText004);
+  EXPECT_EQ(none.find("trainvitals_health_score"), std::string::npos);
+  EXPECT_EQ(none.find("trainvitals_finding_active"), std::string::npos);
+}
+
 TEST(RenderPrometheus, CounterIsTheLastValueWithTotalSuffix) {
   std::string text = RenderPrometheus(SampleRow(), SampleLabels(), PromFormat::kText004);
   EXPECT_NE(
