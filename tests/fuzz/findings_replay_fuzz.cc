@@ -11,8 +11,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   tv::Thresholds th;
-  for (const char* key : {"warmup_s", "window_s", "open_s", "hold_s", "gpu_idle_s",
-                          "gpu_unused_s", "low_gpu_util_window_s", "stalled_s", "slow_start_s"}) {
+  for (const char* key : {"warmup_s", "window_s", "open_s", "hold_s", "gpu_idle_s", "gpu_unused_s",
+                          "low_gpu_util_window_s", "stalled_s", "slow_start_s"}) {
     th.Set(key, 2);
   }
   tv::Analyzer analyzer(th, 1);
