@@ -158,15 +158,14 @@ def test_a_cpu_saturating_job_on_an_idle_gpu_is_cpu_bound(judged):
     # The burners run at nice -10 where allowed, so that other work on this
     # shared 2-core machine does not take the cores; even so the job got only
     # about 85 % of both with the machine's load at 6, not the 90 % of
-    # cpu_bound_cpu_ratio, so the bar is 60 % here, and the test checks that
-    # the job really was above it.
+    # cpu_bound_cpu_ratio, so the bar is 60 % here. This VM's scheduler may
+    # also keep both burners on one core for seconds (the job at 50 %), so
+    # they burn for 20 s, and the test checks that the job really was above
+    # the bar in most rows of the window before the finding opened.
     cores = os.cpu_count()
     burn = [sys.executable, str(HELPERS / "cpu_burn.py"), "--procs", str(cores),
-            "--seconds", "12", "--nice", "-10"]
+            "--seconds", "20", "--nice", "-10"]
     r = judged(burn, {"devices": [gpu(util=5, job=2e9)]}, cpu_bound_cpu_ratio=0.6)
-    burnt = [row["job"]["cpu_util_ratio"] for row in r.rows
-             if "cpu_util_ratio" in row.get("job", {})]
-    assert sorted(burnt)[len(burnt) // 2] > 0.6, burnt  # really saturated, most of the time
     f = only(r, "cpu-bound")
     assert f["subject"] == {}
     ev = f["evidence"]
@@ -174,6 +173,9 @@ def test_a_cpu_saturating_job_on_an_idle_gpu_is_cpu_bound(judged):
     assert ev["job_cpu_util_ratio"] > 0.6
     assert ev["gpu_busy_ratio"] == pytest.approx(0.05, abs=0.01)
     assert ev["window_s"] == 4
+    before = [row["job"]["cpu_util_ratio"] for row in r.rows if row["t"] <= f["opened_t"]]
+    assert ev["job_cpu_util_ratio"] == before[-1]  # the row it opened at
+    assert sum(c > 0.6 for c in before[-8:]) > 4, before  # most rows of the 4 s window
 
 
 def test_one_gpu_of_four_at_30_percent_is_gpu_imbalance_on_that_gpu(judged):
