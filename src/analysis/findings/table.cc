@@ -127,8 +127,11 @@ constexpr FindingDef kFindings[] = {
      "`Trainer(precision=\"bf16-mixed\", accumulate_grad_batches=k)` with a smaller batch.",
      "`paddle.amp.auto_cast()` and a smaller batch."},
     {F::kBatchTooSmall, "batch-too-small",
-     "In training, over {low_gpu_util_window_s}, GPU busy, GPU memory and the job's CPU all "
-     "stay below {batch_small_ratio} while no input or CPU limit explains it.",
+     "In training, a GPU the job uses is busy between {low_gpu_util_ratio} and "
+     "{batch_small_ratio} over {low_gpu_util_window_s} and over its last {window_s}, its "
+     "memory and the job's CPU stay below {batch_small_ratio}, for {open_s}; not when the "
+     "input (data wait at least {input_bound_ratio}) or the job's other GPUs "
+     "(gpu-imbalance) explain it.",
      "The GPU has room to spare: a larger batch (scaling the learning rate) or mixed "
      "precision does more per step.",
      "Raise `batch_size` and use mixed precision.",
