@@ -189,15 +189,6 @@ double RowValue(const MetricDef& m, const Stat& s) {
   return m.kind == Kind::kGauge ? s.mean : s.last;
 }
 
-std::optional<Stat> FindStat(std::span<const MetricDef> defs,
-                             const std::vector<std::optional<Stat>>& values, Scope scope,
-                             std::string_view name) {
-  for (size_t i = 0; i < defs.size() && i < values.size(); ++i) {
-    if (defs[i].scope == scope && defs[i].name == name) return values[i];
-  }
-  return std::nullopt;
-}
-
 std::string_view KindName(Kind kind) {
   switch (kind) {
     case Kind::kGauge:

@@ -86,9 +86,6 @@ consteval MetricId ResolveMetric(std::span<const MetricDef> table, bool gpu, Sco
 // The Stat of `id` in a row's `values` (parallel to its table); nullopt when
 // the metric is absent from the row.
 std::optional<Stat> FindStat(MetricId id, const std::vector<std::optional<Stat>>& values);
-std::optional<Stat> FindStat(std::span<const MetricDef> defs,
-                             const std::vector<std::optional<Stat>>& values, Scope scope,
-                             std::string_view name);
 
 namespace metric {
 extern const MetricId kHostMemoryUsedBytes;
