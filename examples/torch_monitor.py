@@ -39,7 +39,8 @@ def main():
             with m.epoch(epoch):
                 with m.phase("train"):
                     model.train()
-                    for x, y in batches(args.steps, args.batch_size, epoch):
+                    # m.data times each next(): the share of time spent waiting for batches.
+                    for x, y in m.data(batches(args.steps, args.batch_size, epoch)):
                         opt.zero_grad()
                         loss = loss_fn(model(x.to(device)), y.to(device))
                         loss.backward()
