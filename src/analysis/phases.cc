@@ -91,8 +91,14 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
       const PhaseChange& c = changes[next_change];
       Switch(c.t);
       phase_ = c.phase;
+      if (c.began && c.phase == kTrain && !explicit_train_) {
+        // The script marks its training itself: the epochs counted as
+        // training before it said so (an epoch begins just before its
+        // "train" phase) were these phases.
+        explicit_train_ = true;
+        phases_[kTrain].count = 0;
+      }
       if (c.began) ++phases_[c.phase].count;
-      if (c.began && c.phase == kTrain) explicit_train_ = true;
     }
     if (i < markers.size()) Mark(markers[i], sample, events);
   }

@@ -94,6 +94,24 @@ TEST(PhaseTracker, ExplicitTrainPhasesAreNotCountedTwice) {
   EXPECT_DOUBLE_EQ(phases["train"]["duration_s"].get<double>(), 5.0);
 }
 
+TEST(PhaseTracker, ATrainPhaseJustAfterItsEpochBeganCountsOnce) {
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  Sample s;
+  for (int e = 0; e < 3; ++e) {
+    double t = e * 10;
+    s.training.phase_changes = {
+        {t + 0.01, "train", true}, {t + 8, "eval", true}, {t + 9, "", false}};
+    s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, t, e),
+                         Epoch(TrainingEventType::kEpochEnd, -1, t + 9.5, e, 10)};
+    tracker.OnSample(s, &events);
+  }
+  tracker.OnFinish(30, &events);
+  auto phases = tracker.Phases();
+  EXPECT_EQ(phases["train"]["count"], 3);
+  EXPECT_EQ(phases["eval"]["count"], 3);
+}
+
 TEST(PhaseTracker, EpochRecordCarriesTheLowestRanksLogsOfThatEpoch) {
   PhaseTracker tracker;
   std::vector<Event> events;
