@@ -150,7 +150,6 @@ void Analyzer::Open(FindingId id, Tracker& tr, double t, const nlohmann::ordered
                     Opening o, std::vector<Event>* events) {
   const FindingDef& def = Def(id);
   tr.record = static_cast<int>(records_.size());
-  ++open_count_;
   records_.push_back(Record{id, o.severity, t, std::nullopt, subject, o.evidence, o.message});
   std::string_view advice = AdviceFor(def, framework_);
   events->push_back(Event{t,
@@ -168,7 +167,6 @@ void Analyzer::Close(Tracker& tr, double t, std::vector<Event>* events) {
   r.closed_t = t;
   tr.record = -1;
   tr.clear_since.reset();
-  --open_count_;
   events->push_back(Event{t,
                           "finding_close",
                           {{"id", Def(r.id).name},

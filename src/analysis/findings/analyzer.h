@@ -63,7 +63,6 @@ class Analyzer {
   nlohmann::ordered_json Health() const;
   // The score so far (for Prometheus); nullopt before anything was judged.
   std::optional<double> HealthScore() const;
-  size_t open_findings() const { return open_count_; }
   // Each finding id opened so far, in the order first opened: whether one is
   // open now and its worst severity (for Prometheus).
   void FindingStates(std::vector<Row::Finding>* out) const;
@@ -140,6 +139,10 @@ class Analyzer {
   void FinishGpuUse(std::vector<Event>* events);
   void JudgeBalance(const Frame& f, std::vector<Event>* events);
   void EndEpoch(const Mark& m, std::vector<Event>* events);
+  // Whether any row was judged or any finding opened: else no score.
+  bool JudgedAny() const { return start_t_ && (!records_.empty() || judged_s_ > 0); }
+  // The mean GPU busy of the judged training rows; nullopt without GPUs.
+  std::optional<double> BusyMean() const;
   double ScoreOf(double from_t, double to_t, std::optional<double> busy,
                  nlohmann::ordered_json* breakdown) const;
 
@@ -155,7 +158,6 @@ class Analyzer {
   int lowest_rank_pid_ = 0;     // whose epochs and phases count
   std::string phase_;           // the lowest rank's open phase, from marks
   std::vector<Record> records_;
-  size_t open_count_ = 0;
   std::map<int64_t, EpochState> epochs_;
   std::vector<std::pair<int64_t, EpochState>> done_epochs_;
   WindowMean data_wait_, cpu_bound_, io_bound_, cpu_long_;

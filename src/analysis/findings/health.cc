@@ -61,25 +61,26 @@ double Analyzer::ScoreOf(double from_t, double to_t, std::optional<double> busy,
   return std::max(score, 0);
 }
 
+std::optional<double> Analyzer::BusyMean() const {
+  if (busy_rows_ == 0) return std::nullopt;
+  return busy_sum_ / busy_rows_;
+}
+
 std::optional<double> Analyzer::HealthScore() const {
-  if (!start_t_ || (records_.empty() && judged_s_ == 0)) return std::nullopt;
-  std::optional<double> busy;
-  if (busy_rows_ > 0) busy = busy_sum_ / busy_rows_;
-  return ScoreOf(*start_t_, end_t_.value_or(last_t_), busy, nullptr);
+  if (!JudgedAny()) return std::nullopt;
+  return ScoreOf(*start_t_, end_t_.value_or(last_t_), BusyMean(), nullptr);
 }
 
 nlohmann::ordered_json Analyzer::Health() const {
-  if (!HealthScore()) {
+  if (!JudgedAny()) {
     return {{"note", markers_ && !first_step_t_
                          ? "not judged: no training step was seen"
                          : fmt::format("not judged: the run was shorter than its warm-up ({})",
                                        Span(th_[Th::kWarmup_s]))}};
   }
   nlohmann::ordered_json breakdown = nlohmann::ordered_json::array();
-  std::optional<double> busy;
-  if (busy_rows_ > 0) busy = busy_sum_ / busy_rows_;
-  double from = start_t_.value_or(0);
-  double score = ScoreOf(from, end_t_.value_or(last_t_), busy, &breakdown);
+  std::optional<double> busy = BusyMean();
+  double score = ScoreOf(*start_t_, end_t_.value_or(last_t_), busy, &breakdown);
   nlohmann::ordered_json out = {{"score", score}, {"breakdown", std::move(breakdown)}};
   if (busy) out["gpu_busy_ratio"] = Round4(*busy);
   nlohmann::ordered_json epochs = nlohmann::ordered_json::array();
