@@ -2,11 +2,11 @@
 // (also one still being written) through the same analysis the live run used.
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <iostream>
 
 #include "analysis/findings/replay.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/config.h"
 #include "run/run_dir.h"
 #include "views/verdict.h"
@@ -31,11 +31,9 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
   cmd->callback([run, json, config_file, action] {
     *action = [run, json, config_file]() {
       Config config;
-      std::string file = *config_file;
-      if (file.empty()) {
-        if (const char* env = std::getenv("TRAINVITALS_CONFIG"); env != nullptr) file = env;
+      if (std::string file = ConfigFilePath(*config_file); !file.empty()) {
+        ApplyConfigFile(file, config);
       }
-      if (!file.empty()) ApplyConfigFile(file, config);
       Thresholds thresholds = ThresholdsFrom(config.findings);
       std::string dir = ResolveRunDir(*run, config.runs_dir);
       Verdict v;

@@ -37,13 +37,17 @@ void MonitorOptions::AddTo(CLI::App* cmd) {
   }
 }
 
+std::string ConfigFilePath(const std::string& given) {
+  if (!given.empty()) return given;
+  const char* env = std::getenv("TRAINVITALS_CONFIG");
+  return env != nullptr ? env : "";
+}
+
 Config MonitorOptions::Resolve() const {
   Config config;
-  std::string file = config_file_;
-  if (file.empty()) {
-    if (const char* env = std::getenv("TRAINVITALS_CONFIG"); env != nullptr) file = env;
+  if (std::string file = ConfigFilePath(config_file_); !file.empty()) {
+    ApplyConfigFile(file, config);
   }
-  if (!file.empty()) ApplyConfigFile(file, config);
   for (const auto& [def, value] : given_) def->set(config, value);
   Validate(config);
   return config;

@@ -24,6 +24,10 @@ class MonitorOptions {
   std::vector<std::pair<const OptionDef*, std::string>> given_;
 };
 
+// The config file to read: `given` (--config), else $TRAINVITALS_CONFIG;
+// empty for none.
+std::string ConfigFilePath(const std::string& given);
+
 // Checks --gpus against the GPUs the job sees (CUDA_VISIBLE_DEVICES applied).
 // Throws ConfigError naming an index that is not there. Without an NVIDIA
 // driver there is nothing to check against: the run says so and goes on.
