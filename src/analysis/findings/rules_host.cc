@@ -14,14 +14,12 @@ void Analyzer::JudgeHost(const Frame& f, std::vector<Event>* events) {
   // wait for storage, in most rows of the window.
   if (Judged(f) && Training(f)) {
     if (f.job_cpu_util_ratio) cpu_long_.Add(f.t, *f.job_cpu_util_ratio);
-    std::optional<double> least_busy;
-    bool used = false;
+    std::optional<double> least_busy;  // of the GPUs the job uses; none: nothing to starve
     for (const GpuFrame& g : f.gpus) {
       if (!g.busy || g.job_memory_bytes.value_or(0) <= 0) continue;
-      used = true;
       least_busy = least_busy ? std::min(*least_busy, *g.busy) : *g.busy;
     }
-    if (used && least_busy) {
+    if (least_busy) {
       bool cpu = *least_busy < th_[Th::kCpuBoundGpuRatio] &&
                  f.job_cpu_util_ratio.value_or(0) > th_[Th::kCpuBoundCpuRatio];
       bool io = *least_busy < th_[Th::kIoBoundGpuRatio] &&
