@@ -31,9 +31,12 @@ struct TrainingEvent {
   std::optional<int64_t> epoch;  // epoch events
   std::optional<int64_t> steps;  // epoch_end: steps in the epoch; client end: all steps
   std::optional<int64_t>
-      call;               // epoch_begin: the framework call (fit, ...) it belongs to, 1, 2, ...
-  std::string phase;      // phase events: "train", "eval", "predict"
-  std::string framework;  // client start
+      call;  // epoch_begin: the framework call (fit, ...) it belongs to, 1, 2, ...
+  // epoch_begin: how many epochs the call plans (Keras params["epochs"],
+  // Lightning max_epochs, Paddle epochs, monitor(total_epochs=)); absent when unknown.
+  std::optional<int64_t> planned_epochs;
+  std::string phase;                                    // phase events: "train", "eval", "predict"
+  std::string framework;                                // client start
   std::vector<std::pair<std::string, double>> scalars;  // kScalars
   // Client end: the exception the process is dying of (its type, e.g.
   // "ValueError", and the first line of its message); empty when it ends normally.
@@ -97,6 +100,19 @@ struct TrainingSample {
     events.clear();
     malformed_error.clear();
   }
+};
+
+// What the analysis tells the training processes about their memory, through
+// the back-channel word of their step slots (docs/markers.md): a leak found,
+// or an OOM forecast inside the planned run.
+struct MemoryRisk {
+  enum class Kind { kOomForecast = 1, kGpuMemoryLeak = 2, kHostMemoryLeak = 3 };
+  Kind kind = Kind::kOomForecast;
+  int gpu = -1;                        // the GPU's index (as the job numbers it); -1: host memory
+  std::optional<double> seconds_left;  // until the memory runs out at this rate
+  std::optional<int64_t> epoch;        // the epoch it runs out in (when epochs are known)
+  std::optional<int64_t> planned_epochs;
+  double growth_bytes_per_second = 0;
 };
 
 }  // namespace tv

@@ -41,8 +41,11 @@ bool MarkFromEvent(const nlohmann::json& e, Mark* m) {
   m->pid = static_cast<int>(number("pid").value_or(0));
   m->rank = static_cast<int>(number("rank").value_or(-1));
   m->epoch = number("epoch");
+  m->planned_epochs = number("epochs");
   m->phase = text("phase");
   m->framework = text("framework");
+  m->exception = text("exception");
+  m->message = text("message");
   return true;
 }
 

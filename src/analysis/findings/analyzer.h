@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/findings/frame.h"
@@ -40,6 +41,9 @@ struct Mark {
   std::optional<int64_t> epoch;
   std::string phase;
   std::string framework;
+  std::optional<int64_t> planned_epochs;  // epoch_begin: the call's planned epochs
+  std::string exception;  // client_end: what the process died of ("OutOfMemoryError")
+  std::string message;
 };
 // The mark an events.jsonl event is; false for other event types.
 bool MarkFromEvent(const nlohmann::json& event, Mark* mark);
@@ -66,6 +70,9 @@ class Analyzer {
   // Each finding id opened so far, in the order first opened: whether one is
   // open now and its worst severity (for Prometheus).
   void FindingStates(std::vector<Row::Finding>* out) const;
+  // The memory risks opened since the last call (leaks, OOM forecasts), for
+  // the training processes.
+  std::vector<MemoryRisk> TakeRisks() { return std::exchange(risks_, {}); }
 
  private:
   struct Record {
@@ -170,6 +177,7 @@ class Analyzer {
   double busy_sum_ = 0;  // mean GPU busy of judged training rows, for the health score
   int busy_rows_ = 0;
   double judged_s_ = 0;
+  std::vector<MemoryRisk> risks_;
 };
 
 }  // namespace tv

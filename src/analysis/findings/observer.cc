@@ -34,8 +34,11 @@ bool MarkFromTrainingEvent(const TrainingEvent& e, Mark* m) {
   m->pid = e.pid;
   m->rank = e.rank;
   m->epoch = e.epoch;
+  m->planned_epochs = e.planned_epochs;
   m->phase = e.phase;
   m->framework = e.framework;
+  m->exception = e.exception;
+  m->message = e.message;
   return true;
 }
 
@@ -63,6 +66,9 @@ void FindingsObserver::OnRow(Row* row, std::vector<Event>* events) {
   FeedMarks(std::round(r.t * 1000) / 1000 - kMarkHold_s, events);
   FrameFromRow(r, &frame_);
   analyzer_.OnFrame(frame_, events);
+  for (const MemoryRisk& risk : analyzer_.TakeRisks()) {
+    if (on_risk_) on_risk_(risk);
+  }
   r.health_score = analyzer_.HealthScore();
   analyzer_.FindingStates(&r.findings);
 }

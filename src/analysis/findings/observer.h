@@ -7,6 +7,7 @@
 // after the sampler stopped.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "analysis/findings/analyzer.h"
@@ -28,6 +29,11 @@ class FindingsObserver final : public SampleObserver {
   void OnFinish(double t, std::vector<Event>* events) override;
 
   const Analyzer& analyzer() const { return analyzer_; }
+  // Called on the sampler thread with each memory risk as its finding opens
+  // (the back-channel to the training processes).
+  void set_risk_handler(std::function<void(const MemoryRisk&)> handler) {
+    on_risk_ = std::move(handler);
+  }
 
  private:
   // Hands the analyzer the marks up to `until_t`, in time order.
@@ -36,6 +42,7 @@ class FindingsObserver final : public SampleObserver {
   Analyzer analyzer_;
   std::vector<Mark> pending_;
   Frame frame_;
+  std::function<void(const MemoryRisk&)> on_risk_;
 };
 
 }  // namespace tv

@@ -168,6 +168,68 @@ constexpr FindingDef kFindings[] = {
      "Another job shares this GPU: its kernels and memory slow and endanger this one. Ask for "
      "exclusive GPUs or set the GPU to exclusive-process mode.",
      "", "", "", ""},
+    {F::kHostMemoryLeak, "host-memory-leak",
+     "After {leak_warmup_s} (or the first epoch), the floors of the job's memory (PSS of the "
+     "whole process tree, `job.memory_bytes`) or of a training process's memory, one per epoch "
+     "(else one per {leak_window_s}), rise: at least {leak_min_floors} floors, a Mann-Kendall "
+     "test significant at {leak_p_value}, a Theil-Sen slope that adds at least "
+     "{leak_min_growth} over them, and the newer half still rising at {leak_plateau_ratio} of "
+     "that slope (memory that plateaus, or returns to a floor, is no leak).",
+     "Memory the job holds grows epoch after epoch: something keeps references (lists of "
+     "results, logged tensors, caches without a bound). Find what grows with `tracemalloc` "
+     "(snapshots a few epochs apart) and bound or drop it.",
+     "Log numbers, not tensors (`float(loss)`), clear per-epoch lists, and call "
+     "`keras.backend.clear_session()` when models are built in a loop.",
+     "Log `loss.item()`, not the loss tensor (it keeps the graph); `del` held outputs; when "
+     "DataLoader workers grow together (copy-on-read: Python objects touched by every worker "
+     "turn shared pages private), keep the dataset's items in numpy arrays or tensors instead "
+     "of Python lists and dicts.",
+     "Return detached numbers from `training_step` logs (`self.log(..., loss.detach())`); "
+     "do not collect outputs in lists across an epoch; for worker copy-on-read keep the "
+     "dataset's items in numpy arrays instead of Python lists.",
+     "Log `float(loss)` rather than the tensor; keep a `paddle.io.Dataset`'s items in numpy "
+     "arrays, not Python lists, so loader workers do not copy them."},
+    {F::kGpuMemoryLeak, "gpu-memory-leak",
+     "After {leak_warmup_s} (or the first epoch), the floors of the job's memory on a GPU "
+     "(`gpus[].job_memory_bytes`, or the framework allocator's allocated bytes) rise, judged "
+     "as for host-memory-leak.",
+     "Device memory the job holds grows: tensors are kept from step to step. It ends in "
+     "\"out of memory\" when it reaches the GPU's size.",
+     "Do not keep model outputs across steps; `tf.config.experimental.get_memory_info('GPU:0')` "
+     "each epoch shows the growth; rebuild `tf.function`s only once.",
+     "`torch.cuda.memory_summary()` (written to the run directory when this opens) shows "
+     "what holds memory; `del` tensors kept across steps, log `loss.item()`, and run "
+     "evaluation under `torch.no_grad()`.",
+     "Log detached values (`self.log(name, value.detach())`), do not accumulate outputs in "
+     "`*_step` methods, and check `torch.cuda.memory_summary()` (written to the run "
+     "directory).",
+     "Log `float(loss)`, run evaluation under `paddle.no_grad()`, and check "
+     "`paddle.device.cuda.memory_allocated()` per epoch."},
+    {F::kAllocatorGrowth, "allocator-growth",
+     "The framework allocator's reserved bytes on a GPU rise (judged as for gpu-memory-leak) "
+     "while its allocated bytes grow less than {allocator_growth_share} as fast.",
+     "The allocator keeps more memory than the tensors need: fragmentation from changing "
+     "shapes, or a cache that grows. It can fail with memory reserved but free.",
+     "",
+     "Set `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` (less fragmentation), keep "
+     "batch shapes fixed (pad variable lengths to a few buckets), and "
+     "`torch.cuda.empty_cache()` only between phases.",
+     "", ""},
+    {F::kOomForecast, "oom-forecast",
+     "A leak's slope reaches the memory's limit (the GPU's memory; the tightest cgroup limit "
+     "or what the host has available) before the planned last epoch, or without a planned "
+     "length within {oom_horizon_s}; it closes when the trend flattens.",
+     "At this rate the job runs out of memory before it finishes: fix the leak, or checkpoint "
+     "now and restart with more headroom (smaller batches). The callbacks act on it with "
+     "`on_oom_risk=` (warn, checkpoint, stop, or your function).",
+     "", "", "", ""},
+    {F::kOom, "oom",
+     "The job ran out of memory: the kernel's OOM killer ended a process of it (cgroup "
+     "`oom_kill`, or SIGKILL at its memory limit), or the framework raised its out-of-memory "
+     "error.",
+     "The run died of memory: see the last minutes of memory figures in the evidence and any "
+     "leak finding; lower the batch size, fix the leak, or ask for more memory.",
+     "", "", "", ""},
 };
 static_assert(std::size(kFindings) == kFindingCount);
 
@@ -239,6 +301,24 @@ constexpr ThresholdDef kThresholds[] = {
      "own: others holding a tenth of the GPU's memory"},
     {Th::kBusyRatio, "busy_ratio", 0.05, "ratio",
      "own: a GPU above this is doing work (for gpu-imbalance and throttled)"},
+    {Th::kLeakWarmup_s, "leak_warmup_s", 30, "seconds",
+     "own: without epochs, memory taken at start-up (model, caches) is not a trend"},
+    {Th::kLeakWindow_s, "leak_window_s", 5, "seconds",
+     "own: without epochs, one floor (minimum) per window, so a leak shows within a minute"},
+    {Th::kLeakMinFloors, "leak_min_floors", 6, "count",
+     "Mann-Kendall: with 6 rising points p = 0.0014, the fewest that can pass 1 %"},
+    {Th::kLeakFloors, "leak_floors", 24, "count",
+     "own: the newest floors judged, so a leak that stopped is let go"},
+    {Th::kLeakPValue, "leak_p_value", 0.01, "ratio",
+     "own: a 1 % chance that floors with no trend look this ordered"},
+    {Th::kLeakMinGrowth, "leak_min_growth", 32.0 * 1024 * 1024, "bytes",
+     "own: growth below 32 MiB over the judged floors is noise of the allocators"},
+    {Th::kLeakPlateauRatio, "leak_plateau_ratio", 0.5, "ratio",
+     "own: memory that grew and then levelled off (a cache that filled) is no leak"},
+    {Th::kAllocatorGrowthShare, "allocator_growth_share", 0.25, "ratio",
+     "own: reserved grows at least 4x as fast as allocated"},
+    {Th::kOomHorizon_s, "oom_horizon_s", 6 * 3600, "seconds",
+     "own: without a planned length, a job that runs out within 6 hours (the users' story)"},
 };
 static_assert(std::size(kThresholds) == kThresholdCount);
 
@@ -257,6 +337,7 @@ std::string ValueText(const ThresholdDef& t, double v) {
   if (t.unit == std::string_view("ratio")) return fmt::format("{:g} %", v * 100);
   if (t.unit == std::string_view("seconds")) return fmt::format("{:g} s", v);
   if (t.unit == std::string_view("bytes/s")) return fmt::format("{:g} MiB/s", v / (1 << 20));
+  if (t.unit == std::string_view("bytes")) return fmt::format("{:g} MiB", v / (1 << 20));
   return fmt::format("{:g}", v);
 }
 

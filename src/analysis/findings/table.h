@@ -43,8 +43,13 @@ enum class FindingId {
   kStalled,
   kSlowStart,
   kSharedGpu,
+  kHostMemoryLeak,
+  kGpuMemoryLeak,
+  kAllocatorGrowth,
+  kOomForecast,
+  kOom,
 };
-inline constexpr size_t kFindingCount = 17;
+inline constexpr size_t kFindingCount = 22;
 
 struct FindingDef {
   FindingId id;
@@ -99,8 +104,17 @@ enum class Th {
   kSlowStart_s,
   kSharedMemoryShare,
   kBusyRatio,
+  kLeakWarmup_s,
+  kLeakWindow_s,
+  kLeakMinFloors,
+  kLeakFloors,
+  kLeakPValue,
+  kLeakMinGrowth,
+  kLeakPlateauRatio,
+  kAllocatorGrowthShare,
+  kOomHorizon_s,
 };
-inline constexpr size_t kThresholdCount = 35;
+inline constexpr size_t kThresholdCount = 44;
 
 struct ThresholdDef {
   Th id;
