@@ -130,6 +130,8 @@ constexpr MetricId kGpuTemperatureCelsius =
 constexpr MetricId kGpuPowerWatts = ResolveMetric(kGpuMetrics, true, G, "power_watts");
 constexpr MetricId kGpuAllocatorAllocatedBytes =
     ResolveMetric(kGpuMetrics, true, G, "allocator_allocated_bytes");
+constexpr MetricId kGpuAllocatorReservedBytes =
+    ResolveMetric(kGpuMetrics, true, G, "allocator_reserved_bytes");
 constexpr MetricId kGpuSmActiveRatio = ResolveMetric(kGpuMetrics, true, G, "sm_active_ratio");
 constexpr MetricId kGpuJobProcesses = ResolveMetric(kGpuMetrics, true, G, "job_processes");
 constexpr MetricId kGpuOtherProcesses = ResolveMetric(kGpuMetrics, true, G, "other_processes");

@@ -115,6 +115,10 @@ constexpr MetricId kHostMemoryUsedBytes =
     ResolveMetric(kSampleMetrics, false, Scope::kHost, "memory_used_bytes");
 constexpr MetricId kHostMemoryLimitBytes =
     ResolveMetric(kSampleMetrics, false, Scope::kHost, "memory_limit_bytes");
+constexpr MetricId kHostMemoryAvailableBytes =
+    ResolveMetric(kSampleMetrics, false, Scope::kHost, "memory_available_bytes");
+constexpr MetricId kHostCgroupMemoryCurrentBytes =
+    ResolveMetric(kSampleMetrics, false, Scope::kHost, "cgroup_memory_current_bytes");
 constexpr MetricId kJobCpuCores = ResolveMetric(kSampleMetrics, false, Scope::kJob, "cpu_cores");
 constexpr MetricId kJobMemoryBytes =
     ResolveMetric(kSampleMetrics, false, Scope::kJob, "memory_bytes");

@@ -90,6 +90,8 @@ std::optional<Stat> FindStat(MetricId id, const std::vector<std::optional<Stat>>
 namespace metric {
 extern const MetricId kHostMemoryUsedBytes;
 extern const MetricId kHostMemoryLimitBytes;
+extern const MetricId kHostMemoryAvailableBytes;
+extern const MetricId kHostCgroupMemoryCurrentBytes;
 extern const MetricId kJobCpuCores;
 extern const MetricId kJobMemoryBytes;
 extern const MetricId kJobProcesses;
@@ -112,6 +114,7 @@ extern const MetricId kGpuTemperatureCelsius;
 extern const MetricId kGpuPowerWatts;
 extern const MetricId kGpuSmActiveRatio;
 extern const MetricId kGpuAllocatorAllocatedBytes;
+extern const MetricId kGpuAllocatorReservedBytes;
 extern const MetricId kGpuJobProcesses;
 extern const MetricId kGpuOtherProcesses;
 extern const MetricId kGpuThrottleAnyRatio;

@@ -32,6 +32,10 @@ void FrameFromRow(const Row& row, Frame* f) {
   f->job_cpu_util_ratio = Value(metric::kJobCpuUtilRatio, v);
   f->job_memory_util_ratio = Value(metric::kJobMemoryUtilRatio, v);
   f->job_processes = Value(metric::kJobProcesses, v);
+  f->job_memory_bytes = Value(metric::kJobMemoryBytes, v);
+  f->host_memory_available_bytes = Value(metric::kHostMemoryAvailableBytes, v);
+  f->host_memory_limit_bytes = Value(metric::kHostMemoryLimitBytes, v);
+  f->host_cgroup_memory_current_bytes = Value(metric::kHostCgroupMemoryCurrentBytes, v);
   f->host_swap_used_bytes = Value(metric::kHostSwapUsedBytes, v);
   f->host_cpu_iowait_ratio = Value(metric::kHostCpuIowaitRatio, v);
   f->steps = Value(metric::kTrainingSteps, v);
@@ -46,6 +50,9 @@ void FrameFromRow(const Row& row, Frame* f) {
     if (!g.busy) g.busy = Value(metric::kGpuUtilRatio, r.values);
     g.memory_used_max_bytes = Max(metric::kGpuMemoryUsedBytes, r.values);
     g.allocator_allocated_max_bytes = Max(metric::kGpuAllocatorAllocatedBytes, r.values);
+    g.allocator_allocated_bytes = Value(metric::kGpuAllocatorAllocatedBytes, r.values);
+    g.allocator_reserved_bytes = Value(metric::kGpuAllocatorReservedBytes, r.values);
+    g.memory_used_bytes = Value(metric::kGpuMemoryUsedBytes, r.values);
     g.memory_total_bytes = Value(metric::kGpuMemoryTotalBytes, r.values);
     g.job_memory_bytes = Value(metric::kGpuJobMemoryBytes, r.values);
     g.job_processes = Value(metric::kGpuJobProcesses, r.values);
@@ -102,17 +109,21 @@ bool ReadGpu(od::object object, GpuFrame* g) {
   static const std::string kAllocatorMax = MaxKey(metric::kGpuAllocatorAllocatedBytes);
   std::optional<double> index, sm_active, util;
   *g = GpuFrame{};
-  if (!ReadNumbers(object, {{"index", &index},
-                            {Key(metric::kGpuSmActiveRatio), &sm_active},
-                            {Key(metric::kGpuUtilRatio), &util},
-                            {kMemoryMax, &g->memory_used_max_bytes},
-                            {kAllocatorMax, &g->allocator_allocated_max_bytes},
-                            {Key(metric::kGpuMemoryTotalBytes), &g->memory_total_bytes},
-                            {Key(metric::kGpuJobMemoryBytes), &g->job_memory_bytes},
-                            {Key(metric::kGpuJobProcesses), &g->job_processes},
-                            {Key(metric::kGpuOtherMemoryBytes), &g->other_memory_bytes},
-                            {Key(metric::kGpuOtherProcesses), &g->other_processes},
-                            {Key(metric::kGpuThrottleAnyRatio), &g->throttle_any_ratio}})) {
+  if (!ReadNumbers(object,
+                   {{"index", &index},
+                    {Key(metric::kGpuSmActiveRatio), &sm_active},
+                    {Key(metric::kGpuUtilRatio), &util},
+                    {kMemoryMax, &g->memory_used_max_bytes},
+                    {kAllocatorMax, &g->allocator_allocated_max_bytes},
+                    {Key(metric::kGpuAllocatorAllocatedBytes), &g->allocator_allocated_bytes},
+                    {Key(metric::kGpuAllocatorReservedBytes), &g->allocator_reserved_bytes},
+                    {Key(metric::kGpuMemoryUsedBytes), &g->memory_used_bytes},
+                    {Key(metric::kGpuMemoryTotalBytes), &g->memory_total_bytes},
+                    {Key(metric::kGpuJobMemoryBytes), &g->job_memory_bytes},
+                    {Key(metric::kGpuJobProcesses), &g->job_processes},
+                    {Key(metric::kGpuOtherMemoryBytes), &g->other_memory_bytes},
+                    {Key(metric::kGpuOtherProcesses), &g->other_processes},
+                    {Key(metric::kGpuThrottleAnyRatio), &g->throttle_any_ratio}})) {
     return false;
   }
   g->index = static_cast<int>(index.value_or(-1));
@@ -190,12 +201,18 @@ FrameReader::Line FrameReader::Read(std::string_view text, Frame* f) {
       od::object object;
       if (value.get_object().get(object)) return Line::kNotJson;
       if (key == "host") {
-        ok = ReadNumbers(object, {{Key(metric::kHostSwapUsedBytes), &f->host_swap_used_bytes},
-                                  {Key(metric::kHostCpuIowaitRatio), &f->host_cpu_iowait_ratio}});
+        ok = ReadNumbers(
+            object,
+            {{Key(metric::kHostSwapUsedBytes), &f->host_swap_used_bytes},
+             {Key(metric::kHostMemoryAvailableBytes), &f->host_memory_available_bytes},
+             {Key(metric::kHostMemoryLimitBytes), &f->host_memory_limit_bytes},
+             {Key(metric::kHostCgroupMemoryCurrentBytes), &f->host_cgroup_memory_current_bytes},
+             {Key(metric::kHostCpuIowaitRatio), &f->host_cpu_iowait_ratio}});
       } else if (key == "job") {
         ok = ReadNumbers(object, {{Key(metric::kJobCpuUtilRatio), &f->job_cpu_util_ratio},
                                   {Key(metric::kJobMemoryUtilRatio), &f->job_memory_util_ratio},
-                                  {Key(metric::kJobProcesses), &f->job_processes}});
+                                  {Key(metric::kJobProcesses), &f->job_processes},
+                                  {Key(metric::kJobMemoryBytes), &f->job_memory_bytes}});
       } else {
         ok = ReadTraining(object, f);
       }

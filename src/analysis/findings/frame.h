@@ -23,6 +23,10 @@ struct GpuFrame {
   // The framework allocator's allocated bytes, row peak (markers); what the
   // training really needs where a framework reserves memory up front.
   std::optional<double> allocator_allocated_max_bytes;
+  // The allocator's allocated and reserved bytes (row means), for their trends.
+  std::optional<double> allocator_allocated_bytes;
+  std::optional<double> allocator_reserved_bytes;
+  std::optional<double> memory_used_bytes;  // row mean
   std::optional<double> memory_total_bytes;
   std::optional<double> job_memory_bytes;
   std::optional<double> job_processes;
@@ -44,6 +48,10 @@ struct Frame {
   std::optional<double> job_cpu_util_ratio;
   std::optional<double> job_memory_util_ratio;
   std::optional<double> job_processes;
+  std::optional<double> job_memory_bytes;  // PSS of the job's tree
+  std::optional<double> host_memory_available_bytes;
+  std::optional<double> host_memory_limit_bytes;  // the tightest cgroup limit, else MemTotal
+  std::optional<double> host_cgroup_memory_current_bytes;
   std::optional<double> host_swap_used_bytes;
   std::optional<double> host_cpu_iowait_ratio;
   std::optional<double> steps;
