@@ -155,6 +155,9 @@ class Analyzer {
     FloorSeries floors;
     FloorTrend trend;
     bool leak = false;  // as the newest floors say
+    // The trend while it last was a leak: a leak that levelled off later
+    // is still reported as one, with the rate it had.
+    std::optional<FloorTrend> leak_trend;
     Tracker tracker;    // its leak finding (host-memory-leak, gpu-memory-leak)
   };
   struct GpuMemory {

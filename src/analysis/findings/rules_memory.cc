@@ -47,6 +47,7 @@ bool Analyzer::FeedSeries(MemorySeries& s, std::optional<double> value, double t
            tr.p_value < th_[Th::kLeakPValue] && tr.slope_per_s > 0 &&
            tr.growth >= th_[Th::kLeakMinGrowth] &&
            tr.recent_slope_per_s >= th_[Th::kLeakPlateauRatio] * tr.slope_per_s;
+  if (s.leak) s.leak_trend = tr;
   return true;
 }
 
@@ -213,7 +214,7 @@ void Analyzer::JudgeForecast(Tracker& tr, const MemorySeries* leaking, double ro
 }
 
 nlohmann::ordered_json Analyzer::TrendJson(const MemorySeries& s) const {
-  const FloorTrend& tr = s.trend;
+  const FloorTrend& tr = s.leak_trend ? *s.leak_trend : s.trend;
   nlohmann::ordered_json j = {{"floors", tr.floors},
                               {"floors_by", floors_by_epoch_ ? "epoch" : "window"}};
   if (tr.floors < static_cast<size_t>(th_[Th::kLeakMinFloors])) {
@@ -223,7 +224,7 @@ nlohmann::ordered_json Analyzer::TrendJson(const MemorySeries& s) const {
   j["growth_bytes_per_hour"] = std::round(tr.slope_per_s * 3600);
   if (floors_by_epoch_) j["growth_bytes_per_epoch"] = std::round(tr.slope_per_unit);
   j["confidence"] = Round4(1 - tr.p_value);
-  j["verdict"] = s.leak ? "leak" : "no leak";
+  j["verdict"] = s.leak_trend ? "leak" : "no leak";
   return j;
 }
 
