@@ -158,7 +158,7 @@ class Analyzer {
     // The trend while it last was a leak: a leak that levelled off later
     // is still reported as one, with the rate it had.
     std::optional<FloorTrend> leak_trend;
-    Tracker tracker;    // its leak finding (host-memory-leak, gpu-memory-leak)
+    Tracker tracker;  // its leak finding (host-memory-leak, gpu-memory-leak)
   };
   struct GpuMemory {
     MemorySeries job, allocated, reserved;

@@ -41,7 +41,7 @@ std::optional<int64_t> Analyzer::FloorUnit(const Frame& f) {
 bool Analyzer::FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit) {
   if (!value) return false;
   if (!s.floors.Add(t, *value, unit)) return false;
-  s.trend = TrendOf(s.floors.floors());
+  s.trend = TrendOf(s.floors.floors(), th_[Th::kLeakPValue], floors_by_epoch_);
   const FloorTrend& tr = s.trend;
   s.leak = tr.floors >= static_cast<size_t>(th_[Th::kLeakMinFloors]) &&
            tr.p_value < th_[Th::kLeakPValue] && tr.slope_per_s > 0 &&
@@ -104,13 +104,13 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
       Opening o;
       o.severity = Severity::kWarning;
       o.evidence = TrendJson(m.reserved);
-      o.evidence["allocated_growth_bytes_per_hour"] =
-          std::round(m.allocated.trend.slope_per_s * 3600);
+      double allocated =
+          TrendOf(m.allocated.floors.floors(), INFINITY, floors_by_epoch_).slope_per_s;
+      o.evidence["allocated_growth_bytes_per_hour"] = std::round(allocated * 3600);
       o.message = fmt::format(
           "On {} the allocator's reserved memory grows {}/h while its allocated memory grows "
           "{}/h: fragmentation or a growing cache, not the tensors.",
-          what, Bytes(m.reserved.trend.slope_per_s * 3600),
-          Bytes(std::max(m.allocated.trend.slope_per_s, 0.0) * 3600));
+          what, Bytes(m.reserved.trend.slope_per_s * 3600), Bytes(std::max(allocated, 0.0) * 3600));
       Open(FindingId::kAllocatorGrowth, m.growth, f.t, subject, std::move(o), events);
     }
 
@@ -214,7 +214,10 @@ void Analyzer::JudgeForecast(Tracker& tr, const MemorySeries* leaking, double ro
 }
 
 nlohmann::ordered_json Analyzer::TrendJson(const MemorySeries& s) const {
-  const FloorTrend& tr = s.leak_trend ? *s.leak_trend : s.trend;
+  // A figure that did not rise was not fitted as it was judged: fit it now.
+  FloorTrend tr = s.leak_trend     ? *s.leak_trend
+                  : s.trend.fitted ? s.trend
+                                   : TrendOf(s.floors.floors(), INFINITY, floors_by_epoch_);
   nlohmann::ordered_json j = {{"floors", tr.floors},
                               {"floors_by", floors_by_epoch_ ? "epoch" : "window"}};
   if (tr.floors < static_cast<size_t>(th_[Th::kLeakMinFloors])) {
