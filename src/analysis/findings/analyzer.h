@@ -220,6 +220,8 @@ class Analyzer {
   MemorySeries host_memory_series_;
   Tracker host_forecast_;
   std::map<int, GpuMemory> gpu_memory_;
+  std::map<int, MemorySeries> rank_memory_;  // by pid, with several training processes
+  std::map<int, int> rank_of_pid_;
   bool floors_by_epoch_ = false;
   std::optional<int64_t> epoch_now_;  // the lowest rank's newest epoch begun
   int64_t epochs_begun_ = 0;

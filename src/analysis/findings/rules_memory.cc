@@ -26,6 +26,7 @@ std::optional<int64_t> Analyzer::FloorUnit(const Frame& f) {
     if (!floors_by_epoch_) {  // epochs replace windows: start the floors over
       floors_by_epoch_ = true;
       host_memory_series_.floors.Clear();
+      for (auto& [pid, s] : rank_memory_) s.floors.Clear();
       for (auto& [i, g] : gpu_memory_) {
         g.job.floors.Clear(), g.allocated.floors.Clear(), g.reserved.floors.Clear();
       }
@@ -56,6 +57,10 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
   bool alive = f.job_processes.value_or(1) > 0;
   if (unit && alive) {
     FeedSeries(host_memory_series_, f.job_memory_bytes, f.t, *unit);
+    for (const RankFrame& r : f.ranks) {
+      rank_of_pid_[r.pid] = r.rank;
+      FeedSeries(rank_memory_[r.pid], r.memory_bytes, f.t, *unit);
+    }
     for (const GpuFrame& g : f.gpus) {
       GpuMemory& m = gpu_memory_[g.index];
       FeedSeries(m.job, g.job_memory_bytes, f.t, *unit);
@@ -66,6 +71,12 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
 
   JudgeLeak(host_memory_series_, FindingId::kHostMemoryLeak, {{"memory", "job"}},
             "the job's memory (PSS of its processes)", -1, f.t, events);
+  // Each training process, when there are several: which rank holds the leak.
+  for (auto& [pid, s] : rank_memory_) {
+    int rank = rank_of_pid_[pid];
+    JudgeLeak(s, FindingId::kHostMemoryLeak, {{"rank", rank}, {"pid", pid}},
+              fmt::format("the memory of rank {} (pid {})", rank, pid), -1, f.t, events);
+  }
   // Room: what the host has available, and under a cgroup limit what is left of it.
   if (f.host_memory_available_bytes) {
     double room = *f.host_memory_available_bytes;
@@ -240,6 +251,9 @@ nlohmann::ordered_json Analyzer::MemoryTrends() const {
     out.push_back(std::move(j));
   };
   add(host_memory_series_, {{"memory", "job"}}, "job.memory_bytes");
+  for (const auto& [pid, s] : rank_memory_) {
+    add(s, {{"rank", rank_of_pid_.at(pid)}, {"pid", pid}}, "training.ranks[].memory_bytes");
+  }
   for (const auto& [index, m] : gpu_memory_) {
     add(m.job, {{"gpu", index}}, "gpus[].job_memory_bytes");
     add(m.allocated, {{"gpu", index}}, "gpus[].allocator_allocated_bytes");
