@@ -76,6 +76,7 @@ void FindingsObserver::OnRow(Row* row, std::vector<Event>* events) {
 
 void FindingsObserver::OnFinish(double t, std::vector<Event>* events) {
   FeedMarks(std::numeric_limits<double>::infinity(), events);
+  if (job_end_) analyzer_.OnJobEnd(*job_end_);
   analyzer_.Finish(std::round(t * 1000) / 1000, events);
 }
 
