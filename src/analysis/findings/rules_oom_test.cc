@@ -6,8 +6,10 @@
 #include <fstream>
 
 #include "analysis/findings/analyzer.h"
+#include "analysis/findings/observer.h"
 #include "analysis/findings/oom.h"
 #include "analysis/findings/replay.h"
+#include "core/aggregator.h"
 
 namespace tv {
 namespace {
@@ -256,6 +258,29 @@ TEST(OomRule, JobEndComesFromTheEndAndOomKillEvents) {
   EXPECT_EQ(end.signal, SIGKILL);
   EXPECT_EQ(end.oom_kills, 2u);
   EXPECT_EQ(end.cgroup, "/x");
+}
+
+TEST(OomRule, LiveTheRunEndsAtItsLastRowAsAReplaySeesIt) {
+  // The sampler stops a little after its last row (no sample was left for
+  // another): the oom finding opens and ends at that row, live as replayed.
+  FindingsObserver observer;
+  std::vector<Event> events;
+  for (int s = 0; s < 30; ++s) {
+    Aggregator agg;
+    Sample sample;
+    sample.job.processes = 1;
+    sample.job.memory_bytes = (150 + s) * kMiB;
+    sample.host.memory_limit_bytes = kLimit;
+    agg.Add(sample);
+    Row row = agg.Take(kStart + s, s);
+    observer.OnRow(&row, &events);
+  }
+  observer.set_job_end({SIGKILL, 1, "/sys/fs/cgroup/memory/j"});
+  observer.OnFinish(kStart + 29.4, &events);
+  nlohmann::ordered_json oom = OomOf(observer.analyzer().Findings());
+  ASSERT_TRUE(oom.is_object());
+  EXPECT_EQ(oom["opened_t"], kStart + 29);
+  EXPECT_EQ(oom["duration_s"], 0);
 }
 
 // A run directory as the session writes it: rows in samples.jsonl, the end in
