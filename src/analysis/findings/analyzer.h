@@ -191,7 +191,7 @@ class Analyzer {
   // oom (rules_oom.cc): an out-of-memory error a process died of, or the job's end.
   void JudgeOomMark(const Mark& m, std::vector<Event>* events);
   void JudgeOomEnd(std::vector<Event>* events);
-  void OpenOom(double t, nlohmann::ordered_json subject, nlohmann::ordered_json cause,
+  void OpenOom(double t, const nlohmann::ordered_json& subject, nlohmann::ordered_json cause,
                std::string message, std::vector<Event>* events);
   // Whether any row was judged or any finding opened: else no score.
   bool JudgedAny() const { return start_t_ && (!records_.empty() || judged_s_ > 0); }

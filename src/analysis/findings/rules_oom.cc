@@ -150,8 +150,9 @@ std::optional<double> MemoryTrail::JobPeakBytes() const {
   return peak;
 }
 
-void Analyzer::OpenOom(double t, nlohmann::ordered_json subject, nlohmann::ordered_json cause,
-                       std::string message, std::vector<Event>* events) {
+void Analyzer::OpenOom(double t, const nlohmann::ordered_json& subject,
+                       nlohmann::ordered_json cause, std::string message,
+                       std::vector<Event>* events) {
   if (oom_.open()) return;  // one per run: the first cause
   Put(&cause, "memory_limit_bytes", memory_trail_.LimitBytes());
   Put(&cause, "job_memory_bytes_peak", memory_trail_.JobPeakBytes());
@@ -177,7 +178,7 @@ void Analyzer::JudgeOomMark(const Mark& m, std::vector<Event>* events) {
   std::string message =
       fmt::format("A training process (pid {}) died of {}{}: it ran out of memory.", m.pid,
                   m.exception, m.message.empty() ? "" : " (" + m.message + ")");
-  OpenOom(m.t, std::move(subject), std::move(cause), std::move(message), events);
+  OpenOom(m.t, subject, std::move(cause), std::move(message), events);
 }
 
 void Analyzer::JudgeOomEnd(std::vector<Event>* events) {
