@@ -27,12 +27,12 @@ MEMORY_V1 = pathlib.Path("/sys/fs/cgroup/memory")
 PY_ENV = {"PYTHONPATH": str(ROOT / "python")}
 
 
-def run(tmp_path, command, name="run", timeout=180):
+def run(tmp_path, command, name="run", timeout=180, flags=()):
     out = tmp_path / name
     env = {**os.environ, **PY_ENV}
     env.pop("TRAINVITALS_CONFIG", None)
     env["TRAINVITALS_NVML_LIBRARY"] = str(tmp_path / "no-such-libnvidia-ml.so.1")
-    args = [cli_path(), "run", "--interval", "0.5", "--out", str(out), "--", *command]
+    args = [cli_path(), "run", "--interval", "0.5", "--out", str(out), *flags, "--", *command]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=env)
     check_run_dir(out)
     return Run(proc, out)
@@ -58,6 +58,16 @@ def assert_replayed_alike(r):
 @pytest.fixture
 def memory_cgroup():
     """A fresh v1 memory cgroup limited to 200 MiB; removed afterwards."""
+    yield from make_cgroup(LIMIT)
+
+
+@pytest.fixture
+def large_memory_cgroup():
+    """The same, limited to 400 MiB: room for a leak to be seen and forecast."""
+    yield from make_cgroup(2 * LIMIT)
+
+
+def make_cgroup(limit):
     if os.geteuid() != 0:
         pytest.skip("making a memory cgroup needs root")
     if not (MEMORY_V1 / "cgroup.procs").exists():
@@ -65,7 +75,7 @@ def memory_cgroup():
     path = MEMORY_V1 / f"trainvitals-test-{uuid.uuid4().hex[:8]}"
     try:
         path.mkdir()
-        (path / "memory.limit_in_bytes").write_text(str(LIMIT))
+        (path / "memory.limit_in_bytes").write_text(str(limit))
     except OSError as e:
         if path.exists():
             path.rmdir()
@@ -119,6 +129,24 @@ def test_the_kernels_oom_killer_in_the_jobs_own_cgroup_is_oom(tmp_path, memory_c
     assert "OOM killer" in r.proc.stderr  # the summary printed at the end says so
     assert r.summary["findings"][0]["id"] == "oom"  # critical: the worst first
     assert_replayed_alike(r)
+
+
+def test_the_oom_forecast_comes_before_the_kill_within_20_percent(tmp_path, large_memory_cgroup):
+    # Short leak windows, so a run of under a minute has the floors to judge.
+    config = tmp_path / "leak.toml"
+    config.write_text("[findings]\nleak_warmup_s = 5\nleak_window_s = 2\n")
+    r = run(tmp_path, in_cgroup(large_memory_cgroup), flags=["--config", str(config)])
+    assert r.proc.returncode == 137, r.proc.stderr
+    [forecast] = [e for e in r.events if e["type"] == "finding_open" and e["id"] == "oom-forecast"]
+    assert forecast["subject"] == {"memory": "host"}
+    assert forecast["evidence"]["limit_bytes"] == 2 * LIMIT
+    died_t = r.summary["end_t"]
+    said, left = forecast["t"], forecast["evidence"]["seconds_left"]
+    assert said < died_t
+    print(f"forecast at +{said - r.summary['start_t']:.1f} s: {left} s left; "
+          f"killed {died_t - said:.1f} s later")
+    assert abs(left - (died_t - said)) <= 0.2 * (died_t - said), (left, died_t - said)
+    assert {"oom", "oom-forecast", "host-memory-leak"} <= {f["id"] for f in r.summary["findings"]}
 
 
 def test_sigkill_at_the_memory_limit_is_oom(tmp_path, memory_cgroup):
