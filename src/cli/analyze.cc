@@ -43,11 +43,9 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
         throw ConfigError(e.what());
       }
       if (*json) {
-        nlohmann::ordered_json out = {{"run_dir", dir},
-                                      {"rows", v.rows},
-                                      {"ended", v.ended},
-                                      {"health", v.health},
-                                      {"findings", v.findings}};
+        nlohmann::ordered_json out = {{"run_dir", dir},         {"rows", v.rows},
+                                      {"ended", v.ended},       {"health", v.health},
+                                      {"findings", v.findings}, {"memory_trends", v.memory_trends}};
         if (v.skipped > 0) out["skipped_lines"] = v.skipped, out["first_skipped"] = v.skipped_first;
         std::cout << out.dump(2) << "\n";
         return 0;
@@ -58,6 +56,7 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
         text += fmt::format("  Skipped  {} line{} that are not JSON (first: {})\n", v.skipped,
                             v.skipped == 1 ? "" : "s", v.skipped_first);
       }
+      text += FormatMemoryTrends(v.memory_trends);
       text += FormatVerdict(v.health, v.findings);
       std::cout << text;
       return 0;

@@ -36,6 +36,7 @@ void TrainingEventLog::OnSample(const Sample& sample, std::vector<Event>* events
     if (m.type == TrainingEventType::kScalars) continue;  // in rows
     nlohmann::ordered_json fields = {{"pid", m.pid}, {"rank", m.rank}};
     if (m.epoch) fields["epoch"] = *m.epoch;
+    if (m.call) fields["call"] = *m.call;
     if (m.planned_epochs) fields["epochs"] = *m.planned_epochs;
     if (m.steps) fields["steps"] = *m.steps;
     if (!m.phase.empty()) fields["phase"] = m.phase;

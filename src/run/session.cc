@@ -226,6 +226,7 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   if (findings_) {
     summary["health"] = findings_->analyzer().Health();
     summary["findings"] = findings_->analyzer().Findings();
+    summary["memory_trends"] = findings_->analyzer().MemoryTrends();
   }
   AddProcesses(exit_code.has_value() && mode_ == "run", &summary);
   WriteSummary(summary);

@@ -265,6 +265,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
     }
     out += "\n";
   }
+  out += FormatMemoryTrends(s.value("memory_trends", nlohmann::ordered_json()));
   out += FormatVerdict(s.value("health", nlohmann::ordered_json()),
                        s.value("findings", nlohmann::ordered_json()));
   if (s.contains("run_dir")) out += fmt::format("  Run      {}\n", s["run_dir"].get<std::string>());

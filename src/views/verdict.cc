@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
+#include "views/format.h"
+
 namespace tv {
 namespace {
 
@@ -63,6 +67,33 @@ std::string FormatVerdict(const nlohmann::ordered_json& health,
       out += fmt::format("      → {}\n", advice);
     }
   }
+  return out;
+}
+
+std::string FormatMemoryTrends(const nlohmann::ordered_json& trends) {
+  if (!trends.is_array() || trends.empty()) return {};
+  std::string out, flat, unsure;
+  for (const auto& t : trends) {
+    std::string subject = SubjectText(t.value("subject", nlohmann::ordered_json()));
+    std::string figure = Text(t, "figure");
+    std::string what = subject.empty() ? "job memory" : subject + " memory";
+    if (figure.find("allocated") != std::string::npos) what = subject + " allocated";
+    if (figure.find("reserved") != std::string::npos) what = subject + " reserved";
+    std::string verdict = Text(t, "verdict");
+    if (verdict == "leak") {
+      out += fmt::format("  Growth   {} +{}/h", what,
+                         FormatBytes(t.value("growth_bytes_per_hour", 0.0)));
+      if (t.contains("growth_bytes_per_epoch")) {
+        out += fmt::format(" (+{}/epoch)", FormatBytes(t.value("growth_bytes_per_epoch", 0.0)));
+      }
+      out += fmt::format(": a leak, confidence {:.1f}%\n", t.value("confidence", 0.0) * 100);
+    } else {
+      std::string& list = verdict == "no leak" ? flat : unsure;
+      list += (list.empty() ? "" : ", ") + what;
+    }
+  }
+  if (!flat.empty()) out += fmt::format("  Growth   no leak: {}\n", flat);
+  if (!unsure.empty()) out += fmt::format("  Growth   not enough evidence yet: {}\n", unsure);
   return out;
 }
 

@@ -13,6 +13,10 @@ namespace tv {
 std::string FormatVerdict(const nlohmann::ordered_json& health,
                           const nlohmann::ordered_json& findings);
 
+// The summary's "Growth" lines from the analysis's memory trends (summary.json
+// "memory_trends"): each leak with its rate, then the figures without one.
+std::string FormatMemoryTrends(const nlohmann::ordered_json& trends);
+
 // The one stderr line said when a finding opens (from its finding_open event).
 std::string FormatFindingLine(const nlohmann::ordered_json& finding);
 

@@ -42,6 +42,7 @@ bool MarkFromEvent(const nlohmann::json& e, Mark* m) {
   m->rank = static_cast<int>(number("rank").value_or(-1));
   m->epoch = number("epoch");
   m->planned_epochs = number("epochs");
+  m->call = number("call");
   m->phase = text("phase");
   m->framework = text("framework");
   m->exception = text("exception");
@@ -74,7 +75,15 @@ void Analyzer::OnMark(const Mark& m, std::vector<Event>* events) {
       rank_steps_.erase(m.pid);
       break;
     case Mark::Type::kEpochBegin:
-      if (m.pid == lowest_rank_pid_ && m.epoch) epochs_[*m.epoch] = EpochState{.begin_t = m.t};
+      if (m.pid == lowest_rank_pid_ && m.epoch) {
+        epochs_[*m.epoch] = EpochState{.begin_t = m.t};
+        epoch_now_ = m.epoch;
+        ++epochs_begun_;
+        if (m.call != call_ || m.planned_epochs != planned_epochs_) call_epoch_begins_.clear();
+        call_ = m.call;
+        planned_epochs_ = m.planned_epochs;
+        call_epoch_begins_.push_back(m.t);
+      }
       break;
     case Mark::Type::kEpochEnd:
       if (m.pid == lowest_rank_pid_) EndEpoch(m, events);
@@ -133,6 +142,7 @@ void Analyzer::OnFrame(const Frame& f, std::vector<Event>* events) {
   JudgeHost(f, events);
   JudgeGpus(f, events);
   JudgeBalance(f, events);
+  JudgeMemory(f, events);
 }
 
 bool Analyzer::Due(Tracker& tr, double t, bool cond, double open_after_s,

@@ -20,6 +20,7 @@
 
 #include "analysis/findings/frame.h"
 #include "analysis/findings/table.h"
+#include "analysis/findings/trend.h"
 #include "analysis/findings/window.h"
 #include "core/event.h"
 #include "core/row.h"
@@ -42,6 +43,7 @@ struct Mark {
   std::string phase;
   std::string framework;
   std::optional<int64_t> planned_epochs;  // epoch_begin: the call's planned epochs
+  std::optional<int64_t> call;            // epoch_begin: the framework call (1, 2, ...)
   std::string exception;  // client_end: what the process died of ("OutOfMemoryError")
   std::string message;
 };
@@ -73,6 +75,9 @@ class Analyzer {
   // The memory risks opened since the last call (leaks, OOM forecasts), for
   // the training processes.
   std::vector<MemoryRisk> TakeRisks() { return std::exchange(risks_, {}); }
+  // Each memory figure's trend: its floors, growth per hour (and per epoch)
+  // with a confidence, and whether it is a leak or not enough evidence yet.
+  nlohmann::ordered_json MemoryTrends() const;
 
  private:
   struct Record {
@@ -145,6 +150,37 @@ class Analyzer {
   void JudgeGpuUse(GpuState& g, const GpuFrame& gpu, const Frame& f, std::vector<Event>* events);
   void FinishGpuUse(std::vector<Event>* events);
   void JudgeBalance(const Frame& f, std::vector<Event>* events);
+  // Memory leaks and the OOM forecast (rules_memory.cc).
+  struct MemorySeries {
+    FloorSeries floors;
+    FloorTrend trend;
+    bool leak = false;  // as the newest floors say
+    Tracker tracker;    // its leak finding (host-memory-leak, gpu-memory-leak)
+  };
+  struct GpuMemory {
+    MemorySeries job, allocated, reserved;
+    Tracker growth, forecast;
+  };
+  struct Forecast {
+    double slope_per_s = 0;
+    std::optional<double> slope_per_epoch;
+    double room_bytes = 0;
+    double limit_bytes = 0;
+    double seconds_left = 0;
+    std::optional<int64_t> epoch;  // of the call, 1-based, the memory runs out in
+    std::optional<int64_t> planned_epochs;
+    std::optional<double> run_left_s;  // until the planned last epoch ends
+  };
+  void JudgeMemory(const Frame& f, std::vector<Event>* events);
+  std::optional<int64_t> FloorUnit(const Frame& f);
+  bool FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit);
+  void JudgeLeak(MemorySeries& s, FindingId id, const nlohmann::ordered_json& subject,
+                 std::string_view what, int gpu, double t, std::vector<Event>* events);
+  void JudgeForecast(Tracker& tr, const MemorySeries* leaking, double room, double limit,
+                     const nlohmann::ordered_json& subject, std::string_view what, int gpu,
+                     double t, std::vector<Event>* events);
+  Forecast ForecastOf(const MemorySeries& s, double room, double limit, double t) const;
+  nlohmann::ordered_json TrendJson(const MemorySeries& s) const;
   void EndEpoch(const Mark& m, std::vector<Event>* events);
   // Whether any row was judged or any finding opened: else no score.
   bool JudgedAny() const { return start_t_ && (!records_.empty() || judged_s_ > 0); }
@@ -178,6 +214,17 @@ class Analyzer {
   int busy_rows_ = 0;
   double judged_s_ = 0;
   std::vector<MemoryRisk> risks_;
+  MemorySeries host_memory_series_;
+  Tracker host_forecast_;
+  std::map<int, GpuMemory> gpu_memory_;
+  bool floors_by_epoch_ = false;
+  std::optional<int64_t> epoch_now_;  // the lowest rank's newest epoch begun
+  int64_t epochs_begun_ = 0;
+  // The lowest rank's current framework call: its planned epochs and when each
+  // of its epochs began (for the epoch the memory runs out in).
+  std::optional<int64_t> call_;
+  std::optional<int64_t> planned_epochs_;
+  std::vector<double> call_epoch_begins_;
 };
 
 }  // namespace tv

@@ -35,6 +35,7 @@ bool MarkFromTrainingEvent(const TrainingEvent& e, Mark* m) {
   m->rank = e.rank;
   m->epoch = e.epoch;
   m->planned_epochs = e.planned_epochs;
+  m->call = e.call;
   m->phase = e.phase;
   m->framework = e.framework;
   m->exception = e.exception;

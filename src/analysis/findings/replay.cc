@@ -86,6 +86,7 @@ Verdict Replay(const std::string& run_dir, const Thresholds& thresholds) {
   }
   v.findings = analyzer.Findings();
   v.health = analyzer.Health();
+  v.memory_trends = analyzer.MemoryTrends();
   return v;
 }
 

@@ -14,6 +14,7 @@ namespace tv {
 struct Verdict {
   nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   nlohmann::ordered_json health = nlohmann::ordered_json::object();
+  nlohmann::ordered_json memory_trends = nlohmann::ordered_json::array();
   size_t rows = 0;
   bool ended = false;         // the run has ended (summary.json or an "end" event)
   size_t skipped = 0;         // lines of samples.jsonl or events.jsonl that were not JSON

@@ -306,7 +306,8 @@ constexpr ThresholdDef kThresholds[] = {
     {Th::kLeakWindow_s, "leak_window_s", 5, "seconds",
      "own: without epochs, one floor (minimum) per window, so a leak shows within a minute"},
     {Th::kLeakMinFloors, "leak_min_floors", 6, "count",
-     "Mann-Kendall: with 6 rising points p = 0.0014, the fewest that can pass 1 %"},
+     "Mann-Kendall (normal approximation): 6 rising points give p = 0.004, the fewest that pass 1 "
+     "%"},
     {Th::kLeakFloors, "leak_floors", 24, "count",
      "own: the newest floors judged, so a leak that stopped is let go"},
     {Th::kLeakPValue, "leak_p_value", 0.01, "ratio",

@@ -1,0 +1,247 @@
+// Rules on memory that creeps: host-memory-leak, gpu-memory-leak,
+// allocator-growth and oom-forecast. Each figure gets floors (the minimum of
+// each epoch after the first, else of each leak_window_s after
+// leak_warmup_s); a leak is floors that rise by the Mann-Kendall test, by a
+// Theil-Sen slope that adds leak_min_growth, and still rise in their newer half.
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/findings/analyzer.h"
+#include "analysis/findings/format.h"
+
+namespace tv {
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+}  // namespace
+
+std::optional<int64_t> Analyzer::FloorUnit(const Frame& f) {
+  if (epoch_now_) {
+    if (!floors_by_epoch_) {  // epochs replace windows: start the floors over
+      floors_by_epoch_ = true;
+      host_memory_series_.floors.Clear();
+      for (auto& [i, g] : gpu_memory_) {
+        g.job.floors.Clear(), g.allocated.floors.Clear(), g.reserved.floors.Clear();
+      }
+    }
+    if (epochs_begun_ < 2) return std::nullopt;  // the first epoch is warm-up
+    return *epoch_now_;
+  }
+  double since = f.elapsed_s - th_[Th::kLeakWarmup_s];
+  if (since < 0) return std::nullopt;
+  return static_cast<int64_t>(std::floor(since / std::max(th_[Th::kLeakWindow_s], 0.001)));
+}
+
+bool Analyzer::FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit) {
+  if (!value) return false;
+  if (!s.floors.Add(t, *value, unit)) return false;
+  s.trend = TrendOf(s.floors.floors());
+  const FloorTrend& tr = s.trend;
+  s.leak = tr.floors >= static_cast<size_t>(th_[Th::kLeakMinFloors]) &&
+           tr.p_value < th_[Th::kLeakPValue] && tr.slope_per_s > 0 &&
+           tr.growth >= th_[Th::kLeakMinGrowth] &&
+           tr.recent_slope_per_s >= th_[Th::kLeakPlateauRatio] * tr.slope_per_s;
+  return true;
+}
+
+void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
+  std::optional<int64_t> unit = FloorUnit(f);
+  bool alive = f.job_processes.value_or(1) > 0;
+  if (unit && alive) {
+    FeedSeries(host_memory_series_, f.job_memory_bytes, f.t, *unit);
+    for (const GpuFrame& g : f.gpus) {
+      GpuMemory& m = gpu_memory_[g.index];
+      FeedSeries(m.job, g.job_memory_bytes, f.t, *unit);
+      FeedSeries(m.allocated, g.allocator_allocated_bytes, f.t, *unit);
+      FeedSeries(m.reserved, g.allocator_reserved_bytes, f.t, *unit);
+    }
+  }
+
+  JudgeLeak(host_memory_series_, FindingId::kHostMemoryLeak, {{"memory", "job"}},
+            "the job's memory (PSS of its processes)", -1, f.t, events);
+  // Room: what the host has available, and under a cgroup limit what is left of it.
+  if (f.host_memory_available_bytes) {
+    double room = *f.host_memory_available_bytes;
+    double limit = f.host_memory_limit_bytes.value_or(room);
+    if (f.host_memory_limit_bytes && f.host_cgroup_memory_current_bytes) {
+      room = std::min(room, *f.host_memory_limit_bytes - *f.host_cgroup_memory_current_bytes);
+    }
+    JudgeForecast(host_forecast_, host_memory_series_.leak ? &host_memory_series_ : nullptr,
+                  std::max(room, 0.0), limit, {{"memory", "host"}}, "host memory", -1, f.t, events);
+  }
+
+  for (const GpuFrame& g : f.gpus) {
+    GpuMemory& m = gpu_memory_[g.index];
+    nlohmann::ordered_json subject = {{"gpu", g.index}};
+    std::string what = fmt::format("GPU {}", g.index);
+    // The allocator's own figures say what the tensors hold: a leak is its
+    // allocated bytes rising; reserved rising alone is allocator growth, and
+    // the device figure rising with it is no leak of the training's tensors.
+    bool allocator = g.allocator_allocated_bytes.has_value();
+    bool reserved_only = allocator && m.reserved.leak && !m.allocated.leak;
+    MemorySeries& judged =
+        allocator && (m.allocated.leak || !m.job.leak || reserved_only) ? m.allocated : m.job;
+    if (&judged == &m.allocated && m.job.tracker.open()) Due(m.job.tracker, f.t, false, 0, events);
+    if (&judged == &m.job && m.allocated.tracker.open()) {
+      Due(m.allocated.tracker, f.t, false, 0, events);
+    }
+    JudgeLeak(judged, FindingId::kGpuMemoryLeak, subject,
+              &judged == &m.job ? fmt::format("the job's memory on {}", what)
+                                : fmt::format("the allocator's allocated bytes on {}", what),
+              g.index, f.t, events);
+
+    bool growth =
+        m.reserved.leak && m.allocated.trend.slope_per_s <
+                               th_[Th::kAllocatorGrowthShare] * m.reserved.trend.slope_per_s;
+    if (Due(m.growth, f.t, growth, 0, events)) {
+      Opening o;
+      o.severity = Severity::kWarning;
+      o.evidence = TrendJson(m.reserved);
+      o.evidence["allocated_growth_bytes_per_hour"] =
+          std::round(m.allocated.trend.slope_per_s * 3600);
+      o.message = fmt::format(
+          "On {} the allocator's reserved memory grows {}/h while its allocated memory grows "
+          "{}/h: fragmentation or a growing cache, not the tensors.",
+          what, Bytes(m.reserved.trend.slope_per_s * 3600),
+          Bytes(std::max(m.allocated.trend.slope_per_s, 0.0) * 3600));
+      Open(FindingId::kAllocatorGrowth, m.growth, f.t, subject, std::move(o), events);
+    }
+
+    // What fills the device: the tensors (with allocator figures), else the
+    // job's memory. An allocator that only reserves more frees its cache and
+    // retries before it fails.
+    const MemorySeries& filling = allocator ? m.allocated : m.job;
+    const MemorySeries* leaking = filling.leak ? &filling : nullptr;
+    if (g.memory_total_bytes && g.memory_used_bytes) {
+      JudgeForecast(m.forecast, leaking,
+                    std::max(*g.memory_total_bytes - *g.memory_used_bytes, 0.0),
+                    *g.memory_total_bytes, subject, what, g.index, f.t, events);
+    }
+  }
+}
+
+void Analyzer::JudgeLeak(MemorySeries& s, FindingId id, const nlohmann::ordered_json& subject,
+                         std::string_view what, int gpu, double t, std::vector<Event>* events) {
+  if (!Due(s.tracker, t, s.leak, 0, events)) return;
+  Opening o;
+  o.severity = Severity::kWarning;
+  o.evidence = TrendJson(s);
+  std::string per_epoch =
+      floors_by_epoch_ ? fmt::format("{}/epoch, ", Bytes(s.trend.slope_per_unit)) : std::string();
+  o.message =
+      fmt::format("{} grows {}{}/h (over {} {}, confidence {}): memory is held and not given back.",
+                  what, per_epoch, Bytes(s.trend.slope_per_s * 3600), s.trend.floors,
+                  floors_by_epoch_ ? "epochs" : "windows", ConfidenceText(s.trend.p_value));
+  if (!o.message.empty()) o.message[0] = static_cast<char>(std::toupper(o.message[0]));
+  Open(id, s.tracker, t, subject, std::move(o), events);
+  risks_.push_back(MemoryRisk{
+      .kind = gpu >= 0 ? MemoryRisk::Kind::kGpuMemoryLeak : MemoryRisk::Kind::kHostMemoryLeak,
+      .gpu = gpu,
+      .growth_bytes_per_second = s.trend.slope_per_s});
+}
+
+Analyzer::Forecast Analyzer::ForecastOf(const MemorySeries& s, double room, double limit,
+                                        double t) const {
+  Forecast fc;
+  fc.slope_per_s = s.trend.slope_per_s;
+  if (floors_by_epoch_) fc.slope_per_epoch = s.trend.slope_per_unit;
+  fc.room_bytes = room;
+  fc.limit_bytes = limit;
+  fc.seconds_left = fc.slope_per_s > 0 ? room / fc.slope_per_s : INFINITY;
+  if (!planned_epochs_ || call_epoch_begins_.size() < 2) return fc;
+  // Epoch length: the median time from one epoch's begin to the next (its
+  // evaluation included).
+  std::vector<double> lengths;
+  for (size_t i = 1; i < call_epoch_begins_.size(); ++i) {
+    lengths.push_back(call_epoch_begins_[i] - call_epoch_begins_[i - 1]);
+  }
+  double epoch_s = Median(lengths);
+  if (epoch_s <= 0) return fc;
+  auto position = static_cast<int64_t>(call_epoch_begins_.size());  // 1-based, in the call
+  double left_in_epoch = std::max(epoch_s - (t - call_epoch_begins_.back()), 0.0);
+  fc.planned_epochs = planned_epochs_;
+  fc.run_left_s = left_in_epoch + static_cast<double>(*planned_epochs_ - position) * epoch_s;
+  if (std::isfinite(fc.seconds_left)) {
+    double after = fc.seconds_left - left_in_epoch;
+    fc.epoch = after <= 0 ? position : position + static_cast<int64_t>(std::ceil(after / epoch_s));
+  }
+  return fc;
+}
+
+void Analyzer::JudgeForecast(Tracker& tr, const MemorySeries* leaking, double room, double limit,
+                             const nlohmann::ordered_json& subject, std::string_view what, int gpu,
+                             double t, std::vector<Event>* events) {
+  std::optional<Forecast> fc;
+  bool cond = false;
+  if (leaking) {
+    fc = ForecastOf(*leaking, room, limit, t);
+    cond = fc->run_left_s ? fc->seconds_left < *fc->run_left_s
+                          : fc->seconds_left < th_[Th::kOomHorizon_s];
+  }
+  if (!Due(tr, t, cond, 0, events)) return;
+  Opening o;
+  o.severity = Severity::kCritical;
+  o.evidence = {{"growth_bytes_per_hour", std::round(fc->slope_per_s * 3600)}};
+  if (fc->slope_per_epoch) o.evidence["growth_bytes_per_epoch"] = std::round(*fc->slope_per_epoch);
+  o.evidence["room_bytes"] = std::round(fc->room_bytes);
+  o.evidence["limit_bytes"] = std::round(fc->limit_bytes);
+  o.evidence["seconds_left"] = std::round(fc->seconds_left);
+  if (fc->epoch) o.evidence["oom_epoch"] = *fc->epoch;
+  if (fc->planned_epochs) o.evidence["planned_epochs"] = *fc->planned_epochs;
+  if (fc->run_left_s) o.evidence["run_left_s"] = std::round(*fc->run_left_s);
+  std::string rate = fc->slope_per_epoch ? fmt::format("{}/epoch", Bytes(*fc->slope_per_epoch))
+                                         : fmt::format("{}/h", Bytes(fc->slope_per_s * 3600));
+  std::string when = fc->epoch && fc->planned_epochs
+                         ? fmt::format("at epoch {} of {}, in about {}", *fc->epoch,
+                                       *fc->planned_epochs, Span(fc->seconds_left))
+                         : fmt::format("in about {}", Span(fc->seconds_left));
+  o.message = fmt::format("At +{}, {} runs out {}{}.", rate, what, when,
+                          fc->run_left_s ? ", before the run ends" : "");
+  Open(FindingId::kOomForecast, tr, t, subject, std::move(o), events);
+  risks_.push_back(MemoryRisk{.kind = MemoryRisk::Kind::kOomForecast,
+                              .gpu = gpu,
+                              .seconds_left = fc->seconds_left,
+                              .epoch = fc->epoch,
+                              .planned_epochs = fc->planned_epochs,
+                              .growth_bytes_per_second = fc->slope_per_s});
+}
+
+nlohmann::ordered_json Analyzer::TrendJson(const MemorySeries& s) const {
+  const FloorTrend& tr = s.trend;
+  nlohmann::ordered_json j = {{"floors", tr.floors},
+                              {"floors_by", floors_by_epoch_ ? "epoch" : "window"}};
+  if (tr.floors < static_cast<size_t>(th_[Th::kLeakMinFloors])) {
+    j["verdict"] = "not enough evidence yet";
+    return j;
+  }
+  j["growth_bytes_per_hour"] = std::round(tr.slope_per_s * 3600);
+  if (floors_by_epoch_) j["growth_bytes_per_epoch"] = std::round(tr.slope_per_unit);
+  j["confidence"] = Round4(1 - tr.p_value);
+  j["verdict"] = s.leak ? "leak" : "no leak";
+  return j;
+}
+
+nlohmann::ordered_json Analyzer::MemoryTrends() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  auto add = [&](const MemorySeries& s, nlohmann::ordered_json subject, const char* figure) {
+    if (s.floors.empty()) return;
+    nlohmann::ordered_json j = {{"subject", std::move(subject)}, {"figure", figure}};
+    j.update(TrendJson(s));
+    out.push_back(std::move(j));
+  };
+  add(host_memory_series_, {{"memory", "job"}}, "job.memory_bytes");
+  for (const auto& [index, m] : gpu_memory_) {
+    add(m.job, {{"gpu", index}}, "gpus[].job_memory_bytes");
+    add(m.allocated, {{"gpu", index}}, "gpus[].allocator_allocated_bytes");
+    add(m.reserved, {{"gpu", index}}, "gpus[].allocator_reserved_bytes");
+  }
+  return out;
+}
+
+}  // namespace tv
