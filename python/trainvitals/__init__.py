@@ -212,6 +212,7 @@ class Monitor:
         self._set_client(None)
         self._call = 0  # the framework call this monitor's epochs belong to; 0: none yet
         self._offset = 0  # added to this call's epoch numbers so the record never repeats one
+        self._first_epoch = None  # (call, the framework's number of its first epoch)
         self._epoch: Optional[_Span] = None
         self._phases: List[_Span] = []  # open phases, innermost last
 
@@ -418,12 +419,15 @@ class Monitor:
             recorded = run.next_epoch
         run.next_epoch = recorded + 1
         span = self._epoch = _Span(self, "epoch", number, recorded, held)
-        # In the record's numbering, as the epochs are: a later fit's plan
-        # moves with its epochs.
-        planned = _planned(planned) or self.total_epochs
-        planned = planned + self._offset if planned else 0
+        # The framework's bound (Keras epochs=, Lightning max_epochs) counts
+        # from its epoch 0: the call plans its epochs from its first one
+        # (fit(epochs=50, initial_epoch=10) plans 40).
+        if self._first_epoch is None or self._first_epoch[0] != self._call:
+            self._first_epoch = (self._call, number)
+        bound = _planned(planned) or self.total_epochs
+        planned = bound - self._first_epoch[1] if bound else 0
         self._send("epoch_begin", recorded, self._call,
-                   planned if planned <= _PLANNED_MAX else 0)
+                   planned if 0 < planned <= _PLANNED_MAX else 0)
         self._check_risk()
         return span
 

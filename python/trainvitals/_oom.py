@@ -18,7 +18,8 @@ memory), ``seconds_left``, ``epoch`` (the epoch the memory runs out in),
 ``planned_epochs`` (each None when not known), ``growth_bytes_per_second``
 and ``message`` (one line in words).
 
-With PyTorch (a plain loop or Lightning), a ``gpu-memory-leak`` also leaves
+With PyTorch (a plain loop or Lightning), a risk on a GPU (``gpu-memory-leak``,
+or the ``oom-forecast`` it makes, which may come in the same moment) also leaves
 ``torch.cuda.memory_summary()`` in the run directory, once
 (``torch_memory_summary.txt``), and with ``memory_snapshot=True`` the CUDA
 allocator's history, recorded from the monitor's construction on
@@ -83,7 +84,7 @@ class Responder:
     def handle(self, risk: dict, monitor) -> None:
         """Acts on one new risk; never raises."""
         try:
-            if risk.get("kind") == "gpu-memory-leak":
+            if risk.get("gpu") is not None:  # a GPU leak, or the forecast it makes
                 self._write_evidence(monitor)
             line = f"{risk['kind']}: {risk['message']}"
             action = self.action
