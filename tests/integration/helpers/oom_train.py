@@ -116,6 +116,11 @@ def run_lightning():
             if over():
                 trainer.should_stop = True
 
+    try:
+        import torch.distributed._shard.sharded_tensor  # noqa: F401
+    except Exception:  # Debian's torch fails to import it under Python 3.11
+        # Lightning registers sharded-tensor state-dict hooks on torch < 2.1; none are used here.
+        Net._register_sharded_tensor_state_dict_hooks_if_available = lambda self: None
     data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.ones(args.steps, 4)),
                                        batch_size=1)
     trainer = lightning.Trainer(max_epochs=args.epochs, accelerator="cpu", logger=False,
@@ -147,8 +152,8 @@ def run_paddle():
         def __len__(self):
             return args.steps
 
-    model = paddle.Model(paddle.nn.Linear(4, 1), paddle.static.InputSpec([None, 4], "float32"),
-                         paddle.static.InputSpec([None, 1], "float32"))
+    model = paddle.Model(paddle.nn.Linear(4, 1), paddle.static.InputSpec([None, 4], "float32", "x"),
+                         paddle.static.InputSpec([None, 1], "float32", "y"))
     model.prepare(paddle.optimizer.SGD(parameters=model.parameters()), paddle.nn.MSELoss())
     model.fit(Data(), batch_size=1, epochs=args.epochs, verbose=0,
               callbacks=[VitalsCallback(on_oom_risk=action()), Clock()])
