@@ -104,7 +104,7 @@ class MarkerClient {
   // and phase boundaries also WaitPause(): time between epochs or in another
   // phase is no data wait of the training loop.
   // `call`: the script's framework call the epoch belongs to (1, 2, ...); 0: not said.
-  // `planned_epochs`: the epochs the call plans, in the record's numbering; 0: not said.
+  // `planned_epochs`: how many epochs the call plans, from its first; 0: not said.
   bool EpochBegin(int64_t epoch, int64_t call = 0, int64_t planned_epochs = 0);
   bool EpochEnd(int64_t epoch);  // with the steps counted since EpochBegin
   bool PhaseBegin(std::string phase);

@@ -152,8 +152,7 @@ struct Marker {
   double t = 0;                  // the sender's unix seconds
   std::optional<int64_t> epoch;  // epoch markers
   std::optional<int64_t> call;   // epoch_begin: the script's framework call (1, 2, ...)
-  // epoch_begin ("epochs"): the epochs the call plans, counted in the record's
-  // numbering (its last epoch is planned_epochs - 1).
+  // epoch_begin ("epochs"): how many epochs the call plans, from its first.
   std::optional<int64_t> planned_epochs;
   std::optional<int64_t> steps;  // epoch_end: steps in the epoch
   std::string phase;             // phase markers: "train", "eval", "predict"
