@@ -134,3 +134,55 @@ def test_a_healthy_run_triggers_nothing(train, framework):
     assert not opened(r) & {"gpu-memory-leak", "oom-forecast", "host-memory-leak"}, r.events
     assert not risk_lines(r), r.proc.stderr
     assert r.result["epochs_run"] >= 10
+
+
+def test_alone_the_in_process_sampler_tells_the_loop_too(tmp_path):
+    """No `trainvitals run`: the monitor's own sampler finds the leak and the
+    same back-channel stops the loop; the checkpoint lands in its run directory."""
+    leak = json.loads(json.dumps(LEAK))
+    leak["devices"][0]["processes"][0]["pid"] = "${OOM_TRAIN_PID}"  # the script itself
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps(leak))
+    env = {**os.environ, **PY_ENV, "TRAINVITALS_NVML_LIBRARY": str(FAKE),
+           "FAKE_NVML_SCENARIO": str(scenario)}
+    for name in ("TRAINVITALS_CONFIG", "TRAINVITALS_SOCKET", "TRAINVITALS_RUN_DIR"):
+        env.pop(name, None)
+    out, result = tmp_path / "alone", tmp_path / "result.json"
+    proc = subprocess.run([sys.executable, str(HELPERS / "oom_train.py"), "--framework", "torch",
+                           "--action", "stop", "--epochs", str(PLANNED), "--max-s", "50",
+                           "--out", str(out), "--result", str(result)],
+                          capture_output=True, text=True, timeout=180, env=env)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(result.read_text())
+    assert got["should_stop"] is True and 3 <= got["epochs_run"] < 30, (got, proc.stderr)
+    events = Run(proc, out).events
+    assert {e.get("epochs") for e in events if e["type"] == "epoch_begin"} == {PLANNED}
+
+
+@pytest.mark.parametrize("options, said", [
+    ({"on_oom_risk": "explode"}, "on_oom_risk='explode'"),
+    ({"on_oom_risk": "checkpoint"}, "needs checkpoint="),
+    ({"on_oom_risk": "stop", "checkpoint": 3}, "checkpoint=3"),
+    ({"total_epochs": 0}, "total_epochs=0"),
+    ({"total_epochs": 2.5}, "total_epochs=2.5"),
+    ({"memory_snapshot": "yes"}, "memory_snapshot='yes'"),
+    ({"memory_snapshot": True}, "records PyTorch's CUDA allocator"),
+])
+def test_a_bad_value_is_a_config_error_when_the_monitor_is_made(options, said):
+    code = ("import sys, trainvitals\n"
+            f"try:\n    trainvitals.monitor(**{options!r})\n"
+            "except trainvitals._core.ConfigError as e:\n    print(e); sys.exit(0)\n"
+            "sys.exit(1)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, **PY_ENV})
+    assert proc.returncode == 0 and said in proc.stdout, (proc.stdout, proc.stderr)
+
+
+def test_keras_callback_refuses_a_bad_value_before_training():
+    code = ("import sys\nfrom trainvitals.keras import VitalsCallback\nimport trainvitals\n"
+            "try:\n    VitalsCallback(on_oom_risk='later')\n"
+            "except trainvitals._core.ConfigError as e:\n    print(e); sys.exit(0)\n"
+            "sys.exit(1)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, **PY_ENV})
+    assert proc.returncode == 0 and "on_oom_risk='later'" in proc.stdout, proc.stderr

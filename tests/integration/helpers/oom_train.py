@@ -23,6 +23,7 @@ p.add_argument("--max-s", type=float, default=60)
 p.add_argument("--steps", type=int, default=5)
 p.add_argument("--result")
 p.add_argument("--load")
+p.add_argument("--out", help="torch: alone (no `trainvitals run`), into this run directory")
 args = p.parse_args()
 
 received = []
@@ -55,10 +56,14 @@ def run_torch():
     import torch
     import trainvitals.torch
     model = torch.nn.Linear(4, 1)
-    run_dir = os.environ["TRAINVITALS_RUN_DIR"]
-    path = os.path.join(run_dir, "loop_checkpoint.pt")
+    options = {"out": args.out, "interval": 0.5, "quiet": True} if args.out else {}
+
+    def save():  # into the run directory: `trainvitals run`'s, or alone the monitor's own
+        path = os.path.join(os.environ["TRAINVITALS_RUN_DIR"], "loop_checkpoint.pt")
+        torch.save(model.state_dict(), path)
+
     m = trainvitals.torch.monitor(total_epochs=args.epochs, on_oom_risk=action(),
-                                  checkpoint=lambda: torch.save(model.state_dict(), path))
+                                  checkpoint=save, **options)
     for epoch in range(args.epochs):
         if m.should_stop or over():
             break
@@ -69,6 +74,7 @@ def run_torch():
                 m.step()
         state["epochs"] += 1
     result(should_stop=m.should_stop)
+    m.close()
 
 
 def run_keras():
@@ -184,5 +190,6 @@ if args.load:
     load()
     sys.exit(0)
 state["start"] = time.monotonic()
+os.environ["OOM_TRAIN_PID"] = str(os.getpid())  # alone, the fake driver's job is this process
 {"torch": run_torch, "keras": run_keras, "lightning": run_lightning,
  "paddle": run_paddle}[args.framework]()
