@@ -53,9 +53,10 @@ def _config_error(message: str) -> Exception:
 class Responder:
     """Acts on each new memory risk as ``on_oom_risk`` says; see the module's docstring.
 
-    A framework callback sets ``save`` (run directory -> the path it saved to)
-    and ``stop``; both run on the training thread, inside a hook of the
-    framework, where it allows them."""
+    A framework callback sets ``save`` (run directory -> the path it saved to,
+    None when it cannot save now) and ``stop`` (False when it cannot stop now);
+    both run on the training thread, inside a hook of the framework, where it
+    allows them."""
 
     def __init__(self, on_oom_risk, framework: str, checkpoint: Optional[Callable] = None,
                  memory_snapshot: bool = False) -> None:
@@ -94,9 +95,9 @@ class Responder:
                 say(line)
             elif action == "stop":
                 monitor.should_stop = True
-                if self.stop is not None:
-                    self.stop()
-                say(f"{line}; stopping the training (on_oom_risk=\"stop\")")
+                stopping = self.stop() if self.stop is not None else None
+                say(line if stopping is False
+                    else f"{line}; stopping the training (on_oom_risk=\"stop\")")
             elif self.checkpoint is not None:
                 self.checkpoint()
                 say(f"{line}; saved a checkpoint (on_oom_risk=\"checkpoint\")")

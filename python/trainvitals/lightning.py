@@ -71,9 +71,11 @@ class VitalsCallback(CallbackBase, Callback):
         self._trainer.save_checkpoint(path)
         return path
 
-    def _oom_stop(self) -> None:
-        if self._alone():
-            self._trainer.should_stop = True
+    def _oom_stop(self) -> bool:
+        if not self._alone():
+            return False
+        self._trainer.should_stop = True
+        return True
 
     # -- calls: fit, validate, test, predict -----------------------------
     def _joins(self, trainer) -> bool:
