@@ -42,6 +42,11 @@ void Aggregator::Add(const Sample& sample) {
   training_.phase.assign(sample.training.phase);
   training_.scalars.assign(sample.training.scalars.begin(), sample.training.scalars.end());
   training_.ranks.assign(sample.training.ranks.begin(), sample.training.ranks.end());
+  for (RankSteps& r : training_.ranks) {  // each training process's memory, from the tree
+    auto member = std::find_if(sample.job.members.begin(), sample.job.members.end(),
+                               [&](const ProcessUsage& p) { return p.pid == r.pid; });
+    if (member != sample.job.members.end()) r.memory_bytes = member->memory_bytes;
+  }
   for (const RankSteps& r : sample.training.ranks) {
     if (!r.data_wait_ratio) continue;
     auto it = std::find_if(rank_wait_.begin(), rank_wait_.end(),

@@ -54,6 +54,9 @@ struct RankSteps {
   // The share of time it waited for its next batch (0..1); absent when it
   // does not measure data wait or is outside its timed loop.
   std::optional<double> data_wait_ratio;
+  // Its memory: its share of job.memory_bytes (PSS based), from the process
+  // tree; absent when it is not a member the tree read.
+  std::optional<double> memory_bytes;
 };
 
 // The training's phase changed: at the sender's time `t`, time began to go to

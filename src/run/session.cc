@@ -165,6 +165,9 @@ void Session::StartMonitoring(int root_pid) {
   } else {
     sources.notices.push_back({"markers", markers_error_});
   }
+  for (const auto& source : sources.sources) {
+    if (auto* cgroup = dynamic_cast<CgroupSource*>(source.get())) oom_kills_ = cgroup->oom_kills();
+  }
   for (const Notice& n : sources.notices) {
     AddEvent("source_unavailable", {{"source", n.source}, {"message", n.message}});
   }
@@ -194,6 +197,7 @@ void Session::AddEvent(std::string type, nlohmann::ordered_json fields) {
 nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
                                        std::optional<int> exit_signal) {
   finished_ = true;
+  NoteJobEnd(exit_signal);
   if (sampler_ && !sampler_->Stop()) {
     // Its thread is stuck in a source and may come back: it must find the
     // sampler (and the sources it owns) still there, so it is never freed.
@@ -235,6 +239,19 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
     std::fwrite(text.data(), 1, text.size(), stderr);
   }
   return summary;
+}
+
+void Session::NoteJobEnd(std::optional<int> exit_signal) {
+  JobEnd end;
+  end.signal = exit_signal;
+  // Read after the job ended: the kernel counts a kill before the process dies.
+  std::optional<OomKillWatch::Kills> kills = oom_kills_ ? oom_kills_->Read() : std::nullopt;
+  if (kills && kills->count > 0) {
+    end.oom_kills = kills->count;
+    end.cgroup = kills->cgroup;
+    AddEvent("oom_kill", {{"count", kills->count}, {"cgroup", kills->cgroup}});
+  }
+  if (findings_) findings_->set_job_end(std::move(end));
 }
 
 void Session::WriteSummary(const nlohmann::ordered_json& summary) {

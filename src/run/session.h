@@ -27,6 +27,7 @@
 #include "sinks/tfevents/requested_tfevents.h"
 #include "sinks/tfevents/tfevents_sink.h"
 #include "sinks/visualdl/vdl_sink.h"
+#include "sources/cgroup.h"
 #include "views/status_line.h"
 
 namespace tv {
@@ -66,6 +67,9 @@ class Session {
  private:
   nlohmann::ordered_json Meta(int root_pid) const;
   void StartMonitoring(int root_pid);
+  // Tells the analysis how the job ended (its signal, the kernel OOM killer's
+  // kills in its cgroup, written as an `oom_kill` event), before it stops.
+  void NoteJobEnd(std::optional<int> exit_signal);
   // Writes summary.json, waiting up to kSummaryWait_s for space on a full disk.
   void WriteSummary(const nlohmann::ordered_json& summary);
   // summary.json's top processes, the exception the training died of, and,
@@ -87,6 +91,7 @@ class Session {
   ProcessTable processes_;
   Thresholds thresholds_;
   std::unique_ptr<FindingsObserver> findings_;
+  std::shared_ptr<OomKillWatch> oom_kills_;  // the cgroup source's, outlives it
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<PrometheusSink> prometheus_;
   std::unique_ptr<PushgatewaySink> pushgateway_;

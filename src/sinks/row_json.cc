@@ -105,6 +105,10 @@ void AppendTrainingJson(const Row& row, std::string* out) {
         body.append(",\"data_wait_ratio\":");
         AppendJsonNumber(*r.data_wait_ratio, false, &body);
       }
+      if (r.memory_bytes) {
+        body.append(",\"memory_bytes\":");
+        AppendJsonNumber(*r.memory_bytes, true, &body);
+      }
       body.push_back('}');
     }
     body.push_back(']');

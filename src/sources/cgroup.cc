@@ -200,16 +200,67 @@ CgroupLimits ReadCgroupLimits(Env* env, int pid) {
   return l;
 }
 
+std::optional<uint64_t> ParseOomKills(std::string_view text) {
+  while (!text.empty()) {
+    std::string_view line = text::NextLine(&text);
+    if (text::NextField(&line) == "oom_kill") return text::ParseU64(text::Trim(line));
+  }
+  return std::nullopt;
+}
+
+std::string OomKillsFile(const CgroupDir& memory) {
+  return memory.dir + (memory.version == 2 ? "/memory.events" : "/memory.oom_control");
+}
+
+void OomKillWatch::Follow(const CgroupDir& memory) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Followed& f : followed_) {
+    if (f.dir == memory.dir) return;
+  }
+  Followed f{memory.dir, OomKillsFile(memory)};
+  if (!env_->ReadFile(f.file.c_str(), &buffer_).ok()) return;
+  std::optional<uint64_t> count = ParseOomKills(buffer_);
+  if (!count) return;
+  f.since = *count;
+  followed_.push_back(std::move(f));
+}
+
+std::optional<OomKillWatch::Kills> OomKillWatch::Read() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::optional<Kills> out;
+  for (const Followed& f : followed_) {
+    if (!env_->ReadFile(f.file.c_str(), &buffer_).ok()) continue;
+    std::optional<uint64_t> count = ParseOomKills(buffer_);
+    if (!count) continue;
+    uint64_t kills = *count >= f.since ? *count - f.since : 0;
+    if (!out || kills >= out->count) out = Kills{kills, f.dir};
+  }
+  return out;
+}
+
+bool CgroupSource::Moved() {
+  if (!env_->ReadFile(ProcPath(pid_, "cgroup").c_str(), &buffer_).ok()) return false;  // gone
+  return buffer_ != located_by_;
+}
+
+void CgroupSource::Locate(std::vector<Notice>* notices) {
+  bool first = !located_;
+  located_ = true;
+  if (!env_->ReadFile(ProcPath(pid_, "cgroup").c_str(), &located_by_).ok()) located_by_.clear();
+  files_ = LocateCgroupFiles(env_, pid_);
+  current_file_.reset();
+  if (files_.memory) oom_kills_->Follow(*files_.memory);
+  if (first && !files_.memory && !files_.cpu) {
+    notices->push_back({std::string(name()), "no cgroup memory or cpu controller found for " +
+                                                 ProcPath(pid_, "cgroup")});
+  }
+}
+
 void CgroupSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
   bool refresh = tick.row_tick;
-  if (!located_) {
-    located_ = true;
+  if (!located_ || (tick.row_tick && Moved())) {
     refresh = true;
-    files_ = LocateCgroupFiles(env_, pid_);
-    if (!files_.memory && !files_.cpu) {
-      notices->push_back({std::string(name()), "no cgroup memory or cpu controller found for " +
-                                                   ProcPath(pid_, "cgroup")});
-    }
+    Locate(notices);
   }
   if (refresh) {
     memory_limit_bytes_ = MemoryLimit(env_, files_, &buffer_);

@@ -8,10 +8,12 @@
 //
 // Thread safety: the parsers and ResolveCgroupDir are pure. ReadCgroupLimits is
 // safe from any thread with a thread-safe Env. CgroupSource is not thread-safe;
-// the sampler thread owns it.
+// the sampler thread owns it. OomKillWatch is thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,20 +85,73 @@ struct CgroupLimits {
 };
 CgroupLimits ReadCgroupLimits(Env* env, int pid);
 
+// The kernel OOM killer's kill count in a memory cgroup: the "oom_kill N" line
+// of v2 memory.events or of v1 memory.oom_control (kernels from 4.13); absent
+// when the text has none.
+std::optional<uint64_t> ParseOomKills(std::string_view text);
+// The file holding that count for a memory cgroup directory.
+std::string OomKillsFile(const CgroupDir& memory);
+
+// Counts the kernel OOM killer's kills in the job's memory cgroups over a run.
+// Each cgroup the job is seen in is followed from the count it had then; Read
+// compares with the count now. A job that moves itself into another cgroup (a
+// child, or a fresh one with its own limit) is followed there too (CgroupSource
+// follows it on row ticks).
+//
+// Thread safety: safe from any thread (CgroupSource follows on the sampler
+// thread; the session reads after the job ended) with a thread-safe Env.
+class OomKillWatch {
+ public:
+  explicit OomKillWatch(Env* env) : env_(env) {}
+  // Starts counting in `memory`'s cgroup from its count now; a cgroup already
+  // followed, or whose count cannot be read, is left alone.
+  void Follow(const CgroupDir& memory);
+  struct Kills {
+    uint64_t count = 0;  // the most kills counted in one followed cgroup
+    std::string cgroup;  // that cgroup's directory (with none: the last followed)
+  };
+  // The kills since each cgroup was followed; absent when no followed cgroup's
+  // count can be read now (none followed, or their directories removed).
+  std::optional<Kills> Read();
+
+ private:
+  struct Followed {
+    std::string dir;
+    std::string file;
+    uint64_t since = 0;
+  };
+  Env* env_;
+  std::mutex mu_;
+  std::vector<Followed> followed_;
+  std::string buffer_;
+};
+
 // Lowers host.memory_limit_bytes and host.cpu_limit_cores to the cgroup's
 // limits when it has them (on the first tick and row ticks it reads them again;
 // in between it reuses them), and fills host.cgroup_memory_current_bytes on
-// every tick. Says once when no cgroup controller is found.
+// every tick. On row ticks it also looks whether the process moved to another
+// cgroup (a job that puts itself under its own limit) and then follows it
+// there. Says once when no cgroup controller is found.
 class CgroupSource final : public Source {
  public:
-  CgroupSource(Env* env, int pid) : env_(env), pid_(pid) {}
+  CgroupSource(Env* env, int pid)
+      : env_(env), pid_(pid), oom_kills_(std::make_shared<OomKillWatch>(env)) {}
   std::string_view name() const override { return "cgroup"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
+  // The OOM kills in the cgroups the process was seen in; shared so that it
+  // can be read after the sampler stopped.
+  std::shared_ptr<OomKillWatch> oom_kills() const { return oom_kills_; }
 
  private:
+  // Whether /proc/PID/cgroup now differs from what the files were located by.
+  bool Moved();
+  void Locate(std::vector<Notice>* notices);
+
   Env* env_;
   int pid_;
+  std::shared_ptr<OomKillWatch> oom_kills_;
   bool located_ = false;
+  std::string located_by_;  // /proc/PID/cgroup's text when located
   CgroupFiles files_;
   std::optional<HeldFile> current_file_;  // memory.current, read every tick
   std::string buffer_;

@@ -244,5 +244,70 @@ TEST(CgroupSource, NoControllerIsNoticedOnce) {
   EXPECT_FALSE(s.host.memory_limit_bytes);
 }
 
+TEST(OomKills, ReadsTheCounterOfV1AndV2) {
+  EXPECT_EQ(ParseOomKills("oom_kill_disable 0\nunder_oom 0\noom_kill 3\n"), 3u);
+  EXPECT_EQ(ParseOomKills("low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\noom_group_kill 0\n"), 1u);
+  EXPECT_EQ(ParseOomKills("oom_group_kill 4\noom_kill 0\n"), 0u);
+  EXPECT_FALSE(ParseOomKills("oom_kill_disable 0\nunder_oom 0\n"));  // before 4.13
+  EXPECT_FALSE(ParseOomKills("oom_kill x\n"));
+  EXPECT_FALSE(ParseOomKills(""));
+}
+
+TEST(OomKillWatch, CountsKillsSinceEachCgroupWasFollowed) {
+  MemEnv env;
+  env.Set("/sys/fs/cgroup/jobs/train/memory.events", "oom 1\noom_kill 2\n");
+  OomKillWatch watch(&env);
+  EXPECT_FALSE(watch.Read());  // nothing followed
+  watch.Follow({2, "/sys/fs/cgroup", "/sys/fs/cgroup/jobs/train"});
+  EXPECT_EQ(watch.Read()->count, 0u);  // kills before the run are not the run's
+  env.Set("/sys/fs/cgroup/jobs/train/memory.events", "oom 2\noom_kill 3\n");
+  watch.Follow({2, "/sys/fs/cgroup", "/sys/fs/cgroup/jobs/train"});  // already followed
+  std::optional<OomKillWatch::Kills> k = watch.Read();
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->count, 1u);
+  EXPECT_EQ(k->cgroup, "/sys/fs/cgroup/jobs/train");
+  env.Remove("/sys/fs/cgroup/jobs/train/memory.events");  // the cgroup was removed
+  EXPECT_FALSE(watch.Read());
+  watch.Follow({2, "/sys/fs/cgroup", "/sys/fs/cgroup/gone"});  // unreadable: not followed
+  EXPECT_FALSE(watch.Read());
+}
+
+TEST(CgroupSource, FollowsAJobThatMovesIntoItsOwnCgroup) {
+  MemEnv env;
+  SetUpV1(&env);
+  env.Set("/proc/42/cgroup", "4:memory:/process_api/7245\n2:cpu,cpuacct:/\n0::/\n");
+  env.Set("/sys/fs/cgroup/memory/process_api/7245/memory.oom_control",
+          "oom_kill_disable 0\nunder_oom 0\noom_kill 5\n");
+  CgroupSource source(&env, 42);
+  std::vector<Notice> notices;
+  Sample s;
+  source.Read({.mono_s = 0.1}, &s, &notices);
+  EXPECT_FALSE(s.host.memory_limit_bytes);
+  // The job makes a cgroup with a limit of its own and moves into it.
+  const std::string own = "/sys/fs/cgroup/memory/trainvitals-test";
+  env.Set("/proc/42/cgroup", "4:memory:/trainvitals-test\n2:cpu,cpuacct:/\n0::/\n");
+  env.Set(own + "/memory.limit_in_bytes", "209715200\n");
+  env.Set(own + "/memory.usage_in_bytes", "104857600\n");
+  env.Set(own + "/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
+  s = Sample{};
+  source.Read({.mono_s = 0.2}, &s, &notices);  // not a row tick: not looked at yet
+  EXPECT_FALSE(s.host.memory_limit_bytes);
+  s = Sample{};
+  source.Read({.mono_s = 1.0, .row_tick = true}, &s, &notices);
+  EXPECT_EQ(s.host.memory_limit_bytes, 209715200.0);
+  EXPECT_EQ(s.host.cgroup_memory_current_bytes, 104857600.0);
+  // The kernel kills it there; the process is gone, its cgroup stays.
+  env.Set(own + "/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n");
+  env.Remove("/proc/42/cgroup");
+  s = Sample{};
+  source.Read({.mono_s = 2.0, .row_tick = true}, &s, &notices);
+  EXPECT_EQ(s.host.memory_limit_bytes, 209715200.0);
+  std::optional<OomKillWatch::Kills> k = source.oom_kills()->Read();
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->count, 1u);
+  EXPECT_EQ(k->cgroup, own);
+  EXPECT_TRUE(notices.empty());
+}
+
 }  // namespace
 }  // namespace tv

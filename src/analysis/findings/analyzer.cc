@@ -71,6 +71,7 @@ void Analyzer::OnMark(const Mark& m, std::vector<Event>* events) {
       break;
     }
     case Mark::Type::kClientEnd:
+      JudgeOomMark(m, events);
       clients_.erase(m.pid);
       rank_steps_.erase(m.pid);
       break;
@@ -143,6 +144,7 @@ void Analyzer::OnFrame(const Frame& f, std::vector<Event>* events) {
   JudgeGpus(f, events);
   JudgeBalance(f, events);
   JudgeMemory(f, events);
+  memory_trail_.Add(f);
 }
 
 bool Analyzer::Due(Tracker& tr, double t, bool cond, double open_after_s,
@@ -190,6 +192,7 @@ void Analyzer::Close(Tracker& tr, double t, std::vector<Event>* events) {
 void Analyzer::Finish(double t, std::vector<Event>* events) {
   FinishGpuUse(events);
   end_t_ = t;
+  JudgeOomEnd(events);
   for (auto& [e, s] : epochs_) {
     if (s.eval_since) s.eval_s += t - *s.eval_since;
   }

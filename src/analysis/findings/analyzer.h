@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analysis/findings/frame.h"
+#include "analysis/findings/oom.h"
 #include "analysis/findings/table.h"
 #include "analysis/findings/trend.h"
 #include "analysis/findings/window.h"
@@ -58,6 +59,8 @@ class Analyzer {
   void OnMark(const Mark& mark, std::vector<Event>* events);
   // Judges one row; appends finding_open / finding_close events.
   void OnFrame(const Frame& frame, std::vector<Event>* events);
+  // How the job ended (oom.h), before Finish.
+  void OnJobEnd(const JobEnd& end) { job_end_ = end; }
   // The run ended at `t`: whole-run verdicts. Open findings stay open (no
   // closed_t: they lasted to the end).
   void Finish(double t, std::vector<Event>* events);
@@ -155,7 +158,10 @@ class Analyzer {
     FloorSeries floors;
     FloorTrend trend;
     bool leak = false;  // as the newest floors say
-    Tracker tracker;    // its leak finding (host-memory-leak, gpu-memory-leak)
+    // The trend while it last was a leak: a leak that levelled off later
+    // is still reported as one, with the rate it had.
+    std::optional<FloorTrend> leak_trend;
+    Tracker tracker;  // its leak finding (host-memory-leak, gpu-memory-leak)
   };
   struct GpuMemory {
     MemorySeries job, allocated, reserved;
@@ -182,6 +188,11 @@ class Analyzer {
   Forecast ForecastOf(const MemorySeries& s, double room, double limit, double t) const;
   nlohmann::ordered_json TrendJson(const MemorySeries& s) const;
   void EndEpoch(const Mark& m, std::vector<Event>* events);
+  // oom (rules_oom.cc): an out-of-memory error a process died of, or the job's end.
+  void JudgeOomMark(const Mark& m, std::vector<Event>* events);
+  void JudgeOomEnd(std::vector<Event>* events);
+  void OpenOom(double t, const nlohmann::ordered_json& subject, nlohmann::ordered_json cause,
+               std::string message, std::vector<Event>* events);
   // Whether any row was judged or any finding opened: else no score.
   bool JudgedAny() const { return start_t_ && (!records_.empty() || judged_s_ > 0); }
   // The mean GPU busy of the judged training rows; nullopt without GPUs.
@@ -217,6 +228,8 @@ class Analyzer {
   MemorySeries host_memory_series_;
   Tracker host_forecast_;
   std::map<int, GpuMemory> gpu_memory_;
+  std::map<int, MemorySeries> rank_memory_;  // by pid, with several training processes
+  std::map<int, int> rank_of_pid_;
   bool floors_by_epoch_ = false;
   std::optional<int64_t> epoch_now_;  // the lowest rank's newest epoch begun
   int64_t epochs_begun_ = 0;
@@ -225,6 +238,9 @@ class Analyzer {
   std::optional<int64_t> call_;
   std::optional<int64_t> planned_epochs_;
   std::vector<double> call_epoch_begins_;
+  MemoryTrail memory_trail_;  // oom
+  std::optional<JobEnd> job_end_;
+  Tracker oom_;
 };
 
 }  // namespace tv

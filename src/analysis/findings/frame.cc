@@ -65,7 +65,9 @@ void FrameFromRow(const Row& row, Frame* f) {
     for (const RankSteps& r : row.training.ranks) {
       std::optional<double> wait;
       if (r.data_wait_ratio) wait = RoundAsWritten(*r.data_wait_ratio, false);
-      f->ranks.push_back(RankFrame{r.rank, r.pid, RoundAsWritten(r.steps, true), wait});
+      std::optional<double> memory;
+      if (r.memory_bytes) memory = RoundAsWritten(*r.memory_bytes, true);
+      f->ranks.push_back(RankFrame{r.rank, r.pid, RoundAsWritten(r.steps, true), wait, memory});
     }
   }
 }
@@ -144,16 +146,17 @@ bool ReadTraining(od::object object, Frame* f) {
       for (auto item : ranks) {
         od::object rank;
         if (item.get_object().get(rank)) return false;
-        std::optional<double> number, pid, steps, wait;
+        std::optional<double> number, pid, steps, wait, memory;
         if (!ReadNumbers(rank, {{"rank", &number},
                                 {"pid", &pid},
                                 {"steps", &steps},
-                                {Key(metric::kTrainingDataWaitRatio), &wait}})) {
+                                {Key(metric::kTrainingDataWaitRatio), &wait},
+                                {"memory_bytes", &memory}})) {
           return false;
         }
         if (number && pid && steps) {
           f->ranks.push_back(
-              RankFrame{static_cast<int>(*number), static_cast<int>(*pid), *steps, wait});
+              RankFrame{static_cast<int>(*number), static_cast<int>(*pid), *steps, wait, memory});
         }
       }
     } else {

@@ -40,6 +40,7 @@ struct RankFrame {
   int pid = 0;
   double steps = 0;
   std::optional<double> data_wait_ratio;
+  std::optional<double> memory_bytes;  // the process's share of the job's PSS
 };
 
 struct Frame {

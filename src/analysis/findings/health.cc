@@ -45,7 +45,10 @@ double Analyzer::ScoreOf(double from_t, double to_t, std::optional<double> busy,
     Cost& c = costs[r.id];
     c.severity = std::max(c.severity, r.severity);
     c.share = std::min(1.0, c.share + std::max(overlap, 0.0) / span);
-    if (r.id == FindingId::kEvalHeavy || r.id == FindingId::kSlowStart) c.share = 1;
+    // Judged once for the whole run: eval-heavy, slow-start, and oom (the run died of it).
+    if (r.id == FindingId::kEvalHeavy || r.id == FindingId::kSlowStart || r.id == FindingId::kOom) {
+      c.share = 1;
+    }
   }
   for (const auto& [id, c] : costs) {
     double share = std::max(c.share, 0.01);

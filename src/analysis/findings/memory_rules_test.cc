@@ -2,6 +2,7 @@
 // slope, a sawtooth, a plateau and flat memory never are.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/findings/analyzer.h"
@@ -170,6 +171,34 @@ TEST(MemoryRules, ALeakThatEndsAfterThePlannedRunIsNoForecast) {
   }
   EXPECT_NE(run.Opened("gpu-memory-leak"), nullptr);
   EXPECT_EQ(run.Opened("oom-forecast"), nullptr);
+}
+
+TEST(MemoryRules, TheRankThatLeaksIsNamed) {
+  Analyzer analyzer{Thresholds(), 1};
+  std::vector<Event> events;
+  for (int s = 0; s < 90; ++s) {
+    Frame f;
+    f.t = kStart + s;
+    f.elapsed_s = s;
+    f.job_processes = 2;
+    f.job_memory_bytes = 800 * kMiB + 4e6 * s;
+    f.ranks.push_back(RankFrame{0, 100, 10.0 * s, std::nullopt, 400 * kMiB});
+    f.ranks.push_back(RankFrame{1, 101, 10.0 * s, std::nullopt, 400 * kMiB + 4e6 * s});
+    analyzer.OnFrame(f, &events);
+  }
+  std::vector<nlohmann::json> subjects;
+  for (const Event& e : events) {
+    if (e.type == "finding_open" && e.fields["id"] == "host-memory-leak") {
+      subjects.push_back(e.fields["subject"]);
+    }
+  }
+  ASSERT_EQ(subjects.size(), 2u);  // the job, and rank 1 in it
+  EXPECT_NE(std::find(subjects.begin(), subjects.end(), nlohmann::json{{"rank", 1}, {"pid", 101}}),
+            subjects.end());
+  nlohmann::ordered_json trends = analyzer.MemoryTrends();
+  int leaks = 0;
+  for (const auto& t : trends) leaks += t["verdict"] == "leak";
+  EXPECT_EQ(leaks, 2);
 }
 
 TEST(MemoryRules, ReservedGrowingWhileAllocatedDoesNotIsAllocatorGrowth) {

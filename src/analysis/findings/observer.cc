@@ -76,7 +76,9 @@ void FindingsObserver::OnRow(Row* row, std::vector<Event>* events) {
 
 void FindingsObserver::OnFinish(double t, std::vector<Event>* events) {
   FeedMarks(std::numeric_limits<double>::infinity(), events);
-  analyzer_.Finish(std::round(t * 1000) / 1000, events);
+  if (job_end_) analyzer_.OnJobEnd(*job_end_);
+  // The run ends at its last row, as a replay of samples.jsonl sees it.
+  analyzer_.Finish(frame_.t > 0 ? frame_.t : std::round(t * 1000) / 1000, events);
 }
 
 }  // namespace tv

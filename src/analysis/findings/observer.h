@@ -29,6 +29,9 @@ class FindingsObserver final : public SampleObserver {
   void OnFinish(double t, std::vector<Event>* events) override;
 
   const Analyzer& analyzer() const { return analyzer_; }
+  // How the job ended, judged at OnFinish; set from the thread that stops the
+  // sampler, before it stops it.
+  void set_job_end(JobEnd end) { job_end_ = std::move(end); }
   // Called on the sampler thread with each memory risk as its finding opens
   // (the back-channel to the training processes).
   void set_risk_handler(std::function<void(const MemoryRisk&)> handler) {
@@ -43,6 +46,7 @@ class FindingsObserver final : public SampleObserver {
   std::vector<Mark> pending_;
   Frame frame_;
   std::function<void(const MemoryRisk&)> on_risk_;
+  std::optional<JobEnd> job_end_;
 };
 
 }  // namespace tv

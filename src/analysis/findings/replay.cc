@@ -50,12 +50,14 @@ Verdict Replay(const std::string& run_dir, const Thresholds& thresholds) {
     }
   }
   std::vector<Mark> marks;
+  JobEnd job_end;
   std::string events_path = (dir / "events.jsonl").string();
   ForEachLine(events_path, [&](std::string_view text, size_t number, bool cut) {
     nlohmann::json e = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (e.is_discarded()) return Skip(events_path, number, cut, &v);
     Mark m;
     if (MarkFromEvent(e, &m)) marks.push_back(std::move(m));
+    JobEndFromEvent(e, &job_end);
     if (e.is_object() && e.value("type", "") == "end") v.ended = true;
   });
   std::stable_sort(marks.begin(), marks.end(),
@@ -82,6 +84,7 @@ Verdict Replay(const std::string& run_dir, const Thresholds& thresholds) {
   });
   if (v.ended) {
     while (next_mark < marks.size()) analyzer.OnMark(marks[next_mark++], &events);
+    analyzer.OnJobEnd(job_end);
     analyzer.Finish(last_t, &events);
   }
   v.findings = analyzer.Findings();

@@ -26,6 +26,7 @@ std::optional<int64_t> Analyzer::FloorUnit(const Frame& f) {
     if (!floors_by_epoch_) {  // epochs replace windows: start the floors over
       floors_by_epoch_ = true;
       host_memory_series_.floors.Clear();
+      for (auto& [pid, s] : rank_memory_) s.floors.Clear();
       for (auto& [i, g] : gpu_memory_) {
         g.job.floors.Clear(), g.allocated.floors.Clear(), g.reserved.floors.Clear();
       }
@@ -41,12 +42,13 @@ std::optional<int64_t> Analyzer::FloorUnit(const Frame& f) {
 bool Analyzer::FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit) {
   if (!value) return false;
   if (!s.floors.Add(t, *value, unit)) return false;
-  s.trend = TrendOf(s.floors.floors());
+  s.trend = TrendOf(s.floors.floors(), th_[Th::kLeakPValue], floors_by_epoch_);
   const FloorTrend& tr = s.trend;
   s.leak = tr.floors >= static_cast<size_t>(th_[Th::kLeakMinFloors]) &&
            tr.p_value < th_[Th::kLeakPValue] && tr.slope_per_s > 0 &&
            tr.growth >= th_[Th::kLeakMinGrowth] &&
            tr.recent_slope_per_s >= th_[Th::kLeakPlateauRatio] * tr.slope_per_s;
+  if (s.leak) s.leak_trend = tr;
   return true;
 }
 
@@ -55,6 +57,10 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
   bool alive = f.job_processes.value_or(1) > 0;
   if (unit && alive) {
     FeedSeries(host_memory_series_, f.job_memory_bytes, f.t, *unit);
+    for (const RankFrame& r : f.ranks) {
+      rank_of_pid_[r.pid] = r.rank;
+      FeedSeries(rank_memory_[r.pid], r.memory_bytes, f.t, *unit);
+    }
     for (const GpuFrame& g : f.gpus) {
       GpuMemory& m = gpu_memory_[g.index];
       FeedSeries(m.job, g.job_memory_bytes, f.t, *unit);
@@ -65,6 +71,12 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
 
   JudgeLeak(host_memory_series_, FindingId::kHostMemoryLeak, {{"memory", "job"}},
             "the job's memory (PSS of its processes)", -1, f.t, events);
+  // Each training process, when there are several: which rank holds the leak.
+  for (auto& [pid, s] : rank_memory_) {
+    int rank = rank_of_pid_[pid];
+    JudgeLeak(s, FindingId::kHostMemoryLeak, {{"rank", rank}, {"pid", pid}},
+              fmt::format("the memory of rank {} (pid {})", rank, pid), -1, f.t, events);
+  }
   // Room: what the host has available, and under a cgroup limit what is left of it.
   if (f.host_memory_available_bytes) {
     double room = *f.host_memory_available_bytes;
@@ -103,13 +115,13 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
       Opening o;
       o.severity = Severity::kWarning;
       o.evidence = TrendJson(m.reserved);
-      o.evidence["allocated_growth_bytes_per_hour"] =
-          std::round(m.allocated.trend.slope_per_s * 3600);
+      double allocated =
+          TrendOf(m.allocated.floors.floors(), INFINITY, floors_by_epoch_).slope_per_s;
+      o.evidence["allocated_growth_bytes_per_hour"] = std::round(allocated * 3600);
       o.message = fmt::format(
           "On {} the allocator's reserved memory grows {}/h while its allocated memory grows "
           "{}/h: fragmentation or a growing cache, not the tensors.",
-          what, Bytes(m.reserved.trend.slope_per_s * 3600),
-          Bytes(std::max(m.allocated.trend.slope_per_s, 0.0) * 3600));
+          what, Bytes(m.reserved.trend.slope_per_s * 3600), Bytes(std::max(allocated, 0.0) * 3600));
       Open(FindingId::kAllocatorGrowth, m.growth, f.t, subject, std::move(o), events);
     }
 
@@ -213,7 +225,10 @@ void Analyzer::JudgeForecast(Tracker& tr, const MemorySeries* leaking, double ro
 }
 
 nlohmann::ordered_json Analyzer::TrendJson(const MemorySeries& s) const {
-  const FloorTrend& tr = s.trend;
+  // A figure that did not rise was not fitted as it was judged: fit it now.
+  FloorTrend tr = s.leak_trend     ? *s.leak_trend
+                  : s.trend.fitted ? s.trend
+                                   : TrendOf(s.floors.floors(), INFINITY, floors_by_epoch_);
   nlohmann::ordered_json j = {{"floors", tr.floors},
                               {"floors_by", floors_by_epoch_ ? "epoch" : "window"}};
   if (tr.floors < static_cast<size_t>(th_[Th::kLeakMinFloors])) {
@@ -223,7 +238,7 @@ nlohmann::ordered_json Analyzer::TrendJson(const MemorySeries& s) const {
   j["growth_bytes_per_hour"] = std::round(tr.slope_per_s * 3600);
   if (floors_by_epoch_) j["growth_bytes_per_epoch"] = std::round(tr.slope_per_unit);
   j["confidence"] = Round4(1 - tr.p_value);
-  j["verdict"] = s.leak ? "leak" : "no leak";
+  j["verdict"] = s.leak_trend ? "leak" : "no leak";
   return j;
 }
 
@@ -236,6 +251,9 @@ nlohmann::ordered_json Analyzer::MemoryTrends() const {
     out.push_back(std::move(j));
   };
   add(host_memory_series_, {{"memory", "job"}}, "job.memory_bytes");
+  for (const auto& [pid, s] : rank_memory_) {
+    add(s, {{"rank", rank_of_pid_.at(pid)}, {"pid", pid}}, "training.ranks[].memory_bytes");
+  }
   for (const auto& [index, m] : gpu_memory_) {
     add(m.job, {{"gpu", index}}, "gpus[].job_memory_bytes");
     add(m.allocated, {{"gpu", index}}, "gpus[].allocator_allocated_bytes");

@@ -225,8 +225,8 @@ constexpr FindingDef kFindings[] = {
      "", "", "", ""},
     {F::kOom, "oom",
      "The job ran out of memory: the kernel's OOM killer ended a process of it (cgroup "
-     "`oom_kill`, or SIGKILL at its memory limit), or the framework raised its out-of-memory "
-     "error.",
+     "`oom_kill`, or SIGKILL with the job at {host_memory_critical_ratio} of its memory "
+     "limit), or the framework raised its out-of-memory error.",
      "The run died of memory: see the last minutes of memory figures in the evidence and any "
      "leak finding; lower the batch size, fix the leak, or ask for more memory.",
      "", "", "", ""},

@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace tv {
 
+namespace {
+// Scratch space reused across calls on a thread: a row allocates nothing.
+thread_local std::vector<double> scratch;
+}  // namespace
+
 double TheilSenSlope(std::span<const double> x, std::span<const double> y) {
-  std::vector<double> slopes;
+  std::vector<double>& slopes = scratch;
+  slopes.clear();
   size_t n = std::min(x.size(), y.size());
-  slopes.reserve(n * (n - 1) / 2 + 1);
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = i + 1; j < n; ++j) {
       if (x[j] != x[i]) slopes.push_back((y[j] - y[i]) / (x[j] - x[i]));
@@ -32,13 +36,17 @@ double MannKendallRiseP(std::span<const double> y) {
     for (size_t j = i + 1; j < n; ++j) s += (y[j] > y[i]) - (y[j] < y[i]);
   }
   if (s <= 0) return 1;
-  std::map<double, int> ties;
-  for (double v : y) ++ties[v];
+  std::vector<double>& sorted = scratch;
+  sorted.assign(y.begin(), y.end());
+  std::sort(sorted.begin(), sorted.end());
   double dn = static_cast<double>(n);
   double var = dn * (dn - 1) * (2 * dn + 5);
-  for (const auto& [value, count] : ties) {
-    double t = count;
+  for (size_t i = 0; i < n;) {  // each group of tied values
+    size_t j = i;
+    while (j < n && sorted[j] == sorted[i]) ++j;
+    double t = static_cast<double>(j - i);
     var -= t * (t - 1) * (2 * t + 5);
+    i = j;
   }
   var /= 18;
   if (var <= 0) return 1;
@@ -64,21 +72,24 @@ bool FloorSeries::Add(double t, double value, int64_t unit) {
   return closed;
 }
 
-FloorTrend TrendOf(const std::vector<Floor>& floors) {
+FloorTrend TrendOf(const std::vector<Floor>& floors, double fit_below_p, bool per_unit) {
   FloorTrend trend;
   trend.floors = floors.size();
   if (floors.size() < 2) return trend;
-  std::vector<double> t, unit, y;
+  thread_local std::vector<double> t, unit, y;
+  t.clear(), unit.clear(), y.clear();
   for (const Floor& f : floors) {
     t.push_back((f.begin_t + f.end_t) / 2);
     unit.push_back(static_cast<double>(f.unit));
     y.push_back(f.value);
   }
+  trend.p_value = MannKendallRiseP(y);
+  if (trend.p_value >= fit_below_p) return trend;
+  trend.fitted = true;
   trend.slope_per_s = TheilSenSlope(t, y);
-  trend.slope_per_unit = TheilSenSlope(unit, y);
+  if (per_unit) trend.slope_per_unit = TheilSenSlope(unit, y);
   size_t half = floors.size() / 2;
   trend.recent_slope_per_s = TheilSenSlope(std::span(t).subspan(half), std::span(y).subspan(half));
-  trend.p_value = MannKendallRiseP(y);
   trend.growth = trend.slope_per_s * (t.back() - t.front());
   return trend;
 }

@@ -51,15 +51,18 @@ class FloorSeries {
   size_t closed_ = 0;
 };
 
-// What the floors say.
+// What the floors say. The slopes are fitted only when the test passes
+// `fit_below_p` (most figures do not rise: a row stays cheap).
 struct FloorTrend {
   size_t floors = 0;
+  bool fitted = false;
   double slope_per_s = 0;         // Theil-Sen over the floors' mid times
   double slope_per_unit = 0;      // Theil-Sen over the units (per epoch, with epochs)
   double recent_slope_per_s = 0;  // over the newer half
   double p_value = 1;             // Mann-Kendall, rising
   double growth = 0;              // slope_per_s over the floors' time span
 };
-FloorTrend TrendOf(const std::vector<Floor>& floors);
+// `per_unit`: also the slope per unit (epochs).
+FloorTrend TrendOf(const std::vector<Floor>& floors, double fit_below_p, bool per_unit);
 
 }  // namespace tv

@@ -1,0 +1,213 @@
+// The `oom` finding: the job died of memory. Three ways to know: the kernel's
+// OOM killer counted a kill in the job's cgroup; the command was killed by
+// SIGKILL while the job was at its memory limit (the OOM killer where no
+// cgroup count can be read); a training process said it died of the
+// framework's out-of-memory error (client_end). The evidence holds the last
+// minutes of memory figures.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <csignal>
+
+#include "analysis/findings/analyzer.h"
+#include "analysis/findings/format.h"
+#include "analysis/findings/oom.h"
+
+namespace tv {
+namespace {
+
+// The job's last rows before it ended that tell whether it was at its limit:
+// the OOM killer acts within moments of the job reaching it.
+constexpr double kAtLimitWindow_s = 10;
+
+std::string Mib(double bytes) { return fmt::format("{:.0f} MiB", bytes / (1 << 20)); }
+
+bool ContainsNoCase(std::string_view text, std::string_view word) {
+  auto it = std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) ==
+           std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != text.end();
+}
+
+void Put(nlohmann::ordered_json* j, const char* key, const std::optional<double>& v) {
+  if (v) (*j)[key] = *v;
+}
+
+}  // namespace
+
+bool JobEndFromEvent(const nlohmann::json& e, JobEnd* end) {
+  if (!e.is_object()) return false;
+  std::string type = e.value("type", std::string());
+  if (type == "end") {
+    auto s = e.find("signal");
+    if (s != e.end() && s->is_number_integer()) end->signal = s->get<int>();
+    return true;
+  }
+  if (type == "oom_kill") {
+    auto c = e.find("count");
+    if (c != e.end() && c->is_number_unsigned()) end->oom_kills = c->get<uint64_t>();
+    end->cgroup = e.value("cgroup", std::string());
+    return true;
+  }
+  return false;
+}
+
+bool IsOutOfMemoryError(std::string_view type, std::string_view message) {
+  // "torch.OutOfMemoryError", "tensorflow.python.framework.errors_impl.ResourceExhaustedError".
+  if (size_t dot = type.rfind('.'); dot != std::string_view::npos) type.remove_prefix(dot + 1);
+  for (std::string_view name : {"OutOfMemoryError", "ResourceExhaustedError", "MemoryError"}) {
+    if (type == name) return true;
+  }
+  return ContainsNoCase(message, "out of memory");
+}
+
+void MemoryTrail::Add(const Frame& f) {
+  Point p;
+  if (!points_.empty() && points_.front().t <= f.t - kTrail_s) {
+    p = std::move(points_.front());  // reuses its GPU vector
+    points_.pop_front();
+  }
+  p.t = f.t;
+  p.alive = f.job_processes.value_or(1) > 0;
+  p.job_memory_bytes = f.job_memory_bytes;
+  p.limit_bytes = f.host_memory_limit_bytes;
+  p.available_bytes = f.host_memory_available_bytes;
+  p.cgroup_bytes = f.host_cgroup_memory_current_bytes;
+  p.gpus.resize(f.gpus.size());
+  for (size_t i = 0; i < f.gpus.size(); ++i) {
+    const GpuFrame& g = f.gpus[i];
+    p.gpus[i] = Gpu{g.index, g.job_memory_bytes, g.memory_used_bytes, g.memory_total_bytes};
+  }
+  points_.push_back(std::move(p));
+  while (points_.front().t <= f.t - kTrail_s) points_.pop_front();
+}
+
+double MemoryTrail::Covered_s(double row_s) const {
+  return points_.empty() ? 0 : points_.back().t - points_.front().t + row_s;
+}
+
+nlohmann::ordered_json MemoryTrail::Points() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  size_t n = points_.size();
+  size_t shown = std::min(n, kPoints);
+  for (size_t k = 0; k < shown; ++k) {
+    // Evenly over the trail: the oldest first, the newest last.
+    size_t i = shown == 1 ? n - 1 : (k * (n - 1) + (shown - 1) / 2) / (shown - 1);
+    const Point& p = points_[i];
+    nlohmann::ordered_json j = {{"t", p.t}};
+    Put(&j, "job_memory_bytes", p.job_memory_bytes);
+    Put(&j, "memory_limit_bytes", p.limit_bytes);
+    Put(&j, "memory_available_bytes", p.available_bytes);
+    Put(&j, "cgroup_memory_current_bytes", p.cgroup_bytes);
+    if (!p.gpus.empty()) {
+      nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+      for (const Gpu& g : p.gpus) {
+        nlohmann::ordered_json gj = {{"index", g.index}};
+        Put(&gj, "job_memory_bytes", g.job_memory_bytes);
+        Put(&gj, "memory_used_bytes", g.memory_used_bytes);
+        Put(&gj, "memory_total_bytes", g.memory_total_bytes);
+        gpus.push_back(std::move(gj));
+      }
+      j["gpus"] = std::move(gpus);
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::optional<MemoryTrail::AtLimit> MemoryTrail::Closest(double window_s) const {
+  auto last =
+      std::find_if(points_.rbegin(), points_.rend(), [](const Point& p) { return p.alive; });
+  if (last == points_.rend()) return std::nullopt;
+  std::optional<AtLimit> best;
+  for (auto it = last; it != points_.rend() && it->t >= last->t - window_s; ++it) {
+    if (!it->alive || !it->limit_bytes || *it->limit_bytes <= 0) continue;
+    double limit = *it->limit_bytes;
+    double used = std::max(it->job_memory_bytes.value_or(0), it->cgroup_bytes.value_or(0));
+    // The host had next to nothing left (the OOM killer outside any cgroup).
+    if (it->available_bytes) used = std::max(used, limit - *it->available_bytes);
+    double ratio = used / limit;
+    if (!best || ratio > best->ratio) best = AtLimit{ratio, limit, used};
+  }
+  return best;
+}
+
+std::optional<double> MemoryTrail::LimitBytes() const {
+  for (auto it = points_.rbegin(); it != points_.rend(); ++it) {
+    if (it->limit_bytes) return it->limit_bytes;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> MemoryTrail::JobPeakBytes() const {
+  std::optional<double> peak;
+  for (const Point& p : points_) {
+    if (p.job_memory_bytes) peak = std::max(peak.value_or(0), *p.job_memory_bytes);
+  }
+  return peak;
+}
+
+void Analyzer::OpenOom(double t, const nlohmann::ordered_json& subject,
+                       nlohmann::ordered_json cause, std::string message,
+                       std::vector<Event>* events) {
+  if (oom_.open()) return;  // one per run: the first cause
+  Put(&cause, "memory_limit_bytes", memory_trail_.LimitBytes());
+  Put(&cause, "job_memory_bytes_peak", memory_trail_.JobPeakBytes());
+  events->push_back(Event{t, "oom", cause});
+  Opening o;
+  o.severity = Severity::kCritical;
+  o.evidence = std::move(cause);
+  o.evidence["memory"] = memory_trail_.Points();
+  o.evidence["window_s"] = std::round(memory_trail_.Covered_s(interval_s_) * 10) / 10;
+  o.message = std::move(message);
+  Open(FindingId::kOom, oom_, t, subject, std::move(o), events);
+}
+
+void Analyzer::JudgeOomMark(const Mark& m, std::vector<Event>* events) {
+  if (m.exception.empty() || !IsOutOfMemoryError(m.exception, m.message)) return;
+  nlohmann::ordered_json subject = nlohmann::ordered_json::object();
+  if (m.rank >= 0) subject["rank"] = m.rank;
+  subject["pid"] = m.pid;
+  nlohmann::ordered_json cause = {{"killed_by", "exception"},
+                                  {"exception", m.exception},
+                                  {"exception_message", m.message},
+                                  {"pid", m.pid}};
+  std::string message =
+      fmt::format("A training process (pid {}) died of {}{}: it ran out of memory.", m.pid,
+                  m.exception, m.message.empty() ? "" : " (" + m.message + ")");
+  OpenOom(m.t, subject, std::move(cause), std::move(message), events);
+}
+
+void Analyzer::JudgeOomEnd(std::vector<Event>* events) {
+  if (!job_end_) return;
+  double t = last_t_ > 0 ? last_t_ : end_t_.value_or(0);
+  const JobEnd& end = *job_end_;
+  std::optional<double> limit = memory_trail_.LimitBytes();
+  if (end.oom_kills > 0) {
+    nlohmann::ordered_json cause = {
+        {"killed_by", "oom_kill"}, {"oom_kills", end.oom_kills}, {"cgroup", end.cgroup}};
+    if (end.signal) cause["signal"] = *end.signal;
+    std::string message = fmt::format(
+        "The kernel's OOM killer killed {} of the job in its cgroup {}{}: the job ran out of "
+        "memory.",
+        end.oom_kills == 1 ? "a process" : fmt::format("{} processes", end.oom_kills), end.cgroup,
+        limit ? fmt::format(" (limit {})", Mib(*limit)) : "");
+    OpenOom(t, nlohmann::ordered_json::object(), std::move(cause), std::move(message), events);
+    return;
+  }
+  if (end.signal != SIGKILL) return;
+  std::optional<MemoryTrail::AtLimit> at = memory_trail_.Closest(kAtLimitWindow_s);
+  if (!at || at->ratio < th_[Th::kHostMemoryCriticalRatio]) return;
+  nlohmann::ordered_json cause = {
+      {"killed_by", "sigkill_at_limit"}, {"signal", SIGKILL}, {"limit_ratio", Round4(at->ratio)}};
+  std::string message = fmt::format(
+      "The job was killed (SIGKILL) while it used {} of the memory it may use ({} of {}): most "
+      "likely by the kernel's OOM killer.",
+      Pct(at->ratio), Mib(at->used_bytes), Mib(at->limit_bytes));
+  OpenOom(t, nlohmann::ordered_json::object(), std::move(cause), std::move(message), events);
+}
+
+}  // namespace tv
