@@ -33,7 +33,7 @@ import re
 import warnings
 from typing import Callable, Dict, List, Optional
 
-from . import _core, _run
+from . import _core, _oom, _run
 from ._run import SOCKET_ENV, say as _say
 
 __version__ = _core.__version__
@@ -49,6 +49,7 @@ AllocatorReader = Callable[[], List[Dict[str, object]]]
 
 _PHASE_NAME = re.compile(r"[A-Za-z0-9_./-]{1,64}\Z")
 _EPOCH_MAX = 2**62
+_PLANNED_MAX = 2**53  # what an epoch_begin's "epochs" may say (docs/markers.md)
 
 
 def __getattr__(name: str):
@@ -98,6 +99,13 @@ def _whole(value) -> Optional[int]:
     except Exception:  # None, NaN, objects that are no number
         return None
     return number if 0 <= number < _EPOCH_MAX else None
+
+
+def _planned(value) -> Optional[int]:
+    """A planned number of epochs (>= 1) from a framework's value; None when not one
+    (Lightning's -1 and None: no limit)."""
+    number = _whole(value)
+    return number if number is not None and number >= 1 else None
 
 
 def _check_options(options: Dict[str, str]) -> None:
@@ -162,6 +170,18 @@ class Monitor:
     ``rank``: this process's rank; by default RANK (torchrun, Lightning), else
     PADDLE_TRAINER_ID, from the environment, else none (-1).
 
+    ``total_epochs``: how many epochs the loop plans (the callbacks take it
+    from the framework), so the OOM forecast can say whether the run will
+    finish. ``on_oom_risk``: what to do when trainvitals finds the memory at
+    risk (a leak, or an OOM forecast inside the run): ``"warn"`` (default, one
+    line), ``"checkpoint"`` (calls ``checkpoint=``, a function of no
+    arguments; the callbacks save the model into the run directory),
+    ``"stop"`` (``should_stop`` becomes True; the callbacks stop the
+    framework), or a function that receives the forecast as a dict.
+    ``memory_snapshot=True`` (PyTorch) records the CUDA allocator's history
+    for the evidence a GPU leak leaves in the run directory. A bad value
+    raises ConfigError here.
+
     ``options`` are the CLI's monitor options by their config-file keys
     (``interval=2``, ``out="runs/a"``, ``tensorboard="logs"``...); they apply
     only when this process runs alone, not under ``trainvitals run``, and come
@@ -171,17 +191,28 @@ class Monitor:
     """
 
     def __init__(self, framework: str = "python", rank: Optional[int] = None,
-                 allocator: Optional[AllocatorReader] = None, **options):
+                 allocator: Optional[AllocatorReader] = None,
+                 total_epochs: Optional[int] = None, on_oom_risk="warn",
+                 checkpoint: Optional[Callable[[], object]] = None,
+                 memory_snapshot: bool = False, **options):
         self.framework = framework
         self._rank = -1 if rank is None else int(rank)
         self._allocator = allocator
         self._options = {k: _option_text(v) for k, v in options.items() if v is not None}
         _check_options(self._options)
+        self.total_epochs = _planned(total_epochs)
+        if total_epochs is not None and self.total_epochs is None:
+            raise _core.ConfigError(f"trainvitals: total_epochs={total_epochs!r}: give a whole "
+                                    f"number >= 1")
+        self._oom = _oom.Responder(on_oom_risk, framework, checkpoint, memory_snapshot)
+        # Set by on_oom_risk="stop" when the memory is at risk: a plain loop checks it.
+        self.should_stop = False
         self._state = "new"  # "new" -> "on" (started) -> "off" (quiet after a failure)
         self._run: Optional[_run.ProcessRun] = None
         self._set_client(None)
         self._call = 0  # the framework call this monitor's epochs belong to; 0: none yet
         self._offset = 0  # added to this call's epoch numbers so the record never repeats one
+        self._first_epoch = None  # (call, the framework's number of its first epoch)
         self._epoch: Optional[_Span] = None
         self._phases: List[_Span] = []  # open phases, innermost last
 
@@ -244,11 +275,11 @@ class Monitor:
             if client is None:
                 return
         try:
-            due = client.step(-1 if step is None else int(step))
+            flags = client.step(-1 if step is None else int(step))
         except Exception:  # not a whole number, or too large for the slot
-            due = self._odd_step(step)
-        if due and self._allocator:
-            self._send_allocator()
+            flags = self._odd_step(step)
+        if flags:
+            self._step_flags(flags)
 
     def _set_client(self, client) -> None:
         self._client = client
@@ -329,8 +360,10 @@ class Monitor:
         ends it with the block (an exception leaves it open: not complete)."""
         return self._begin_epoch(epoch, held=False)
 
-    def epoch_begin(self, epoch: int) -> None:
-        self._begin_epoch(epoch, held=True)
+    def epoch_begin(self, epoch: int, epochs: Optional[int] = None) -> None:
+        """Begins epoch ``epoch``; ``epochs``: how many the framework call plans
+        (counted as the framework numbers its epochs), else ``total_epochs``."""
+        self._begin_epoch(epoch, held=True, planned=epochs)
 
     def epoch_end(self, epoch: Optional[int] = None, logs: Optional[dict] = None) -> None:
         if logs:
@@ -370,7 +403,7 @@ class Monitor:
             self._send("scalars", numbers)
 
     # -- internals -------------------------------------------------------
-    def _begin_epoch(self, epoch, held: bool) -> _Span:
+    def _begin_epoch(self, epoch, held: bool, planned=None) -> _Span:
         number = _whole(epoch)
         if number is None:
             _misuse("epoch", f"epoch({epoch!r}): an epoch is a whole number >= 0; not recorded")
@@ -386,7 +419,16 @@ class Monitor:
             recorded = run.next_epoch
         run.next_epoch = recorded + 1
         span = self._epoch = _Span(self, "epoch", number, recorded, held)
-        self._send("epoch_begin", recorded, self._call)
+        # The framework's bound (Keras epochs=, Lightning max_epochs) counts
+        # from its epoch 0: the call plans its epochs from its first one
+        # (fit(epochs=50, initial_epoch=10) plans 40).
+        if self._first_epoch is None or self._first_epoch[0] != self._call:
+            self._first_epoch = (self._call, number)
+        bound = _planned(planned) or self.total_epochs
+        planned = bound - self._first_epoch[1] if bound else 0
+        self._send("epoch_begin", recorded, self._call,
+                   planned if 0 < planned <= _PLANNED_MAX else 0)
+        self._check_risk()
         return span
 
     def _end_epoch(self, span: _Span) -> None:
@@ -394,6 +436,7 @@ class Monitor:
         if self._epoch is span:
             self._epoch = None
         self._send("epoch_end", span.recorded, begin=False)
+        self._check_risk()
 
     def _begin_phase(self, phase, held: bool) -> _Span:
         if not isinstance(phase, str) or not _PHASE_NAME.match(phase):
@@ -464,13 +507,37 @@ class Monitor:
         except Exception as e:
             self._quiet(e)
 
-    def _odd_step(self, step) -> bool:
+    def _odd_step(self, step) -> int:
         _misuse("step", f"step({step!r}): a step number is a whole number; counted without it")
         try:
             return self._client.step(-1)
         except Exception as e:
             self._quiet(e)
-            return False
+            return 0
+
+    def _step_flags(self, flags: int) -> None:
+        if flags & _core.STEP_ALLOCATOR_DUE and self._allocator:
+            self._send_allocator()
+        if flags & _core.STEP_RISK_CHANGED:
+            self._take_risk()
+
+    def _check_risk(self) -> None:
+        """At a boundary: acts on a risk that came since the last step."""
+        client = self._client
+        try:
+            if client is not None and client.risk_changed:
+                self._take_risk()
+        except Exception as e:
+            self._quiet(e)
+
+    def _take_risk(self) -> None:
+        try:
+            risk = self._client.risk()
+        except Exception as e:
+            self._quiet(e)
+            return
+        if risk is not None:
+            self._oom.handle(risk, self)
 
     def _send_allocator(self) -> None:
         try:

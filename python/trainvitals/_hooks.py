@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from typing import Dict, Iterable, Optional
 
 from ._run import say
@@ -105,12 +106,25 @@ class FitHooks(CallbackBase):
     fetch of an epoch's first batch after its begin hook, count as data wait."""
 
     _times_data_wait = False
+    # The file on_oom_risk="checkpoint" saves the model to, in the run directory.
+    _checkpoint_name = "oom_checkpoint"
 
     def _tv_init(self, monitor, every_n_steps: int = 1) -> None:
         self.monitor = monitor
         self.every_n_steps = max(1, int(every_n_steps))
         self._steps = 0
         self._own_call = None  # the phase of a call this callback began outside fit()
+        monitor._oom.save = self._oom_save
+        monitor._oom.stop = self._oom_stop
+
+    # on_oom_risk: both frameworks' models have save() and stop_training.
+    def _oom_save(self, run_dir: str) -> str:
+        path = os.path.join(run_dir, self._checkpoint_name)
+        self.model.save(path)
+        return path
+
+    def _oom_stop(self) -> None:
+        self.model.stop_training = True
 
     @quiet_hook
     def on_train_begin(self, logs=None):
@@ -123,7 +137,8 @@ class FitHooks(CallbackBase):
 
     @quiet_hook
     def on_epoch_begin(self, epoch, logs=None):
-        self.monitor.epoch_begin(epoch)
+        # Both frameworks put fit()'s epochs= into the callbacks' params.
+        self.monitor.epoch_begin(epoch, epochs=(getattr(self, "params", None) or {}).get("epochs"))
         if self._times_data_wait:
             self.monitor.wait_begin()
 

@@ -25,6 +25,7 @@ from typing import Dict, Optional, Set
 from . import _core
 
 SOCKET_ENV = _core.SOCKET_ENV
+RUN_DIR_ENV = _core.RUN_DIR_ENV
 
 _said: Set[str] = set()
 
@@ -81,6 +82,7 @@ class ProcessRun:
                     # ranks) report to this run instead of starting their own.
                     if socket:
                         os.environ[SOCKET_ENV] = socket
+                        os.environ[RUN_DIR_ENV] = self.run_dir
                 if socket:
                     client = _core.Client(socket, rank, framework)
                     if client.ok:
@@ -120,6 +122,7 @@ class ProcessRun:
                 session, self.session = self.session, None
                 if session is not None:
                     os.environ.pop(SOCKET_ENV, None)
+                    os.environ.pop(RUN_DIR_ENV, None)
                     self.summary = json.loads(session.finish())
             except Exception as e:
                 say_once("close", f"the run did not end cleanly: {type(e).__name__}: {e}")

@@ -16,6 +16,12 @@ batch inside ``train_function`` (a ``tf.function`` calling the tf.data
 iterator's ``get_next``), between a batch's begin and end hooks, so the gap
 between the hooks reads about 0 even when the job waits for its input most of
 the time (docs/markers.md).
+``on_oom_risk=`` says what to do when trainvitals finds the memory at risk
+(a leak, or an OOM forecast inside the run; ``fit``'s ``epochs`` is the plan):
+``"warn"`` (default: one line), ``"checkpoint"`` (``model.save`` to
+``oom_checkpoint.keras`` in the run directory), ``"stop"``
+(``model.stop_training = True``: fit ends after the batch) or a function that
+receives the forecast (a dict; docs/markers.md).
 ``every_n_steps=N`` marks every Nth batch only (the step counts are then in
 units of N batches). ``log_dir=`` also writes trainvitals's TensorBoard scalars
 there, beside Keras's own. Other keyword arguments are monitor options
@@ -64,6 +70,8 @@ def allocator() -> List[Dict[str, object]]:
 
 class VitalsCallback(FitHooks, _Callback):
     """Keras callback that reports steps, epochs and phases to trainvitals."""
+
+    _checkpoint_name = "oom_checkpoint.keras"  # model.save's format by its extension
 
     def __init__(self, every_n_steps: int = 1, log_dir=None, **options):
         super().__init__()

@@ -11,7 +11,16 @@ Steps, epochs (with the logged metrics), the train/eval/test/predict phases
 waits for its next batch (from the training batch hooks) and the CUDA
 allocator's figures of each rank. The script is one run however many fit, validate, test
 and predict calls it makes: each call adds its phase, and the epochs of a later
-fit continue the numbering. Keyword arguments are monitor options (``out=``,
+fit continue the numbering. ``on_oom_risk=`` says what to do when trainvitals
+finds the memory at risk (``max_epochs`` is the plan): ``"warn"`` (default: one
+line), ``"checkpoint"`` (``trainer.save_checkpoint`` to ``oom_checkpoint.ckpt``
+in the run directory), ``"stop"`` (``trainer.should_stop = True``: fit ends
+after the batch) or a function that receives the forecast (a dict;
+docs/markers.md). With more than one rank the ranks get the risk at different
+steps, and Lightning's checkpoint and stop must happen on all at once: there
+"checkpoint" and "stop" only warn. A ``gpu-memory-leak`` leaves
+``torch.cuda.memory_summary()`` in the run directory (``memory_snapshot=True``:
+the allocator's history too). Keyword arguments are monitor options (``out=``,
 ``interval=``, ``quiet=``...), used when no ``trainvitals run`` supervises.
 ``.monitor`` is the Monitor, ``.summary`` the run's summary once it ended
 (alone: at interpreter exit, or ``.close()``).
@@ -42,6 +51,31 @@ class VitalsCallback(CallbackBase, Callback):
         options.setdefault("framework", "lightning")
         options.setdefault("allocator", allocator)
         self.monitor = Monitor(**options)
+        self._trainer = None
+        self.monitor._oom.save = self._oom_save
+        self.monitor._oom.stop = self._oom_stop
+
+    # -- on_oom_risk -----------------------------------------------------
+    def _alone(self) -> bool:
+        trainer = self._trainer
+        if trainer is not None and int(getattr(trainer, "world_size", 1) or 1) > 1:
+            say_once("oom-ranks", "with several ranks on_oom_risk only warns: Lightning's "
+                                  "checkpoint and stop must happen on every rank at once")
+            return False
+        return trainer is not None
+
+    def _oom_save(self, run_dir: str):
+        if not self._alone():
+            return None
+        path = os.path.join(run_dir, "oom_checkpoint.ckpt")
+        self._trainer.save_checkpoint(path)
+        return path
+
+    def _oom_stop(self) -> bool:
+        if not self._alone():
+            return False
+        self._trainer.should_stop = True
+        return True
 
     # -- calls: fit, validate, test, predict -----------------------------
     def _joins(self, trainer) -> bool:
@@ -58,6 +92,7 @@ class VitalsCallback(CallbackBase, Callback):
 
     @quiet_hook
     def setup(self, trainer, pl_module, stage=None):
+        self._trainer = trainer
         if self._joins(trainer):
             self.monitor.begin_call()
 
@@ -83,7 +118,8 @@ class VitalsCallback(CallbackBase, Callback):
     # first batch after on_train_epoch_start): that time is data wait.
     @quiet_hook
     def on_train_epoch_start(self, trainer, pl_module):
-        self.monitor.epoch_begin(trainer.current_epoch)
+        # max_epochs: None or -1 without a limit (the monitor ignores both).
+        self.monitor.epoch_begin(trainer.current_epoch, epochs=trainer.max_epochs)
         self.monitor.wait_begin()
 
     @quiet_hook

@@ -12,7 +12,12 @@ its next batch (the time between one batch's end and the next one's begin,
 where fit() takes the batch from its DataLoader) and, on CUDA, Paddle's
 allocator figures. The script is one run however many fit/evaluate/predict calls it
 makes: each call adds its phase, and the epochs of a later fit continue the
-numbering. Keyword arguments are monitor options (``out=``, ``interval=``,
+numbering. ``on_oom_risk=`` says what to do when trainvitals finds the memory
+at risk (``fit``'s ``epochs`` is the plan): ``"warn"`` (default: one line),
+``"checkpoint"`` (``model.save`` to ``oom_checkpoint`` in the run directory:
+``.pdparams`` and ``.pdopt``), ``"stop"`` (``model.stop_training = True``: fit
+ends after the epoch) or a function that receives the forecast (a dict;
+docs/markers.md). Keyword arguments are monitor options (``out=``, ``interval=``,
 ``quiet=``...), used when no ``trainvitals run`` supervises. ``.monitor`` is
 the Monitor, ``.summary`` the run's summary once it ended (alone: at
 interpreter exit, or ``.close()``).
@@ -56,6 +61,10 @@ def allocator() -> List[Dict[str, object]]:
 
 class VitalsCallback(FitHooks, paddle.callbacks.Callback):
     """paddle.Model callback that reports steps, epochs and phases to trainvitals."""
+
+    # model.save(path) writes path.pdparams and path.pdopt.
+    def _oom_save(self, run_dir: str) -> str:
+        return super()._oom_save(run_dir) + ".pdparams"
 
     # paddle.Model.fit takes each batch from its DataLoader between one batch's
     # on_train_batch_end and the next one's on_train_batch_begin.

@@ -16,6 +16,12 @@ works with any iterable.
 ``m.epoch(e)`` and ``m.phase(name)`` also work as plain calls: an epoch lasts
 until the next begins, a phase until the next one begun the same way.
 
+``trainvitals.torch.monitor(total_epochs=N, on_oom_risk="stop")``: when
+trainvitals finds the memory at risk, ``m.should_stop`` becomes True (check it
+in the loop); ``on_oom_risk="checkpoint", checkpoint=save`` calls ``save()``; a
+function as ``on_oom_risk`` receives the forecast. A risk on a GPU leaves
+``torch.cuda.memory_summary()`` in the run directory (docs/markers.md).
+
 The rank comes from the RANK environment variable (torchrun sets it) unless
 ``rank=`` is given. Other keyword arguments are monitor options (``out=``,
 ``interval=``, ``quiet=``...), used when no ``trainvitals run`` supervises.

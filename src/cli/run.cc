@@ -57,6 +57,8 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
       if (std::string socket = session.marker_socket(); !socket.empty()) {
         ::setenv(kMarkerSocketEnv, socket.c_str(), 1);
       }
+      // Where the training's own files go (an on_oom_risk="checkpoint"'s checkpoint).
+      ::setenv(kRunDirEnv, session.run_dir().c_str(), 1);
       int start_error = 0;
       std::string error;
       if (row) row->Reserve();

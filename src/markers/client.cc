@@ -14,6 +14,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "markers/risk.h"
+
 namespace tv {
 
 int RankFromEnvironment() {
@@ -127,14 +129,36 @@ bool MarkerClient::Send(Marker m) {
   return true;
 }
 
-bool MarkerClient::EpochBegin(int64_t epoch, int64_t call) {
+bool MarkerClient::EpochBegin(int64_t epoch, int64_t call, int64_t planned_epochs) {
   WaitPause();
   epoch_begin_steps_ = steps_;
+  last_epoch_ns_ = NowNs();
+  if (epochs_begun_++ == 0) first_epoch_ns_ = last_epoch_ns_;
   Marker m;
   m.type = MarkerType::kEpochBegin;
   m.epoch = epoch;
   if (call > 0) m.call = call;
+  if (planned_epochs > 0) m.planned_epochs = planned_epochs;
   return Send(std::move(m));
+}
+
+std::optional<MemoryRisk> MarkerClient::TakeRisk() {
+  if (slot_ == nullptr) return std::nullopt;
+  uint32_t signalled = slot_->risk_seq.load(std::memory_order_acquire);
+  if (signalled == risk_seen_) return std::nullopt;
+  uint32_t seq = 0;
+  std::optional<MemoryRisk> risk = ReadRisk(static_cast<const StepsHeader*>(map_)->risk, &seq);
+  if (!risk) return std::nullopt;
+  // The record may be newer than the slot's word (a second risk between the
+  // two reads): the slot will then say the same number, which is not news.
+  risk_seen_ = seq;
+  return risk;
+}
+
+std::optional<double> MarkerClient::seconds_per_epoch() const {
+  if (epochs_begun_ < 2 || last_epoch_ns_ <= first_epoch_ns_) return std::nullopt;
+  return static_cast<double>(last_epoch_ns_ - first_epoch_ns_) * 1e-9 /
+         static_cast<double>(epochs_begun_ - 1);
 }
 
 bool MarkerClient::EpochEnd(int64_t epoch) {

@@ -10,8 +10,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "core/training_sample.h"
 #include "markers/protocol.h"
 
 namespace tv {
@@ -31,20 +33,34 @@ class MarkerClient {
   int rank() const { return rank_; }
   int slot() const { return slot_index_; }
 
-  // Counts one step (and records `step` when >= 0). Returns true when the
-  // framework's allocator figures are due: at most once per sampler interval.
-  bool Step(int64_t step) {
-    if (slot_ == nullptr) return false;
+  // Counts one step (and records `step` when >= 0). Returns flags:
+  // kStepAllocatorDue when the framework's allocator figures are due (at most
+  // once per sampler interval), kStepRiskChanged while a memory risk came that
+  // TakeRisk() has not read (one relaxed load of the slot's back-channel word).
+  uint32_t Step(int64_t step) {
+    if (slot_ == nullptr) return 0;
     ++steps_;
     slot_->steps.store(steps_, std::memory_order_relaxed);
     slot_->step.store(step, std::memory_order_relaxed);
     uint64_t now = NowNs();
     slot_->mono_ns.store(now, std::memory_order_release);
-    if (now < next_allocator_ns_) return false;
+    uint32_t flags =
+        slot_->risk_seq.load(std::memory_order_relaxed) != risk_seen_ ? kStepRiskChanged : 0;
+    if (now < next_allocator_ns_) return flags;
     next_allocator_ns_ = now + interval_ns_;
-    return true;
+    return flags | kStepAllocatorDue;
   }
   uint64_t steps() const { return steps_; }
+
+  // Whether a memory risk came that TakeRisk() has not read.
+  bool risk_changed() const {
+    return slot_ != nullptr && slot_->risk_seq.load(std::memory_order_relaxed) != risk_seen_;
+  }
+  // The latest memory risk the sampler sent, once: std::nullopt when none came
+  // since the last call (or none could be read whole; then it is tried again).
+  std::optional<MemoryRisk> TakeRisk();
+  // The mean time between this process's epoch begins; absent before two.
+  std::optional<double> seconds_per_epoch() const;
 
   // The process begins waiting for its next batch (before the loader's next()).
   // The first call also marks the slot as measuring data wait, so the sampler
@@ -88,7 +104,8 @@ class MarkerClient {
   // and phase boundaries also WaitPause(): time between epochs or in another
   // phase is no data wait of the training loop.
   // `call`: the script's framework call the epoch belongs to (1, 2, ...); 0: not said.
-  bool EpochBegin(int64_t epoch, int64_t call = 0);
+  // `planned_epochs`: how many epochs the call plans, from its first; 0: not said.
+  bool EpochBegin(int64_t epoch, int64_t call = 0, int64_t planned_epochs = 0);
   bool EpochEnd(int64_t epoch);  // with the steps counted since EpochBegin
   bool PhaseBegin(std::string phase);
   bool PhaseEnd(std::string phase);
@@ -126,6 +143,10 @@ class MarkerClient {
   bool timed_ = false;          // kWaitTimed is set in the slot
   uint64_t interval_ns_ = 1'000'000'000;
   uint64_t next_allocator_ns_ = 0;
+  uint32_t risk_seen_ = 0;  // the risk number TakeRisk() last read
+  uint64_t first_epoch_ns_ = 0;
+  uint64_t last_epoch_ns_ = 0;
+  uint64_t epochs_begun_ = 0;
   uint64_t sent_ = 0;
   uint64_t dropped_ = 0;
 };

@@ -141,7 +141,13 @@ void MarkerEndpoint::FreeSlot(int index, uint32_t pid) {
   slot.wait_ns.store(0, std::memory_order_relaxed);
   slot.wait_start_ns.store(0, std::memory_order_relaxed);
   slot.wait_flags.store(0, std::memory_order_relaxed);
+  slot.risk_seq.store(0, std::memory_order_relaxed);
   slot.pid.compare_exchange_strong(pid, 0, std::memory_order_release);
+}
+
+void MarkerEndpoint::SignalRisk(int index, uint32_t seq) {
+  if (map_ == nullptr || index < 0 || index >= static_cast<int>(kStepSlots)) return;
+  SlotsOf(map_)[index].risk_seq.store(seq, std::memory_order_release);
 }
 
 }  // namespace tv

@@ -2,8 +2,8 @@
 // private directory (0700) holding the datagram socket and the steps file, and
 // removes both when destroyed. Reading never blocks.
 //
-// Thread safety: made and destroyed by the controlling thread; Receive and
-// slots() from the sampler thread only.
+// Thread safety: made and destroyed by the controlling thread; Receive,
+// slots() and the back-channel from the sampler thread only.
 #pragma once
 
 #include <memory>
@@ -39,6 +39,10 @@ class MarkerEndpoint {
   const StepSlot* slots() const { return SlotsOf(map_); }
   // Frees slot `index` for the next client to claim, if `pid` still holds it.
   void FreeSlot(int index, uint32_t pid);
+  // The back-channel (markers/risk.h): the header's risk record, and the
+  // risk number written into slot `index` (release).
+  RiskRecord* risk_record() { return &static_cast<StepsHeader*>(map_)->risk; }
+  void SignalRisk(int index, uint32_t seq);
   uint64_t refused_connections() const { return refused_; }
 
  private:

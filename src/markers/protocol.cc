@@ -34,6 +34,7 @@ constexpr AllocatorField kAllocatorFields[] = {
 };
 
 constexpr int64_t kMaxCall = 1'000'000'000;
+constexpr int64_t kMaxPlannedEpochs = int64_t{1} << 53;  // whole in a double
 constexpr size_t kMaxUuid = 96;  // "GPU-" and 36 characters; MIG's older form is longer
 
 // A phase name or a scalar's name: short, and plain enough to be a tag.
@@ -112,6 +113,15 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
           return Fail(error, "\"call\" must be a whole number >= 1");
         }
         m->call = call->get<int64_t>();
+      }
+      auto planned = j.find("epochs");
+      if (m->type == MarkerType::kEpochBegin && planned != j.end()) {
+        if (!planned->is_number_integer() || planned->get<int64_t>() < 1 ||
+            planned->get<int64_t>() > kMaxPlannedEpochs) {
+          return Fail(error, fmt::format("\"epochs\" must be a whole number from 1 to {}",
+                                         kMaxPlannedEpochs));
+        }
+        m->planned_epochs = planned->get<int64_t>();
       }
       return true;
     }
@@ -216,6 +226,9 @@ std::string EncodeMarker(const Marker& m) {
   if (m.epoch) fmt::format_to(std::back_inserter(out), R"(,"epoch":{})", *m.epoch);
   if (m.steps) fmt::format_to(std::back_inserter(out), R"(,"steps":{})", *m.steps);
   if (m.call) fmt::format_to(std::back_inserter(out), R"(,"call":{})", *m.call);
+  if (m.planned_epochs) {
+    fmt::format_to(std::back_inserter(out), R"(,"epochs":{})", *m.planned_epochs);
+  }
   if (!m.phase.empty()) out += ",\"phase\":" + nlohmann::json(m.phase).dump();
   if (!m.framework.empty()) {
     out += ",\"framework\":" + nlohmann::json(m.framework).dump();

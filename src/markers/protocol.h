@@ -25,6 +25,9 @@ namespace tv {
 
 inline constexpr int kMarkerProtocolVersion = 1;
 inline constexpr char kMarkerSocketEnv[] = "TRAINVITALS_SOCKET";
+// The run directory of the run a training process reports to: the supervisor
+// sets it for its command, the in-process monitor for the processes it starts.
+inline constexpr char kRunDirEnv[] = "TRAINVITALS_RUN_DIR";
 inline constexpr char kMarkerSocketName[] = "markers.sock";
 inline constexpr char kStepsFileName[] = "steps";
 inline constexpr uint32_t kStepSlots = 256;
@@ -35,8 +38,13 @@ inline constexpr size_t kMaxDatagram = 65536;
 inline constexpr uint32_t kWaitMeasured = 1;  // the process has timed a data wait
 inline constexpr uint32_t kWaitTimed = 2;     // ... and is in its timed loop now
 
-// One process's step counter and data-wait time. 64 bytes: one cache line per
-// writer. Bytes 52..63 are reserved (zero).
+// MarkerClient::Step's flags.
+inline constexpr uint32_t kStepAllocatorDue = 1;  // the allocator figures are due
+inline constexpr uint32_t kStepRiskChanged = 2;  // a memory risk came that the process has not read
+
+// One process's step counter and data-wait time, and the back-channel word the
+// sampler writes into it. 64 bytes: one cache line per writer. Bytes 56..63
+// are reserved (zero).
 struct alignas(64) StepSlot {
   std::atomic<uint32_t> pid;      // 0: free; claimed by compare-exchange from 0
   std::atomic<int32_t> rank;      // -1: not distributed
@@ -49,11 +57,35 @@ struct alignas(64) StepSlot {
   std::atomic<uint64_t> wait_ns;
   std::atomic<uint64_t> wait_start_ns;  // CLOCK_MONOTONIC a wait in progress began; 0: none
   std::atomic<uint32_t> wait_flags;     // kWaitMeasured | kWaitTimed
+  // Written by the sampler only: the number of the latest memory risk
+  // (StepsHeader::risk.seq), 0 while there is none. Stored into every claimed
+  // slot when a risk opens and into a slot claimed later; zeroed when freed.
+  std::atomic<uint32_t> risk_seq;
 };
 static_assert(sizeof(StepSlot) == 64);
 static_assert(offsetof(StepSlot, wait_ns) == 32 && offsetof(StepSlot, wait_start_ns) == 40 &&
-              offsetof(StepSlot, wait_flags) == 48);
+              offsetof(StepSlot, wait_flags) == 48 && offsetof(StepSlot, risk_seq) == 52);
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+// The latest memory risk (MemoryRisk), once for all processes, in the steps
+// file's header. Written by the sampler only, under a sequence lock: `lock` is
+// odd while the fields change, so a reader that saw the same even `lock`
+// before and after reading them read one whole record.
+struct RiskRecord {
+  std::atomic<uint32_t> lock;
+  std::atomic<uint32_t> seq;  // this risk's number: 1, 2, ...; 0: none yet
+  std::atomic<uint16_t>
+      kind;  // MemoryRisk::Kind: 1 oom-forecast, 2 gpu-memory-leak, 3 host-memory-leak
+  std::atomic<int16_t> gpu;          // the GPU's index; -1: host memory
+  std::atomic<int32_t> epoch;        // the epoch the memory runs out in; -1: not known
+  std::atomic<double> seconds_left;  // NaN: not known
+  std::atomic<double> growth_bytes_per_second;
+  std::atomic<int32_t> planned_epochs;  // -1: not known
+  uint32_t reserved;
+};
+static_assert(sizeof(RiskRecord) == 40 && offsetof(RiskRecord, seconds_left) == 16 &&
+              offsetof(RiskRecord, planned_epochs) == 32);
+static_assert(std::atomic<double>::is_always_lock_free);
 
 struct alignas(64) StepsHeader {
   char magic[8];  // "TVSTEPS1"
@@ -62,8 +94,9 @@ struct alignas(64) StepsHeader {
   uint32_t slot_size;
   uint32_t
       interval_ms;  // the sampler's row interval: allocator figures are read at most this often
+  RiskRecord risk;  // zero in files of supervisors before it: no risk, ever
 };
-static_assert(sizeof(StepsHeader) == 64);
+static_assert(sizeof(StepsHeader) == 64 && offsetof(StepsHeader, risk) == 24);
 
 inline constexpr size_t kStepsFileSize = sizeof(StepsHeader) + kStepSlots * sizeof(StepSlot);
 
@@ -119,6 +152,8 @@ struct Marker {
   double t = 0;                  // the sender's unix seconds
   std::optional<int64_t> epoch;  // epoch markers
   std::optional<int64_t> call;   // epoch_begin: the script's framework call (1, 2, ...)
+  // epoch_begin ("epochs"): how many epochs the call plans, from its first.
+  std::optional<int64_t> planned_epochs;
   std::optional<int64_t> steps;  // epoch_end: steps in the epoch
   std::string phase;             // phase markers: "train", "eval", "predict"
   std::string framework;         // hello

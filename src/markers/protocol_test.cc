@@ -161,6 +161,44 @@ TEST(MarkerProtocol, NumbersOutOfRangeAreRefusedBeforeAnyCast) {
   EXPECT_NE(parse(many).find("more than 64 devices"), std::string::npos);
 }
 
+TEST(MarkerProtocol, EpochBeginCarriesThePlannedEpochsInRange) {
+  Marker m;
+  m.type = MarkerType::kEpochBegin;
+  m.t = 1;
+  m.epoch = 3;
+  m.planned_epochs = 50;
+  std::string error;
+  std::string text = EncodeMarker(m);
+  EXPECT_NE(text.find(R"("epochs":50)"), std::string::npos) << text;
+  auto back = ParseMarker(text, &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->planned_epochs, 50);
+  m.planned_epochs.reset();
+  back = ParseMarker(EncodeMarker(m), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_FALSE(back->planned_epochs);  // older clients say nothing of it
+
+  auto parse = [](std::string_view epochs) {
+    std::string error;
+    std::string text = std::string(R"({"v":1,"type":"epoch_begin","t":1,"epoch":0,"epochs":)") +
+                       std::string(epochs) + "}";
+    auto m = ParseMarker(text, &error);
+    return m ? std::string("ok") : error;
+  };
+  EXPECT_EQ(parse("1"), "ok");
+  EXPECT_EQ(parse("9007199254740992"), "ok");  // 2^53
+  for (std::string_view bad :
+       {"0", "-5", "2.5", "1e300", "\"50\"", "null", "9007199254740993", "18446744073709551615"}) {
+    EXPECT_NE(parse(bad).find("\"epochs\" must be a whole number from 1"), std::string::npos)
+        << bad << " -> " << parse(bad);
+  }
+  // Only an epoch's beginning plans epochs: elsewhere the key means nothing.
+  std::string ignored;
+  auto end = ParseMarker(R"({"v":1,"type":"epoch_end","t":1,"epoch":0,"epochs":-1})", &ignored);
+  ASSERT_TRUE(end) << ignored;
+  EXPECT_FALSE(end->planned_epochs);
+}
+
 TEST(MarkerProtocol, StepsFileSitsBesideTheSocket) {
   EXPECT_EQ(StepsPathFor("/tmp/trainvitals-abc/markers.sock"), "/tmp/trainvitals-abc/steps");
 }

@@ -10,6 +10,7 @@
 
 #include "core/config.h"
 #include "markers/client.h"
+#include "markers/risk.h"
 #include "run/session.h"
 
 namespace py = pybind11;
@@ -37,6 +38,21 @@ std::vector<AllocatorFigures> ToFigures(const py::list& devices) {
     out.push_back(f);
   }
   return out;
+}
+
+// The latest memory risk `client` has not read, as the glue hands it to
+// on_oom_risk (docs/markers.md); None when none came.
+py::object TakeRisk(MarkerClient& client) {
+  std::optional<MemoryRisk> risk = client.TakeRisk();
+  if (!risk) return py::none();
+  auto optional = [](const auto& v) { return v ? py::cast(*v) : py::none(); };
+  return py::dict("kind"_a = std::string(RiskKindId(risk->kind)),
+                  "gpu"_a = risk->gpu >= 0 ? py::cast(risk->gpu) : py::none(),
+                  "seconds_left"_a = optional(risk->seconds_left),
+                  "epoch"_a = optional(risk->epoch),
+                  "planned_epochs"_a = optional(risk->planned_epochs),
+                  "growth_bytes_per_second"_a = risk->growth_bytes_per_second,
+                  "message"_a = DescribeRisk(*risk, client.seconds_per_epoch()));
 }
 
 // A Config from the same option table as the CLI (keys as in the config file:
@@ -190,6 +206,9 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "trainvitals core: marker client and in-process monitor";
   m.attr("__version__") = TRAINVITALS_VERSION;
   m.attr("SOCKET_ENV") = tv::kMarkerSocketEnv;
+  m.attr("RUN_DIR_ENV") = tv::kRunDirEnv;
+  m.attr("STEP_ALLOCATOR_DUE") = tv::kStepAllocatorDue;
+  m.attr("STEP_RISK_CHANGED") = tv::kStepRiskChanged;
   py::register_exception<tv::ConfigError>(m, "ConfigError", PyExc_ValueError);
 
   py::class_<MarkerClient>(m, "Client")
@@ -203,8 +222,11 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("sent", &MarkerClient::sent)
       .def_property_readonly("dropped", &MarkerClient::dropped)
       .def("step", &MarkerClient::Step, "step"_a = -1,
-           "Counts one step; True when allocator figures are due.")
-      .def("epoch_begin", &MarkerClient::EpochBegin, "epoch"_a, "call"_a = 0)
+           "Counts one step; returns flags: STEP_ALLOCATOR_DUE | STEP_RISK_CHANGED.")
+      .def_property_readonly("risk_changed", &MarkerClient::risk_changed)
+      .def("risk", &tv::TakeRisk,
+           "The latest memory risk not read yet, as a dict; None when none came.")
+      .def("epoch_begin", &MarkerClient::EpochBegin, "epoch"_a, "call"_a = 0, "epochs"_a = 0)
       .def("epoch_end", &MarkerClient::EpochEnd, "epoch"_a)
       .def("phase_begin", &MarkerClient::PhaseBegin, "phase"_a)
       .def("phase_end", &MarkerClient::PhaseEnd, "phase"_a)

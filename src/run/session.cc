@@ -157,8 +157,11 @@ void Session::StartMonitoring(int root_pid) {
   sinks_ = std::make_unique<SinkThread>(std::move(sinks));
   sinks_->Start();
   AddEvent("start", {{"pid", root_pid}, {"mode", mode_}});
+  MarkerSource* marker_source = nullptr;
   if (markers_) {
-    sources.sources.push_back(std::make_unique<MarkerSource>(markers_.get()));
+    auto source = std::make_unique<MarkerSource>(markers_.get());
+    marker_source = source.get();
+    sources.sources.push_back(std::move(source));
   } else {
     sources.notices.push_back({"markers", markers_error_});
   }
@@ -172,6 +175,13 @@ void Session::StartMonitoring(int root_pid) {
   processes_.set_root_pid(root_pid);
   // Each observer on its own: one that fails is turned off, the others go on.
   findings_ = std::make_unique<FindingsObserver>(thresholds_, config_.interval_s);
+  if (marker_source != nullptr) {
+    // The back-channel (docs/markers.md): each memory risk the analysis opens
+    // goes to every training process. Both run on the sampler thread; the
+    // sampler owns the source and outlives every call of the handler.
+    findings_->set_risk_handler(
+        [marker_source](const MemoryRisk& risk) { marker_source->PublishRisk(risk); });
+  }
   std::vector<SampleObserver*> observers = {&training_events_, &phases_, &processes_,
                                             findings_.get()};
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <climits>
 
+#include "markers/risk.h"
+
 namespace tv {
 namespace {
 
@@ -57,6 +59,7 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
   e->epoch = m.epoch;
   e->steps = m.steps;
   e->call = m.call;
+  e->planned_epochs = m.planned_epochs;
   e->phase = m.phase;
   e->framework = m.framework;
   e->exception = m.exception;
@@ -112,6 +115,7 @@ void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* noti
   Drain(out->t, &t);
   if (malformed_ > 0) t.markers_malformed = static_cast<double>(malformed_);
   ReadSlots(tick.mono_s, &t);
+  SignalRisk();
   t.phase = CurrentPhase();
   if (const Process* ref = Reference()) {
     if (ref->epoch) t.epoch = static_cast<double>(*ref->epoch);
@@ -363,6 +367,29 @@ void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
     if (step >= 0) SetMax(&out->step, step);
   }
   if (waiting > 0) out->data_wait_ratio = wait_sum / waiting;
+}
+
+void MarkerSource::PublishRisk(const MemoryRisk& risk) {
+  std::lock_guard<std::mutex> lock(risk_mu_);
+  WriteRisk(risk, ++risk_seq_, endpoint_->risk_record());
+  const StepSlot* slots = endpoint_->slots();
+  for (uint32_t i = 0; i < kStepSlots; ++i) {
+    if (slots[i].pid.load(std::memory_order_acquire) != 0) {
+      endpoint_->SignalRisk(static_cast<int>(i), risk_seq_);
+    }
+  }
+}
+
+void MarkerSource::SignalRisk() {
+  std::lock_guard<std::mutex> lock(risk_mu_);
+  if (risk_seq_ == 0) return;
+  const StepSlot* slots = endpoint_->slots();
+  for (uint32_t i = 0; i < kStepSlots; ++i) {
+    if (slots[i].pid.load(std::memory_order_acquire) != 0 &&
+        slots[i].risk_seq.load(std::memory_order_relaxed) != risk_seq_) {
+      endpoint_->SignalRisk(static_cast<int>(i), risk_seq_);
+    }
+  }
 }
 
 void MarkerSource::AddAllocatorFigures(Sample* out) const {

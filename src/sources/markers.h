@@ -13,9 +13,18 @@
 // short-lived clients never runs out of slots. Each slot's data-wait time
 // becomes that process's share of the tick spent waiting for data
 // (data_wait.h), measured on CLOCK_MONOTONIC like the slot's stamps.
+//
+// The back-channel: PublishRisk() hands a memory risk to every training
+// process (markers/risk.h); the latest is remembered and signalled to the
+// processes that claim a slot later, at the next Read.
+//
+// Thread safety: Read and Flush on the sampler thread; PublishRisk on the
+// sampler thread too (the findings' risk handler), or on the controlling
+// thread once the sampler stopped: the back-channel has its own lock.
 #pragma once
 
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -37,6 +46,9 @@ class MarkerSource final : public Source {
   std::string_view name() const override { return "markers"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
   bool Flush(Sample* out) override;
+
+  // Tells every training process, now and those that come later, about `risk`.
+  void PublishRisk(const MemoryRisk& risk);
 
  private:
   // What one training process has said so far.
@@ -73,6 +85,8 @@ class MarkerSource final : public Source {
   std::string_view CurrentPhase() const;
   void ReadSlots(double mono_s, TrainingSample* out);
   void AddAllocatorFigures(Sample* out) const;
+  // Signals the latest risk to the claimed slots that do not hold its number.
+  void SignalRisk();
   // Says `message` once per kind (on the next Read).
   void Warn(const char* kind, std::string message);
 
@@ -91,6 +105,8 @@ class MarkerSource final : public Source {
   std::vector<std::string> warned_;  // kinds said
   std::vector<Notice> warnings_;     // to say on the next Read
   std::string datagram_;
+  std::mutex risk_mu_;
+  uint32_t risk_seq_ = 0;  // the latest risk's number; 0: none yet (risk_mu_)
 };
 
 }  // namespace tv
