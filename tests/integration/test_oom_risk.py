@@ -127,6 +127,21 @@ def test_the_default_warns_in_one_line_per_risk(train):
     assert all(" memory grows " in x for x in lines)
     assert r.result["epochs_run"] >= 15  # warned, not stopped
 
+    # The forecast names the epoch the GPU really fills in, within one: the
+    # truth is where the used memory the rows show reaches the GPU's total,
+    # counted in the epochs the training marked.
+    [fc] = [e for e in r.events if e["type"] == "finding_open" and e["id"] == "oom-forecast"]
+    points = [(row["t"], row["gpus"][0]["memory_used_bytes"]) for row in r.rows
+              if row.get("gpus") and "memory_used_bytes" in row["gpus"][0]]
+    (t0, m0), (t1, m1) = points[len(points) // 3], points[-1]
+    full_t = t0 + (8e9 - m0) * (t1 - t0) / (m1 - m0)
+    begins = sorted(e["t"] for e in r.events if e["type"] == "epoch_begin")
+    length = sorted(b - a for a, b in zip(begins, begins[1:]))[len(begins) // 2]
+    true_epoch = int((full_t - begins[0]) // length) + 1
+    print(f"forecast: epoch {fc['evidence']['oom_epoch']}; the GPU fills in epoch {true_epoch}")
+    assert abs(fc["evidence"]["oom_epoch"] - true_epoch) <= 1, (fc["evidence"], true_epoch)
+    assert fc["evidence"]["planned_epochs"] == PLANNED
+
 
 @pytest.mark.parametrize("framework", ["torch", "keras"])
 def test_a_healthy_run_triggers_nothing(train, framework):
