@@ -73,13 +73,13 @@ void Set(std::vector<std::optional<Stat>>& values, MetricId id, double v) {
   if (values[id.index]) values[id.index] = Stat{v, v, v, 1};
 }
 
-// Memory grows `s` seconds in: the job 1 MB/s, each GPU 0.1 MB/s.
+// Memory grows `s` seconds in: the job and each GPU figure 1 MB/s.
 void Grow(Row& row, double s) {
   Set(row.values, metric::kJobMemoryBytes, 2e9 + s * 1e6);
   for (GpuRow& g : row.gpus) {
-    Set(g.values, metric::kGpuJobMemoryBytes, 39e9 + s * 1e5);
-    Set(g.values, metric::kGpuAllocatorAllocatedBytes, 30e9 + s * 1e5);
-    Set(g.values, metric::kGpuAllocatorReservedBytes, 35e9 + s * 1e5);
+    Set(g.values, metric::kGpuJobMemoryBytes, 39e9 + s * 1e6);
+    Set(g.values, metric::kGpuAllocatorAllocatedBytes, 30e9 + s * 1e6);
+    Set(g.values, metric::kGpuAllocatorReservedBytes, 35e9 + s * 1e6);
   }
 }
 

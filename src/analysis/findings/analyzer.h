@@ -51,6 +51,15 @@ struct Mark {
 // The mark an events.jsonl event is; false for other event types.
 bool MarkFromEvent(const nlohmann::json& event, Mark* mark);
 
+// Whom a memory finding is about; its subject and words are made only when
+// one opens (a row makes no strings).
+struct MemoryWho {
+  enum class Kind { kJob, kRank, kHost, kGpuJob, kGpuAllocated, kGpu };
+  Kind kind = Kind::kJob;
+  int index = -1;  // the GPU, or the rank
+  int pid = 0;
+};
+
 class Analyzer {
  public:
   explicit Analyzer(Thresholds thresholds = Thresholds(), double interval_s = 1);
@@ -180,11 +189,10 @@ class Analyzer {
   void JudgeMemory(const Frame& f, std::vector<Event>* events);
   std::optional<int64_t> FloorUnit(const Frame& f);
   bool FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit);
-  void JudgeLeak(MemorySeries& s, FindingId id, const nlohmann::ordered_json& subject,
-                 std::string_view what, int gpu, double t, std::vector<Event>* events);
+  void JudgeLeak(MemorySeries& s, FindingId id, MemoryWho who, double t,
+                 std::vector<Event>* events);
   void JudgeForecast(Tracker& tr, const MemorySeries* leaking, double room, double limit,
-                     const nlohmann::ordered_json& subject, std::string_view what, int gpu,
-                     double t, std::vector<Event>* events);
+                     MemoryWho who, double t, std::vector<Event>* events);
   Forecast ForecastOf(const MemorySeries& s, double room, double limit, double t) const;
   nlohmann::ordered_json TrendJson(const MemorySeries& s) const;
   void EndEpoch(const Mark& m, std::vector<Event>* events);

@@ -19,6 +19,45 @@ double Median(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
+using Who = MemoryWho;
+
+nlohmann::ordered_json SubjectOf(const Who& who) {
+  switch (who.kind) {
+    case Who::Kind::kJob:
+      return {{"memory", "job"}};
+    case Who::Kind::kHost:
+      return {{"memory", "host"}};
+    case Who::Kind::kRank:
+      return {{"rank", who.index}, {"pid", who.pid}};
+    default:
+      return {{"gpu", who.index}};
+  }
+}
+
+std::string WordsFor(const Who& who) {
+  switch (who.kind) {
+    case Who::Kind::kJob:
+      return "the job's memory (PSS of its processes)";
+    case Who::Kind::kHost:
+      return "host memory";
+    case Who::Kind::kRank:
+      return fmt::format("the memory of rank {} (pid {})", who.index, who.pid);
+    case Who::Kind::kGpuJob:
+      return fmt::format("the job's memory on GPU {}", who.index);
+    case Who::Kind::kGpuAllocated:
+      return fmt::format("the allocator's allocated bytes on GPU {}", who.index);
+    case Who::Kind::kGpu:
+      return fmt::format("GPU {}", who.index);
+  }
+  return {};
+}
+
+int GpuOf(const Who& who) {
+  bool gpu = who.kind == Who::Kind::kGpuJob || who.kind == Who::Kind::kGpuAllocated ||
+             who.kind == Who::Kind::kGpu;
+  return gpu ? who.index : -1;
+}
+
 }  // namespace
 
 std::optional<int64_t> Analyzer::FloorUnit(const Frame& f) {
@@ -42,7 +81,17 @@ std::optional<int64_t> Analyzer::FloorUnit(const Frame& f) {
 bool Analyzer::FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit) {
   if (!value) return false;
   if (!s.floors.Add(t, *value, unit)) return false;
-  s.trend = TrendOf(s.floors.floors(), th_[Th::kLeakPValue], floors_by_epoch_);
+  // Floors within leak_min_growth of each other cannot grow by it: no test.
+  const std::vector<Floor>& floors = s.floors.floors();
+  auto [low, high] =
+      std::minmax_element(floors.begin(), floors.end(),
+                          [](const Floor& a, const Floor& b) { return a.value < b.value; });
+  if (high->value - low->value < th_[Th::kLeakMinGrowth]) {
+    s.trend = FloorTrend{.floors = floors.size()};
+    s.leak = false;
+    return true;
+  }
+  s.trend = TrendOf(floors, th_[Th::kLeakPValue], floors_by_epoch_);
   const FloorTrend& tr = s.trend;
   s.leak = tr.floors >= static_cast<size_t>(th_[Th::kLeakMinFloors]) &&
            tr.p_value < th_[Th::kLeakPValue] && tr.slope_per_s > 0 &&
@@ -69,13 +118,11 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
     }
   }
 
-  JudgeLeak(host_memory_series_, FindingId::kHostMemoryLeak, {{"memory", "job"}},
-            "the job's memory (PSS of its processes)", -1, f.t, events);
+  JudgeLeak(host_memory_series_, FindingId::kHostMemoryLeak, {Who::Kind::kJob}, f.t, events);
   // Each training process, when there are several: which rank holds the leak.
   for (auto& [pid, s] : rank_memory_) {
-    int rank = rank_of_pid_[pid];
-    JudgeLeak(s, FindingId::kHostMemoryLeak, {{"rank", rank}, {"pid", pid}},
-              fmt::format("the memory of rank {} (pid {})", rank, pid), -1, f.t, events);
+    JudgeLeak(s, FindingId::kHostMemoryLeak, {Who::Kind::kRank, rank_of_pid_[pid], pid}, f.t,
+              events);
   }
   // Room: what the host has available, and under a cgroup limit what is left of it.
   if (f.host_memory_available_bytes) {
@@ -85,13 +132,11 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
       room = std::min(room, *f.host_memory_limit_bytes - *f.host_cgroup_memory_current_bytes);
     }
     JudgeForecast(host_forecast_, host_memory_series_.leak ? &host_memory_series_ : nullptr,
-                  std::max(room, 0.0), limit, {{"memory", "host"}}, "host memory", -1, f.t, events);
+                  std::max(room, 0.0), limit, {Who::Kind::kHost}, f.t, events);
   }
 
   for (const GpuFrame& g : f.gpus) {
     GpuMemory& m = gpu_memory_[g.index];
-    nlohmann::ordered_json subject = {{"gpu", g.index}};
-    std::string what = fmt::format("GPU {}", g.index);
     // The allocator's own figures say what the tensors hold: a leak is its
     // allocated bytes rising; reserved rising alone is allocator growth, and
     // the device figure rising with it is no leak of the training's tensors.
@@ -103,10 +148,9 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
     if (&judged == &m.job && m.allocated.tracker.open()) {
       Due(m.allocated.tracker, f.t, false, 0, events);
     }
-    JudgeLeak(judged, FindingId::kGpuMemoryLeak, subject,
-              &judged == &m.job ? fmt::format("the job's memory on {}", what)
-                                : fmt::format("the allocator's allocated bytes on {}", what),
-              g.index, f.t, events);
+    JudgeLeak(judged, FindingId::kGpuMemoryLeak,
+              {&judged == &m.job ? Who::Kind::kGpuJob : Who::Kind::kGpuAllocated, g.index}, f.t,
+              events);
 
     bool growth =
         m.reserved.leak && m.allocated.trend.slope_per_s <
@@ -119,10 +163,12 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
           TrendOf(m.allocated.floors.floors(), INFINITY, floors_by_epoch_).slope_per_s;
       o.evidence["allocated_growth_bytes_per_hour"] = std::round(allocated * 3600);
       o.message = fmt::format(
-          "On {} the allocator's reserved memory grows {}/h while its allocated memory grows "
-          "{}/h: fragmentation or a growing cache, not the tensors.",
-          what, Bytes(m.reserved.trend.slope_per_s * 3600), Bytes(std::max(allocated, 0.0) * 3600));
-      Open(FindingId::kAllocatorGrowth, m.growth, f.t, subject, std::move(o), events);
+          "On GPU {} the allocator's reserved memory grows {}/h while its allocated memory "
+          "grows {}/h: fragmentation or a growing cache, not the tensors.",
+          g.index, Bytes(m.reserved.trend.slope_per_s * 3600),
+          Bytes(std::max(allocated, 0.0) * 3600));
+      Open(FindingId::kAllocatorGrowth, m.growth, f.t, SubjectOf({Who::Kind::kGpu, g.index}),
+           std::move(o), events);
     }
 
     // What fills the device: the tensors (with allocator figures), else the
@@ -133,13 +179,13 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
     if (g.memory_total_bytes && g.memory_used_bytes) {
       JudgeForecast(m.forecast, leaking,
                     std::max(*g.memory_total_bytes - *g.memory_used_bytes, 0.0),
-                    *g.memory_total_bytes, subject, what, g.index, f.t, events);
+                    *g.memory_total_bytes, {Who::Kind::kGpu, g.index}, f.t, events);
     }
   }
 }
 
-void Analyzer::JudgeLeak(MemorySeries& s, FindingId id, const nlohmann::ordered_json& subject,
-                         std::string_view what, int gpu, double t, std::vector<Event>* events) {
+void Analyzer::JudgeLeak(MemorySeries& s, FindingId id, MemoryWho who, double t,
+                         std::vector<Event>* events) {
   if (!Due(s.tracker, t, s.leak, 0, events)) return;
   Opening o;
   o.severity = Severity::kWarning;
@@ -148,10 +194,11 @@ void Analyzer::JudgeLeak(MemorySeries& s, FindingId id, const nlohmann::ordered_
       floors_by_epoch_ ? fmt::format("{}/epoch, ", Bytes(s.trend.slope_per_unit)) : std::string();
   o.message =
       fmt::format("{} grows {}{}/h (over {} {}, confidence {}): memory is held and not given back.",
-                  what, per_epoch, Bytes(s.trend.slope_per_s * 3600), s.trend.floors,
+                  WordsFor(who), per_epoch, Bytes(s.trend.slope_per_s * 3600), s.trend.floors,
                   floors_by_epoch_ ? "epochs" : "windows", ConfidenceText(s.trend.p_value));
   if (!o.message.empty()) o.message[0] = static_cast<char>(std::toupper(o.message[0]));
-  Open(id, s.tracker, t, subject, std::move(o), events);
+  Open(id, s.tracker, t, SubjectOf(who), std::move(o), events);
+  int gpu = GpuOf(who);
   risks_.push_back(MemoryRisk{
       .kind = gpu >= 0 ? MemoryRisk::Kind::kGpuMemoryLeak : MemoryRisk::Kind::kHostMemoryLeak,
       .gpu = gpu,
@@ -187,8 +234,7 @@ Analyzer::Forecast Analyzer::ForecastOf(const MemorySeries& s, double room, doub
 }
 
 void Analyzer::JudgeForecast(Tracker& tr, const MemorySeries* leaking, double room, double limit,
-                             const nlohmann::ordered_json& subject, std::string_view what, int gpu,
-                             double t, std::vector<Event>* events) {
+                             MemoryWho who, double t, std::vector<Event>* events) {
   std::optional<Forecast> fc;
   bool cond = false;
   if (leaking) {
@@ -213,11 +259,11 @@ void Analyzer::JudgeForecast(Tracker& tr, const MemorySeries* leaking, double ro
                          ? fmt::format("at epoch {} of {}, in about {}", *fc->epoch,
                                        *fc->planned_epochs, Span(fc->seconds_left))
                          : fmt::format("in about {}", Span(fc->seconds_left));
-  o.message = fmt::format("At +{}, {} runs out {}{}.", rate, what, when,
+  o.message = fmt::format("At +{}, {} runs out {}{}.", rate, WordsFor(who), when,
                           fc->run_left_s ? ", before the run ends" : "");
-  Open(FindingId::kOomForecast, tr, t, subject, std::move(o), events);
+  Open(FindingId::kOomForecast, tr, t, SubjectOf(who), std::move(o), events);
   risks_.push_back(MemoryRisk{.kind = MemoryRisk::Kind::kOomForecast,
-                              .gpu = gpu,
+                              .gpu = GpuOf(who),
                               .seconds_left = fc->seconds_left,
                               .epoch = fc->epoch,
                               .planned_epochs = fc->planned_epochs,
