@@ -421,11 +421,12 @@ class Monitor:
         span = self._epoch = _Span(self, "epoch", number, recorded, held)
         # The framework's bound (Keras epochs=, Lightning max_epochs) counts
         # from its epoch 0: the call plans its epochs from its first one
-        # (fit(epochs=50, initial_epoch=10) plans 40).
+        # (fit(epochs=50, initial_epoch=10) plans 40). A loop's total_epochs
+        # is a count, however the loop numbers its epochs.
         if self._first_epoch is None or self._first_epoch[0] != self._call:
             self._first_epoch = (self._call, number)
-        bound = _planned(planned) or self.total_epochs
-        planned = bound - self._first_epoch[1] if bound else 0
+        bound = _planned(planned)
+        planned = bound - self._first_epoch[1] if bound else (self.total_epochs or 0)
         self._send("epoch_begin", recorded, self._call,
                    planned if 0 < planned <= _PLANNED_MAX else 0)
         self._check_risk()

@@ -205,12 +205,13 @@ def test_keras_callback_refuses_a_bad_value_before_training():
 
 def test_planned_epochs_count_from_the_calls_first_epoch(tmp_path):
     """epoch_begin's `epochs`: a call resumed at epoch 10 of 50 plans 40 more
-    (Keras fit(epochs=50, initial_epoch=10)); total_epochs= serves a plain loop;
-    Lightning's -1 (no limit) says nothing."""
+    (Keras fit(epochs=50, initial_epoch=10)); total_epochs= serves a plain loop
+    as a count, however it numbers its epochs (here from 1); Lightning's -1 (no
+    limit) says nothing."""
     out = tmp_path / "run"
     code = ("import trainvitals\n"
             f"m = trainvitals.monitor(out={str(out)!r}, quiet=True, total_epochs=3)\n"
-            "m.epoch(0); m.epoch(1)\n"
+            "m.epoch(1); m.epoch(2)\n"
             "m.end_call(); m.begin_call(); m.epoch_begin(10, epochs=50)\n"
             "m.end_call(); m.begin_call(); m.epoch_begin(0, epochs=-1)\n"
             "m.close()\n")
@@ -222,5 +223,5 @@ def test_planned_epochs_count_from_the_calls_first_epoch(tmp_path):
     assert proc.returncode == 0, proc.stderr
     begins = [e for e in Run(proc, out).events if e["type"] == "epoch_begin"]
     # The last call (its 0 recorded as 11, after 10) falls back from -1 to
-    # total_epochs=3, counted from its own first epoch, 0.
-    assert [(e["epoch"], e.get("epochs")) for e in begins] == [(0, 3), (1, 3), (10, 40), (11, 3)]
+    # total_epochs=3.
+    assert [(e["epoch"], e.get("epochs")) for e in begins] == [(1, 3), (2, 3), (10, 40), (11, 3)]
