@@ -8,27 +8,12 @@
 #include <thread>
 
 #include "markers/client.h"
-#include "sources/markers.h"
+#include "sources/markers_fixture.h"
 
 namespace tv {
 namespace {
 
-struct Fixture {
-  Fixture() {
-    std::string error;
-    endpoint = MarkerEndpoint::Create(1.0, &error);
-    EXPECT_TRUE(endpoint) << error;
-    source = std::make_unique<MarkerSource>(endpoint.get());
-  }
-  Sample Read(double mono_s) {
-    Sample s;
-    source->Read(Tick{mono_s, true}, &s, &notices);
-    return s;
-  }
-  std::unique_ptr<MarkerEndpoint> endpoint;
-  std::unique_ptr<MarkerSource> source;
-  std::vector<Notice> notices;
-};
+using Fixture = MarkerSourceFixture;
 
 MemoryRisk GpuLeak(double growth) {
   MemoryRisk r;

@@ -16,22 +16,12 @@
 #include "core/metrics.h"
 #include "core/sampler.h"
 #include "markers/client.h"
+#include "sources/markers_fixture.h"
 
 namespace tv {
 namespace {
 
-struct Fixture {
-  Fixture() {
-    std::string error;
-    endpoint = MarkerEndpoint::Create(1.0, &error);
-    EXPECT_TRUE(endpoint) << error;
-    source = std::make_unique<MarkerSource>(endpoint.get());
-  }
-  Sample Read(double mono_s) {
-    Sample s;
-    source->Read(Tick{mono_s, true}, &s, &notices);
-    return s;
-  }
+struct Fixture : MarkerSourceFixture {
   void SendRaw(std::string_view text) {
     int fd = ::socket(AF_UNIX, SOCK_SEQPACKET, 0);
     sockaddr_un addr{};
@@ -41,9 +31,6 @@ struct Fixture {
     ::send(fd, text.data(), text.size(), 0);
     ::close(fd);
   }
-  std::unique_ptr<MarkerEndpoint> endpoint;
-  std::unique_ptr<MarkerSource> source;
-  std::vector<Notice> notices;
 };
 
 TEST(MarkerSource, CountsStepsAndFollowsEpochsAndPhases) {

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "markers/client.h"
-#include "sources/markers.h"
+#include "sources/markers_fixture.h"
 
 namespace tv {
 namespace {
@@ -15,22 +15,9 @@ namespace {
 using std::chrono::milliseconds;
 using std::this_thread::sleep_for;
 
-struct Fixture {
-  Fixture() {
-    std::string error;
-    endpoint = MarkerEndpoint::Create(1.0, &error);
-    EXPECT_TRUE(endpoint) << error;
-    source = std::make_unique<MarkerSource>(endpoint.get());
-  }
-  Sample Read() {
-    Sample s;
-    source->Read(Tick{mono_s += 1, true}, &s, &notices);
-    return s;
-  }
+struct Fixture : MarkerSourceFixture {
+  Sample Read() { return MarkerSourceFixture::Read(mono_s += 1); }
   const StepSlot& Slot(int i) const { return endpoint->slots()[i]; }
-  std::unique_ptr<MarkerEndpoint> endpoint;
-  std::unique_ptr<MarkerSource> source;
-  std::vector<Notice> notices;
   double mono_s = 0;
 };
 
