@@ -13,6 +13,10 @@ epoch boundaries) and hands it, as a dict, to the Responder its
   framework's own flag in a callback);
 - a callable: receives the dict.
 
+Checkpoint, stop and the callable act on an ``oom-forecast`` only: the memory
+runs out before the planned run ends (or within the horizon). A leak alone,
+which the run may well survive, is said in one line whatever the action.
+
 The dict: ``kind`` (the finding's id), ``gpu`` (its index; None for host
 memory), ``seconds_left``, ``epoch`` (the epoch the memory runs out in),
 ``planned_epochs`` (each None when not known), ``growth_bytes_per_second``
@@ -89,7 +93,9 @@ class Responder:
                 self._write_evidence(monitor)
             line = f"{risk['kind']}: {risk['message']}"
             action = self.action
-            if callable(action):
+            if risk.get("kind") != "oom-forecast":
+                say(line)  # a leak alone: the run may finish; only said
+            elif callable(action):
                 action(dict(risk))
             elif action == "warn":
                 say(line)

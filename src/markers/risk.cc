@@ -10,10 +10,11 @@ namespace {
 
 constexpr int kReadTries = 16;
 
-// 82 MB, 1.5 GB, 640 kB: decimal units, two or three figures.
+// 82 MiB, 1.5 GiB, 640 KiB: binary units as the summary writes them, two or
+// three figures.
 std::string Bytes(double bytes) {
   constexpr std::pair<double, const char*> kUnits[] = {
-      {1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}};
+      {1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}};
   double magnitude = std::fabs(bytes);
   for (const auto& [scale, unit] : kUnits) {
     if (magnitude >= scale) {

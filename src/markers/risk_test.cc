@@ -16,7 +16,7 @@ MemoryRisk Forecast() {
   r.seconds_left = 3 * 3600 + 10 * 60;
   r.epoch = 23;
   r.planned_epochs = 50;
-  r.growth_bytes_per_second = 82e6 / 600;  // 82 MB per 10-minute epoch
+  r.growth_bytes_per_second = 82.0 * 1024 * 1024 / 600;  // 82 MiB per 10-minute epoch
   return r;
 }
 
@@ -33,7 +33,7 @@ TEST(RiskRecord, ReadsBackWhatWasWrittenWithItsNumber) {
   EXPECT_EQ(r->epoch, 23);
   EXPECT_EQ(r->planned_epochs, 50);
   EXPECT_DOUBLE_EQ(*r->seconds_left, 11400);
-  EXPECT_DOUBLE_EQ(r->growth_bytes_per_second, 82e6 / 600);
+  EXPECT_DOUBLE_EQ(r->growth_bytes_per_second, 82.0 * 1024 * 1024 / 600);
   EXPECT_EQ(header->risk.lock.load() % 2, 0u) << "even: not being written";
 }
 
@@ -74,20 +74,20 @@ TEST(RiskRecord, KindsAreTheFindingIds) {
 
 TEST(DescribeRisk, SaysTheGrowthPerEpochAndWhenItRunsOut) {
   EXPECT_EQ(DescribeRisk(Forecast(), 600.0),
-            "GPU 0 memory grows 82 MB/epoch: it runs out at epoch 23 of 50, in about 3 h 10 min");
+            "GPU 0 memory grows 82 MiB/epoch: it runs out at epoch 23 of 50, in about 3 h 10 min");
   MemoryRisk r = Forecast();
   r.planned_epochs.reset();
-  r.growth_bytes_per_second = 8e6;
+  r.growth_bytes_per_second = 8.0 * 1024 * 1024;
   r.seconds_left = 90;
   EXPECT_EQ(DescribeRisk(r, std::nullopt),
-            "GPU 0 memory grows 480 MB/min: it runs out at epoch 23, in about 2 min");
+            "GPU 0 memory grows 480 MiB/min: it runs out at epoch 23, in about 2 min");
   MemoryRisk host;
   host.kind = MemoryRisk::Kind::kHostMemoryLeak;
-  host.growth_bytes_per_second = 2.5e3;
-  EXPECT_EQ(DescribeRisk(host, std::nullopt), "host memory grows 150 kB/min");
+  host.growth_bytes_per_second = 2.5 * 1024;
+  EXPECT_EQ(DescribeRisk(host, std::nullopt), "host memory grows 150 KiB/min");
   host.seconds_left = 2 * 86400 + 4 * 3600 + 59;
   EXPECT_EQ(DescribeRisk(host, 30.0),
-            "host memory grows 75 kB/epoch: it runs out in about 2 d 4 h");
+            "host memory grows 75 KiB/epoch: it runs out in about 2 d 4 h");
 }
 
 }  // namespace

@@ -93,9 +93,24 @@ nlohmann::ordered_json MemoryTrail::Points() const {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   size_t n = points_.size();
   size_t shown = std::min(n, kPoints);
+  // Evenly over the trail: the oldest first, the newest last; the job's peak
+  // takes the place of the point nearest it, so the evidence shows it.
+  std::vector<size_t> picked;
   for (size_t k = 0; k < shown; ++k) {
-    // Evenly over the trail: the oldest first, the newest last.
-    size_t i = shown == 1 ? n - 1 : (k * (n - 1) + (shown - 1) / 2) / (shown - 1);
+    picked.push_back(shown == 1 ? n - 1 : (k * (n - 1) + (shown - 1) / 2) / (shown - 1));
+  }
+  auto peak = std::max_element(points_.begin(), points_.end(), [](const Point& a, const Point& b) {
+    return a.job_memory_bytes.value_or(0) < b.job_memory_bytes.value_or(0);
+  });
+  if (peak != points_.end() && peak->job_memory_bytes) {
+    auto at = static_cast<size_t>(peak - points_.begin());
+    auto nearest = std::min_element(picked.begin(), picked.end(), [at](size_t a, size_t b) {
+      return (a > at ? a - at : at - a) < (b > at ? b - at : at - b);
+    });
+    if (nearest == picked.end() - 1 && picked.size() > 1 && at != picked.back()) --nearest;
+    *nearest = at;
+  }
+  for (size_t i : picked) {
     const Point& p = points_[i];
     nlohmann::ordered_json j = {{"t", p.t}};
     Put(&j, "job_memory_bytes", p.job_memory_bytes);

@@ -242,6 +242,23 @@ TEST(OomRule, TrailKeepsAtMostItsPointsEvenlyOverTheLastMinutes) {
     EXPECT_GE(step, 10);
     EXPECT_LE(step, 11);
   }
+  // A peak between two of those points, and the newest just before it, take
+  // the place of the point nearest them: the evidence shows the peak.
+  for (int peak : {955, 997}) {
+    MemoryTrail spiky;
+    double peak_bytes = 0;
+    for (int s = 0; s < 1000; ++s) {
+      Frame f = Growing(s);
+      if (s == peak) f.job_memory_bytes = peak_bytes = 900 * kMiB;
+      spiky.Add(f);
+    }
+    nlohmann::ordered_json q = spiky.Points();
+    ASSERT_EQ(q.size(), MemoryTrail::kPoints);
+    double most = 0;
+    for (const auto& point : q) most = std::max(most, point["job_memory_bytes"].get<double>());
+    EXPECT_EQ(most, peak_bytes) << peak;
+    EXPECT_EQ(q.back()["t"], kStart + 999);
+  }
   MemoryTrail few;
   for (int s = 0; s < 3; ++s) few.Add(Growing(s));
   EXPECT_EQ(few.Points().size(), 3u);
