@@ -5,26 +5,12 @@
 #include <cmath>
 #include <limits>
 
+#include "views/format.h"
+
 namespace tv {
 namespace {
 
 constexpr int kReadTries = 16;
-
-// 82 MiB, 1.5 GiB, 640 KiB: binary units as the summary writes them, two or
-// three figures.
-std::string Bytes(double bytes) {
-  constexpr std::pair<double, const char*> kUnits[] = {
-      {1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}};
-  double magnitude = std::fabs(bytes);
-  for (const auto& [scale, unit] : kUnits) {
-    if (magnitude >= scale) {
-      double v = bytes / scale;
-      return std::fabs(v) < 10 ? fmt::format("{:.1f} {}", v, unit)
-                               : fmt::format("{:.0f} {}", v, unit);
-    }
-  }
-  return fmt::format("{:.0f} B", bytes);
-}
 
 // 45 s, 12 min, 3 h 10 min, 2 d 4 h.
 std::string Duration(double seconds) {
@@ -107,9 +93,9 @@ std::string DescribeRisk(const MemoryRisk& risk, std::optional<double> seconds_p
   std::string out = risk.gpu >= 0 ? fmt::format("GPU {} memory", risk.gpu) : "host memory";
   double growth = risk.growth_bytes_per_second;
   if (seconds_per_epoch && *seconds_per_epoch > 0) {
-    out += fmt::format(" grows {}/epoch", Bytes(growth * *seconds_per_epoch));
+    out += fmt::format(" grows {}/epoch", FormatBytes(growth * *seconds_per_epoch));
   } else {
-    out += fmt::format(" grows {}/min", Bytes(growth * 60));
+    out += fmt::format(" grows {}/min", FormatBytes(growth * 60));
   }
   if (risk.epoch) {
     out += fmt::format(": it runs out at epoch {}", *risk.epoch);

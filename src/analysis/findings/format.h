@@ -16,14 +16,6 @@ inline std::string Span(double seconds) {
   if (seconds < 2 * 3600) return fmt::format("{:.0f} min", seconds / 60);
   return fmt::format("{:.1f} h", seconds / 3600);
 }
-// "82 MiB", "1.5 GiB": bytes as the status line writes them (negative: "-12 MiB").
-inline std::string Bytes(double bytes) {
-  double a = std::fabs(bytes);
-  const char* sign = bytes < 0 ? "-" : "";
-  if (a < 1024.0 * 1024) return fmt::format("{}{:.0f} KiB", sign, a / 1024);
-  if (a < 1024.0 * 1024 * 1024) return fmt::format("{}{:.0f} MiB", sign, a / (1024.0 * 1024));
-  return fmt::format("{}{:.1f} GiB", sign, a / (1024.0 * 1024 * 1024));
-}
 // A test's confidence, 1 - p: "99.6%", ">99.9%".
 inline std::string ConfidenceText(double p_value) {
   if (p_value < 0.001) return ">99.9%";

@@ -8,6 +8,7 @@
 
 #include "analysis/findings/analyzer.h"
 #include "analysis/findings/format.h"
+#include "views/format.h"
 
 namespace tv {
 namespace {
@@ -165,8 +166,8 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
       o.message = fmt::format(
           "On GPU {} the allocator's reserved memory grows {}/h while its allocated memory "
           "grows {}/h: fragmentation or a growing cache, not the tensors.",
-          g.index, Bytes(m.reserved.trend.slope_per_s * 3600),
-          Bytes(std::max(allocated, 0.0) * 3600));
+          g.index, FormatBytes(m.reserved.trend.slope_per_s * 3600),
+          FormatBytes(std::max(allocated, 0.0) * 3600));
       Open(FindingId::kAllocatorGrowth, m.growth, f.t, SubjectOf({Who::Kind::kGpu, g.index}),
            std::move(o), events);
     }
@@ -190,11 +191,12 @@ void Analyzer::JudgeLeak(MemorySeries& s, FindingId id, MemoryWho who, double t,
   Opening o;
   o.severity = Severity::kWarning;
   o.evidence = TrendJson(s);
-  std::string per_epoch =
-      floors_by_epoch_ ? fmt::format("{}/epoch, ", Bytes(s.trend.slope_per_unit)) : std::string();
+  std::string per_epoch = floors_by_epoch_
+                              ? fmt::format("{}/epoch, ", FormatBytes(s.trend.slope_per_unit))
+                              : std::string();
   o.message =
       fmt::format("{} grows {}{}/h (over {} {}, confidence {}): memory is held and not given back.",
-                  WordsFor(who), per_epoch, Bytes(s.trend.slope_per_s * 3600), s.trend.floors,
+                  WordsFor(who), per_epoch, FormatBytes(s.trend.slope_per_s * 3600), s.trend.floors,
                   floors_by_epoch_ ? "epochs" : "windows", ConfidenceText(s.trend.p_value));
   if (!o.message.empty()) o.message[0] = static_cast<char>(std::toupper(o.message[0]));
   Open(id, s.tracker, t, SubjectOf(who), std::move(o), events);
@@ -253,8 +255,9 @@ void Analyzer::JudgeForecast(Tracker& tr, const MemorySeries* leaking, double ro
   if (fc->epoch) o.evidence["oom_epoch"] = *fc->epoch;
   if (fc->planned_epochs) o.evidence["planned_epochs"] = *fc->planned_epochs;
   if (fc->run_left_s) o.evidence["run_left_s"] = std::round(*fc->run_left_s);
-  std::string rate = fc->slope_per_epoch ? fmt::format("{}/epoch", Bytes(*fc->slope_per_epoch))
-                                         : fmt::format("{}/h", Bytes(fc->slope_per_s * 3600));
+  std::string rate = fc->slope_per_epoch
+                         ? fmt::format("{}/epoch", FormatBytes(*fc->slope_per_epoch))
+                         : fmt::format("{}/h", FormatBytes(fc->slope_per_s * 3600));
   std::string when = fc->epoch && fc->planned_epochs
                          ? fmt::format("at epoch {} of {}, in about {}", *fc->epoch,
                                        *fc->planned_epochs, Span(fc->seconds_left))
