@@ -410,6 +410,7 @@ void ProcessTreeSource::ReadIo(double now_s, JobSample* job, std::vector<Notice>
 void ProcessTreeSource::PssRound(double now_s, std::vector<Notice>* notices) {
   double cpu_before = options_.cpu_seconds();
   size_t with_pss = 0;
+  size_t gone = 0;  // members that exited since the tree was read
   Status first_error;
   for (int pid : members_) {
     Proc& p = procs_.find(pid)->second;
@@ -417,6 +418,10 @@ void ProcessTreeSource::PssRound(double now_s, std::vector<Notice>* notices) {
     if (p.pss_denied) continue;
     Status s = env_->ReadFile(Path(pid, "smaps_rollup"), &buf_);
     if (!s.ok()) {
+      if (s.code() == Status::Code::kNotFound) {
+        ++gone;
+        continue;
+      }
       if (s.code() == Status::Code::kPermissionDenied) p.pss_denied = true;
       if (first_error.ok()) first_error = std::move(s);
       continue;
@@ -431,7 +436,8 @@ void ProcessTreeSource::PssRound(double now_s, std::vector<Notice>* notices) {
   membership_changed_ = false;
   memory_fell_ = false;
   rss_at_pss_round_bytes_ = rss_sum_bytes_;
-  if (with_pss == 0 && !said_no_pss_) {
+  // Only members still there can say that PSS cannot be read.
+  if (with_pss == 0 && members_.size() > gone && !said_no_pss_) {
     said_no_pss_ = true;
     std::string why =
         first_error.ok() ? "no Pss line in /proc/PID/smaps_rollup" : first_error.message();

@@ -141,6 +141,17 @@ TEST(ProcessTree, FallsBackToRssWhenPssIsDenied) {
   EXPECT_TRUE(t.notices.empty());  // said once
 }
 
+TEST(ProcessTree, AMemberThatExitedBeforeItsPssWasReadIsNoReasonToSayPssIsUnavailable) {
+  FakeProc fs;
+  fs.Add(100, 1, "python").rss_bytes = 40 * kMiB;
+  fs.Publish();
+  fs.env.Remove("/proc/100/smaps_rollup");  // it exited between the tree and the PSS read
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  EXPECT_EQ(*t.At(0).memory_bytes, 40 * kMiB);
+  EXPECT_TRUE(t.notices.empty());
+}
+
 TEST(ProcessTree, IoRatesOverTheRow) {
   FakeProc fs;
   fs.Add(100, 1, "python").read_bytes = 1000;
