@@ -26,7 +26,11 @@ void MonitorOptions::AddTo(CLI::App* cmd) {
     std::string help(def.help);
     if (def.type == "bool") {
       cmd->add_flag_function(
-          std::string(def.flag), [this, d = &def](int64_t) { given_.emplace_back(d, "true"); },
+          std::string(def.flag),
+          [this, d = &def](int64_t) {
+            // "--no-X" turns off what its config key turns on.
+            given_.emplace_back(d, d->flag.starts_with("--no-") ? "false" : "true");
+          },
           help);
     } else {
       cmd->add_option_function<std::string>(

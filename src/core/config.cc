@@ -126,6 +126,27 @@ const std::vector<OptionDef> kOptions = {
        c.visualdl = t;
      },
      [](const Config& c) { return c.visualdl; }},
+    {"--alerts", "alerts", "path",
+     "Also read the [[alert]] rules of this TOML file (docs/alerts.md); they add to the "
+     "config file's and tune the built-in ones by name.",
+     [](Config& c, std::string_view t) {
+       if (t.empty()) throw ConfigError("--alerts: give a file of [[alert]] tables");
+       std::error_code ec;
+       if (!std::filesystem::is_regular_file(std::string(t), ec)) {
+         throw ConfigError(fmt::format("--alerts: {} is not a file", t));
+       }
+       c.alert_files.emplace_back(t);
+     },
+     [](const Config& c) {
+       std::string out;
+       for (const std::string& f : c.alert_files) out += (out.empty() ? "" : ",") + f;
+       return out;
+     }},
+    {"--no-builtin-alerts", "builtin_alerts", "bool",
+     "Whether to evaluate the built-in alert rules (docs/alerts.md): an idle GPU, full GPU memory, a hot "
+     "or throttled GPU, the job near its memory limit, the run directory's disk nearly full.",
+     [](Config& c, std::string_view t) { c.builtin_alerts = ParseBool("--builtin-alerts", t); },
+     [](const Config& c) { return std::string(c.builtin_alerts ? "true" : "false"); }},
 };
 
 std::string TomlValueText(const toml::node& node) {
@@ -204,6 +225,15 @@ void ApplyConfigFile(const std::string& path, Config& config) {
   }
   for (const auto& [key, node] : table) {
     int line = static_cast<int>(node.source().begin.line);
+    if (key.str() == "alert") {
+      // [[alert]] tables: the alerts read them (src/analysis/alerts/rules_file.h).
+      if (!node.is_array_of_tables()) {
+        throw ConfigError(fmt::format(
+            "{}:{}: alert: expected [[alert]] tables (docs/alerts.md)", path, line));
+      }
+      config.alert_files.insert(config.alert_files.begin(), path);
+      continue;
+    }
     if (key.str() == "findings" && node.is_table()) {
       for (const auto& [name, value] : *node.as_table()) {
         int at = static_cast<int>(value.source().begin.line);

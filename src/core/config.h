@@ -37,6 +37,10 @@ struct Config {
   std::string tensorboard;                 // TensorBoard log dir; empty: none
   std::string visualdl;                    // VisualDL log dir; empty: none
   std::vector<ThresholdSetting> findings;  // the config file's [findings] table
+  // Files holding [[alert]] tables (the config file when it has any, then each
+  // --alerts FILE), read by the alerts (src/analysis/alerts/rules_file.h).
+  std::vector<std::string> alert_files;
+  bool builtin_alerts = true;  // the built-in alert rules (docs/alerts.md)
 };
 
 class ConfigError : public std::runtime_error {

@@ -82,6 +82,15 @@ struct Row {
     bool active = false;
   };
   std::vector<Finding> findings;
+  // Set by the alerts as the row closes (for Prometheus and the status line;
+  // not written to samples.jsonl): each alert instance that has fired so far.
+  struct Alert {
+    std::string_view name;      // the rule's name; the rule set outlives every row
+    std::string_view severity;  // "info", "warning", "critical"
+    int gpu = -1;               // the GPU's index for a per-GPU rule; -1: none
+    bool firing = false;
+  };
+  std::vector<Alert> alerts;
 };
 
 }  // namespace tv

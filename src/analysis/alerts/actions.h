@@ -1,0 +1,44 @@
+// AlertActions: delivers alert notices to what each rule asks for (docs/alerts.md):
+// a command (argv, no shell, TRAINVITALS_ALERT_* environment, the alert's JSON
+// on stdin, a timeout, output kept in <run_dir>/alerts/, at most one running per
+// rule), a webhook (POST, timeouts, retries with backoff), an Alertmanager
+// (/api/v2/alerts, firing alerts re-sent while they fire, resolved ones with
+// endsAt) and a signal to the job. All on threads of its own: Notify never
+// blocks, so a hung webhook or command costs the run nothing.
+//
+// Thread safety: Notify from the sampler thread; Start and Finish from the
+// session's controlling thread.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "analysis/alerts/notice.h"
+#include "core/event.h"
+
+namespace tv {
+
+class AlertActions {
+ public:
+  // `report`: called (from the actions' threads) with an event to record,
+  // e.g. "alert_action_failed" {alert, action, message}, said once per rule
+  // and action; the session writes it to events.jsonl and stderr.
+  AlertActions(std::shared_ptr<const std::vector<AlertRule>> rules, AlertContext context,
+               std::function<void(Event)> report);
+  ~AlertActions();
+
+  void Start();
+  // Queues `notice` for its rule's actions and returns at once (the queue is
+  // bounded: when full, the oldest undelivered notice of the same rule gives way).
+  void Notify(AlertNotice notice);
+  // Delivers what is queued (resolved notices included) for up to `grace_s`,
+  // then stops; an action still hung after that is abandoned.
+  void Finish(double grace_s);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tv

@@ -1,0 +1,55 @@
+// AlertEvaluator: the alert rules' semantics, as Prometheus has them, over
+// rows. Each rule (and each GPU, for a per-GPU rule) is an instance: its
+// expression is evaluated on every row (an aggregate over the window's rows);
+// true for `for` seconds it fires; once false for `keep_firing_for` seconds it
+// resolves; while it fires it is notified again every `repeat` seconds. A
+// missing value is false. Per-GPU rules cover the GPUs the job uses (holds
+// memory or runs processes on, once seen), or every watched GPU with
+// all_gpus; when the driver lists no processes, every watched GPU.
+//
+// Thread safety: none; one thread (the sampler's).
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "analysis/alerts/notice.h"
+#include "analysis/alerts/rule.h"
+#include "core/row.h"
+
+namespace tv {
+
+struct AlertChange {
+  const AlertRule* rule = nullptr;
+  int gpu = -1;
+  AlertNotice::State state = AlertNotice::State::kFiring;
+  double t = 0;
+  double starts_at = 0;
+  std::optional<double> value;
+};
+
+class AlertEvaluator {
+ public:
+  AlertEvaluator(std::shared_ptr<const std::vector<AlertRule>> rules, double interval_s);
+  ~AlertEvaluator();
+  AlertEvaluator(AlertEvaluator&&) noexcept;
+
+  // Evaluates every rule on `row` (its findings set); appends the changes.
+  void OnRow(const Row& row, std::vector<AlertChange>* changes);
+  // The run ended at `t`: every firing instance resolves.
+  void Finish(double t, std::vector<AlertChange>* changes);
+  // Each instance that has fired so far, and whether it fires now.
+  void States(std::vector<Row::Alert>* out) const;
+  // summary.json "alerts": per instance that fired: alert, severity, gpu,
+  // first_fired_t, last_resolved_t, times_fired, firing_s, firing (at the end),
+  // peak value, summary.
+  nlohmann::ordered_json Summary() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tv
