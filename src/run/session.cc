@@ -24,6 +24,7 @@ Session::Session(Config config, std::vector<std::string> command, std::string mo
     : config_(std::move(config)), command_(std::move(command)), mode_(std::move(mode)) {
   Validate(config_);
   thresholds_ = ThresholdsFrom(config_.findings);  // a wrong [findings] entry is a setup error
+  alert_rules_ = LoadAlertRules(config_);          // so is a wrong [[alert]] rule
   if (!config_.prometheus.empty()) {
     // Bound here, before the child starts, so a port in use fails the run early.
     metrics_server_ =
@@ -182,8 +183,10 @@ void Session::StartMonitoring(int root_pid) {
     findings_->set_risk_handler(
         [marker_source](const MemoryRisk& risk) { marker_source->PublishRisk(risk); });
   }
+  // After the findings: a finding rule reads the row's findings.
+  alerts_ = std::make_unique<AlertsObserver>(alert_rules_, config_.interval_s);
   std::vector<SampleObserver*> observers = {&training_events_, &phases_, &processes_,
-                                            findings_.get()};
+                                            findings_.get(), alerts_.get()};
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
                                        sinks_.get(), std::move(observers));
   sampler_->Start();
@@ -232,6 +235,7 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
     summary["findings"] = findings_->analyzer().Findings();
     summary["memory_trends"] = findings_->analyzer().MemoryTrends();
   }
+  if (alerts_) summary["alerts"] = alerts_->Summary();
   AddProcesses(exit_code.has_value() && mode_ == "run", &summary);
   WriteSummary(summary);
   if (!config_.quiet) {
