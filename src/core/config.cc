@@ -166,7 +166,8 @@ std::string TomlValueText(const toml::node& node) {
   throw ConfigError("unsupported value type");
 }
 
-// Levenshtein distance, for "did you mean".
+}  // namespace
+
 size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -182,7 +183,6 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-}  // namespace
 
 std::string_view NearestKey(std::string_view key) {
   std::string_view best;

@@ -65,6 +65,8 @@ const OptionDef* FindOptionByKey(std::string_view key);
 // The option key `key` is probably a typo of ("intervall": "interval"); empty
 // when none is near.
 std::string_view NearestKey(std::string_view key);
+// Levenshtein distance, for "did you mean".
+size_t EditDistance(std::string_view a, std::string_view b);
 
 // Applies a TOML config file over `config`. Throws ConfigError naming the file,
 // line and key for unknown keys (with the near key, if any), wrong types and bad

@@ -52,4 +52,10 @@ class AlertEvaluator {
   std::unique_ptr<Impl> impl_;
 };
 
+// A value of `rule`'s expression in words: "12%", "3.1 GiB", "86 °C".
+std::string AlertValueText(const AlertRule& rule, double value);
+// The rule's summary with {gpu}, {value}, {threshold} and {name} filled in
+// (made from the expression when the rule has none).
+std::string AlertSummaryText(const AlertRule& rule, int gpu, std::optional<double> value);
+
 }  // namespace tv

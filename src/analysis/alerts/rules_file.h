@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,12 @@ std::shared_ptr<const std::vector<AlertRule>> LoadAlertRules(const Config& confi
 // Parses one alert expression ("mean(gpus[].util_ratio[10m]) < 20%"); throws
 // ConfigError saying at which character what was expected.
 AlertExpr ParseAlertExpr(std::string_view text);
+
+// A metric by the name rules use ("host.memory_used_bytes",
+// "gpus[].util_ratio", "gpus[].memory_used_bytes_max"); nullopt when unknown.
+std::optional<MetricRef> ResolveMetricName(std::string_view name);
+// The metric name nearest `name` (a typo), empty when none is near.
+std::string NearestMetric(std::string_view name);
 
 // A duration: "90s", "10m", "1h30m", "250ms", or a number of seconds. Throws
 // ConfigError.

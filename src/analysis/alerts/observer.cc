@@ -1,0 +1,64 @@
+#include "analysis/alerts/observer.h"
+
+#include <cmath>
+
+namespace tv {
+
+AlertsObserver::AlertsObserver(std::shared_ptr<const std::vector<AlertRule>> rules,
+                               double interval_s)
+    : rules_(rules), evaluator_(std::move(rules), interval_s) {}
+
+void AlertsObserver::OnSample(const Sample& sample, std::vector<Event>* events) {
+  (void)sample;
+  (void)events;
+}
+
+void AlertsObserver::OnRow(Row* row, std::vector<Event>* events) {
+  changes_.clear();
+  evaluator_.OnRow(*row, &changes_);
+  for (const AlertChange& c : changes_) Emit(c, events);
+  evaluator_.States(&row->alerts);
+}
+
+void AlertsObserver::OnFinish(double t, std::vector<Event>* events) {
+  changes_.clear();
+  evaluator_.Finish(t, &changes_);
+  for (const AlertChange& c : changes_) Emit(c, events);
+}
+
+void AlertsObserver::Emit(const AlertChange& c, std::vector<Event>* events) {
+  const AlertRule& r = *c.rule;
+  AlertNotice notice;
+  notice.state = c.state;
+  notice.rule = &r;
+  notice.gpu = c.gpu;
+  notice.t = c.t;
+  notice.starts_at = c.starts_at;
+  notice.value = c.value;
+  notice.summary = AlertSummaryText(r, c.gpu, c.value);
+  if (c.state != AlertNotice::State::kRepeat) {
+    Event e;
+    e.t = c.t;
+    e.type = c.state == AlertNotice::State::kFiring ? "alert_firing" : "alert_resolved";
+    auto& f = e.fields;
+    f["alert"] = r.name;
+    f["severity"] = r.severity;
+    if (c.gpu >= 0) f["gpu"] = c.gpu;
+    if (c.value) f["value"] = RoundAsWritten(*c.value, false);
+    if (r.expr.finding.empty()) f["threshold"] = r.expr.threshold;
+    f["expr"] = r.expr.text;
+    f["summary"] = notice.summary;
+    f["starts_at"] = std::round(c.starts_at * 1000) / 1000;
+    if (c.state == AlertNotice::State::kResolved) {
+      f["firing_s"] = std::round((c.t - c.starts_at) * 10) / 10;
+    }
+    events->push_back(std::move(e));
+  }
+  if (c.state == AlertNotice::State::kFiring && r.actions.stop && stop_) stop_(r);
+  const AlertActionsSpec& a = r.actions;
+  bool delivers = !a.command.empty() || !a.webhook.empty() || !a.alertmanager.empty() ||
+                  (a.signal != 0 && c.state == AlertNotice::State::kFiring);
+  if (notify_ && delivers) notify_(std::move(notice));
+}
+
+}  // namespace tv
