@@ -180,7 +180,10 @@ class Monitor:
     framework), or a function that receives the forecast as a dict.
     ``memory_snapshot=True`` (PyTorch) records the CUDA allocator's history
     for the evidence a GPU leak leaves in the run directory. A bad value
-    raises ConfigError here.
+    raises ConfigError here. When an alert rule with ``stop = true`` fires
+    (``trainvitals run --alerts``), ``should_stop`` becomes True whatever
+    ``on_oom_risk`` says (the callbacks stop the framework), with one line on
+    stderr: a plain loop checks it after each step.
 
     ``options`` are the CLI's monitor options by their config-file keys
     (``interval=2``, ``out="runs/a"``, ``tensorboard="logs"``...); they apply
@@ -205,7 +208,8 @@ class Monitor:
             raise _core.ConfigError(f"trainvitals: total_epochs={total_epochs!r}: give a whole "
                                     f"number >= 1")
         self._oom = _oom.Responder(on_oom_risk, framework, checkpoint, memory_snapshot)
-        # Set by on_oom_risk="stop" when the memory is at risk: a plain loop checks it.
+        # Set by on_oom_risk="stop" when the memory is at risk, and by an alert
+        # rule with `stop = true`: a plain loop checks it.
         self.should_stop = False
         self._state = "new"  # "new" -> "on" (started) -> "off" (quiet after a failure)
         self._run: Optional[_run.ProcessRun] = None

@@ -117,7 +117,7 @@ class FitHooks(CallbackBase):
         monitor._oom.save = self._oom_save
         monitor._oom.stop = self._oom_stop
 
-    # on_oom_risk: both frameworks' models have save() and stop_training.
+    # on_oom_risk (and an alert's stop): both frameworks' models have save() and stop_training.
     def _oom_save(self, run_dir: str) -> str:
         path = os.path.join(run_dir, self._checkpoint_name)
         self.model.save(path)

@@ -29,6 +29,10 @@ or the ``oom-forecast`` it makes, which may come in the same moment) also leaves
 allocator's history, recorded from the monitor's construction on
 (``torch_memory_snapshot.pickle``, for https://pytorch.org/memory_viz).
 
+An alert rule with ``stop = true`` sends ``alert-stop`` the same way
+(docs/markers.md): whatever ``on_oom_risk`` says, the training stops gracefully,
+as ``"stop"`` stops it, and one line says so.
+
 Nothing here raises into the training: a failure is said once on stderr.
 """
 
@@ -42,6 +46,7 @@ from . import _core
 from ._run import say, say_once
 
 ACTIONS = ("warn", "checkpoint", "stop")
+ALERT_STOP = "alert-stop"  # the kind an alert rule with `stop = true` sends
 RUN_DIR_ENV = _core.RUN_DIR_ENV
 # Frameworks whose callback saves a checkpoint its own way.
 _SAVES_ITSELF = ("keras", "lightning", "paddle")
@@ -83,12 +88,18 @@ class Responder:
         self.checkpoint = checkpoint
         self.save: Optional[Callable[[str], str]] = None
         self.stop: Optional[Callable[[], None]] = None
+        # When the framework's stop takes effect: Paddle's fit stops after the epoch.
+        self.stops_after = "step"
+        self._alert_stopped = False
         self._evidence_written = False
         self._recording = memory_snapshot and _start_recording()
 
     def handle(self, risk: dict, monitor) -> None:
         """Acts on one new risk; never raises."""
         try:
+            if risk.get("kind") == ALERT_STOP:
+                self._stop_for_alert(monitor)
+                return
             if risk.get("gpu") is not None:  # a GPU leak, or the forecast it makes
                 self._write_evidence(monitor)
             line = f"{risk['kind']}: {risk['message']}"
@@ -113,6 +124,19 @@ class Responder:
                     if where else line)
         except Exception as e:  # never stop the training for us
             say_once("oom-risk", f"on_oom_risk={self._name()} failed: {type(e).__name__}: {e}")
+
+    def _stop_for_alert(self, monitor) -> None:
+        """An alert asks the training to stop: stops it the framework's way, once."""
+        if self._alert_stopped:
+            return
+        self._alert_stopped = True
+        monitor.should_stop = True
+        stopping = self.stop() if self.stop is not None else None
+        if stopping is False:
+            say(f"an alert asks the training to stop; {self.framework} cannot stop here, "
+                f"it goes on")
+        else:
+            say(f"an alert asks the training to stop; it stops after this {self.stops_after}")
 
     def _name(self) -> str:
         return getattr(self.action, "__name__", "a function") if callable(self.action) \

@@ -21,7 +21,9 @@ the time (docs/markers.md).
 ``"warn"`` (default: one line), ``"checkpoint"`` (``model.save`` to
 ``oom_checkpoint.keras`` in the run directory), ``"stop"``
 (``model.stop_training = True``: fit ends after the batch) or a function that
-receives the forecast (a dict; docs/markers.md).
+receives the forecast (a dict; docs/markers.md). An alert rule with
+``stop = true`` (``trainvitals run --alerts``) stops fit the same way, whatever
+``on_oom_risk`` says.
 ``every_n_steps=N`` marks every Nth batch only (the step counts are then in
 units of N batches). ``log_dir=`` also writes trainvitals's TensorBoard scalars
 there, beside Keras's own. Other keyword arguments are monitor options

@@ -18,7 +18,9 @@ in the run directory), ``"stop"`` (``trainer.should_stop = True``: fit ends
 after the batch) or a function that receives the forecast (a dict;
 docs/markers.md). With more than one rank the ranks get the risk at different
 steps, and Lightning's checkpoint and stop must happen on all at once: there
-"checkpoint" and "stop" only warn. A ``gpu-memory-leak`` leaves
+"checkpoint" and "stop" only warn. An alert rule with ``stop = true``
+(``trainvitals run --alerts``) sets ``trainer.should_stop`` the same way,
+whatever ``on_oom_risk`` says (one rank only). A ``gpu-memory-leak`` leaves
 ``torch.cuda.memory_summary()`` in the run directory (``memory_snapshot=True``:
 the allocator's history too). Keyword arguments are monitor options (``out=``,
 ``interval=``, ``quiet=``...), used when no ``trainvitals run`` supervises.

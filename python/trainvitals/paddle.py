@@ -17,7 +17,8 @@ at risk (``fit``'s ``epochs`` is the plan): ``"warn"`` (default: one line),
 ``"checkpoint"`` (``model.save`` to ``oom_checkpoint`` in the run directory:
 ``.pdparams`` and ``.pdopt``), ``"stop"`` (``model.stop_training = True``: fit
 ends after the epoch) or a function that receives the forecast (a dict;
-docs/markers.md). Keyword arguments are monitor options (``out=``, ``interval=``,
+docs/markers.md). An alert rule with ``stop = true`` (``trainvitals run
+--alerts``) stops fit the same way, whatever ``on_oom_risk`` says. Keyword arguments are monitor options (``out=``, ``interval=``,
 ``quiet=``...), used when no ``trainvitals run`` supervises. ``.monitor`` is
 the Monitor, ``.summary`` the run's summary once it ended (alone: at
 interpreter exit, or ``.close()``).
@@ -79,6 +80,7 @@ class VitalsCallback(FitHooks, paddle.callbacks.Callback):
         options.setdefault("framework", "paddle")
         options.setdefault("allocator", allocator)
         self._tv_init(Monitor(**options))
+        self.monitor._oom.stops_after = "epoch"  # fit checks stop_training after each epoch
 
     @quiet_hook
     def on_epoch_end(self, epoch, logs=None):

@@ -20,7 +20,9 @@ until the next begins, a phase until the next one begun the same way.
 trainvitals finds the memory at risk, ``m.should_stop`` becomes True (check it
 in the loop); ``on_oom_risk="checkpoint", checkpoint=save`` calls ``save()``; a
 function as ``on_oom_risk`` receives the forecast. A risk on a GPU leaves
-``torch.cuda.memory_summary()`` in the run directory (docs/markers.md).
+``torch.cuda.memory_summary()`` in the run directory (docs/markers.md). An
+alert rule with ``stop = true`` (``trainvitals run --alerts``) also makes
+``m.should_stop`` True, whatever ``on_oom_risk`` says.
 
 The rank comes from the RANK environment variable (torchrun sets it) unless
 ``rank=`` is given. Other keyword arguments are monitor options (``out=``,

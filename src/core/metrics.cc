@@ -58,6 +58,13 @@ constexpr std::array kSampleMetrics = {
               "CPU package power from RAPL, summed over packages.", HOST(cpu_power_watts)},
     MetricDef{Scope::kHost, "cpu_energy_joules", Unit::kJoules, Kind::kCounter, false,
               "CPU package energy from RAPL since monitoring began.", HOST(cpu_energy_joules)},
+    MetricDef{Scope::kHost, "run_dir_free_bytes", Unit::kBytes, Kind::kGauge, false,
+              "Space an unprivileged writer can still use on the file system of the run "
+              "directory (statvfs f_bavail * f_frsize).",
+              HOST(run_dir_free_bytes)},
+    MetricDef{Scope::kHost, "run_dir_size_bytes", Unit::kBytes, Kind::kGauge, false,
+              "Size of the file system holding the run directory (statvfs f_blocks * f_frsize).",
+              HOST(run_dir_size_bytes)},
     MetricDef{Scope::kJob, "processes", Unit::kCount, Kind::kGauge, true,
               "Processes in the job's tree.", JOB(processes)},
     MetricDef{Scope::kJob, "threads", Unit::kCount, Kind::kGauge, true,

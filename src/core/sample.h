@@ -34,6 +34,10 @@ struct HostSample {
   std::optional<double> cgroup_memory_current_bytes;
   std::optional<double> cpu_power_watts;    // RAPL package power over the last interval
   std::optional<double> cpu_energy_joules;  // RAPL energy since monitoring began
+  // The file system holding the run directory (statvfs): space left to an
+  // unprivileged writer, and its size.
+  std::optional<double> run_dir_free_bytes;
+  std::optional<double> run_dir_size_bytes;
   // Processes created on the host since boot (/proc/stat "processes"). When it
   // has not moved since the last tick nothing forked, so the process source
   // need not look for new children.

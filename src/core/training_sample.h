@@ -107,9 +107,11 @@ struct TrainingSample {
 
 // What the analysis tells the training processes about their memory, through
 // the back-channel word of their step slots (docs/markers.md): a leak found,
-// or an OOM forecast inside the planned run.
+// or an OOM forecast inside the planned run. kAlertStop is no memory risk but
+// travels the same way: an alert rule with `stop = true` fired and asks the
+// training to stop gracefully (its other fields unused).
 struct MemoryRisk {
-  enum class Kind { kOomForecast = 1, kGpuMemoryLeak = 2, kHostMemoryLeak = 3 };
+  enum class Kind { kOomForecast = 1, kGpuMemoryLeak = 2, kHostMemoryLeak = 3, kAlertStop = 4 };
   Kind kind = Kind::kOomForecast;
   int gpu = -1;                        // the GPU's index (as the job numbers it); -1: host memory
   std::optional<double> seconds_left;  // until the memory runs out at this rate

@@ -74,8 +74,9 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free);
 struct RiskRecord {
   std::atomic<uint32_t> lock;
   std::atomic<uint32_t> seq;  // this risk's number: 1, 2, ...; 0: none yet
-  std::atomic<uint16_t>
-      kind;  // MemoryRisk::Kind: 1 oom-forecast, 2 gpu-memory-leak, 3 host-memory-leak
+  // MemoryRisk::Kind: 1 oom-forecast, 2 gpu-memory-leak, 3 host-memory-leak,
+  // 4 alert-stop (an alert asks the training to stop; the fields below unused).
+  std::atomic<uint16_t> kind;
   std::atomic<int16_t> gpu;          // the GPU's index; -1: host memory
   std::atomic<int32_t> epoch;        // the epoch the memory runs out in; -1: not known
   std::atomic<double> seconds_left;  // NaN: not known

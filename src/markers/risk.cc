@@ -39,6 +39,8 @@ std::string_view RiskKindId(MemoryRisk::Kind kind) {
       return "gpu-memory-leak";
     case MemoryRisk::Kind::kHostMemoryLeak:
       return "host-memory-leak";
+    case MemoryRisk::Kind::kAlertStop:
+      return "alert-stop";
   }
   return "memory-risk";
 }
@@ -75,7 +77,7 @@ std::optional<MemoryRisk> ReadRisk(const RiskRecord& record, uint32_t* seq) {
     double growth = record.growth_bytes_per_second.load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (record.lock.load(std::memory_order_relaxed) != before) continue;
-    if (number == 0 || kind < 1 || kind > 3) return std::nullopt;
+    if (number == 0 || kind < 1 || kind > 4) return std::nullopt;
     MemoryRisk risk;
     risk.kind = static_cast<MemoryRisk::Kind>(kind);
     risk.gpu = gpu >= 0 ? gpu : -1;
@@ -90,6 +92,7 @@ std::optional<MemoryRisk> ReadRisk(const RiskRecord& record, uint32_t* seq) {
 }
 
 std::string DescribeRisk(const MemoryRisk& risk, std::optional<double> seconds_per_epoch) {
+  if (risk.kind == MemoryRisk::Kind::kAlertStop) return "an alert asks the training to stop";
   std::string out = risk.gpu >= 0 ? fmt::format("GPU {} memory", risk.gpu) : "host memory";
   double growth = risk.growth_bytes_per_second;
   if (seconds_per_epoch && *seconds_per_epoch > 0) {

@@ -15,7 +15,8 @@
 
 namespace tv {
 
-// The finding a risk comes from: "oom-forecast", "gpu-memory-leak", "host-memory-leak".
+// The finding a risk comes from: "oom-forecast", "gpu-memory-leak", "host-memory-leak";
+// "alert-stop" for an alert's request to stop.
 std::string_view RiskKindId(MemoryRisk::Kind kind);
 
 // Writes `risk` as the record numbered `seq` (>= 1). The sampler is the one

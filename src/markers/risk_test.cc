@@ -70,6 +70,33 @@ TEST(RiskRecord, KindsAreTheFindingIds) {
   EXPECT_EQ(RiskKindId(MemoryRisk::Kind::kOomForecast), "oom-forecast");
   EXPECT_EQ(RiskKindId(MemoryRisk::Kind::kGpuMemoryLeak), "gpu-memory-leak");
   EXPECT_EQ(RiskKindId(MemoryRisk::Kind::kHostMemoryLeak), "host-memory-leak");
+  EXPECT_EQ(RiskKindId(MemoryRisk::Kind::kAlertStop), "alert-stop");
+}
+
+TEST(RiskRecord, AnAlertsStopRequestRoundTrips) {
+  auto header = std::make_unique<StepsHeader>();
+  WriteRisk(Forecast(), 1, &header->risk);
+  MemoryRisk stop;
+  stop.kind = MemoryRisk::Kind::kAlertStop;
+  WriteRisk(stop, 2, &header->risk);
+  uint32_t seq = 0;
+  std::optional<MemoryRisk> r = ReadRisk(header->risk, &seq);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(seq, 2u);
+  EXPECT_EQ(r->kind, MemoryRisk::Kind::kAlertStop);
+  EXPECT_EQ(r->gpu, -1) << "the forecast's fields do not linger";
+  EXPECT_FALSE(r->epoch);
+  EXPECT_FALSE(r->seconds_left);
+  EXPECT_EQ(header->risk.kind.load(), 4u) << "the wire number docs/markers.md gives";
+  EXPECT_EQ(DescribeRisk(*r, 30.0), "an alert asks the training to stop");
+}
+
+TEST(RiskRecord, AKindFromANewerSupervisorIsNoRisk) {
+  auto header = std::make_unique<StepsHeader>();
+  WriteRisk(Forecast(), 1, &header->risk);
+  header->risk.kind.store(5);
+  uint32_t seq = 0;
+  EXPECT_FALSE(ReadRisk(header->risk, &seq));
 }
 
 TEST(DescribeRisk, SaysTheGrowthPerEpochAndWhenItRunsOut) {

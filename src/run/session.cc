@@ -118,7 +118,7 @@ void Session::Start(int root_pid) {
 
 void Session::StartMonitoring(int root_pid) {
   std::string dir = run_dir_;
-  RunSources sources = MakeSources(config_, root_pid);
+  RunSources sources = MakeSources(config_, root_pid, dir);
   nlohmann::ordered_json meta = Meta(root_pid);
   if (sources.gpu_info.is_object()) {
     nlohmann::ordered_json driver;

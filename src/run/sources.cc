@@ -6,13 +6,15 @@
 #include "sources/gpu_source.h"
 #include "sources/host_sources.h"
 #include "sources/process_tree.h"
+#include "sources/run_dir_space.h"
 
 namespace tv {
 
-RunSources MakeSources(const Config& config, int root_pid) {
+RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir) {
   Env* env = Env::Default();
   RunSources out;
   out.sources = MakeHostSources(env, root_pid);
+  if (!run_dir.empty()) out.sources.push_back(std::make_unique<RunDirSpaceSource>(run_dir));
   ProcessTreeOptions tree;
   // Watching an ancestor (attach to one's shell) must not count ourselves; in
   // the Python mode the job is this very process.

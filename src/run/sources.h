@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "core/config.h"
@@ -20,6 +21,8 @@ struct RunSources {
   std::vector<Notice> notices;
 };
 
-RunSources MakeSources(const Config& config, int root_pid);
+// `run_dir`: the run directory, whose file system's space the sources watch
+// (none when empty).
+RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir);
 
 }  // namespace tv

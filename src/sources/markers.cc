@@ -371,6 +371,27 @@ void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
 
 void MarkerSource::PublishRisk(const MemoryRisk& risk) {
   std::lock_guard<std::mutex> lock(risk_mu_);
+  // After a stop a risk would replace it in the one record, and a process
+  // that had not read the stop yet would never see it.
+  if (!stop_alert_.empty()) return;
+  PublishLocked(risk);
+}
+
+void MarkerSource::RequestStop(std::string_view alert) {
+  std::lock_guard<std::mutex> lock(risk_mu_);
+  if (!stop_alert_.empty()) return;
+  stop_alert_ = alert.empty() ? "alert" : std::string(alert);
+  MemoryRisk stop;
+  stop.kind = MemoryRisk::Kind::kAlertStop;
+  PublishLocked(stop);
+}
+
+std::string MarkerSource::stop_requested_by() const {
+  std::lock_guard<std::mutex> lock(risk_mu_);
+  return stop_alert_;
+}
+
+void MarkerSource::PublishLocked(const MemoryRisk& risk) {
   WriteRisk(risk, ++risk_seq_, endpoint_->risk_record());
   const StepSlot* slots = endpoint_->slots();
   for (uint32_t i = 0; i < kStepSlots; ++i) {

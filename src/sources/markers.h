@@ -16,11 +16,14 @@
 //
 // The back-channel: PublishRisk() hands a memory risk to every training
 // process (markers/risk.h); the latest is remembered and signalled to the
-// processes that claim a slot later, at the next Read.
+// processes that claim a slot later, at the next Read. RequestStop() sends an
+// alert's request to stop the same way; once sent it stays the latest record,
+// so a process that reads late, or starts later, stops too.
 //
-// Thread safety: Read and Flush on the sampler thread; PublishRisk on the
-// sampler thread too (the findings' risk handler), or on the controlling
-// thread once the sampler stopped: the back-channel has its own lock.
+// Thread safety: Read and Flush on the sampler thread; PublishRisk and
+// RequestStop on the sampler thread too (the findings' risk handler, the
+// alerts' stop handler), or on the controlling thread once the sampler
+// stopped: the back-channel has its own lock. Neither blocks on I/O.
 #pragma once
 
 #include <map>
@@ -47,8 +50,15 @@ class MarkerSource final : public Source {
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
   bool Flush(Sample* out) override;
 
-  // Tells every training process, now and those that come later, about `risk`.
+  // Tells every training process, now and those that come later, about `risk`;
+  // nothing once a stop was requested (the training is stopping).
   void PublishRisk(const MemoryRisk& risk);
+  // Asks every training process, now and those that come later, to stop
+  // gracefully (MemoryRisk::Kind::kAlertStop): the alert rule `alert` with
+  // `stop = true` fired. Sent once; a later request changes nothing.
+  void RequestStop(std::string_view alert);
+  // The alert whose request to stop was sent; empty while none was.
+  std::string stop_requested_by() const;
 
  private:
   // What one training process has said so far.
@@ -87,6 +97,8 @@ class MarkerSource final : public Source {
   void AddAllocatorFigures(Sample* out) const;
   // Signals the latest risk to the claimed slots that do not hold its number.
   void SignalRisk();
+  // Writes `risk` as the next record and signals it to every claimed slot (risk_mu_ held).
+  void PublishLocked(const MemoryRisk& risk);
   // Says `message` once per kind (on the next Read).
   void Warn(const char* kind, std::string message);
 
@@ -105,8 +117,9 @@ class MarkerSource final : public Source {
   std::vector<std::string> warned_;  // kinds said
   std::vector<Notice> warnings_;     // to say on the next Read
   std::string datagram_;
-  std::mutex risk_mu_;
-  uint32_t risk_seq_ = 0;  // the latest risk's number; 0: none yet (risk_mu_)
+  mutable std::mutex risk_mu_;
+  uint32_t risk_seq_ = 0;   // the latest risk's number; 0: none yet (risk_mu_)
+  std::string stop_alert_;  // the alert that asked to stop; empty: none yet (risk_mu_)
 };
 
 }  // namespace tv

@@ -121,6 +121,44 @@ TEST(MarkerBackChannel, AnotherProcessReadsItThroughItsOwnMapping) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
+TEST(MarkerBackChannel, AnAlertsStopReachesEveryProcessOnce) {
+  Fixture f;
+  MarkerClient a(f.endpoint->socket_path(), -1, "a");
+  MarkerClient b(f.endpoint->socket_path(), -1, "b");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(f.source->stop_requested_by(), "");
+  f.source->RequestStop("steps-done");
+  EXPECT_EQ(f.source->stop_requested_by(), "steps-done");
+  for (MarkerClient* c : {&a, &b}) {
+    EXPECT_NE(c->Step(1) & kStepRiskChanged, 0u);
+    std::optional<MemoryRisk> r = c->TakeRisk();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->kind, MemoryRisk::Kind::kAlertStop);
+    EXPECT_EQ(c->Step(2) & kStepRiskChanged, 0u);
+  }
+  f.source->RequestStop("another-rule");  // fires later: already asked
+  EXPECT_EQ(a.Step(3) & kStepRiskChanged, 0u);
+  EXPECT_EQ(f.source->stop_requested_by(), "steps-done");
+}
+
+TEST(MarkerBackChannel, ARiskAfterTheStopDoesNotHideIt) {
+  Fixture f;
+  MarkerClient slow(f.endpoint->socket_path(), -1, "slow");
+  f.source->PublishRisk(GpuLeak(1e6));
+  f.source->RequestStop("disk");
+  f.source->PublishRisk(GpuLeak(2e6));  // the leak's forecast, in the same tick
+  std::optional<MemoryRisk> r = slow.TakeRisk();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->kind, MemoryRisk::Kind::kAlertStop);
+
+  MarkerClient late(f.endpoint->socket_path(), -1, "late");  // a rank that starts later
+  f.Read(1.0);
+  EXPECT_NE(late.Step(0) & kStepRiskChanged, 0u);
+  r = late.TakeRisk();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->kind, MemoryRisk::Kind::kAlertStop);
+}
+
 TEST(MarkerBackChannel, EpochBeginCarriesThePlannedEpochsIntoTheEvent) {
   Fixture f;
   MarkerClient c(f.endpoint->socket_path(), -1, "test");

@@ -1,5 +1,6 @@
 """A tiny training run of one framework whose trainvitals callback (or monitor)
-acts on memory risks, for tests/integration/test_oom_risk.py.
+acts on memory risks, for tests/integration/test_oom_risk.py, and on an alert's
+request to stop, for tests/integration/test_alert_stop.py.
 
 `--framework torch|keras|lightning|paddle`, `--action warn|stop|checkpoint|callable`,
 `--epochs N` planned, `--epoch-s S` seconds per epoch, `--max-s M`: the script
