@@ -67,7 +67,7 @@ std::string NearestRuleKey(std::string_view key) {
       best_distance = d;
     }
   }
-  return best_distance <= 2 && best_distance * 2 < key.size() ? std::string(best) : "";
+  return best_distance <= 2 && best_distance < key.size() ? std::string(best) : "";
 }
 
 bool ValidName(std::string_view name) {
