@@ -15,3 +15,4 @@ i, j = text.index(start) + len(start), text.index(end)
 open(path, "w").write(text[:i] + block.rstrip("\n") + "\n" + text[j:])
 PY
 done
+"$cli" docs prometheus-rules > deploy/prometheus/alerts.yml

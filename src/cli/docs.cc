@@ -1,7 +1,9 @@
 // trainvitals docs metrics|options|findings|alerts: prints the generated Markdown that
-// docs/schema.md, docs/cli.md, docs/findings.md and docs/alerts.md carry (hidden; used by `make docs`).
+// docs/schema.md, docs/cli.md, docs/findings.md and docs/alerts.md carry (hidden; used by `make
+// docs`).
 #include <fmt/format.h>
 
+#include "analysis/alerts/promql.h"
 #include "analysis/alerts/rules_file.h"
 #include "analysis/findings/table.h"
 #include "cli/commands.h"
@@ -14,15 +16,16 @@ void AddDocsCommand(CLI::App& app, Action* action) {
   auto* cmd = app.add_subcommand("docs", "Print generated documentation tables");
   cmd->group("");  // hidden from --help
   auto what = std::make_shared<std::string>();
-  cmd->add_option("what", *what, "metrics, options, findings or alerts")
+  cmd->add_option("what", *what, "metrics, options, findings, alerts or prometheus-rules")
       ->required()
-      ->check(CLI::IsMember({"metrics", "options", "findings", "alerts"}));
+      ->check(CLI::IsMember({"metrics", "options", "findings", "alerts", "prometheus-rules"}));
   cmd->callback([what, action] {
     *action = [what]() {
       fmt::print("{}", *what == "metrics"    ? MetricsMarkdown()
                        : *what == "options"  ? OptionsMarkdown()
                        : *what == "findings" ? FindingsMarkdown()
-                                             : BuiltinAlertsMarkdown());
+                       : *what == "alerts"   ? BuiltinAlertsMarkdown()
+                                             : PrometheusRulesYaml(*LoadAlertRules(Config())));
       return 0;
     };
   });

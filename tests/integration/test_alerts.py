@@ -164,3 +164,13 @@ def test_every_bad_rule_is_a_clear_error_before_the_command_starts(tv, tmp_path)
     r = subprocess.run([tv, "run", "--config", str(config), "--", "true"], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2 and f"{config}:4: alert.expr" in r.stderr, r.stderr
+
+
+def test_the_builtin_rules_pass_promtool(tmp_path):
+    rules = ROOT / "deploy" / "prometheus"
+    check = subprocess.run(["promtool", "check", "rules", "alerts.yml"], cwd=rules,
+                           capture_output=True, text=True)
+    assert check.returncode == 0 and "SUCCESS: 6 rules found" in check.stdout, check.stdout + check.stderr
+    test = subprocess.run(["promtool", "test", "rules", "alerts_test.yml"], cwd=rules,
+                          capture_output=True, text=True)
+    assert test.returncode == 0 and "SUCCESS" in test.stdout, test.stdout + test.stderr

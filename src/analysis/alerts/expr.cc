@@ -244,7 +244,8 @@ class Parser {
     for (const Suffix& s : kNumberSuffixes) {
       if (text_.substr(pos_).starts_with(s.text)) {
         pos_ += s.text.size();
-        return *v * s.factor;
+        // 95% is 0.95 exactly: divide rather than multiply by 0.01.
+        return s.text == "%" ? *v / 100 : *v * s.factor;
       }
     }
     return *v;
