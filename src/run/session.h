@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/alerts/observer.h"
 #include "analysis/findings/observer.h"
 #include "analysis/phases.h"
 #include "analysis/processes.h"
@@ -91,6 +92,8 @@ class Session {
   ProcessTable processes_;
   Thresholds thresholds_;
   std::unique_ptr<FindingsObserver> findings_;
+  std::shared_ptr<const std::vector<AlertRule>> alert_rules_;  // read before the child starts
+  std::unique_ptr<AlertsObserver> alerts_;
   std::shared_ptr<OomKillWatch> oom_kills_;  // the cgroup source's, outlives it
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<PrometheusSink> prometheus_;
