@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates the generated blocks of docs/schema.md, docs/cli.md and
-# docs/findings.md from the metric, option and findings tables (the unit tests fail when they drift).
+# docs/findings.md from the metric, option and findings tables, and docs/alerts.md's built-in rules (the unit tests fail when they drift).
 set -euo pipefail
 cli=${1:-build/release/trainvitals}
-for pair in metrics:docs/schema.md options:docs/cli.md findings:docs/findings.md; do
+for pair in metrics:docs/schema.md options:docs/cli.md findings:docs/findings.md alerts:docs/alerts.md; do
   what=${pair%%:*}
   file=${pair#*:}
   python3 - "$file" "$("$cli" docs "$what")" <<'PY'

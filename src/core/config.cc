@@ -143,7 +143,8 @@ const std::vector<OptionDef> kOptions = {
        return out;
      }},
     {"--no-builtin-alerts", "builtin_alerts", "bool",
-     "Whether to evaluate the built-in alert rules (docs/alerts.md): an idle GPU, full GPU memory, a hot "
+     "Whether to evaluate the built-in alert rules (docs/alerts.md): an idle GPU, full GPU memory, "
+     "a hot "
      "or throttled GPU, the job near its memory limit, the run directory's disk nearly full.",
      [](Config& c, std::string_view t) { c.builtin_alerts = ParseBool("--builtin-alerts", t); },
      [](const Config& c) { return std::string(c.builtin_alerts ? "true" : "false"); }},
@@ -182,7 +183,6 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   }
   return row[b.size()];
 }
-
 
 std::string_view NearestKey(std::string_view key) {
   std::string_view best;
@@ -228,8 +228,8 @@ void ApplyConfigFile(const std::string& path, Config& config) {
     if (key.str() == "alert") {
       // [[alert]] tables: the alerts read them (src/analysis/alerts/rules_file.h).
       if (!node.is_array_of_tables()) {
-        throw ConfigError(fmt::format(
-            "{}:{}: alert: expected [[alert]] tables (docs/alerts.md)", path, line));
+        throw ConfigError(
+            fmt::format("{}:{}: alert: expected [[alert]] tables (docs/alerts.md)", path, line));
       }
       config.alert_files.insert(config.alert_files.begin(), path);
       continue;

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "analysis/alerts/rules_file.h"
 #include "core/env.h"
 #include "core/host.h"
 #include "core/thread.h"
@@ -25,7 +24,7 @@ Session::Session(Config config, std::vector<std::string> command, std::string mo
     : config_(std::move(config)), command_(std::move(command)), mode_(std::move(mode)) {
   Validate(config_);
   thresholds_ = ThresholdsFrom(config_.findings);  // a wrong [findings] entry is a setup error
-  alert_rules_ = LoadAlertRules(config_);          // and so is a wrong alert rule
+  alert_rules_ = LoadAlertRules(config_);          // so is a wrong [[alert]] rule
   if (!config_.prometheus.empty()) {
     // Bound here, before the child starts, so a port in use fails the run early.
     metrics_server_ =
@@ -184,19 +183,16 @@ void Session::StartMonitoring(int root_pid) {
     findings_->set_risk_handler(
         [marker_source](const MemoryRisk& risk) { marker_source->PublishRisk(risk); });
   }
-  std::vector<SampleObserver*> observers = {&training_events_, &phases_, &processes_,
-                                            findings_.get()};
-  if (alert_rules_ && !alert_rules_->empty()) {
-    // After the findings: a finding rule reads the row's findings.
-    alerts_ = std::make_unique<AlertsObserver>(alert_rules_, config_.interval_s);
-    if (marker_source != nullptr) {
-      // A rule with `stop = true` asks the training processes to stop, through
-      // the same back-channel as the memory risks (docs/markers.md).
-      alerts_->set_stop_handler(
-          [marker_source](const AlertRule& rule) { marker_source->RequestStop(rule.name); });
-    }
-    observers.push_back(alerts_.get());
+  // After the findings: a finding rule reads the row's findings.
+  alerts_ = std::make_unique<AlertsObserver>(alert_rules_, config_.interval_s);
+  if (marker_source != nullptr) {
+    // A rule with `stop = true` asks the training processes to stop, through
+    // the same back-channel as the memory risks (docs/markers.md).
+    alerts_->set_stop_handler(
+        [marker_source](const AlertRule& rule) { marker_source->RequestStop(rule.name); });
   }
+  std::vector<SampleObserver*> observers = {&training_events_, &phases_, &processes_,
+                                            findings_.get(), alerts_.get()};
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
                                        sinks_.get(), std::move(observers));
   sampler_->Start();
@@ -245,6 +241,7 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
     summary["findings"] = findings_->analyzer().Findings();
     summary["memory_trends"] = findings_->analyzer().MemoryTrends();
   }
+  if (alerts_) summary["alerts"] = alerts_->Summary();
   AddProcesses(exit_code.has_value() && mode_ == "run", &summary);
   WriteSummary(summary);
   if (!config_.quiet) {

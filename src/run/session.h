@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/alerts/observer.h"
+#include "analysis/alerts/rules_file.h"
 #include "analysis/findings/observer.h"
 #include "analysis/phases.h"
 #include "analysis/processes.h"
@@ -92,7 +93,8 @@ class Session {
   ProcessTable processes_;
   Thresholds thresholds_;
   std::unique_ptr<FindingsObserver> findings_;
-  std::shared_ptr<const std::vector<AlertRule>> alert_rules_;  // read before the child starts
+  // The alert rules outlive every row the sinks hold (rows name them).
+  std::shared_ptr<const std::vector<AlertRule>> alert_rules_;
   std::unique_ptr<AlertsObserver> alerts_;
   std::shared_ptr<OomKillWatch> oom_kills_;  // the cgroup source's, outlives it
   std::unique_ptr<JsonlSink> jsonl_;

@@ -224,6 +224,24 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
     AppendLabel("severity", row.findings[i].severity, format, &first, &out);
     AppendSampleEnd(row.findings[i].active ? 1 : 0, first, &out);
   }
+  static constexpr MetricDef kAlertFiring{
+      Scope::kTraining,
+      "alert_firing",
+      Unit::kNone,
+      Kind::kGauge,
+      false,
+      "1 while an alert fires (gpu: its GPU, for a per-GPU rule), 0 after it resolved "
+      "(docs/alerts.md)."};
+  for (size_t i = 0; i < row.alerts.size(); ++i) {
+    static const std::string name = "trainvitals_alert_firing";
+    const Row::Alert& a = row.alerts[i];
+    if (i == 0) AppendFamilyHeader(kAlertFiring, name, format, &out);
+    AppendSeriesStart(name, labels, format, &out, &first);
+    AppendLabel("alert", a.name, format, &first, &out);
+    AppendLabel("severity", a.severity, format, &first, &out);
+    if (a.gpu >= 0) AppendLabel("gpu", fmt::format("{}", a.gpu), format, &first, &out);
+    AppendSampleEnd(a.firing ? 1 : 0, first, &out);
+  }
   std::span<const MetricDef> gdefs = GpuMetrics();
   std::vector<std::string> gpu_names(row.gpus.size()), gpu_models(row.gpus.size());
   auto append_gpu_labels = [&](size_t g) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/metrics.h"
+#include "views/alert_lines.h"
 #include "views/epoch_line.h"
 #include "views/format.h"
 #include "views/verdict.h"
@@ -109,10 +110,29 @@ std::string ShortNotice(std::string_view source, std::string message) {
   return fmt::format("{} ({})", label, message);
 }
 
+// " | ALERT gpu-low-util GPU 1 +2" while alerts fire (the first, and how many more).
+std::string FiringMark(const Row& row) {
+  const Row::Alert* first = nullptr;
+  int more = 0;
+  for (const Row::Alert& a : row.alerts) {
+    if (!a.firing) continue;
+    if (first == nullptr) {
+      first = &a;
+    } else {
+      ++more;
+    }
+  }
+  if (first == nullptr) return "";
+  return fmt::format(" | ALERT {}{}{}", first->name,
+                     first->gpu >= 0 ? fmt::format(" GPU {}", first->gpu) : "",
+                     more > 0 ? fmt::format(" +{}", more) : "");
+}
+
 }  // namespace
 
 std::string StatusText(const Row& row, int columns) {
-  std::string head = fmt::format("trainvitals {}", FormatDuration(row.elapsed_s));
+  std::string mark = FiringMark(row);
+  std::string head = fmt::format("trainvitals {}{}", FormatDuration(row.elapsed_s), mark);
   if (auto cpu = FindStat(metric::kJobCpuCores, row.values)) {
     head += fmt::format(" | CPU {:.1f} cores", cpu->mean);
   }
@@ -120,7 +140,7 @@ std::string StatusText(const Row& row, int columns) {
     head += fmt::format(" | RAM {}", FormatBytes(mem->last));
   }
   // The same in fewer columns, for narrow terminals.
-  std::string brief_head = fmt::format("trainvitals {}", FormatDuration(row.elapsed_s));
+  std::string brief_head = fmt::format("trainvitals {}{}", FormatDuration(row.elapsed_s), mark);
   if (auto cpu = FindStat(metric::kJobCpuCores, row.values)) {
     brief_head += fmt::format(" | CPU {:.1f}", cpu->mean);
   }
@@ -203,6 +223,9 @@ void StatusLine::OnEvent(const Event& event) {
     if (said != finding_said_t_.end() && event.t - said->second < finding_repeat_s_) return;
     finding_said_t_[id] = event.t;
     line = FormatFindingLine(event.fields);
+  } else if (event.type == "alert_firing" || event.type == "alert_resolved" ||
+             event.type == "alert_action_failed") {
+    line = FormatAlertLine(event.type, event.fields);
   } else {
     return;
   }

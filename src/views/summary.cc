@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/metrics.h"
+#include "views/alert_lines.h"
 #include "views/epoch_line.h"
 #include "views/format.h"
 #include "views/verdict.h"
@@ -266,6 +267,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
     out += "\n";
   }
   out += FormatMemoryTrends(s.value("memory_trends", nlohmann::ordered_json()));
+  out += FormatAlerts(s.value("alerts", nlohmann::ordered_json()));
   out += FormatVerdict(s.value("health", nlohmann::ordered_json()),
                        s.value("findings", nlohmann::ordered_json()));
   if (s.contains("run_dir")) out += fmt::format("  Run      {}\n", s["run_dir"].get<std::string>());

@@ -199,7 +199,8 @@ AlertEvaluator::AlertEvaluator(std::shared_ptr<const std::vector<AlertRule>> rul
     if (r.expr.window_rows > 0) {
       rs.window_rows = r.expr.window_rows;
     } else if (r.expr.window_s > 0) {
-      rs.window_rows = std::max(1, static_cast<int>(std::lround(r.expr.window_s / impl_->interval_s)));
+      rs.window_rows =
+          std::max(1, static_cast<int>(std::lround(r.expr.window_s / impl_->interval_s)));
     }
     if (!r.expr.per_gpu) {
       rs.instances.resize(1);
@@ -289,7 +290,8 @@ nlohmann::ordered_json AlertEvaluator::Summary() const {
       a["times_fired"] = in.times_fired;
       a["first_fired_t"] = std::round(in.first_fired_t * 1000) / 1000;
       if (in.last_resolved_t) a["last_resolved_t"] = std::round(*in.last_resolved_t * 1000) / 1000;
-      a["firing_s"] = std::round((in.firing_s + (in.firing ? impl_->last_t - in.starts_at : 0)) * 10) / 10;
+      a["firing_s"] =
+          std::round((in.firing_s + (in.firing ? impl_->last_t - in.starts_at : 0)) * 10) / 10;
       if (in.worst) a["worst_value"] = RoundAsWritten(*in.worst, false);
       a["summary"] = AlertSummaryText(r, in.gpu, in.worst);
       out.push_back(std::move(a));

@@ -33,8 +33,14 @@ struct Suffix {
   double factor;
 };
 constexpr Suffix kNumberSuffixes[] = {
-    {"%", 0.01},          {"KiB", 1024.0},     {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-    {"TiB", 1099511627776.0}, {"KB", 1e3},     {"MB", 1e6},        {"GB", 1e9},
+    {"%", 0.01},
+    {"KiB", 1024.0},
+    {"MiB", 1048576.0},
+    {"GiB", 1073741824.0},
+    {"TiB", 1099511627776.0},
+    {"KB", 1e3},
+    {"MB", 1e6},
+    {"GB", 1e9},
     {"TB", 1e12},
 };
 
@@ -56,8 +62,8 @@ class Parser {
       if (Peek() == '[') {
         Window(&e);
       } else if (*agg != Aggregate::kLast) {
-        Fail(fmt::format("{}(...) needs a window before ')': {}(x[10m]) or {}(x[5 samples])",
-                         word, word, word));
+        Fail(fmt::format("{}(...) needs a window before ')': {}(x[10m]) or {}(x[5 samples])", word,
+                         word, word));
       }
       Expect(')');
     } else {
@@ -332,8 +338,8 @@ double ParseDuration(std::string_view text) {
       std::string_view text;
       double seconds;
     };
-    static constexpr Unit kUnits[] = {{"ms", 0.001}, {"s", 1},      {"m", 60},
-                                      {"h", 3600},   {"d", 86400}};
+    static constexpr Unit kUnits[] = {
+        {"ms", 0.001}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
     bool matched = false;
     for (const Unit& u : kUnits) {
       if (rest.starts_with(u.text)) {

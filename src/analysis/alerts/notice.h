@@ -26,7 +26,7 @@ struct AlertNotice {
 
 // The run an alert belongs to, for its labels and its actions.
 struct AlertContext {
-  std::string run;      // the run's name
+  std::string run;  // the run's name
   std::string host;
   std::string run_dir;  // command output goes under <run_dir>/alerts/
   int job_pid = 0;      // the job's root process (the signal action); 0: none

@@ -39,11 +39,11 @@ struct AlertExpr {
   Operand numerator;
   std::optional<Operand> denominator;
   Aggregate aggregate = Aggregate::kLast;
-  double window_s = 0;   // "[10m]"; 0 with window_rows 0: the row alone
-  int window_rows = 0;   // "[5 samples]": the last N rows
+  double window_s = 0;  // "[10m]"; 0 with window_rows 0: the row alone
+  int window_rows = 0;  // "[5 samples]": the last N rows
   Compare compare = Compare::kGreater;
-  double threshold = 0;  // in base units ("20%" is 0.2, "4GiB" is 4 * 2^30)
-  bool per_gpu = false;  // an operand is a gpus[] metric: one instance per GPU
+  double threshold = 0;     // in base units ("20%" is 0.2, "4GiB" is 4 * 2^30)
+  bool per_gpu = false;     // an operand is a gpus[] metric: one instance per GPU
   Unit unit = Unit::kNone;  // the value's unit (kRatio for a ratio of like units), for messages
 };
 
@@ -61,9 +61,9 @@ struct AlertActionsSpec {
 struct AlertRule {
   std::string name;  // [A-Za-z0-9_.-]+, unique; the Alertmanager alertname
   AlertExpr expr;
-  double for_s = 0;              // true this long before it fires (pending until then)
-  double keep_firing_for_s = 0;  // fires on this long after the condition cleared
-  double repeat_s = 4 * 3600;    // notify again while it keeps firing; 0: never
+  double for_s = 0;                  // true this long before it fires (pending until then)
+  double keep_firing_for_s = 0;      // fires on this long after the condition cleared
+  double repeat_s = 4 * 3600;        // notify again while it keeps firing; 0: never
   std::string severity = "warning";  // "info", "warning", "critical"
   std::vector<std::pair<std::string, std::string>> labels;  // extra labels, in order
   // One line in the user's terms; {gpu}, {value}, {threshold}, {name} are

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include <csignal>
 #include <algorithm>
+#include <csignal>
 
 #include "analysis/findings/table.h"
 #include "core/endpoint.h"
@@ -52,9 +52,10 @@ summary = "The run directory's disk has {value} free: the records, and checkpoin
 )toml";
 
 constexpr std::string_view kKeys[] = {
-    "name",    "expr",    "finding",    "for",          "keep_firing_for", "repeat",
-    "severity", "summary", "labels",    "all_gpus",     "enabled",         "command",
-    "command_timeout", "webhook", "alertmanager", "signal", "stop"};
+    "name",    "expr",     "finding",         "for",     "keep_firing_for",
+    "repeat",  "severity", "summary",         "labels",  "all_gpus",
+    "enabled", "command",  "command_timeout", "webhook", "alertmanager",
+    "signal",  "stop"};
 
 std::string NearestRuleKey(std::string_view key) {
   std::string_view best;
@@ -245,20 +246,20 @@ void ApplyTables(const toml::table& root, const std::string& file, bool builtin,
         table.get("name") ? table.get("name")->value<std::string>() : std::nullopt;
     if (!name || !ValidName(*name)) {
       throw ConfigError(fmt::format(
-          "{}:{}: alert.name: every [[alert]] needs a name of letters, digits, '_', '.', '-'",
-          file, line));
+          "{}:{}: alert.name: every [[alert]] needs a name of letters, digits, '_', '.', '-'", file,
+          line));
     }
     if (std::find(seen_here.begin(), seen_here.end(), *name) != seen_here.end()) {
-      throw ConfigError(fmt::format("{}:{}: alert '{}' is defined twice in this file", file, line,
-                                    *name));
+      throw ConfigError(
+          fmt::format("{}:{}: alert '{}' is defined twice in this file", file, line, *name));
     }
     seen_here.push_back(*name);
     auto existing = std::find_if(rules->begin(), rules->end(),
                                  [&](const AlertRule& r) { return r.name == *name; });
     bool found = existing != rules->end();
     if (table.get("expr") != nullptr && table.get("finding") != nullptr) {
-      throw ConfigError(fmt::format("{}:{}: alert '{}': give expr or finding, not both", file,
-                                    line, *name));
+      throw ConfigError(
+          fmt::format("{}:{}: alert '{}': give expr or finding, not both", file, line, *name));
     }
     AlertRule rule = found ? *existing : AlertRule{};
     rule.name = *name;
@@ -294,14 +295,15 @@ toml::table ParseToml(std::string_view text, const std::string& file) {
     return file.empty() ? toml::parse(text) : toml::parse_file(file);
   } catch (const toml::parse_error& e) {
     throw ConfigError(fmt::format("{}:{}:{}: {}", file.empty() ? "built-in" : file,
-                                  e.source().begin.line, e.source().begin.column,
-                                  e.description()));
+                                  e.source().begin.line, e.source().begin.column, e.description()));
   }
 }
 
 }  // namespace
 
 std::string_view BuiltinAlertsToml() { return kBuiltinToml.substr(1); }
+
+std::string BuiltinAlertsMarkdown() { return fmt::format("```toml\n{}```\n", BuiltinAlertsToml()); }
 
 std::shared_ptr<const std::vector<AlertRule>> LoadAlertRules(const Config& config) {
   auto rules = std::make_shared<std::vector<AlertRule>>();

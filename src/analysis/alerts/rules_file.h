@@ -18,6 +18,8 @@ namespace tv {
 
 // The built-in rules as TOML [[alert]] tables (docs/alerts.md shows them).
 std::string_view BuiltinAlertsToml();
+// The same as a Markdown TOML block, for docs/alerts.md.
+std::string BuiltinAlertsMarkdown();
 
 // The rules of a run: the built-in ones unless config.builtin_alerts is false,
 // tuned and extended by config.alert_files. Throws ConfigError.

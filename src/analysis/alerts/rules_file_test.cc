@@ -61,8 +61,9 @@ TEST(AlertExpr, ParsesAggregateWindowAndUnits) {
   EXPECT_EQ(e.window_rows, 5);
   EXPECT_EQ(e.aggregate, Aggregate::kMax);
 
-  e = ParseAlertExpr("(gpus[].allocator_allocated_bytes or gpus[].memory_used_bytes) / "
-                     "gpus[].memory_total_bytes >= 95%");
+  e = ParseAlertExpr(
+      "(gpus[].allocator_allocated_bytes or gpus[].memory_used_bytes) / "
+      "gpus[].memory_total_bytes >= 95%");
   ASSERT_EQ(e.numerator.alternatives.size(), 2u);
   ASSERT_TRUE(e.denominator.has_value());
   EXPECT_EQ(e.unit, Unit::kRatio);
@@ -89,13 +90,11 @@ TEST(AlertExpr, SaysWhatIsWrongAndWhere) {
     return std::string();
   };
   EXPECT_NE(error("gpus[].util < 20%").find("unknown metric 'gpus[].util'"), std::string::npos);
-  EXPECT_NE(error("gpus[].util < 20%").find("did you mean 'gpus[].util_ratio'"),
-            std::string::npos);
+  EXPECT_NE(error("gpus[].util < 20%").find("did you mean 'gpus[].util_ratio'"), std::string::npos);
   EXPECT_NE(error("gpus[].util_ratio =< 0.2").find("expected a comparison"), std::string::npos);
   EXPECT_NE(error("gpus[].util_ratio < twenty").find("expected a number"), std::string::npos);
   EXPECT_NE(error("mean(gpus[].util_ratio) < 0.2").find("needs a window"), std::string::npos);
-  EXPECT_NE(error("gpus[].util_ratio[10m] < 0.2").find("needs an aggregation"),
-            std::string::npos);
+  EXPECT_NE(error("gpus[].util_ratio[10m] < 0.2").find("needs an aggregation"), std::string::npos);
   EXPECT_NE(error("mean(gpus[].util_ratio[10 minutes]) < 0.2").find("not a duration"),
             std::string::npos);
   EXPECT_NE(error("gpus[].util_ratio < 0.2 and more").find("nothing more"), std::string::npos);
@@ -126,9 +125,9 @@ TEST_F(AlertRulesFile, BuiltinRulesAllParse) {
     EXPECT_TRUE(r.builtin);
     EXPECT_FALSE(r.summary.empty()) << r.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"gpu-low-util", "gpu-memory-full", "gpu-hot",
-                                             "gpu-throttled", "job-memory-near-limit",
-                                             "run-dir-disk-full"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"gpu-low-util", "gpu-memory-full", "gpu-hot", "gpu-throttled",
+                                      "job-memory-near-limit", "run-dir-disk-full"}));
   c.builtin_alerts = false;
   EXPECT_TRUE(LoadAlertRules(c)->empty());
 }
@@ -211,8 +210,7 @@ TEST_F(AlertRulesFile, EveryBadRuleSaysFileLineAndWhat) {
        path + ":3: alert.expr: at character 1"},
       {"[[alert]]\nname = \"a\"\nexpr = \"gpus[].util_ratio < 20%\"\nfor = \"ten minutes\"\n",
        path + ":4: alert.for: 'ten minutes' is not a duration"},
-      {"[[alert]]\nname = \"a\"\nexpr = \"gpus[].util_ratio ~ 20%\"\n",
-       "expected a comparison"},
+      {"[[alert]]\nname = \"a\"\nexpr = \"gpus[].util_ratio ~ 20%\"\n", "expected a comparison"},
       {"[[alert]]\nname = \"a\"\nexpr = \"gpus[].util_ratio < 20%\"\nfro = \"1m\"\n",
        path + ":4: alert.fro: unknown key (did you mean 'for'?)"},
       {"[[alert]]\nname = \"a\"\n", path + ":1: alert 'a' needs expr"},
@@ -242,7 +240,8 @@ TEST_F(AlertRulesFile, EveryBadRuleSaysFileLineAndWhat) {
   for (const Case& c : cases) {
     std::string error = ErrorOf(c.text);
     EXPECT_NE(error.find(c.want), std::string::npos)
-        << "rule:\n" << c.text << "\nerror: " << error << "\nwanted: " << c.want;
+        << "rule:\n"
+        << c.text << "\nerror: " << error << "\nwanted: " << c.want;
   }
 }
 
@@ -256,6 +255,15 @@ TEST_F(AlertRulesFile, ConfigFileTablesAreReadWithTheOtherKeys) {
   auto rules = LoadAlertRules(c);
   ASSERT_EQ(rules->size(), 1u);
   EXPECT_EQ(rules->front().name, "a");
+}
+
+TEST(AlertDocs, AlertsDocShowsTheBuiltinRulesAsGenerated) {
+  std::ifstream in(std::string(TRAINVITALS_SOURCE_DIR) + "/docs/alerts.md");
+  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string block = BuiltinAlertsMarkdown();
+  while (!block.empty() && block.back() == '\n') block.pop_back();
+  EXPECT_NE(doc.find(block + "\n<!-- end generated -->"), std::string::npos)
+      << "docs/alerts.md is stale: run `make docs`";
 }
 
 }  // namespace

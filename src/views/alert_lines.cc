@@ -1,0 +1,50 @@
+#include "views/alert_lines.h"
+
+#include <fmt/format.h>
+
+#include "views/format.h"
+
+namespace tv {
+namespace {
+
+std::string Who(const nlohmann::ordered_json& f) {
+  std::string name = f.value("alert", std::string("?"));
+  if (f.contains("gpu") && f["gpu"].is_number_integer()) {
+    return fmt::format("{} (GPU {})", name, f["gpu"].get<int>());
+  }
+  return name;
+}
+
+}  // namespace
+
+std::string FormatAlertLine(std::string_view type, const nlohmann::ordered_json& f) {
+  if (type == "alert_firing") {
+    std::string where = f.contains("gpu") && f["gpu"].is_number_integer()
+                            ? fmt::format(", GPU {}", f["gpu"].get<int>())
+                            : "";
+    return fmt::format("trainvitals: ALERT {} ({}{}): {}", f.value("alert", std::string("?")),
+                       f.value("severity", std::string("warning")), where,
+                       f.value("summary", std::string()));
+  }
+  if (type == "alert_resolved") {
+    return fmt::format("trainvitals: resolved {} after {}", Who(f),
+                       FormatDuration(f.value("firing_s", 0.0)));
+  }
+  return fmt::format("trainvitals: alert {}: its {} failed: {}", f.value("alert", std::string("?")),
+                     f.value("action", std::string("action")), f.value("message", std::string()));
+}
+
+std::string FormatAlerts(const nlohmann::ordered_json& alerts) {
+  if (!alerts.is_array()) return "";
+  std::string out;
+  for (const auto& a : alerts) {
+    int times = a.value("times_fired", 0);
+    out += fmt::format("  Alerts   {} ({}): fired {}, {} in all: {}\n", Who(a),
+                       a.value("severity", std::string("warning")),
+                       times == 1 ? std::string("once") : fmt::format("{} times", times),
+                       FormatDuration(a.value("firing_s", 0.0)), a.value("summary", std::string()));
+  }
+  return out;
+}
+
+}  // namespace tv

@@ -1,0 +1,20 @@
+// Alerts in words: the stderr line said as an alert fires, resolves or its
+// action fails (from its event), and the summary's "Alerts" lines (from
+// summary.json "alerts").
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace tv {
+
+// "trainvitals: ALERT gpu-low-util (warning, GPU 0): <summary>", "trainvitals:
+// resolved gpu-low-util (GPU 0) after 12 s", "trainvitals: alert gpu-low-util:
+// its webhook failed: <message>".
+std::string FormatAlertLine(std::string_view type, const nlohmann::ordered_json& fields);
+
+// One "  Alerts   ..." line per alert that fired; empty when none did.
+std::string FormatAlerts(const nlohmann::ordered_json& alerts);
+
+}  // namespace tv
