@@ -185,6 +185,12 @@ void Session::StartMonitoring(int root_pid) {
   }
   // After the findings: a finding rule reads the row's findings.
   alerts_ = std::make_unique<AlertsObserver>(alert_rules_, config_.interval_s);
+  if (marker_source != nullptr) {
+    // A rule with `stop = true` asks the training processes to stop, through
+    // the same back-channel as the memory risks (docs/markers.md).
+    alerts_->set_stop_handler(
+        [marker_source](const AlertRule& rule) { marker_source->RequestStop(rule.name); });
+  }
   std::vector<SampleObserver*> observers = {&training_events_, &phases_, &processes_,
                                             findings_.get(), alerts_.get()};
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
