@@ -19,8 +19,8 @@ ActionHub::ActionHub(std::shared_ptr<const std::vector<AlertRule>> rules, AlertC
     : rules_(std::move(rules)), context_(std::move(context)), report_(std::move(report)) {}
 
 void ActionHub::Report(Event event) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (abandoned_ || !report_) return;
+  std::lock_guard<std::mutex> lock(report_mu_);
+  if (abandoned() || !report_) return;
   try {
     report_(std::move(event));
   } catch (...) {  // the recorder's fault must not end an action thread
@@ -38,9 +38,12 @@ bool ActionHub::abandoned() const {
 }
 
 void ActionHub::Abandon() {
-  std::lock_guard<std::mutex> lock(mu_);
-  abandoned_ = true;
-  cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    abandoned_ = true;
+    cv_.notify_all();
+  }
+  std::lock_guard<std::mutex> wait_for_report(report_mu_);  // one under way ends first
 }
 
 void Action::Fail(const std::string& message) {

@@ -2,9 +2,11 @@
 // alert in TRAINVITALS_ALERT_* variables and as JSON on stdin, its output
 // appended to <run_dir>/alerts/<rule>.log, stopped at its timeout.
 //
-// The child is made with clone() and no exit signal, and reaped with
-// __WCLONE: `trainvitals run` reaps every ordinary child of its process
-// (waitpid(-1), the job's orphans), which would take this one's exit status.
+// `trainvitals run` reaps every ordinary child of its process (waitpid(-1):
+// the job's orphans), which would take the command's exit status. So the
+// command is the child of a keeper process, itself a "clone" child (made with
+// no exit signal, which only waitpid(__WCLONE) sees) that passes the
+// command's exit status on through a pipe.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
@@ -17,7 +19,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <thread>
 
 #include "analysis/alerts/actions_internal.h"
 
@@ -183,52 +184,118 @@ class CommandAction final : public Action {
     args.push_back(nullptr);
     std::string input = NoticeJson(notice, context).dump() + "\n";
 
-    int in_pipe[2];
-    int err_pipe[2];
-    if (::pipe2(in_pipe, O_CLOEXEC) != 0)
-      return fmt::format("could not be run: {}", strerror(errno));
-    if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-      int err = errno;
-      ::close(in_pipe[0]);
-      ::close(in_pipe[1]);
-      return fmt::format("could not be run: {}", strerror(err));
+    Pipes pipes;
+    if (!pipes.Open()) return fmt::format("could not be run: {}", strerror(errno));
+    // A "clone" child (no exit signal, reaped with __WCLONE only) that never
+    // execs: it runs the command as its own child and passes on its pid and
+    // exit status through a pipe.
+    pid_t keeper = static_cast<pid_t>(::syscall(SYS_clone, 0L, nullptr, nullptr, nullptr, nullptr));
+    if (keeper == 0) {
+      Keep(program->c_str(), args.data(), envp.data(), pipes, log_fd);
     }
-    // No exit signal: a "clone" child, which only waitpid(__WCLONE) reaps.
-    pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, 0L, nullptr, nullptr, nullptr, nullptr));
-    if (pid == 0)
-      ExecChild(program->c_str(), args.data(), envp.data(), in_pipe[0], log_fd, err_pipe[1]);
     int clone_errno = errno;
-    ::close(in_pipe[0]);
-    ::close(err_pipe[1]);
-    if (pid < 0) {
-      ::close(in_pipe[1]);
-      ::close(err_pipe[0]);
-      return fmt::format("could not be run: {}", strerror(clone_errno));
-    }
-    ::setpgid(pid, pid);  // also here, so the group exists before a timeout signals it
-    int exec_errno = 0;
-    ssize_t n;
-    do {
-      n = ::read(err_pipe[0], &exec_errno, sizeof(exec_errno));
-    } while (n < 0 && errno == EINTR);
-    ::close(err_pipe[0]);
-    if (n == sizeof(exec_errno)) {
-      ::close(in_pipe[1]);
-      int status;
-      while (::waitpid(pid, &status, __WCLONE) < 0 && errno == EINTR) {
+    pipes.CloseChildEnds();
+    if (keeper < 0) return fmt::format("could not be run: {}", strerror(clone_errno));
+    struct Reap {
+      pid_t pid;
+      ~Reap() {
+        while (::waitpid(pid, nullptr, __WCLONE) < 0 && errno == EINTR) {
+        }
       }
+    } reap{keeper};
+
+    pid_t pid = 0;
+    if (!ReadFull(pipes.status[0], &pid, sizeof(pid), std::nullopt)) return "could not be run";
+    if (pid < 0) return fmt::format("could not be run: {}", strerror(-pid));
+    int exec_errno = 0;
+    if (ReadFull(pipes.exec_error[0], &exec_errno, sizeof(exec_errno), std::nullopt)) {
       return fmt::format("could not be run: {}", strerror(exec_errno));
     }
 
     auto started = SteadyClock::now();
     auto timeout = std::chrono::duration_cast<SteadyClock::duration>(
         std::chrono::duration<double>(rule().actions.command_timeout_s));
-    FeedStdin(in_pipe[1], input, started + timeout);
-    return Await(pid, started + timeout, log_fd);
+    FeedStdin(pipes.in[1], input, started + timeout);
+    pipes.in[1] = -1;
+    return Await(pid, pipes.status[0], started + timeout, log_fd);
   }
 
-  // In the child: stdin from the pipe, stdout and stderr to the log, its own
-  // process group, default signals; then exec. Only system calls here.
+  // The pipes between this thread, the keeper and the command; all close-on-exec.
+  struct Pipes {
+    int in[2] = {-1, -1};          // the command's stdin
+    int exec_error[2] = {-1, -1};  // errno of a failed exec; EOF when it ran
+    int status[2] = {-1, -1};      // the command's pid, then its wait status
+    bool Open() {
+      return ::pipe2(in, O_CLOEXEC) == 0 && ::pipe2(exec_error, O_CLOEXEC) == 0 &&
+             ::pipe2(status, O_CLOEXEC) == 0;
+    }
+    void CloseChildEnds() {
+      CloseFd(&in[0]);
+      CloseFd(&exec_error[1]);
+      CloseFd(&status[1]);
+    }
+    ~Pipes() {
+      for (int* fd : {&in[0], &in[1], &exec_error[0], &exec_error[1], &status[0], &status[1]}) {
+        CloseFd(fd);
+      }
+    }
+    static void CloseFd(int* fd) {
+      if (*fd >= 0) ::close(*fd);
+      *fd = -1;
+    }
+  };
+
+  // Reads `size` bytes; false on EOF, an error or at `deadline`.
+  static bool ReadFull(int fd, void* out, size_t size,
+                       std::optional<SteadyClock::time_point> deadline) {
+    auto* p = static_cast<char*>(out);
+    while (size > 0) {
+      if (deadline) {
+        auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - SteadyClock::now());
+        if (left.count() <= 0) return false;
+        pollfd pfd{fd, POLLIN, 0};
+        int r = ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count() + 1, 50)));
+        if (r == 0 || (r < 0 && errno == EINTR)) continue;
+      }
+      ssize_t n = ::read(fd, p, size);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      p += n;
+      size -= static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  // The keeper: blocks every signal (a Ctrl-C meant for the job is not for
+  // it), forks the command, reports its pid, waits for it and reports how it
+  // ended. Only system calls here: this is a copy of a threaded process.
+  [[noreturn]] static void Keep(const char* program, char** args, char** envp, const Pipes& pipes,
+                                int log_fd) {
+    sigset_t all;
+    sigfillset(&all);
+    ::sigprocmask(SIG_SETMASK, &all, nullptr);
+    pid_t pid =
+        static_cast<pid_t>(::syscall(SYS_clone, long{SIGCHLD}, nullptr, nullptr, nullptr, nullptr));
+    if (pid == 0) ExecChild(program, args, envp, pipes.in[0], log_fd, pipes.exec_error[1]);
+    pid_t said = pid < 0 ? -errno : pid;
+    (void)!::write(pipes.status[1], &said, sizeof(said));
+    // Only the status pipe stays open here: the command's stdin must see EOF
+    // when this thread closes its end, and exec_error when the command execs.
+    for (int fd : {pipes.in[0], pipes.in[1], pipes.exec_error[0], pipes.exec_error[1],
+                   pipes.status[0], log_fd}) {
+      ::close(fd);
+    }
+    if (pid < 0) ::_exit(1);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    (void)!::write(pipes.status[1], &status, sizeof(status));
+    ::_exit(0);
+  }
+
+  // In the command: stdin from the pipe, stdout and stderr to the log, its
+  // own process group, default signals; then exec.
   [[noreturn]] static void ExecChild(const char* program, char** args, char** envp, int in_fd,
                                      int log_fd, int err_fd) {
     ::setpgid(0, 0);
@@ -243,46 +310,44 @@ class CommandAction final : public Action {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-#ifdef SYS_close_range
-    ::syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
-#endif
     ::execve(program, args, envp);
     int err = errno;
     (void)!::write(err_fd, &err, sizeof(err));
     ::_exit(127);
   }
 
-  // Waits for the child; at `deadline` (or when the run is over) SIGTERM to its
-  // group, SIGKILL 2 s later. "" when it exited with 0.
-  std::string Await(pid_t pid, SteadyClock::time_point deadline, int log_fd) {
-    int status = 0;
-    auto pause = std::chrono::milliseconds(1);
+  // Waits for the command's status from the keeper; at `deadline` (or when
+  // the run is over) SIGTERM to its group, SIGKILL 2 s later. "" when it
+  // exited with 0.
+  std::string Await(pid_t pid, int status_fd, SteadyClock::time_point deadline, int log_fd) {
     std::string stopped_why;
-    std::optional<SteadyClock::time_point> kill_at;
+    auto until = deadline;
     for (;;) {
-      pid_t r = ::waitpid(pid, &status, WNOHANG | __WCLONE);
-      if (r == pid) break;
-      if (r < 0 && errno != EINTR) return "could not be waited for";
+      int status = 0;
+      // Short slices, to see the run end meanwhile.
+      auto slice = std::min(until, SteadyClock::now() + std::chrono::milliseconds(100));
+      if (ReadFull(status_fd, &status, sizeof(status), slice)) {
+        if (!stopped_why.empty()) return fmt::format("{} ({})", stopped_why, Describe(status));
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+        return Describe(status);
+      }
       auto now = SteadyClock::now();
-      if (!kill_at && (now >= deadline || hub().abandoned())) {
+      if (now < slice) return "ended unseen";  // EOF: the keeper is gone
+      bool ended = hub().abandoned();
+      if (stopped_why.empty() && (now >= deadline || ended)) {
         stopped_why = now >= deadline ? fmt::format("timed out after {} s",
                                                     FormatValue(rule().actions.command_timeout_s))
                                       : std::string("was still running when the run ended");
         WriteAll(log_fd, fmt::format("=== {}: SIGTERM\n", stopped_why));
         if (::kill(-pid, SIGTERM) != 0) ::kill(pid, SIGTERM);
-        kill_at = now + std::chrono::duration_cast<SteadyClock::duration>(
-                            std::chrono::duration<double>(kKillAfterTermS));
-      } else if (kill_at && now >= *kill_at) {
+        until = now + std::chrono::duration_cast<SteadyClock::duration>(
+                          std::chrono::duration<double>(kKillAfterTermS));
+      } else if (!stopped_why.empty() && now >= until) {
         WriteAll(log_fd, "=== still running: SIGKILL\n");
         if (::kill(-pid, SIGKILL) != 0) ::kill(pid, SIGKILL);
-        kill_at = SteadyClock::time_point::max();
+        until = SteadyClock::time_point::max();
       }
-      std::this_thread::sleep_for(pause);
-      pause = std::min(pause * 2, std::chrono::milliseconds(50));
     }
-    if (!stopped_why.empty()) return fmt::format("{} ({})", stopped_why, Describe(status));
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
-    return Describe(status);
   }
 };
 

@@ -198,7 +198,8 @@ TEST(AlertCommand, FailuresAreReportedOncePerRule) {
   EXPECT_NE(by_alert["missing"].find("command not found"), std::string::npos);
   EXPECT_NE(by_alert["unrunnable"].find("No such file or directory"), std::string::npos)
       << by_alert["unrunnable"];
-  EXPECT_NE(by_alert["failing"].find("exited with code 1"), std::string::npos);
+  EXPECT_NE(by_alert["failing"].find("exited with code 1"), std::string::npos)
+      << by_alert["failing"];
   EXPECT_NE(by_alert["failing"].find("alerts/failing.log"), std::string::npos);
 }
 

@@ -208,6 +208,59 @@ TEST(AlertWebhook, TooManyRequestsIsRetried) {
   EXPECT_TRUE(recorder.Of("alert_action_failed").empty());
 }
 
+// https with a certificate the client is told to trust (SSL_CERT_FILE, as
+// OpenSSL reads it), and the same server refused without it.
+TEST(AlertWebhook, HttpsChecksTheServersCertificate) {
+  if (::access("/usr/bin/openssl", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/openssl";
+  TempDir dir;
+  std::string make_cert = fmt::format(
+      "/usr/bin/openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+      "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout {} -out {} 2>/dev/null",
+      dir / "key.pem", dir / "cert.pem");
+  ASSERT_EQ(std::system(make_cert.c_str()), 0);
+  httplib::SSLServer server((dir / "cert.pem").c_str(), (dir / "key.pem").c_str());
+  std::atomic<int> posts{0};
+  server.Post("/hook", [&](const httplib::Request&, httplib::Response& res) {
+    ++posts;
+    res.status = 200;
+  });
+  int port = server.bind_to_any_port("127.0.0.1");
+  std::thread listener([&] { server.listen_after_bind(); });
+  WaitFor([&] { return server.is_running(); }, 5);
+
+  AlertRule rule = Rule("r");
+  rule.actions.webhook = fmt::format("https://127.0.0.1:{}/hook", port);
+  auto rules = Rules({rule});
+  Recorder untrusted;
+  {
+    AlertActions actions(rules, Context(""), untrusted.Callback());
+    actions.Start();
+    actions.Notify(Notice((*rules)[0], State::kFiring));
+    auto start = std::chrono::steady_clock::now();
+    actions.Finish(10);
+    EXPECT_LT(SecondsSince(start), 0.9);  // a certificate that fails is not retried
+  }
+  Recorder trusted;
+  ::setenv("SSL_CERT_FILE", (dir / "cert.pem").c_str(), 1);
+  {
+    AlertActions actions(rules, Context(""), trusted.Callback());
+    actions.Start();
+    actions.Notify(Notice((*rules)[0], State::kFiring));
+    actions.Finish(10);
+  }
+  ::unsetenv("SSL_CERT_FILE");
+  server.stop();
+  listener.join();
+
+  auto failed = untrusted.Of("alert_action_failed");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_NE(failed[0].fields["message"].get<std::string>().find("TLS"), std::string::npos)
+      << failed[0].fields["message"];
+  EXPECT_TRUE(trusted.Of("alert_action_failed").empty())
+      << trusted.Of("alert_action_failed")[0].fields.dump();
+  EXPECT_EQ(posts, 1);
+}
+
 TEST(CheckActionUrl, AcceptsHttpAndHttps) {
   for (std::string_view url :
        {"http://localhost:9093", "http://am", "https://hooks.slack.com/services/T/B/x",

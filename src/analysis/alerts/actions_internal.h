@@ -48,6 +48,7 @@ class ActionHub {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool abandoned_ = false;
+  std::mutex report_mu_;  // held while report_ runs, so Abandon outwaits it
   std::function<void(Event)> report_;
 };
 
