@@ -121,7 +121,6 @@ struct Channel {
   std::mutex mu;
   std::condition_variable cv;  // a notice, finishing, or abandon
   std::deque<AlertNotice> queue;
-  size_t dropped = 0;
   bool finishing = false;
   bool done = false;
   std::condition_variable done_cv;
@@ -255,21 +254,15 @@ void AlertActions::Start() {
 void AlertActions::Notify(AlertNotice notice) {
   const auto* channels = impl_->ChannelsOf(notice.rule);
   if (channels == nullptr || channels->empty()) return;
-  for (size_t i = 0; i < channels->size(); ++i) {
-    Channel& c = *(*channels)[i];
+  auto push = [](Channel& c, AlertNotice&& n) {
     std::lock_guard<std::mutex> lock(c.mu);
-    if (c.finishing) continue;
-    if (c.queue.size() >= kQueueCapacity) {
-      c.queue.pop_front();
-      ++c.dropped;
-    }
-    if (i + 1 == channels->size()) {
-      c.queue.push_back(std::move(notice));
-    } else {
-      c.queue.push_back(notice);
-    }
+    if (c.finishing) return;
+    if (c.queue.size() >= kQueueCapacity) c.queue.pop_front();
+    c.queue.push_back(std::move(n));
     c.cv.notify_one();
-  }
+  };
+  for (size_t i = 0; i + 1 < channels->size(); ++i) push(*(*channels)[i], AlertNotice(notice));
+  push(*channels->back(), std::move(notice));
 }
 
 void AlertActions::Finish(double grace_s) {
