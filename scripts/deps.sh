@@ -18,6 +18,7 @@ DEBIAN_PACKAGES=(
   libgtest-dev googletest libbenchmark-dev
   libcpp-httplib-dev   # the Prometheus endpoint and the Pushgateway client
   prometheus prometheus-pushgateway   # real servers the integration tests start
+  prometheus-alertmanager   # the real server the alert tests post to
   clang-format clang-tidy
   clang libclang-rt-14-dev llvm   # sanitizer builds and libFuzzer (make sanitize, make fuzz)
   python3-psutil   # the peer measured side by side in `make bench`

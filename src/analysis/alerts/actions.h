@@ -12,6 +12,8 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/alerts/notice.h"
@@ -21,6 +23,9 @@ namespace tv {
 
 class AlertActions {
  public:
+  // Notices waiting per action of a rule; when full, the oldest gives way.
+  static constexpr size_t kQueueCapacity = 64;
+
   // `report`: called (from the actions' threads) with an event to record,
   // e.g. "alert_action_failed" {alert, action, message}, said once per rule
   // and action; the session writes it to events.jsonl and stderr.
@@ -40,5 +45,11 @@ class AlertActions {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Whether `url` can be a rule's webhook or alertmanager address: "" when it
+// can, else why not ("it must start with http:// or https://"), for the rule
+// loader's message. https is checked against the server's certificate (the
+// system's CA store; SSL_CERT_FILE / SSL_CERT_DIR name others).
+std::string CheckActionUrl(std::string_view url);
 
 }  // namespace tv

@@ -1,0 +1,255 @@
+// The webhook and Alertmanager actions: JSON POSTed with cpp-httplib (http
+// and https), with timeouts and retries with backoff.
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <map>
+
+#include "analysis/alerts/actions.h"
+#include "analysis/alerts/actions_internal.h"
+#include "sinks/http_error.h"
+
+namespace tv {
+namespace alert_actions {
+namespace {
+
+constexpr int kConnectTimeoutS = 3;
+constexpr int kReadTimeoutS = 5;
+// The waits before each retry of a network error, a 5xx or a 429.
+constexpr std::chrono::seconds kBackoff[] = {std::chrono::seconds(1), std::chrono::seconds(2),
+                                             std::chrono::seconds(4)};
+// Alertmanager: a firing alert is re-sent this often, valid this long each time
+// (as Prometheus does: its resend delay is 1m, endsAt 4 x that).
+constexpr std::chrono::seconds kResendEvery{60};
+constexpr double kFiringValidS = 4 * 60;
+
+struct ActionUrl {
+  bool https = false;
+  std::string host;  // without brackets
+  int port = 80;
+  std::string path;  // with its query; "" for the root
+  // "https://hooks.example.com:443": for the client, and for messages (the path
+  // of a webhook is often its secret).
+  std::string origin;
+};
+
+// Parses "http[s]://HOST[:PORT][/PATH][?QUERY]"; "" or why not.
+std::string ParseActionUrl(std::string_view text, ActionUrl* url) {
+  std::string_view rest;
+  if (text.starts_with("http://")) {
+    rest = text.substr(7);
+  } else if (text.starts_with("https://")) {
+    url->https = true;
+    url->port = 443;
+    rest = text.substr(8);
+  } else {
+    return "it must start with http:// or https://";
+  }
+#ifndef CPPHTTPLIB_OPENSSL_SUPPORT
+  if (url->https) return "this build of trainvitals has no https: use http://";
+#endif
+  if (text.find_first_of(" \t\r\n") != std::string_view::npos) return "it has a space in it";
+  size_t end = rest.find_first_of("/?#");
+  std::string_view authority = rest.substr(0, end);
+  std::string_view tail = end == std::string_view::npos ? "" : rest.substr(end);
+  if (size_t hash = tail.find('#'); hash != std::string_view::npos) tail = tail.substr(0, hash);
+  if (authority.find('@') != std::string_view::npos) return "user:password@ is not supported";
+  std::string_view host = authority;
+  std::string_view port;
+  if (authority.starts_with('[')) {
+    size_t close = authority.find(']');
+    if (close == std::string_view::npos) return "an IPv6 address needs its closing ]";
+    host = authority.substr(1, close - 1);
+    std::string_view after = authority.substr(close + 1);
+    if (!after.empty()) {
+      if (after[0] != ':') return "a ':' and a port may follow the host, nothing else";
+      port = after.substr(1);
+    }
+  } else if (size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
+    host = authority.substr(0, colon);
+    port = authority.substr(colon + 1);
+  }
+  if (host.empty()) return "it has no host";
+  for (char c : host) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-' || c == '_' || c == ':';
+    if (!ok) return fmt::format("'{}' is not a host name", host);
+  }
+  if (authority.find(':') != std::string_view::npos && !authority.starts_with('[') &&
+      host.find(':') != std::string_view::npos) {
+    return "an IPv6 address needs brackets: http://[::1]:9093";
+  }
+  if (!port.empty() || authority.ends_with(':')) {
+    int p = 0;
+    for (char c : port) {
+      if (c < '0' || c > '9' || p > 65535) return "the port must be a number 1-65535";
+      p = p * 10 + (c - '0');
+    }
+    if (p < 1 || p > 65535) return "the port must be a number 1-65535";
+    url->port = p;
+  }
+  url->host = std::string(host);
+  url->path = std::string(tail);
+  bool v6 = url->host.find(':') != std::string::npos;
+  url->origin = fmt::format("{}://{}{}{}:{}", url->https ? "https" : "http", v6 ? "[" : "",
+                            url->host, v6 ? "]" : "", url->port);
+  return "";
+}
+
+// POSTs `body` to `url` (at `path`): retries a network error, a 5xx or a 429
+// after 1, 2 and 4 s. "" when it was taken, else why not.
+std::string PostJson(ActionHub& hub, const ActionUrl& url, const std::string& path,
+                     const std::string& body) {
+  httplib::Client client(url.origin);
+  client.set_connection_timeout(kConnectTimeoutS, 0);
+  client.set_read_timeout(kReadTimeoutS, 0);
+  client.set_write_timeout(kReadTimeoutS, 0);
+  client.set_follow_location(true);
+  std::string last;
+  int tries = 0;
+  for (size_t attempt = 0;; ++attempt) {
+    ++tries;
+    httplib::Result res = client.Post(path.empty() ? "/" : path, body, "application/json");
+    bool retry;
+    if (!res) {
+      last = DescribeHttpError(res.error(), url.host, url.port);
+      // A certificate that does not verify will not verify a second later.
+      retry = res.error() != httplib::Error::SSLServerVerification &&
+              res.error() != httplib::Error::SSLLoadingCerts;
+    } else if (res->status >= 200 && res->status < 300) {
+      return "";
+    } else {
+      std::string reply = res->body.substr(0, std::min(res->body.find('\n'), size_t{200}));
+      last = fmt::format("{} answered HTTP {}{}{}", url.origin, res->status,
+                         reply.empty() ? "" : ": ", reply);
+      retry = res->status >= 500 || res->status == 429;
+    }
+    if (!retry || attempt >= std::size(kBackoff)) break;
+    if (!hub.Sleep(kBackoff[attempt])) break;  // the run ended
+  }
+  return tries > 1 ? fmt::format("{} (after {} tries)", last, tries) : last;
+}
+
+class HttpAction : public Action {
+ public:
+  HttpAction(std::shared_ptr<ActionHub> hub, const AlertRule& rule, const char* kind,
+             const std::string& text)
+      : Action(std::move(hub), rule, kind) {
+    url_error_ = ParseActionUrl(text, &url_);
+  }
+
+ protected:
+  // False (said once) when the URL is not usable; the rule loader checks it first.
+  bool UrlUsable() {
+    if (!url_error_.empty()) Fail(fmt::format("the URL is not usable: {}", url_error_));
+    return url_error_.empty();
+  }
+  void Post(const std::string& path, const std::string& body) {
+    std::string why = PostJson(hub(), url_, path, body);
+    if (!why.empty()) Fail(fmt::format("POST failed: {}", why));
+  }
+  ActionUrl url_;
+
+ private:
+  std::string url_error_;
+};
+
+class WebhookAction final : public HttpAction {
+ public:
+  WebhookAction(std::shared_ptr<ActionHub> hub, const AlertRule& rule)
+      : HttpAction(std::move(hub), rule, "webhook", rule.actions.webhook) {}
+
+  void Deliver(const AlertNotice& notice) override {
+    if (!UrlUsable()) return;
+    Post(url_.path, NoticeJson(notice, hub().context()).dump());
+  }
+};
+
+// Alertmanager's API v2: the alert's instances (one per GPU of a per-GPU rule)
+// POSTed to /api/v2/alerts; firing ones re-sent every minute, valid for four
+// (Alertmanager resolves an alert that is not re-sent before its endsAt).
+class AlertmanagerAction final : public HttpAction {
+ public:
+  AlertmanagerAction(std::shared_ptr<ActionHub> hub, const AlertRule& rule)
+      : HttpAction(std::move(hub), rule, "alertmanager", rule.actions.alertmanager) {
+    while (url_.path.ends_with('/')) url_.path.pop_back();
+    if (size_t q = url_.path.find('?'); q != std::string::npos) url_.path.resize(q);
+    url_.path += "/api/v2/alerts";
+  }
+
+  void Deliver(const AlertNotice& notice) override {
+    if (!UrlUsable()) return;
+    nlohmann::json alerts = nlohmann::json::array();
+    if (notice.state == AlertNotice::State::kResolved) {
+      firing_.erase(notice.gpu);
+      alerts.push_back(Alert(notice, notice.t));
+    } else {
+      bool known = firing_.contains(notice.gpu);
+      if (firing_.empty()) last_sent_ = SteadyClock::now();
+      firing_.insert_or_assign(notice.gpu, notice);
+      if (known && notice.state == AlertNotice::State::kRepeat) return;  // the resend covers it
+      alerts.push_back(Alert(notice, UnixNow() + kFiringValidS));
+    }
+    Post(url_.path, alerts.dump());
+  }
+
+  std::optional<SteadyClock::time_point> NextWake() const override {
+    if (firing_.empty()) return std::nullopt;
+    return last_sent_ + kResendEvery;
+  }
+
+  void Wake() override {
+    last_sent_ = SteadyClock::now();
+    nlohmann::json alerts = nlohmann::json::array();
+    double ends_at = UnixNow() + kFiringValidS;
+    for (const auto& [gpu, notice] : firing_) alerts.push_back(Alert(notice, ends_at));
+    Post(url_.path, alerts.dump());
+  }
+
+ private:
+  nlohmann::json Alert(const AlertNotice& notice, double ends_at) const {
+    const AlertContext& context = this->context();
+    nlohmann::json labels = nlohmann::json::object();
+    labels["alertname"] = rule().name;
+    labels["severity"] = rule().severity;
+    if (notice.gpu >= 0) labels["gpu"] = std::to_string(notice.gpu);
+    if (!context.run.empty()) labels["run"] = context.run;
+    if (!context.host.empty()) labels["host"] = context.host;
+    for (const auto& [key, value] : rule().labels) {
+      if (!labels.contains(key)) labels[key] = value;
+    }
+    nlohmann::json annotations = nlohmann::json::object();
+    annotations["summary"] = notice.summary.empty() ? rule().expr.text : notice.summary;
+    annotations["expr"] = rule().expr.text;
+    if (notice.value) annotations["value"] = FormatValue(*notice.value);
+    nlohmann::json alert;
+    alert["labels"] = std::move(labels);
+    alert["annotations"] = std::move(annotations);
+    alert["startsAt"] = Rfc3339(notice.starts_at);
+    alert["endsAt"] = Rfc3339(ends_at);
+    return alert;
+  }
+
+  std::map<int, AlertNotice> firing_;  // by GPU (-1: the rule has none)
+  SteadyClock::time_point last_sent_;
+};
+
+}  // namespace
+
+std::unique_ptr<Action> MakeWebhookAction(std::shared_ptr<ActionHub> hub, const AlertRule& rule) {
+  return std::make_unique<WebhookAction>(std::move(hub), rule);
+}
+
+std::unique_ptr<Action> MakeAlertmanagerAction(std::shared_ptr<ActionHub> hub,
+                                               const AlertRule& rule) {
+  return std::make_unique<AlertmanagerAction>(std::move(hub), rule);
+}
+
+}  // namespace alert_actions
+
+std::string CheckActionUrl(std::string_view url) {
+  alert_actions::ActionUrl parsed;
+  return alert_actions::ParseActionUrl(url, &parsed);
+}
+
+}  // namespace tv
