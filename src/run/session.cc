@@ -63,7 +63,7 @@ void Session::AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*
   if (!metrics_server_ && config_.pushgateway.empty()) return;
   PromLabels labels;
   labels.host = meta["host"].get<std::string>();
-  labels.run = config_.name.empty() ? DefaultRunName(command_) : config_.name;
+  labels.run = RunName();
   for (const auto& g : meta["gpus"]) {
     if (!g.is_object() || !g.contains("index")) continue;
     PromGpuLabel label;
@@ -191,11 +191,34 @@ void Session::StartMonitoring(int root_pid) {
     alerts_->set_stop_handler(
         [marker_source](const AlertRule& rule) { marker_source->RequestStop(rule.name); });
   }
+  StartAlertActions(meta["host"].get<std::string>(), root_pid);
   std::vector<SampleObserver*> observers = {&training_events_, &phases_, &processes_,
                                             findings_.get(), alerts_.get()};
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
                                        sinks_.get(), std::move(observers));
   sampler_->Start();
+}
+
+std::string Session::RunName() const {
+  return config_.name.empty() ? DefaultRunName(command_) : config_.name;
+}
+
+void Session::StartAlertActions(const std::string& host, int root_pid) {
+  bool delivers = false;
+  for (const AlertRule& r : *alert_rules_) {
+    const AlertActionsSpec& a = r.actions;
+    delivers |= !a.command.empty() || !a.webhook.empty() || !a.alertmanager.empty() || a.signal;
+  }
+  if (!delivers) return;
+  AlertContext context{RunName(), host, run_dir_, root_pid};
+  // Reports come from the actions' threads: the sink thread takes them.
+  alert_actions_ =
+      std::make_unique<AlertActions>(alert_rules_, std::move(context), [this](Event e) {
+        if (sinks_) sinks_->PushEvent(std::move(e));
+      });
+  alert_actions_->Start();
+  alerts_->set_notify(
+      [actions = alert_actions_.get()](AlertNotice n) { actions->Notify(std::move(n)); });
 }
 
 void Session::AddEvent(std::string type, nlohmann::ordered_json fields) {
@@ -218,6 +241,8 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
       {"exit_code", exit_code ? nlohmann::ordered_json(*exit_code) : nlohmann::ordered_json()}};
   if (exit_signal) end_fields["signal"] = *exit_signal;
   AddEvent("end", std::move(end_fields));
+  // The alerts resolved as the sampler stopped: deliver them, briefly.
+  if (alert_actions_) alert_actions_->Finish(kAlertGrace_s);
   if (sinks_) sinks_->Close();
 
   RunOutcome outcome;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/alerts/actions.h"
 #include "analysis/alerts/observer.h"
 #include "analysis/alerts/rules_file.h"
 #include "analysis/findings/observer.h"
@@ -68,6 +69,9 @@ class Session {
 
  private:
   nlohmann::ordered_json Meta(int root_pid) const;
+  std::string RunName() const;  // --name, else one made from the command
+  // The alert actions' threads, when a rule has actions; notices go to them.
+  void StartAlertActions(const std::string& host, int root_pid);
   void StartMonitoring(int root_pid);
   // Tells the analysis how the job ended (its signal, the kernel OOM killer's
   // kills in its cgroup, written as an `oom_kill` event), before it stops.
@@ -96,7 +100,8 @@ class Session {
   // The alert rules outlive every row the sinks hold (rows name them).
   std::shared_ptr<const std::vector<AlertRule>> alert_rules_;
   std::unique_ptr<AlertsObserver> alerts_;
-  std::shared_ptr<OomKillWatch> oom_kills_;  // the cgroup source's, outlives it
+  std::unique_ptr<AlertActions> alert_actions_;  // when a rule has actions beyond the log
+  std::shared_ptr<OomKillWatch> oom_kills_;      // the cgroup source's, outlives it
   std::unique_ptr<JsonlSink> jsonl_;
   std::unique_ptr<PrometheusSink> prometheus_;
   std::unique_ptr<PushgatewaySink> pushgateway_;
@@ -110,6 +115,8 @@ class Session {
   Sampler* left_behind_ = nullptr;  // its thread is stuck in a source: never freed
   bool finished_ = false;
   static constexpr double kSummaryWait_s = 20;
+  // How long the end of a run waits for alert actions still delivering.
+  static constexpr double kAlertGrace_s = 5;
 };
 
 }  // namespace tv

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <csignal>
 
+#include "analysis/alerts/actions.h"
 #include "analysis/findings/table.h"
-#include "core/endpoint.h"
 
 namespace tv {
 namespace {
@@ -183,11 +183,7 @@ class TableReader {
   }
   std::string Url(const toml::node& node) const {
     std::string url = Text(node);
-    try {
-      ParseHttpUrl("", url);
-    } catch (const ConfigError& e) {
-      Fail(fmt::format("'{}' is not an http://HOST[:PORT][/PATH] URL", url));
-    }
+    if (std::string why = CheckActionUrl(url); !why.empty()) Fail(why);
     return url;
   }
   std::vector<std::string> Argv(const toml::node& node) const {

@@ -223,7 +223,7 @@ TEST_F(AlertRulesFile, EveryBadRuleSaysFileLineAndWhat) {
       {"[[alert]]\nname = \"a\"\nexpr = \"job.cpu_cores > 4\"\ncommand = \"mail me\"\n",
        "alert.command: expected the command as a list of strings"},
       {"[[alert]]\nname = \"a\"\nexpr = \"job.cpu_cores > 4\"\nwebhook = \"hooks.example\"\n",
-       "is not an http://HOST[:PORT][/PATH] URL"},
+       ":4: alert.webhook: it must start with http:// or https://"},
       {"[[alert]]\nname = \"a\"\nexpr = \"job.cpu_cores > 4\"\nsignal = \"SIGKILL\"\n",
        "expected \"SIGINT\" or \"SIGTERM\""},
       {"[[alert]]\nname = \"a\"\nexpr = \"job.cpu_cores > 4\"\nstop = \"yes\"\n",
