@@ -174,3 +174,20 @@ def test_the_builtin_rules_pass_promtool(tmp_path):
     test = subprocess.run(["promtool", "test", "rules", "alerts_test.yml"], cwd=rules,
                           capture_output=True, text=True)
     assert test.returncode == 0 and "SUCCESS" in test.stdout, test.stdout + test.stderr
+
+
+def test_one_alert_per_gpu_only_where_the_condition_holds(run_tv, tmp_path):
+    # The job on both GPUs: GPU 0 busy, GPU 1 idle. One alert, GPU 1's.
+    both = {"driver_version": "550.54.15", "devices": [
+        {"uuid": "GPU-busy-0", "series": {"util_gpu": 85, "power_mw": 300000},
+         "processes": [{"pid": "job", "memory_bytes": 4e9, "sm_util": 80}]},
+        {"uuid": "GPU-idle-1", "series": {"util_gpu": 3, "power_mw": 70000},
+         "processes": [{"pid": "job", "memory_bytes": 2e9, "sm_util": 0}]}]}
+    rules = tmp_path / "alerts.toml"
+    rules.write_text('[[alert]]\nname = "gpu-low-util"\nfor = "1s"\n')
+    r = run_tv(sleeper(4), "--interval", "0.5", "--alerts", str(rules),
+               env=fake_env(tmp_path, both))
+    assert r.proc.returncode == 0, r.proc.stderr
+    firing = [e for e in alert_events(r) if e["type"] == "alert_firing"]
+    assert [(e["alert"], e["gpu"], e["value"]) for e in firing] == [("gpu-low-util", 1, 0.03)]
+    assert [(a["alert"], a["gpu"]) for a in r.summary["alerts"]] == [("gpu-low-util", 1)]
