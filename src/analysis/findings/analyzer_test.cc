@@ -303,6 +303,15 @@ TEST(Findings, FrameOfALiveRowEqualsTheFrameOfItsLine) {
   EXPECT_EQ(live.gpus[0].busy, replayed.gpus[0].busy);
   EXPECT_EQ(live.gpus[0].memory_used_max_bytes, replayed.gpus[0].memory_used_max_bytes);
   EXPECT_EQ(live.gpus[0].job_memory_bytes, replayed.gpus[0].job_memory_bytes);
+  // A time whose digits end in 5 just under the half: "{:.3f}" writes .480, while
+  // round(t * 1000) / 1000 would make it .481 (the OOM evidence once differed so).
+  row.t = 1796069528.4805;
+  line.clear();
+  AppendRowJson(row, &line);
+  FrameFromRow(row, &live);
+  ASSERT_EQ(reader.Read(line, &replayed), FrameReader::Line::kRow);
+  EXPECT_EQ(live.t, replayed.t);
+  EXPECT_EQ(live.t, 1796069528.48);
 }
 
 TEST(Findings, FrameReaderTellsRowsFromOtherJsonAndFromGarble) {

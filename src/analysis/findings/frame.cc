@@ -1,8 +1,10 @@
 #include "analysis/findings/frame.h"
 
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "core/metrics.h"
 
@@ -23,11 +25,21 @@ std::optional<double> Max(MetricId id, const std::vector<std::optional<Stat>>& v
   return RoundAsWritten(s->max, IsIntegral(m.unit));
 }
 
+// `v` as samples.jsonl writes it ("{:.3f}") and reads back: rounding the
+// decimal digits of the exact double, which `round(v * 1000) / 1000` does not
+// always match (528.4805 may be ...480.49999 in binary but 528480.5 once multiplied).
+double Millis(double v) {
+  char text[64];
+  auto end = fmt::format_to_n(text, sizeof(text) - 1, "{:.3f}", v).out;
+  *end = '\0';
+  return std::strtod(text, nullptr);
+}
+
 }  // namespace
 
 void FrameFromRow(const Row& row, Frame* f) {
-  f->t = std::round(row.t * 1000) / 1000;  // as samples.jsonl writes them
-  f->elapsed_s = std::round(row.elapsed_s * 1000) / 1000;
+  f->t = Millis(row.t);  // as samples.jsonl writes them
+  f->elapsed_s = Millis(row.elapsed_s);
   const auto& v = row.values;
   f->job_cpu_util_ratio = Value(metric::kJobCpuUtilRatio, v);
   f->job_memory_util_ratio = Value(metric::kJobMemoryUtilRatio, v);
