@@ -49,6 +49,20 @@ TEST(StatusText, EverythingWhenItFits) {
             "61.0 GiB/80.0 GiB (job 60.0 GiB) 61°C");
 }
 
+TEST(StatusText, FiringAlertsAreMarkedFirst) {
+  Row row = JobRow(2);
+  row.alerts = {{"gpu-hot", "warning", 0, false},  // resolved: not marked
+                {"gpu-low-util", "warning", 1, true},
+                {"job-memory-near-limit", "critical", -1, true}};
+  std::string text = StatusText(row, 200);
+  EXPECT_NE(text.find("trainvitals 12.3 s | ALERT gpu-low-util GPU 1 +1 | CPU"), std::string::npos)
+      << text;
+  // Kept when the line shortens to the width.
+  EXPECT_NE(StatusText(row, 79).find("ALERT gpu-low-util GPU 1 +1"), std::string::npos);
+  row.alerts[1].firing = row.alerts[2].firing = false;
+  EXPECT_EQ(StatusText(row, 200).find("ALERT"), std::string::npos);
+}
+
 TEST(StatusText, OneGpuShortensToTheWidth) {
   std::string text = StatusText(JobRow(1), 79);
   EXPECT_EQ(text, "trainvitals 12.3 s | CPU 1.5 cores | RAM 587 MiB | GPU0 88% 61.0 GiB");
