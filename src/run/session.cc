@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -204,12 +205,10 @@ std::string Session::RunName() const {
 }
 
 void Session::StartAlertActions(const std::string& host, int root_pid) {
-  bool delivers = false;
-  for (const AlertRule& r : *alert_rules_) {
-    const AlertActionsSpec& a = r.actions;
-    delivers |= !a.command.empty() || !a.webhook.empty() || !a.alertmanager.empty() || a.signal;
+  if (std::none_of(alert_rules_->begin(), alert_rules_->end(),
+                   [](const AlertRule& r) { return HasDeliveries(r.actions); })) {
+    return;
   }
-  if (!delivers) return;
   AlertContext context{RunName(), host, run_dir_, root_pid};
   // Reports come from the actions' threads: the sink thread takes them.
   alert_actions_ =

@@ -55,10 +55,8 @@ void AlertsObserver::Emit(const AlertChange& c, std::vector<Event>* events) {
     events->push_back(std::move(e));
   }
   if (c.state == AlertNotice::State::kFiring && r.actions.stop && stop_) stop_(r);
-  const AlertActionsSpec& a = r.actions;
-  bool delivers = !a.command.empty() || !a.webhook.empty() || !a.alertmanager.empty() ||
-                  (a.signal != 0 && c.state == AlertNotice::State::kFiring);
-  if (notify_ && delivers) notify_(std::move(notice));
+  // The signal acts only as an alert begins firing; AlertActions skips the others.
+  if (notify_ && HasDeliveries(r.actions)) notify_(std::move(notice));
 }
 
 }  // namespace tv

@@ -58,6 +58,11 @@ struct AlertActionsSpec {
   bool stop = false;         // ask the training to stop through the callbacks (opt-in)
 };
 
+// Whether a rule does more than log, so that its notices go to AlertActions.
+inline bool HasDeliveries(const AlertActionsSpec& a) {
+  return !a.command.empty() || !a.webhook.empty() || !a.alertmanager.empty() || a.signal != 0;
+}
+
 struct AlertRule {
   std::string name;  // [A-Za-z0-9_.-]+, unique; the Alertmanager alertname
   AlertExpr expr;
