@@ -6,6 +6,7 @@
 // Setup mistakes throw ConfigError (caught at the CLI boundary, exit code 2).
 #pragma once
 
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -65,7 +66,9 @@ const OptionDef* FindOptionByKey(std::string_view key);
 // The option key `key` is probably a typo of ("intervall": "interval"); empty
 // when none is near.
 std::string_view NearestKey(std::string_view key);
-// Levenshtein distance, for "did you mean".
+// The word of `words` that `key` is probably a typo of; empty when none is near.
+std::string_view NearestWord(std::string_view key, std::span<const std::string_view> words);
+// Edits from `a` to `b` (a swap of two neighbours is one), for "did you mean".
 size_t EditDistance(std::string_view a, std::string_view b);
 
 // Applies a TOML config file over `config`. Throws ConfigError naming the file,

@@ -57,19 +57,6 @@ constexpr std::string_view kKeys[] = {
     "enabled", "command",  "command_timeout", "webhook", "alertmanager",
     "signal",  "stop"};
 
-std::string NearestRuleKey(std::string_view key) {
-  std::string_view best;
-  size_t best_distance = 0;
-  for (std::string_view k : kKeys) {
-    size_t d = EditDistance(key, k);
-    if (best.empty() || d < best_distance) {
-      best = k;
-      best_distance = d;
-    }
-  }
-  return best_distance <= 2 && best_distance < key.size() ? std::string(best) : "";
-}
-
 bool ValidName(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
   for (char c : name) {
@@ -91,7 +78,7 @@ class TableReader {
       line_ = static_cast<int>(node.source().begin.line);
       key_ = key;
       if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
-        std::string near = NearestRuleKey(key);
+        std::string_view near = NearestWord(key, kKeys);
         Fail(fmt::format("unknown key{}; an [[alert]] table has {}",
                          near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near),
                          fmt::join(kKeys, ", ")));
