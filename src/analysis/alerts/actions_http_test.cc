@@ -103,8 +103,10 @@ TEST(AlertWebhook, PostsTheNoticeJsonWithItsText) {
   EXPECT_TRUE(recorder.Of("alert_action_failed").empty());
 }
 
-// 100 notices to a server that never answers: each Notify returns at once,
-// and Finish gives the queue its grace and no more.
+// 100 notices to a server that never answers: no Notify waits for it (the
+// server holds each request 30 s and the client's read timeout is 5 s, so one
+// that waited would take seconds), and Finish gives the queue its grace and no
+// more. How fast Notify is, is bench/alerts_bench.cc's BM_AlertNotifyHungWebhook.
 TEST(AlertWebhook, AHungServerCostsNotifyNothingAndFinishKeepsToItsGrace) {
   TestServer server([](TestServer& self, const httplib::Request&, httplib::Response& res) {
     self.Hang(30);
@@ -116,17 +118,11 @@ TEST(AlertWebhook, AHungServerCostsNotifyNothingAndFinishKeepsToItsGrace) {
   Recorder recorder;
   AlertActions actions(rules, Context(""), recorder.Callback());
   actions.Start();
-  double worst_s = 0;
   auto all = std::chrono::steady_clock::now();
   for (int i = 0; i < 100; ++i) {
-    auto start = std::chrono::steady_clock::now();
     actions.Notify(Notice((*rules)[0], State::kRepeat, 0, std::to_string(i)));
-    worst_s = std::max(worst_s, SecondsSince(start));
   }
-  double all_s = SecondsSince(all);
-  std::printf("100 Notify calls: %.1f us in all, %.1f us at worst\n", all_s * 1e6, worst_s * 1e6);
-  EXPECT_LT(worst_s, 0.001);
-  EXPECT_LT(all_s, 0.005);
+  EXPECT_LT(SecondsSince(all), 1.0);
   auto start = std::chrono::steady_clock::now();
   actions.Finish(1.0);
   double took = SecondsSince(start);

@@ -106,7 +106,7 @@ TEST(AlertActions, RulesWithoutActionsCostNothing) {
   actions.Notify(Notice((*rules)[0], State::kFiring));
   auto start = std::chrono::steady_clock::now();
   actions.Finish(5);
-  EXPECT_LT(SecondsSince(start), 0.1);
+  EXPECT_LT(SecondsSince(start), 1.0);  // not the 5 s grace
 }
 
 TEST(AlertActions, FinishWithoutStartReturnsAtOnce) {
@@ -118,7 +118,7 @@ TEST(AlertActions, FinishWithoutStartReturnsAtOnce) {
   actions.Notify(Notice((*rules)[0], State::kFiring));
   auto start = std::chrono::steady_clock::now();
   actions.Finish(5);
-  EXPECT_LT(SecondsSince(start), 0.1);
+  EXPECT_LT(SecondsSince(start), 1.0);  // not the 5 s grace
   EXPECT_FALSE(std::filesystem::exists(dir / "ran"));
 }
 
