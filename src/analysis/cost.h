@@ -1,0 +1,64 @@
+// Cost accounting: what a run held and used of its GPUs, the energy it drew,
+// and what that cost in money and CO2e, for the whole run, per epoch and per
+// phase, with a forecast of the whole run when its planned epochs are known.
+//
+// A pure function of summary.json and meta.json, so a run directory written
+// before costs existed is costed exactly as a new one (`runs import`,
+// `report`, `compare`). Rates come from the config file's [cost] table
+// (docs/cost.md), never from the code: with no price, no money is said.
+//
+// summary.json "cost" (docs/schema.md):
+//   gpus_used            GPUs the job used (its processes or memory on them;
+//                        every watched GPU where the driver lists no processes)
+//   gpu_hours            held: wall time x gpus_used
+//   busy_gpu_hours       weighted by each GPU's mean sm_active_ratio (GPM) if
+//                        measured, else util_ratio
+//   busy_basis           "sm_active_ratio" or "util_ratio"
+//   busy_ratio           busy / held
+//   wasted_gpu_hours     held - busy
+//   lost                 {idle_ratio, data_wait_ratio, eval_ratio}: shares of
+//                        the held time lost to an idle GPU, to input waits and
+//                        to evaluation (each absent when not measured)
+//   gpu_energy_kwh, cpu_energy_kwh (each absent when not measured), pue,
+//   energy_kwh           (gpu + cpu) x pue
+//   grid_g_per_kwh, co2e_kg, co2e_estimate (true: a grid average, not a meter)
+//   currency, money, money_gpu_hours, money_energy   (only with prices)
+//   epochs[]             {epoch, duration_s, gpu_hours, busy_gpu_hours,
+//                         energy_kwh, co2e_kg, money}
+//   phases{}             {name: {duration_s, gpu_hours, busy_gpu_hours, share}}
+//   forecast             {planned_epochs, duration_s, energy_kwh, co2e_kg,
+//                         money}: the whole run from its completed epochs
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace tv {
+
+struct CostRates {
+  double pue = 1.0;                   // power usage effectiveness of the site
+  double grid_g_per_kwh = 475;        // CO2e per kWh: the world average CodeCarbon uses
+  std::optional<double> kwh_price;    // money per kWh
+  std::string currency = "USD";
+  // Money per GPU-hour by GPU model: a key is matched as a case-insensitive
+  // substring of the model's name ("H100" matches "NVIDIA H100 80GB HBM3");
+  // "default" covers any other model.
+  std::map<std::string, double> gpu_hour_price;
+};
+
+// Reads the [cost] table of the TOML config file `path` ("" or no table:
+// the defaults). Throws ConfigError with the file, line and key on a wrong
+// key, type or value.
+CostRates LoadCostRates(const std::string& path);
+
+// summary.json's "cost" from the summary and meta.json (for the GPU models).
+// Null when the summary has no duration.
+nlohmann::ordered_json BuildCost(const nlohmann::ordered_json& summary,
+                                 const nlohmann::ordered_json& meta, const CostRates& rates);
+
+// The summary text's cost lines ("  Cost     ..."), "" for a null cost.
+std::string FormatCost(const nlohmann::ordered_json& cost);
+
+}  // namespace tv
