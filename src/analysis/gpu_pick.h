@@ -22,6 +22,7 @@ struct GpuCandidate {
   std::optional<double> memory_free_bytes;  // the least free over the window
   std::optional<double> busy_ratio;         // the mean over the window
   int processes = 0;                        // compute processes on it
+  std::optional<int> held_by;  // the pid of the trainvitals run that holds it (0: unknown)
 };
 
 struct PickRules {

@@ -8,6 +8,7 @@
 #include "analysis/gpu_pick.h"
 #include "cli/commands.h"
 #include "core/config.h"
+#include "run/gpu_claim.h"
 #include "sources/gpu_survey.h"
 
 namespace tv {
@@ -34,6 +35,7 @@ nlohmann::ordered_json AsJson(const GpuCandidate& c) {
       c.memory_free_bytes ? nlohmann::ordered_json(*c.memory_free_bytes) : nlohmann::ordered_json();
   j["busy_ratio"] = c.busy_ratio ? nlohmann::ordered_json(*c.busy_ratio) : nlohmann::ordered_json();
   j["processes"] = c.processes;
+  if (c.held_by) j["held_by_pid"] = *c.held_by;
   return j;
 }
 
@@ -71,6 +73,9 @@ void AddPickCommand(CLI::App& app, Action* action) {
       if (gpus.empty()) {
         fmt::print(stderr, "trainvitals: pick: {}\n", error);
         return 1;
+      }
+      for (GpuCandidate& c : gpus) {
+        if (int holder = 0; GpuLockHeld(c.uuid, &holder)) c.held_by = holder;
       }
       nlohmann::ordered_json all = nlohmann::ordered_json::array();
       for (const GpuCandidate& c : gpus) all.push_back(AsJson(c));

@@ -5,10 +5,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "cli/child.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "run/gpu_claim.h"
 #include "run/session.h"
 #include "views/terminal_row.h"
 
@@ -48,6 +50,17 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
     *action = [options, command]() -> int {
       Config config = options->Resolve();
       CheckGpuChoice(config);
+      // --gpus auto:N: the job's GPUs, held until it ends (the claim outlives the session).
+      std::optional<GpuClaim> claim;
+      if (config.gpus_auto > 0) {
+        claim.emplace(GpuClaim::Claim(config.gpus_auto, ""));
+        ::setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
+        ::setenv("CUDA_VISIBLE_DEVICES", claim->visible_devices().c_str(), 1);
+        if (!config.quiet) {
+          fmt::print(stderr, "trainvitals: --gpus auto:{}: CUDA_VISIBLE_DEVICES={}\n",
+                     config.gpus_auto, claim->visible_devices());
+        }
+      }
       // The bottom row is reserved before the child writes anything, and
       // released on every way out: Finish, the destructors, Ctrl-Z.
       std::unique_ptr<TerminalRow> row;

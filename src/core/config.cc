@@ -73,9 +73,25 @@ const std::vector<OptionDef> kOptions = {
      [](const Config& c) { return std::string(c.quiet ? "true" : "false"); }},
     {"--gpus", "gpus", "list",
      "GPUs to watch, as the job numbers them (CUDA_VISIBLE_DEVICES order), e.g. 0,2. "
-     "Default: all.",
-     [](Config& c, std::string_view t) { c.gpus = ParseIntList("--gpus", t); },
-     [](const Config& c) { return fmt::format("{}", fmt::join(c.gpus, ",")); }},
+     "auto:N (run only): give the job the N freest GPUs no other trainvitals run holds, as "
+     "`trainvitals pick` chooses them, and hold them while it runs. Default: all.",
+     [](Config& c, std::string_view t) {
+       if (t.starts_with("auto:")) {
+         std::vector<int> n = ParseIntList("--gpus auto:N", t.substr(5));
+         if (n.size() != 1 || n[0] < 1 || n[0] > 64) {
+           throw ConfigError(fmt::format("--gpus {}: expected auto:N with N from 1 to 64", t));
+         }
+         c.gpus.clear();
+         c.gpus_auto = n[0];
+         return;
+       }
+       c.gpus = ParseIntList("--gpus", t);
+       c.gpus_auto = 0;
+     },
+     [](const Config& c) {
+       if (c.gpus_auto > 0) return fmt::format("auto:{}", c.gpus_auto);
+       return fmt::format("{}", fmt::join(c.gpus, ","));
+     }},
     {"--gpu-ids", "gpu_ids", "bool",
      "Write GPU UUIDs and serial numbers to meta.json (default: a short stable hash).",
      [](Config& c, std::string_view t) { c.gpu_ids = ParseBool("--gpu-ids", t); },

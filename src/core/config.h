@@ -30,6 +30,7 @@ struct Config {
   std::string name;  // empty: derived from the command
   bool quiet = false;
   std::vector<int> gpus;                   // GPUs to watch as the job numbers them; empty: all
+  int gpus_auto = 0;                       // --gpus auto:N: claim the N freest GPUs (run only)
   bool gpu_ids = false;                    // write real GPU UUIDs and serials
   std::string prometheus;                  // listen address of /metrics; empty: off
   bool prometheus_process_names = false;   // names of processes outside the job, off-host too

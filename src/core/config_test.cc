@@ -106,6 +106,26 @@ TEST(Config, FlagParsersRejectGarbage) {
   EXPECT_THROW(FindOptionByKey("quiet")->set(c, "maybe"), ConfigError);
 }
 
+TEST(Config, GpusAutoClaimsTheFreestAndReplacesAList) {
+  Config c;
+  const OptionDef* gpus = FindOptionByKey("gpus");
+  gpus->set(c, "0,2");
+  gpus->set(c, "auto:2");
+  EXPECT_EQ(c.gpus_auto, 2);
+  EXPECT_TRUE(c.gpus.empty());
+  EXPECT_EQ(gpus->get(c), "auto:2");
+  gpus->set(c, "1");
+  EXPECT_EQ(c.gpus_auto, 0);
+  for (const char* bad : {"auto:0", "auto:", "auto:1,2", "auto:x", "auto:65"}) {
+    try {
+      gpus->set(c, bad);
+      ADD_FAILURE() << bad;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("auto:N"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Config, IntervalShorterThanOneSampleIsRejected) {
   Config c;
   c.sample_hz = 10;

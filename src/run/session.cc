@@ -24,6 +24,11 @@ namespace fs = std::filesystem;
 Session::Session(Config config, std::vector<std::string> command, std::string mode)
     : config_(std::move(config)), command_(std::move(command)), mode_(std::move(mode)) {
   Validate(config_);
+  if (config_.gpus_auto > 0 && mode_ != "run") {
+    throw ConfigError(fmt::format(
+        "--gpus auto:{}: only `trainvitals run` gives a job its GPUs; {} watches the ones it has",
+        config_.gpus_auto, mode_ == "attach" ? "attach" : "the monitor in a training script"));
+  }
   thresholds_ = ThresholdsFrom(config_.findings);  // a wrong [findings] entry is a setup error
   alert_rules_ = LoadAlertRules(config_);          // so is a wrong [[alert]] rule
   cost_rates_ = LoadCostRates(config_.cost_file);  // and a wrong [cost] rate

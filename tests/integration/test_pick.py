@@ -4,6 +4,7 @@ UUID, and no driver at all."""
 import json
 import os
 import subprocess
+import time
 
 from conftest import ROOT, cli_path
 
@@ -95,3 +96,64 @@ def test_bad_limits_are_usage_errors(tmp_path):
     assert "--max-util 150%: expected a share such as 20% or 0.2" in proc.stderr
     assert pick(tmp_path, "0").returncode == 2
     assert pick(tmp_path, "--min-free-memory", "lots").returncode == 2
+
+
+FOUR_IDLE = {"devices": [{"uuid": f"GPU-idle-{i}", "series": {"util_gpu": 0}} for i in range(4)]}
+
+
+def test_ten_runs_started_together_never_share_a_gpu(tmp_path):
+    scenario = tmp_path / "four.json"
+    scenario.write_text(json.dumps(FOUR_IDLE))
+    env = {**os.environ, "TRAINVITALS_NVML_LIBRARY": str(FAKE),
+           "FAKE_NVML_SCENARIO": str(scenario), "TRAINVITALS_LOCK_DIR": str(tmp_path / "locks")}
+    runs = []
+    for i in range(10):
+        seen = tmp_path / f"seen{i}"
+        runs.append((seen, subprocess.Popen(
+            [cli_path(), "run", "--quiet", "--gpus", "auto:1", "--out", str(tmp_path / f"run{i}"),
+             "--", "sh", "-c", f'echo "$CUDA_VISIBLE_DEVICES $CUDA_DEVICE_ORDER" > {seen}; sleep 3'],
+            env=env, stderr=subprocess.PIPE, text=True)))
+    results = [(seen, p.wait(timeout=120), p.stderr.read()) for seen, p in runs]
+    started = [seen.read_text().split() for seen, code, _ in results if code == 0]
+    refused = [err for _, code, err in results if code != 0]
+    assert len(started) == 4, results
+    assert sorted(gpu for gpu, _ in started) == ["0", "1", "2", "3"]
+    assert all(order == "PCI_BUS_ID" for _, order in started)
+    assert len(refused) == 6
+    for err in refused:
+        assert err.startswith("trainvitals: --gpus auto:1: only 0 GPUs free; held by other "
+                              "runs: GPU "), err
+    # Each run watched the GPU it was given, and gave it back when it ended.
+    for i in range(10):
+        meta = tmp_path / f"run{i}" / "meta.json"
+        if meta.exists():
+            [gpu] = json.loads(meta.read_text())["gpus"]
+            assert gpu["index"] == 0
+    proc = subprocess.run([cli_path(), "pick", "4"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_pick_leaves_out_what_a_run_holds(tmp_path):
+    scenario = tmp_path / "four.json"
+    scenario.write_text(json.dumps(FOUR_IDLE))
+    env = {**os.environ, "TRAINVITALS_NVML_LIBRARY": str(FAKE),
+           "FAKE_NVML_SCENARIO": str(scenario), "TRAINVITALS_LOCK_DIR": str(tmp_path / "locks")}
+    seen = tmp_path / "seen"
+    run = subprocess.Popen([cli_path(), "run", "--quiet", "--gpus", "auto:3", "--out",
+                            str(tmp_path / "run"), "--", "sh", "-c",
+                            f"echo $CUDA_VISIBLE_DEVICES > {seen}; sleep 30"], env=env)
+    try:
+        for _ in range(100):
+            if seen.exists() and seen.read_text().strip():
+                break
+            time.sleep(0.1)
+        held = seen.read_text().split()[0].split(",")
+        proc = subprocess.run([cli_path(), "pick", "2"], env=env, capture_output=True, text=True)
+        assert proc.returncode == 1
+        lines = proc.stderr.splitlines()
+        assert lines[0] == "trainvitals: pick: 1 of the 2 GPUs asked for qualify"
+        for gpu in held:
+            assert f"  GPU {gpu}: held by trainvitals run pid {run.pid}" in lines, lines
+    finally:
+        run.terminate()
+        run.wait(timeout=30)
