@@ -42,6 +42,7 @@ struct Config {
   // --alerts FILE), read by the alerts (src/analysis/alerts/rules_file.h).
   std::vector<std::string> alert_files;
   bool builtin_alerts = true;  // the built-in alert rules (docs/alerts.md)
+  bool report = false;         // write report.html into the run directory at the end
 };
 
 class ConfigError : public std::runtime_error {

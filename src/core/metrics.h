@@ -89,6 +89,8 @@ std::optional<Stat> FindStat(MetricId id, const std::vector<std::optional<Stat>>
 
 namespace metric {
 extern const MetricId kHostMemoryUsedBytes;
+extern const MetricId kHostCpuUtilRatio;
+extern const MetricId kJobRssBytes;
 extern const MetricId kHostMemoryLimitBytes;
 extern const MetricId kHostMemoryAvailableBytes;
 extern const MetricId kHostCgroupMemoryCurrentBytes;
@@ -112,6 +114,7 @@ extern const MetricId kGpuOtherMemoryBytes;
 extern const MetricId kGpuAllocatorPeakBytes;
 extern const MetricId kGpuTemperatureCelsius;
 extern const MetricId kGpuPowerWatts;
+extern const MetricId kGpuEnergyJoules;
 extern const MetricId kGpuSmActiveRatio;
 extern const MetricId kGpuAllocatorAllocatedBytes;
 extern const MetricId kGpuAllocatorReservedBytes;
