@@ -33,11 +33,11 @@ def torch_run(out, *flags, epochs=3, gpus=True):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """A real run with --report on two fake GPUs (an idle GPU 1 fires an alert),
+    """A real run with --report on two fake GPUs (the idle GPU 1 fires an alert),
     and a second run without GPUs to compare with."""
     tmp = tmp_path_factory.mktemp("report")
     rules = tmp / "alerts.toml"
-    rules.write_text('[[alert]]\nname = "gpu-low-util"\nfor = "0.5s"\n')
+    rules.write_text('[[alert]]\nname = "gpu-asleep"\nexpr = "gpus[].util_ratio < 5%"\nall_gpus = true\n')
     a = torch_run(tmp / "a", "--report", "--alerts", str(rules))
     assert a.returncode == 0, a.stderr
     b = torch_run(tmp / "b", epochs=2, gpus=False)
@@ -103,7 +103,7 @@ def test_run_report_draws_every_chart_without_errors_or_requests(runs, browser, 
     assert len(epochs) == len(summary["epochs"]) == 3
     assert browser.find_elements("css selector", "#phases tbody tr")
     alerts = browser.find_elements("css selector", "#alerts tbody tr")
-    assert "gpu-low-util" in [r.text.split()[0] for r in alerts]
+    assert [r.text.split()[0] for r in alerts] == ["gpu-asleep"]  # GPU 1, never busy
     header = browser.find_element("css selector", "table.headline").text
     assert "torch_monitor.py" in header and "2 × " in header
 
