@@ -9,7 +9,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
+#include "core/aggregator.h"
 #include "core/metrics.h"
 #include "sinks/row_json.h"
 #include "training_row.h"
@@ -18,46 +20,9 @@
 namespace tv {
 namespace {
 
-// Sets metric `id` in `values` to `v` (mean, max and last), where the row has it.
+// Sets metric `id` in `values` (parallel to its table) to `v`: mean, max and last.
 void Set(std::vector<std::optional<Stat>>& values, MetricId id, double v) {
-  if (values[id.index]) values[id.index] = Stat{v, v, v, 1};
-}
-
-// TrainingRow with what the charts draw beside it: host CPU and memory, the
-// job's cores and RSS, each GPU's power and energy.
-Row ChartedRow(int gpus) {
-  Aggregator agg;
-  Row base = TrainingRow(gpus, kStart);
-  Sample s;
-  s.t = kStart;
-  s.host.cpu_util_ratio = 0.6;
-  s.host.memory_used_bytes = 60e9;
-  s.job.cpu_cores = 12;
-  s.job.rss_bytes = 9e9;
-  s.job.memory_bytes = 2e9;
-  s.training.steps = 0;
-  s.training.steps_per_second = 10;
-  s.training.data_wait_ratio = 0.03;
-  for (int g = 0; g < gpus; ++g) {
-    GpuSample gpu;
-    gpu.index = g;
-    gpu.util_ratio = 0.9;
-    gpu.sm_active_ratio = 0.7;
-    gpu.memory_used_bytes = 40e9;
-    gpu.job_memory_bytes = 39e9;
-    gpu.allocator_allocated_bytes = 30e9;
-    gpu.allocator_reserved_bytes = 35e9;
-    gpu.power_watts = 500;
-    gpu.energy_joules = 0;
-    gpu.temperature_celsius = 60;
-    s.gpus.push_back(gpu);
-  }
-  agg.Add(s);
-  Row row = agg.Take(kStart, 0);
-  for (size_t i = 0; i < row.values.size(); ++i) {
-    if (!row.values[i]) row.values[i] = base.values[i];
-  }
-  return row;
+  values[id.index] = Stat{v, v, v, 1};
 }
 
 void BM_ReportDay(benchmark::State& state) {
@@ -72,7 +37,7 @@ void BM_ReportDay(benchmark::State& state) {
                        kStart);
     std::ofstream events(dir / "events.jsonl");
     std::ofstream samples(dir / "samples.jsonl");
-    Row row = ChartedRow(gpus);
+    Row row = TrainingRow(gpus, kStart);  // with 8 of the job's processes on each GPU
     std::string line;
     std::vector<double> joules(gpus, 0);
     for (int s = 1; s <= 86400; ++s) {
