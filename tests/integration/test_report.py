@@ -108,6 +108,24 @@ def test_run_report_draws_every_chart_without_errors_or_requests(runs, browser, 
     assert "torch_monitor.py" in header and "2 × " in header
 
 
+def test_the_page_follows_dark_mode_and_prints_on_a4(runs, browser, tmp_path):
+    page = runs["a"] / "report.html"
+    background = "return getComputedStyle(document.documentElement).backgroundColor"
+    try:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+            "features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        seen = open_page(browser, page, tmp_path / "dark.png")
+        assert seen["errors"] == [] and len(seen["charts"]) == len(CHARTS)
+        assert browser.execute_script(background) == "rgb(20, 23, 29)"
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        assert browser.execute_script(background) == "rgb(255, 255, 255)"
+        hint = "return getComputedStyle(document.querySelector('.hint')).display"
+        assert browser.execute_script(hint) == "none"
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
+    assert "@page { size: A4" in page.read_text()
+
+
 def test_compare_overlays_the_second_run(runs, browser, tmp_path):
     out = tmp_path / "compare.html"
     proc = subprocess.run([cli_path(), "report", str(runs["a"]), "--compare", str(runs["b"]),

@@ -47,6 +47,14 @@
     rate: function (v) { return String(v); },
   };
 
+  // Steps of the time axis, in seconds: round minutes and hours.
+  var TIME_STEPS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200,
+    10800, 21600, 43200, 86400, 172800, 604800];
+
+  // Steps of a memory axis, in MiB: round MiB, then round GiB.
+  var BYTE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1024, 2048, 5120, 10240, 20480, 51200,
+    102400, 204800, 512000, 1048576];
+
   var list = document.getElementById("chart-list");
   function width() { return Math.max(320, list.clientWidth || 800); }
   var charts = [];
@@ -141,7 +149,7 @@
     var aligned = tables.length === 1 ? tables[0] : uPlot.join(tables);
     var muted = cssVar("--muted"), grid = cssVar("--line");
     var axes = [{
-      stroke: muted, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid },
+      stroke: muted, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, incrs: TIME_STEPS,
       values: function (u, splits) { return splits.map(elapsed); },
     }];
     var scales = { x: { time: false } };
@@ -150,6 +158,7 @@
       scales[scale] = { range: scale === "ratio" ? function (u, min, max) { return [0, Math.max(100, max || 0)]; } : rangeFrom0 };
       axes.push({
         scale: scale, side: i === 0 ? 3 : 1, stroke: muted, size: 60,
+        incrs: scale === "bytes" ? BYTE_STEPS : undefined,
         grid: { show: i === 0, stroke: grid, width: 1 }, ticks: { stroke: grid },
         values: function (u, splits) { return splits.map(AXIS[scale]); },
       });

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "views/format.h"
@@ -27,7 +28,11 @@ std::string Or(std::optional<double> v, std::string (*format)(double)) {
   return v ? format(*v) : "";
 }
 
-std::string Plain(double v) { return fmt::format("{:.4g}", v); }
+// Whole numbers whole ("36000", not "3.6e+04"), others to 4 significant digits.
+std::string Plain(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.4g}", v);
+}
 std::string Cores(double v) { return fmt::format("{:.2f}", v); }
 std::string Elapsed(double v) { return FormatDuration(std::max(0.0, v)); }
 std::string Hours(double v) { return fmt::format("{:.3g} h", v); }
