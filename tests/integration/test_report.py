@@ -106,6 +106,13 @@ def test_run_report_draws_every_chart_without_errors_or_requests(runs, browser, 
     assert [r.text.split()[0] for r in alerts] == ["gpu-asleep"]  # GPU 1, never busy
     header = browser.find_element("css selector", "table.headline").text
     assert "torch_monitor.py" in header and "2 × " in header
+    # The cursor on one chart names what it lies in under every chart (linked cursors).
+    from selenium.webdriver.common.action_chains import ActionChains
+    over = browser.find_element("css selector", "#chart-cpu .u-over")
+    ActionChains(browser).move_to_element(over).perform()
+    readouts = [e.text for e in browser.find_elements("css selector", ".chart .marks")]
+    assert len(readouts) == len(CHARTS)
+    assert all("alert gpu-asleep (GPU 1)" in r for r in readouts), readouts
 
 
 def test_the_page_follows_dark_mode_and_prints_on_a4(runs, browser, tmp_path):

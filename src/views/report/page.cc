@@ -252,7 +252,8 @@ std::string RenderPage(const ReportRun& a, const ReportRun* b, size_t buckets) {
   out += "<section id=\"charts\"><h2>Over time</h2>";
   out +=
       "<p class=\"hint\">Drag across a chart to zoom (all charts follow), double-click to "
-      "zoom out. Shaded: epochs and phases; marks under the axis: findings and alerts.</p>";
+      "zoom out. Shaded: epochs and phases; bars along the bottom: findings (red) and alerts "
+      "(purple), named under each chart at the cursor.</p>";
   out += "<div id=\"chart-list\"></div>";
   out += "<noscript><p class=\"note\">The charts need JavaScript.</p></noscript></section>\n";
   out += RunTables(a, b);

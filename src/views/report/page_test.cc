@@ -105,6 +105,33 @@ TEST_F(ReportPage, TablesHoldOneRowPerEpochAndTheHeadline) {
   EXPECT_NE(page.find("skipped 1 line of samples.jsonl"), std::string::npos);
 }
 
+TEST_F(ReportPage, CostTableShowsTheSummarysCostAsWritten) {
+  ReportRun run = LoadReportRun(dir_.string());
+  run.summary["cost"] = {{"gpus_used", 8},
+                         {"gpu_hours", 16},
+                         {"busy_gpu_hours", 12},
+                         {"busy_basis", "sm_active_ratio"},
+                         {"busy_ratio", 0.75},
+                         {"wasted_gpu_hours", 4},
+                         {"lost", {{"idle_ratio", 0.2}}},
+                         {"energy_kwh", 9.5},
+                         {"pue", 1.2},
+                         {"co2e_kg", 4.5},
+                         {"co2e_estimate", true},
+                         {"currency", "EUR"},
+                         {"money", 41.5}};
+  std::string page = RenderPage(run, nullptr, 1500);
+  size_t table = page.find("<table id=\"cost\">");
+  ASSERT_NE(table, std::string::npos);
+  std::string cost = page.substr(table, page.find("</table>", table) - table);
+  EXPECT_NE(cost.find("<td>GPU hours busy</td><td>12 h (by sm_active_ratio)</td>"),
+            std::string::npos);
+  EXPECT_NE(cost.find("<td>Lost to an idle GPU</td><td>20%</td>"), std::string::npos);
+  EXPECT_NE(cost.find("<td>Cost</td><td>41.50 EUR</td>"), std::string::npos);
+  EXPECT_NE(cost.find("4.5 kg (grid average estimate)"), std::string::npos);
+  EXPECT_EQ(cost.find("Lost to evaluation"), std::string::npos);  // not measured: no row
+}
+
 TEST_F(ReportPage, CompareShowsBothRuns) {
   ReportRun a = LoadReportRun(dir_.string());
   ReportRun b = LoadReportRun(dir_.string());

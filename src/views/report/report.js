@@ -120,6 +120,19 @@
     ctx.restore();
   }
 
+  // What the time under the cursor lies in: epoch, phase, open findings and
+  // firing alerts, run by run.
+  function marksAt(t) {
+    var parts = [];
+    runs.forEach(function (run) {
+      var here = run.spans.filter(function (s) {
+        return t >= s[0] && t <= (s[1] == null ? run.end : s[1]);
+      }).map(function (s) { return (s[2] === "epoch" || s[2] === "phase" ? "" : s[2] + " ") + s[3]; });
+      if (here.length) parts.push((runs.length > 1 ? run.label + ": " : "") + here.join("; "));
+    });
+    return parts.join(" | ");
+  }
+
   function rangeFrom0(u, min, max) {
     if (max == null || !isFinite(max)) return [0, 1];
     return [Math.min(0, min), max > 0 ? max * 1.05 : 1];
@@ -170,6 +183,8 @@
     h.textContent = chart.title;
     box.appendChild(h);
     list.appendChild(box);
+    var readout = document.createElement("div");
+    readout.className = "marks";
     var plot = new uPlot({
       width: width(), height: 220, series: series, axes: axes, scales: scales,
       cursor: { sync: { key: "tv" }, drag: { x: true, y: false } },
@@ -177,6 +192,10 @@
       hooks: {
         drawAxes: [drawSpans],
         draw: [drawMarks],
+        setCursor: [function (u) {
+          var i = u.cursor.idx;
+          readout.textContent = i == null ? "" : elapsed(u.data[0][i]) + "  " + marksAt(u.data[0][i]);
+        }],
         setScale: [function (u, key) {
           if (key !== "x" || syncing) return;
           syncing = true;
@@ -187,6 +206,7 @@
         }],
       },
     }, aligned, box);
+    box.appendChild(readout);
     charts.push({
       id: chart.id,
       plot: plot,
