@@ -237,7 +237,7 @@ std::string RenderPage(const ReportRun& a, const ReportRun* b, size_t buckets) {
   data += "]}";
 
   std::string out;
-  out.reserve(data.size() + UplotJs().size() + 64 * 1024);
+  out.reserve(data.size() + UplotJs().size() + (size_t{64} << 10));
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += "<meta name=\"color-scheme\" content=\"light dark\">\n";

@@ -27,9 +27,11 @@ struct Wanted {
   SeriesSpec spec;
 };
 
+constexpr size_t kRunWanted = 7, kGpuWanted = 8;
+
 // The host, job and training metrics the charts draw, in legend order.
-const std::vector<Wanted>& RunWanted() {
-  static const std::vector<Wanted> kWanted = {
+const std::array<Wanted, kRunWanted>& RunWanted() {
+  static const std::array<Wanted, kRunWanted> kWanted = {{
       {metric::kHostCpuUtilRatio, {"cpu", "host CPU", "ratio"}},
       {metric::kJobCpuCores, {"cpu", "job cores", "cores"}},
       {metric::kHostMemoryUsedBytes, {"memory", "host used", "bytes"}},
@@ -37,13 +39,13 @@ const std::vector<Wanted>& RunWanted() {
       {metric::kJobRssBytes, {"memory", "job RSS sum", "bytes"}},
       {metric::kTrainingStepsPerSecond, {"training", "steps/s", "rate"}},
       {metric::kTrainingDataWaitRatio, {"training", "data wait", "ratio"}},
-  };
+  }};
   return kWanted;
 }
 
 // The per-GPU metrics the charts draw, in legend order.
-const std::vector<Wanted>& GpuWanted() {
-  static const std::vector<Wanted> kWanted = {
+const std::array<Wanted, kGpuWanted>& GpuWanted() {
+  static const std::array<Wanted, kGpuWanted> kWanted = {{
       {metric::kGpuUtilRatio, {"gpu_busy", "{gpu} util", "ratio"}},
       {metric::kGpuSmActiveRatio, {"gpu_busy", "{gpu} SM active", "ratio"}},
       {metric::kGpuMemoryUsedBytes, {"gpu_memory", "{gpu} used", "bytes"}},
@@ -52,18 +54,16 @@ const std::vector<Wanted>& GpuWanted() {
       {metric::kGpuAllocatorAllocatedBytes, {"gpu_memory", "{gpu} allocated", "bytes"}},
       {metric::kGpuPowerWatts, {"power", "{gpu} power", "watts"}},
       {metric::kGpuEnergyJoules, {"power", "{gpu} energy", "joules"}},
-  };
+  }};
   return kWanted;
 }
 
-constexpr size_t kMaxWanted = 8;
-
 // One row's values before it is known to be whole.
 struct Scratch {
-  std::array<float, kMaxWanted> run;
+  std::array<float, kRunWanted> run;
   struct Gpu {
     int index = -1;
-    std::array<float, kMaxWanted> values;
+    std::array<float, kGpuWanted> values;
   };
   std::vector<Gpu> gpus;
   size_t gpu_count = 0;
@@ -232,13 +232,13 @@ class Reader {
 
   struct GpuSlots {
     int index;
-    std::array<int, kMaxWanted> slot;
+    std::array<int, kGpuWanted> slot;
   };
 
   od::parser parser_;
   std::vector<std::pair<std::string_view, std::string_view>> run_keys_;  // scope, key
   std::vector<std::string_view> gpu_keys_;
-  std::array<int, kMaxWanted> run_slot_;
+  std::array<int, kRunWanted> run_slot_;
   std::vector<GpuSlots> gpu_slots_;
   Scratch row_;
   std::optional<double> t_, elapsed_, first_t_;
