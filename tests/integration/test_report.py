@@ -65,7 +65,7 @@ def open_page(browser, path, shot):
     browser.get(pathlib.Path(path).resolve().as_uri())
     charts = browser.execute_script(
         "return (window.tvCharts || []).map(c => ({id: c.id, points: c.points, series: c.series,"
-        " canvas: !!document.querySelector('#chart-' + c.id + ' canvas')}))")
+        " canvas: document.querySelectorAll('#chart-' + c.id + ' canvas').length}))")
     browser.save_screenshot(str(shot))
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     requests = []
@@ -90,10 +90,11 @@ def test_run_report_draws_every_chart_without_errors_or_requests(runs, browser, 
     assert seen["requests"] in ([], [page.resolve().as_uri()]), seen["requests"]
     charts = {c["id"]: c for c in seen["charts"]}
     assert sorted(charts) == sorted(CHARTS)
+    assert len(browser.find_elements("css selector", "canvas")) == len(CHARTS)
     summary = json.loads((runs["a"] / "summary.json").read_text())
     rows = sum(1 for line in (runs["a"] / "samples.jsonl").read_text().splitlines() if line)
     for c in charts.values():
-        assert c["canvas"], c
+        assert c["canvas"] == 1, c
         assert c["points"] == rows, c  # a short run is not downsampled
         assert c["series"] and all(s["points"] > 0 for s in c["series"]), c
     labels = [s["label"] for s in charts["gpu_busy"]["series"]]
