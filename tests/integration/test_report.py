@@ -156,6 +156,16 @@ def test_compare_overlays_the_second_run(runs, browser, tmp_path):
     assert len(browser.find_elements("css selector", "#b-epochs tbody tr")) == 2
 
 
+def test_latest_names_the_newest_run(runs, tmp_path):
+    (tmp_path / "trainvitals-runs").mkdir()
+    (tmp_path / "trainvitals-runs" / "latest").symlink_to(runs["b"])
+    proc = subprocess.run([cli_path(), "report", "latest", "-o", "b.html"], capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "b.html"
+    assert "torch_monitor.py --epochs 2" in (tmp_path / "b.html").read_text()
+
+
 def test_report_of_a_missing_run_is_a_clear_error(tmp_path):
     proc = subprocess.run([cli_path(), "report", str(tmp_path / "nope")], capture_output=True,
                           text=True, timeout=30)

@@ -153,6 +153,28 @@ TEST_F(ReportPage, WritesReportHtmlIntoTheRunDirectory) {
   EXPECT_NE(w.first_skipped.find("samples.jsonl:4"), std::string::npos);
 }
 
+TEST(ReportSpans, ARunWithoutSummaryTakesItsEpochsFromTheEventsAndKeepsOpenPhasesOpen) {
+  std::vector<nlohmann::json> events = {
+      {{"t", 100.0}, {"type", "phase_begin"}, {"rank", 1}, {"phase", "train"}},
+      {{"t", 101.0}, {"type", "phase_begin"}, {"rank", 0}, {"phase", "train"}},
+      {{"t", 105.0}, {"type", "epoch"}, {"epoch", 0}, {"start_t", 101.0}, {"duration_s", 4.0}},
+      {{"t", 106.0}, {"type", "phase_end"}, {"rank", 0}, {"phase", "train"}},
+      {{"t", 106.5}, {"type", "phase_begin"}, {"rank", 0}, {"phase", "eval"}},
+  };
+  std::vector<Span> spans = RunSpans(nullptr, events, 100.0, 9.0);
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[0].kind, "epoch");
+  EXPECT_EQ(spans[0].label, "epoch 0");
+  EXPECT_EQ(spans[0].start_s, 1.0);
+  EXPECT_EQ(*spans[0].end_s, 5.0);
+  // Rank 0's phases only (the lowest rank), the open one up to the end.
+  EXPECT_EQ(spans[1].label, "train");
+  EXPECT_EQ(spans[1].start_s, 1.0);
+  EXPECT_EQ(*spans[1].end_s, 6.0);
+  EXPECT_EQ(spans[2].label, "eval");
+  EXPECT_EQ(*spans[2].end_s, 9.0);
+}
+
 TEST(ScriptSafe, EscapesEveryLessThanAndLineSeparators) {
   EXPECT_EQ(ScriptSafe(R"({"a":"</script><!--"})"), R"({"a":"\u003c/script>\u003c!--"})");
   EXPECT_EQ(ScriptSafe("\"\xE2\x80\xA8\""), "\"\\u2028\"");
