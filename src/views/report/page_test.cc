@@ -119,7 +119,13 @@ TEST_F(ReportPage, CostTableShowsTheSummarysCostAsWritten) {
                          {"co2e_kg", 4.5},
                          {"co2e_estimate", true},
                          {"currency", "EUR"},
-                         {"money", 41.5}};
+                         {"money", 41.5},
+                         {"epochs",
+                          {{{"epoch", 1},
+                            {"gpu_hours", 2},
+                            {"busy_gpu_hours", 1.5},
+                            {"co2e_kg", 0.25},
+                            {"money", 5}}}}};
   std::string page = RenderPage(run, nullptr, 1500);
   size_t table = page.find("<table id=\"cost\">");
   ASSERT_NE(table, std::string::npos);
@@ -130,6 +136,13 @@ TEST_F(ReportPage, CostTableShowsTheSummarysCostAsWritten) {
   EXPECT_NE(cost.find("<td>Cost</td><td>41.50 EUR</td>"), std::string::npos);
   EXPECT_NE(cost.find("4.5 kg (grid average estimate)"), std::string::npos);
   EXPECT_EQ(cost.find("Lost to evaluation"), std::string::npos);  // not measured: no row
+  // Each epoch's cost in the epochs table, by epoch number (epoch 0 has none).
+  size_t at = page.find("<table id=\"epochs\">");
+  std::string epochs = page.substr(at, page.find("</table>", at) - at);
+  EXPECT_NE(epochs.find("<th>GPU hours (busy)</th><th>CO2e</th><th>cost</th>"), std::string::npos);
+  EXPECT_NE(epochs.find("<td>2 h (1.5 h)</td><td>0.25 kg</td><td>5.00 EUR</td></tr>"),
+            std::string::npos);
+  EXPECT_NE(epochs.find("<td></td><td></td><td></td></tr>"), std::string::npos);
 }
 
 TEST_F(ReportPage, CompareShowsBothRuns) {

@@ -82,6 +82,15 @@ std::string Epochs(const ReportRun& run, const std::string& id) {
                                    "steps/s",   "data wait",  "GPU util", "GPU energy",
                                    "CPU cores", "memory peak"};
   head.insert(head.end(), logs.begin(), logs.end());
+  // Each epoch's cost, when the run's cost has them (summary.json "cost").
+  const Json& cost = Field(run.summary, "cost");
+  const Json& costs = Field(cost, "epochs");
+  bool with_cost = costs.is_array() && !costs.empty();
+  bool with_money = false;
+  for (const auto& c : costs) with_money = with_money || Num(c, "money").has_value();
+  if (with_cost) head.insert(head.end(), {"GPU hours (busy)", "CO2e"});
+  if (with_money) head.emplace_back("cost");
+  std::string currency = cost.is_object() ? cost.value("currency", "") : "";
   std::vector<std::string> rows;
   for (const auto& e : epochs) {
     std::string r = Cell(Field(e, "epoch").dump());
@@ -102,6 +111,21 @@ std::string Epochs(const ReportRun& run, const std::string& id) {
       r += Cell(logged.is_number() ? Plain(logged.get<double>())
                 : logged.is_null() ? ""
                                    : logged.dump());
+    }
+    if (with_cost) {
+      static const Json kNone;
+      const Json* c = &kNone;
+      for (const auto& item : costs) {
+        if (Field(item, "epoch") == Field(e, "epoch")) c = &item;
+      }
+      std::string hours = Or(Num(*c, "gpu_hours"), Hours);
+      if (auto busy = Num(*c, "busy_gpu_hours")) hours += fmt::format(" ({:.3g} h)", *busy);
+      r += Cell(hours);
+      r += Cell(Or(Num(*c, "co2e_kg"), [](double v) { return fmt::format("{:.3g} kg", v); }));
+      if (with_money) {
+        auto money = Num(*c, "money");
+        r += Cell(money ? fmt::format("{:.2f} {}", *money, currency) : "");
+      }
     }
     rows.push_back(std::move(r));
   }
