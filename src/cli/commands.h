@@ -21,5 +21,6 @@ void AddDocsCommand(CLI::App& app, Action* action);
 void AddExportCommand(CLI::App& app, Action* action);
 void AddAnalyzeCommand(CLI::App& app, Action* action);
 void AddReportCommand(CLI::App& app, Action* action);
+void AddCompareCommand(CLI::App& app, Action* action);
 
 }  // namespace tv

@@ -102,6 +102,7 @@ extern const MetricId kTrainingSteps;
 extern const MetricId kTrainingStepsPerSecond;
 extern const MetricId kTrainingDataWaitRatio;
 extern const MetricId kHostSwapUsedBytes;
+extern const MetricId kHostCpuEnergyJoules;
 extern const MetricId kHostCpuIowaitRatio;
 extern const MetricId kJobCpuUtilRatio;
 extern const MetricId kJobMemoryUtilRatio;
