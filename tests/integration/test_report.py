@@ -107,6 +107,11 @@ def test_run_report_draws_every_chart_without_errors_or_requests(runs, browser, 
     assert [r.text.split()[0] for r in alerts] == ["gpu-asleep"]  # GPU 1, never busy
     header = browser.find_element("css selector", "table.headline").text
     assert "torch_monitor.py" in header and "2 × " in header
+    # The cost the run wrote into its summary, as it wrote it.
+    cost = {r.find_elements("css selector", "td")[0].text: r.find_elements("css selector", "td")[1].text
+            for r in browser.find_elements("css selector", "#cost tbody tr")}
+    assert cost["GPUs used"] == str(summary["cost"]["gpus_used"]), cost
+    assert "GPU hours held" in cost and "Energy" in cost, cost
     # The cursor on one chart names what it lies in under every chart (linked cursors).
     from selenium.webdriver.common.action_chains import ActionChains
     over = browser.find_element("css selector", "#chart-cpu .u-over")
