@@ -130,17 +130,18 @@ TEST_F(ReportPage, CostTableShowsTheSummarysCostAsWritten) {
   size_t table = page.find("<table id=\"cost\">");
   ASSERT_NE(table, std::string::npos);
   std::string cost = page.substr(table, page.find("</table>", table) - table);
-  EXPECT_NE(cost.find("<td>GPU hours busy</td><td>12 h (by sm_active_ratio)</td>"),
+  EXPECT_NE(cost.find("<td>GPU hours busy</td><td>12.0 h (by sm_active_ratio)</td>"),
             std::string::npos);
   EXPECT_NE(cost.find("<td>Lost to an idle GPU</td><td>20%</td>"), std::string::npos);
   EXPECT_NE(cost.find("<td>Cost</td><td>41.50 EUR</td>"), std::string::npos);
   EXPECT_NE(cost.find("4.5 kg (grid average estimate)"), std::string::npos);
+  EXPECT_NE(cost.find("<td>Energy</td><td>9.5 kWh (PUE 1.2)</td>"), std::string::npos);
   EXPECT_EQ(cost.find("Lost to evaluation"), std::string::npos);  // not measured: no row
   // Each epoch's cost in the epochs table, by epoch number (epoch 0 has none).
   size_t at = page.find("<table id=\"epochs\">");
   std::string epochs = page.substr(at, page.find("</table>", at) - at);
   EXPECT_NE(epochs.find("<th>GPU hours (busy)</th><th>CO2e</th><th>cost</th>"), std::string::npos);
-  EXPECT_NE(epochs.find("<td>2 h (1.5 h)</td><td>0.25 kg</td><td>5.00 EUR</td></tr>"),
+  EXPECT_NE(epochs.find("<td>2.0 h (1.5 h)</td><td>250 g</td><td>5.00 EUR</td></tr>"),
             std::string::npos);
   EXPECT_NE(epochs.find("<td></td><td></td><td></td></tr>"), std::string::npos);
 }

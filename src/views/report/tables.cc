@@ -35,7 +35,13 @@ std::string Plain(double v) {
 }
 std::string Cores(double v) { return fmt::format("{:.2f}", v); }
 std::string Elapsed(double v) { return FormatDuration(std::max(0.0, v)); }
-std::string Hours(double v) { return fmt::format("{:.3g} h", v); }
+// GPU time: "16.0 h" from an hour up, else as a duration ("12:05", "4.2 s").
+std::string Hours(double v) {
+  return v >= 1 ? fmt::format("{:.1f} h", v) : FormatDuration(v * 3600);
+}
+std::string Mass(double kg) {
+  return kg >= 1 ? fmt::format("{:.3g} kg", kg) : fmt::format("{:.3g} g", kg * 1000);
+}
 
 std::string Cell(const std::string& text) { return "<td>" + HtmlEscape(text) + "</td>"; }
 
@@ -119,9 +125,9 @@ std::string Epochs(const ReportRun& run, const std::string& id) {
         if (Field(item, "epoch") == Field(e, "epoch")) c = &item;
       }
       std::string hours = Or(Num(*c, "gpu_hours"), Hours);
-      if (auto busy = Num(*c, "busy_gpu_hours")) hours += fmt::format(" ({:.3g} h)", *busy);
+      if (auto busy = Num(*c, "busy_gpu_hours")) hours += " (" + Hours(*busy) + ")";
       r += Cell(hours);
-      r += Cell(Or(Num(*c, "co2e_kg"), [](double v) { return fmt::format("{:.3g} kg", v); }));
+      r += Cell(Or(Num(*c, "co2e_kg"), Mass));
       if (with_money) {
         auto money = Num(*c, "money");
         r += Cell(money ? fmt::format("{:.2f} {}", *money, currency) : "");
@@ -228,7 +234,7 @@ std::string Cost(const ReportRun& run, const std::string& id) {
   row("Lost to an idle GPU", Or(Num(lost, "idle_ratio"), FormatPercent));
   row("Lost to input waits", Or(Num(lost, "data_wait_ratio"), FormatPercent));
   row("Lost to evaluation", Or(Num(lost, "eval_ratio"), FormatPercent));
-  auto kwh = [](double v) { return fmt::format("{:.3g} kWh", v); };
+  auto kwh = [](double v) { return FormatEnergy(v * 3.6e6); };
   if (auto v = Num(cost, "gpu_energy_kwh")) row("GPU energy", kwh(*v));
   if (auto v = Num(cost, "cpu_energy_kwh")) row("CPU energy", kwh(*v));
   if (auto v = Num(cost, "energy_kwh")) {
@@ -236,8 +242,7 @@ std::string Cost(const ReportRun& run, const std::string& id) {
         kwh(*v) + Or(Num(cost, "pue"), [](double p) { return fmt::format(" (PUE {:.3g})", p); }));
   }
   if (auto v = Num(cost, "co2e_kg")) {
-    row("CO2e", fmt::format("{:.3g} kg{}", *v,
-                            cost.value("co2e_estimate", false) ? " (grid average estimate)" : ""));
+    row("CO2e", Mass(*v) + (cost.value("co2e_estimate", false) ? " (grid average estimate)" : ""));
   }
   if (auto v = Num(cost, "money")) row("Cost", money(*v));
   if (auto v = Num(cost, "money_gpu_hours")) row("Cost of GPU hours", money(*v));
@@ -247,7 +252,7 @@ std::string Cost(const ReportRun& run, const std::string& id) {
     std::string f = Or(Num(forecast, "duration_s"), FormatDuration);
     if (auto e = Num(forecast, "planned_epochs")) f += fmt::format(" for {:.0f} epochs", *e);
     if (auto v = Num(forecast, "energy_kwh")) f += ", " + kwh(*v);
-    if (auto v = Num(forecast, "co2e_kg")) f += fmt::format(", {:.3g} kg CO2e", *v);
+    if (auto v = Num(forecast, "co2e_kg")) f += ", " + Mass(*v) + " CO2e";
     if (auto v = Num(forecast, "money")) f += ", " + money(*v);
     row("Whole run (forecast)", f);
   }
