@@ -30,8 +30,11 @@ grep '"process_start"' "$out/events.jsonl" | head -n 5
 # One line in the script adds steps, epochs and phases (trainvitals.torch.monitor).
 out2="$runs/demo-markers-$(date +%Y%m%d-%H%M%S)"
 echo
-echo "== trainvitals run -- $py examples/torch_monitor.py --epochs 3 --steps 1500 --batch-size 512   (with trainvitals.torch.monitor())"
-PYTHONPATH=python "$cli" run --out "$out2" -- "$py" examples/torch_monitor.py --epochs 3 --steps 1500 --batch-size 512
+echo "== trainvitals run --report -- $py examples/torch_monitor.py --epochs 3 --steps 1500 --batch-size 512   (with trainvitals.torch.monitor())"
+PYTHONPATH=python "$cli" run --out "$out2" --report -- "$py" examples/torch_monitor.py --epochs 3 --steps 1500 --batch-size 512
 echo
 echo "== epochs in $out2/summary.json"
 "$py" -c 'import json, sys; s = json.load(open(sys.argv[1])); [print(" ", e) for e in s["epochs"]]; print("  phases:", s["phases"])' "$out2/summary.json"
+echo
+echo "== the run as one page (charts, epochs, phases, findings; trainvitals report RUN writes it for any run)"
+echo "open $out2/report.html"

@@ -25,6 +25,7 @@ DEBIAN_PACKAGES=(
   python3-torch python3-numpy   # PyTorch on CPU for the demo, the examples and the tests
   pybind11-dev python3-dev   # the trainvitals._core Python module
   python3-venv python3-yaml python3-typing-extensions   # build/venv over Debian's python3 and PyTorch
+  chromium chromium-driver   # the report tests open the page in a real headless browser
 )
 if [ "$mode" = "--bench" ]; then
   DEBIAN_PACKAGES+=(wrk)   # load on /metrics in `make bench`
@@ -77,6 +78,7 @@ PYTHON_PACKAGES=(
   numpy==1.26.4 tensorflow-cpu==2.21.0 keras==3.15.1 paddlepaddle==3.3.1
   pandas==3.0.6 packaging==24.1
   pytest==9.2.0 tensorboard==2.21.0 tbparse==0.0.9 visualdl==2.5.3 pyte==0.8.2
+  selenium==4.32.0   # drives Chromium in the report tests; the newest that keeps Debian's urllib3 1.26
 )
 # Lightning over Debian's PyTorch, with --no-deps: its requirements would make pip
 # install a PyPI torch (a CUDA build, gigabytes) over Debian's. Its small

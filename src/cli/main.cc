@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   tv::AddCheckCommand(app, &action);
   tv::AddExportCommand(app, &action);
   tv::AddAnalyzeCommand(app, &action);
+  tv::AddReportCommand(app, &action);
   tv::AddCompareCommand(app, &action);
   tv::AddPickCommand(app, &action);
   tv::AddDocsCommand(app, &action);

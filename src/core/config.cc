@@ -164,6 +164,11 @@ const std::vector<OptionDef> kOptions = {
      "or throttled GPU, the job near its memory limit, the run directory's disk nearly full.",
      [](Config& c, std::string_view t) { c.builtin_alerts = ParseBool("--builtin-alerts", t); },
      [](const Config& c) { return std::string(c.builtin_alerts ? "true" : "false"); }},
+    {"--report", "report", "bool",
+     "At the end, write report.html into the run directory: the page `trainvitals report` "
+     "writes.",
+     [](Config& c, std::string_view t) { c.report = ParseBool("--report", t); },
+     [](const Config& c) { return std::string(c.report ? "true" : "false"); }},
 };
 
 std::string TomlValueText(const toml::node& node) {

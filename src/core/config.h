@@ -44,6 +44,7 @@ struct Config {
   std::vector<std::string> alert_files;
   bool builtin_alerts = true;  // the built-in alert rules (docs/alerts.md)
   std::string cost_file;       // the config file when it has a [cost] table (src/analysis/cost.h)
+  bool report = false;         // write report.html into the run directory at the end
 };
 
 class ConfigError : public std::runtime_error {

@@ -126,6 +126,9 @@ constexpr MetricId kHostMemoryAvailableBytes =
     ResolveMetric(kSampleMetrics, false, Scope::kHost, "memory_available_bytes");
 constexpr MetricId kHostCgroupMemoryCurrentBytes =
     ResolveMetric(kSampleMetrics, false, Scope::kHost, "cgroup_memory_current_bytes");
+constexpr MetricId kHostCpuUtilRatio =
+    ResolveMetric(kSampleMetrics, false, Scope::kHost, "cpu_util_ratio");
+constexpr MetricId kJobRssBytes = ResolveMetric(kSampleMetrics, false, Scope::kJob, "rss_bytes");
 constexpr MetricId kJobCpuCores = ResolveMetric(kSampleMetrics, false, Scope::kJob, "cpu_cores");
 constexpr MetricId kJobMemoryBytes =
     ResolveMetric(kSampleMetrics, false, Scope::kJob, "memory_bytes");

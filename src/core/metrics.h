@@ -89,6 +89,8 @@ std::optional<Stat> FindStat(MetricId id, const std::vector<std::optional<Stat>>
 
 namespace metric {
 extern const MetricId kHostMemoryUsedBytes;
+extern const MetricId kHostCpuUtilRatio;
+extern const MetricId kJobRssBytes;
 extern const MetricId kHostMemoryLimitBytes;
 extern const MetricId kHostMemoryAvailableBytes;
 extern const MetricId kHostCgroupMemoryCurrentBytes;

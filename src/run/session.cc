@@ -16,6 +16,7 @@
 #include "run/sources.h"
 #include "sources/markers.h"
 #include "sources/proc_pid_parse.h"
+#include "views/report/report.h"
 #include "views/summary.h"
 
 namespace tv {
@@ -285,6 +286,7 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
     std::string text = FormatSummary(summary);
     std::fwrite(text.data(), 1, text.size(), stderr);
   }
+  if (config_.report) WriteRunReport();
   return summary;
 }
 
@@ -299,6 +301,19 @@ void Session::NoteJobEnd(std::optional<int> exit_signal) {
     AddEvent("oom_kill", {{"count", kills->count}, {"cgroup", kills->cgroup}});
   }
   if (findings_) findings_->set_job_end(std::move(end));
+}
+
+void Session::WriteRunReport() const {
+  // A page the run's owner asked for, not part of the run: a failure is one
+  // line and changes nothing else (the exit code stays the command's).
+  try {
+    ReportRequest request;
+    request.run_dir = run_dir_;
+    ReportWritten written = WriteReport(request);
+    if (!config_.quiet) fmt::print(stderr, "trainvitals: report {}\n", written.path);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "trainvitals: no report: {}\n", e.what());
+  }
 }
 
 void Session::WriteSummary(const nlohmann::ordered_json& summary) {

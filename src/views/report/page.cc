@@ -1,0 +1,274 @@
+#include "views/report/page.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+#include "views/format.h"
+#include "views/report/assets.h"
+#include "views/report/tables.h"
+
+namespace tv {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string RunName(const ReportRun& run) {
+  std::filesystem::path p(run.dir);
+  std::string name = p.filename().string();
+  return name.empty() ? p.parent_path().filename().string() : name;
+}
+
+std::string Command(const ReportRun& run) {
+  const Json& c = run.meta.is_object() && run.meta.contains("command") ? run.meta["command"]
+                  : run.summary.is_object()                            ? run.summary["command"]
+                                                                       : Json();
+  if (!c.is_array()) return "";
+  std::vector<std::string> argv;
+  for (const auto& a : c) argv.push_back(a.is_string() ? a.get<std::string>() : a.dump());
+  return ShellCommand(argv);
+}
+
+std::string Gpus(const ReportRun& run) {
+  if (!run.meta.is_object() || !run.meta.contains("gpus") || !run.meta["gpus"].is_array()) {
+    return "";
+  }
+  const Json& gpus = run.meta["gpus"];
+  if (gpus.empty()) return "none";
+  // "2 × NVIDIA H100 80GB HBM3", models in order of first appearance.
+  std::vector<std::pair<std::string, int>> models;
+  for (const auto& g : gpus) {
+    std::string name = g.is_object() ? g.value("name", std::string("GPU")) : "GPU";
+    auto it = std::find_if(models.begin(), models.end(), [&](auto& m) { return m.first == name; });
+    if (it == models.end()) {
+      models.emplace_back(name, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  std::string out;
+  for (const auto& [name, n] : models) {
+    out += fmt::format("{}{} × {}", out.empty() ? "" : ", ", n, name);
+  }
+  return out;
+}
+
+std::optional<double> Num(const Json& j, std::initializer_list<const char*> path) {
+  const Json* at = &j;
+  for (const char* key : path) {
+    if (!at->is_object() || !at->contains(key)) return std::nullopt;
+    at = &(*at)[key];
+  }
+  if (!at->is_number()) return std::nullopt;
+  return at->get<double>();
+}
+
+std::string Start(const ReportRun& run) {
+  if (run.start_t <= 0) return "";
+  auto tp = std::chrono::system_clock::time_point(
+      std::chrono::seconds(static_cast<int64_t>(std::floor(run.start_t))));
+  return fmt::format("{:%Y-%m-%d %H:%M:%S} UTC", tp);
+}
+
+std::string Exit(const ReportRun& run) {
+  if (!run.summary.is_object()) return "still running, or ended without a summary";
+  const Json& code = run.summary.value("exit_code", Json());
+  const Json& signal = run.summary.value("exit_signal", Json());
+  std::string out = code.is_number() ? code.dump() : "—";
+  if (signal.is_number()) out += fmt::format(" (signal {})", signal.dump());
+  return out;
+}
+
+std::string Health(const ReportRun& run) {
+  if (auto score = Num(run.summary, {"health", "score"}))
+    return fmt::format("{:.0f} / 100", *score);
+  if (run.summary.is_object() && run.summary.contains("health") &&
+      run.summary["health"].is_object() && run.summary["health"].contains("note")) {
+    return run.summary["health"]["note"].get<std::string>();
+  }
+  return "";
+}
+
+std::string GpuBusy(const ReportRun& run) {
+  if (!run.summary.is_object() || !run.summary.contains("gpus") ||
+      !run.summary["gpus"].is_array() || run.summary["gpus"].empty()) {
+    return "";
+  }
+  double sum = 0;
+  int n = 0;
+  for (const auto& g : run.summary["gpus"]) {
+    if (auto v = Num(g, {"util_ratio", "mean"})) sum += *v, ++n;
+  }
+  return n > 0 ? FormatPercent(sum / n) : "";
+}
+
+std::string GpuEnergy(const ReportRun& run) {
+  if (!run.summary.is_object() || !run.summary.contains("gpus") ||
+      !run.summary["gpus"].is_array()) {
+    return "";
+  }
+  double joules = 0;
+  bool any = false;
+  for (const auto& g : run.summary["gpus"]) {
+    std::optional<double> v = Num(g, {"energy_joules"});
+    if (!v) v = Num(g, {"energy_joules", "max"});
+    if (v) joules += *v, any = true;
+  }
+  return any ? FormatEnergy(joules) : "";
+}
+
+struct Headline {
+  const char* what;
+  std::function<std::string(const ReportRun&)> value;
+};
+
+std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
+  const std::vector<Headline> rows = {
+      {"Run", RunName},
+      {"Command", Command},
+      {"Host",
+       [](const ReportRun& r) { return r.meta.is_object() ? r.meta.value("host", "") : ""; }},
+      {"GPUs", Gpus},
+      {"Start", Start},
+      {"Duration",
+       [](const ReportRun& r) {
+         auto d = Num(r.summary, {"duration_s"});
+         return d ? FormatDuration(*d) : FormatDuration(r.end_s) + " so far";
+       }},
+      {"Exit code", Exit},
+      {"Health", Health},
+      {"Steps/s (mean)",
+       [](const ReportRun& r) {
+         auto v = Num(r.summary, {"training", "steps_per_second", "mean"});
+         return v ? fmt::format("{:.4g}", *v) : "";
+       }},
+      {"GPU busy (mean)", GpuBusy},
+      {"GPU energy", GpuEnergy},
+      {"Job memory peak",
+       [](const ReportRun& r) {
+         auto v = Num(r.summary, {"job", "memory_bytes", "max"});
+         return v ? FormatBytes(*v) : "";
+       }},
+      {"Rows", [](const ReportRun& r) { return fmt::format("{}", r.series.elapsed_s.size()); }},
+  };
+  std::string out = "<table class=\"headline\">";
+  if (b != nullptr) {
+    out += fmt::format("<thead><tr><th></th><th>A: {}</th><th>B: {}</th></tr></thead>",
+                       HtmlEscape(RunName(a)), HtmlEscape(RunName(*b)));
+  }
+  out += "<tbody>";
+  for (const Headline& h : rows) {
+    std::string va = h.value(a), vb = b != nullptr ? h.value(*b) : "";
+    if (va.empty() && vb.empty()) continue;
+    out += fmt::format("<tr><th>{}</th><td>{}</td>", h.what, HtmlEscape(va));
+    if (b != nullptr) out += fmt::format("<td>{}</td>", HtmlEscape(vb));
+    out += "</tr>";
+  }
+  out += "</tbody></table>";
+  return out;
+}
+
+std::string Notes(const ReportRun& run) {
+  if (run.series.skipped == 0) return "";
+  return fmt::format(
+      "<p class=\"note\">{}: skipped {} line{} of samples.jsonl that {} not JSON "
+      "(first: {}).</p>",
+      HtmlEscape(RunName(run)), run.series.skipped, run.series.skipped == 1 ? "" : "s",
+      run.series.skipped == 1 ? "is" : "are", HtmlEscape(run.series.first_skipped));
+}
+
+}  // namespace
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string ScriptSafe(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '\xE2' && i + 2 < json.size() && json[i + 1] == '\x80' &&
+               (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
+      out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string RenderPage(const ReportRun& a, const ReportRun* b, size_t buckets) {
+  std::string title = "trainvitals report: " + RunName(a);
+  if (b != nullptr) title += " vs " + RunName(*b);
+  std::string data = "{\"runs\":[" + RunDataJson(a, "A", buckets);
+  if (b != nullptr) data += "," + RunDataJson(*b, "B", buckets);
+  data += "]}";
+
+  std::string out;
+  out.reserve(data.size() + UplotJs().size() + (size_t{64} << 10));
+  out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += "<meta name=\"color-scheme\" content=\"light dark\">\n";
+  out += fmt::format("<title>{}</title>\n<style>\n", HtmlEscape(title));
+  out += UplotCss();
+  out += "\n";
+  out += ReportCss();
+  out += "</style>\n</head>\n<body>\n<header>\n";
+  out += fmt::format("<h1>{}</h1>\n", HtmlEscape(title));
+  out += HeaderTable(a, b);
+  out += "\n</header>\n<main>\n";
+  out += "<section id=\"charts\"><h2>Over time</h2>";
+  out +=
+      "<p class=\"hint\">Drag across a chart to zoom (all charts follow), double-click to "
+      "zoom out. Shaded: epochs and phases; bars along the bottom: findings (red) and alerts "
+      "(purple), named under each chart at the cursor.</p>";
+  out += "<div id=\"chart-list\"></div>";
+  out += "<noscript><p class=\"note\">The charts need JavaScript.</p></noscript></section>\n";
+  out += RunTables(a, b);
+  out += Notes(a);
+  if (b != nullptr) out += Notes(*b);
+  out += "\n</main>\n";
+  out += fmt::format("<footer>Written by trainvitals {}.</footer>\n", TRAINVITALS_VERSION);
+  out += "<script id=\"tv-data\" type=\"application/json\">";
+  out += ScriptSafe(data);
+  out += "</script>\n<script>\n";
+  out += UplotJs();
+  out += "\n</script>\n<script>\n";
+  out += ReportJs();
+  out += "\n</script>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace tv

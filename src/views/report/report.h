@@ -1,0 +1,29 @@
+// `trainvitals report`: one self-contained HTML page of a run directory (and,
+// to compare, of a second run overlaid), written atomically.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace tv {
+
+struct ReportRequest {
+  std::string run_dir;
+  std::string compare_dir;  // empty: no comparison
+  std::string out;          // empty: <run_dir>/report.html
+  size_t buckets = 1500;    // min/max buckets per series: ~2 points per pixel of a wide chart
+};
+
+struct ReportWritten {
+  std::string path;
+  size_t bytes = 0;
+  size_t skipped_lines = 0;   // lines of samples.jsonl that are not JSON, both runs
+  std::string first_skipped;  // "FILE:LINE: not JSON"
+};
+
+// Reads the run(s) and writes the page (a temporary file, then rename).
+// Throws std::runtime_error saying what is wrong: a directory without
+// samples.jsonl, a page that cannot be written.
+ReportWritten WriteReport(const ReportRequest& request);
+
+}  // namespace tv

@@ -1,0 +1,224 @@
+#include "views/report/run_data.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "views/report/downsample.h"
+
+namespace tv {
+namespace {
+
+nlohmann::json ReadJsonFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) return nullptr;
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? nlohmann::json() : j;
+}
+
+// The lines of events.jsonl the time axis shows.
+std::vector<nlohmann::json> ReadEvents(const std::filesystem::path& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    // Cheap filter before parsing: process and marker events are most lines.
+    if (line.find("\"epoch\"") == std::string::npos && line.find("phase_") == std::string::npos &&
+        line.find("alert_") == std::string::npos) {
+      continue;
+    }
+    nlohmann::json e = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (e.is_object() && e.contains("t") && e["t"].is_number()) out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::optional<double> Number(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string Text(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  if (it == j.end()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+// `v` with at most `decimals` decimals, trailing zeros dropped; null for NaN.
+void AppendNumber(double v, int decimals, std::string* out) {
+  if (!std::isfinite(v)) {
+    out->append("null");
+    return;
+  }
+  char text[64];
+  auto end = fmt::format_to_n(text, sizeof(text) - 1, "{:.{}f}", v, decimals).out;
+  char* stop = end;
+  if (decimals > 0) {
+    while (stop > text && stop[-1] == '0') --stop;
+    if (stop > text && stop[-1] == '.') --stop;
+  }
+  std::string_view s(text, static_cast<size_t>(stop - text));
+  if (s == "-0") s = "0";
+  out->append(s);
+}
+
+// `s` as a JSON string; bytes that are not UTF-8 become U+FFFD.
+std::string JsonString(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+struct Rounding {
+  double factor;
+  int decimals;
+};
+
+// What a chart shows of each scale: percent, MiB, Wh.
+Rounding RoundingOf(std::string_view scale) {
+  if (scale == "ratio") return {100, 1};
+  if (scale == "bytes") return {1.0 / (1 << 20), 1};
+  if (scale == "joules") return {1.0 / 3600, 2};
+  if (scale == "cores" || scale == "rate") return {1, 2};
+  return {1, 1};  // watts
+}
+
+}  // namespace
+
+std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nlohmann::json>& events,
+                           double start_t, double end_s) {
+  std::vector<Span> spans;
+  auto add_epoch = [&](const nlohmann::json& e) {
+    std::optional<double> start = Number(e, "start_t"), duration = Number(e, "duration_s");
+    if (!start) return;
+    spans.push_back(Span{*start - start_t, *start - start_t + duration.value_or(0), "epoch",
+                         fmt::format("epoch {}", Text(e, "epoch"))});
+  };
+  bool summary_epochs =
+      summary.is_object() && summary.contains("epochs") && summary["epochs"].is_array();
+  if (summary_epochs) {
+    for (const auto& e : summary["epochs"]) add_epoch(e);
+  } else {
+    for (const auto& e : events) {
+      if (Text(e, "type") == "epoch") add_epoch(e);
+    }
+  }
+  // Phases of the lowest rank, as the summary counts them.
+  std::optional<int64_t> lowest;
+  for (const auto& e : events) {
+    if (Text(e, "type") != "phase_begin") continue;
+    int64_t rank = e.value("rank", int64_t{-1});
+    lowest = lowest ? std::min(*lowest, rank) : rank;
+  }
+  std::map<std::string, double> open;
+  for (const auto& e : events) {
+    std::string type = Text(e, "type");
+    if ((type != "phase_begin" && type != "phase_end") || !lowest ||
+        e.value("rank", int64_t{-1}) != *lowest) {
+      continue;
+    }
+    std::string phase = Text(e, "phase");
+    double t = e["t"].get<double>() - start_t;
+    if (type == "phase_begin") {
+      open.emplace(phase, t);
+    } else if (auto it = open.find(phase); it != open.end()) {
+      spans.push_back(Span{it->second, t, "phase", phase});
+      open.erase(it);
+    }
+  }
+  for (const auto& [phase, t] : open) spans.push_back(Span{t, end_s, "phase", phase});
+  if (summary.is_object() && summary.contains("findings") && summary["findings"].is_array()) {
+    for (const auto& f : summary["findings"]) {
+      std::optional<double> opened = Number(f, "opened_t"), closed = Number(f, "closed_t");
+      if (!opened) continue;
+      std::optional<double> end;
+      if (closed) end = *closed - start_t;
+      spans.push_back(Span{*opened - start_t, end, "finding",
+                           fmt::format("{}: {}", Text(f, "id"), Text(f, "message"))});
+    }
+  }
+  std::map<std::string, size_t> firing;  // alert (and GPU) -> its span
+  for (const auto& e : events) {
+    std::string type = Text(e, "type");
+    if (type != "alert_firing" && type != "alert_resolved") continue;
+    std::string name = Text(e, "alert");
+    if (e.contains("gpu")) name += fmt::format(" (GPU {})", Text(e, "gpu"));
+    double t = e["t"].get<double>() - start_t;
+    if (type == "alert_firing") {
+      firing[name] = spans.size();
+      spans.push_back(Span{t, std::nullopt, "alert", name});
+    } else if (auto it = firing.find(name); it != firing.end()) {
+      spans[it->second].end_s = t;
+      firing.erase(it);
+    }
+  }
+  return spans;
+}
+
+ReportRun LoadReportRun(const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::path path(dir);
+  if (!fs::exists(path / "samples.jsonl")) {
+    throw std::runtime_error(fmt::format("{} has no samples.jsonl: not a run directory", dir));
+  }
+  ReportRun run;
+  run.dir = dir;
+  run.meta = ReadJsonFile(path / "meta.json");
+  run.summary = ReadJsonFile(path / "summary.json");
+  run.series = ReadRunSeries((path / "samples.jsonl").string());
+  std::optional<double> start = Number(run.meta, "start_t");
+  if (!start) start = run.series.start_t;
+  if (!start) start = Number(run.summary, "start_t");
+  run.start_t = start.value_or(0);
+  if (!run.series.elapsed_s.empty()) run.end_s = run.series.elapsed_s.back();
+  run.end_s = std::max(run.end_s, Number(run.summary, "duration_s").value_or(0));
+  run.spans = RunSpans(run.summary, ReadEvents(path / "events.jsonl"), run.start_t, run.end_s);
+  return run;
+}
+
+std::string RunDataJson(const ReportRun& run, const std::string& label, size_t buckets) {
+  std::vector<const std::vector<float>*> ys;
+  for (const Series& s : run.series.series) ys.push_back(&s.values);
+  Downsampled d = Downsample(run.series.elapsed_s, ys, buckets);
+  std::string out = "{\"label\":" + JsonString(label) + ",\"end\":";
+  AppendNumber(run.end_s, 2, &out);
+  out += ",\"x\":[";
+  for (size_t i = 0; i < d.x.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendNumber(d.x[i], 2, &out);
+  }
+  out += "],\"series\":[";
+  for (size_t s = 0; s < run.series.series.size(); ++s) {
+    const Series& series = run.series.series[s];
+    Rounding r = RoundingOf(series.spec->scale);
+    if (s > 0) out += ',';
+    out +=
+        fmt::format("{{\"chart\":\"{}\",\"label\":{},\"scale\":\"{}\",\"gpu\":{},\"v\":[",
+                    series.spec->chart, JsonString(series.label), series.spec->scale, series.gpu);
+    for (size_t i = 0; i < d.ys[s].size(); ++i) {
+      if (i > 0) out += ',';
+      AppendNumber(d.ys[s][i] * r.factor, r.decimals, &out);
+    }
+    out += "]}";
+  }
+  out += "],\"spans\":[";
+  for (size_t i = 0; i < run.spans.size(); ++i) {
+    const Span& sp = run.spans[i];
+    if (i > 0) out += ',';
+    out += '[';
+    AppendNumber(sp.start_s, 2, &out);
+    out += ',';
+    AppendNumber(sp.end_s.value_or(NAN), 2, &out);
+    out += fmt::format(",\"{}\",{}]", sp.kind, JsonString(sp.label));
+  }
+  out += "]}";
+  return out;
+}
+
+}  // namespace tv

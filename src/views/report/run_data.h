@@ -1,0 +1,50 @@
+// One run directory as a report shows it: meta.json, summary.json (absent
+// while the run is still written), the events that mark the time axis, and
+// the charted series of samples.jsonl; and the page's data for its charts.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "views/report/samples.h"
+
+namespace tv {
+
+// A span of the time axis, in seconds since the run's start.
+struct Span {
+  double start_s = 0;
+  std::optional<double> end_s;  // absent: still open at the end
+  std::string kind;             // "epoch", "phase", "finding", "alert"
+  std::string label;
+};
+
+struct ReportRun {
+  std::string dir;
+  nlohmann::json meta;     // null when meta.json is missing or not JSON
+  nlohmann::json summary;  // null when summary.json is missing or not JSON
+  RunSeries series;
+  double start_t = 0;       // Unix time of the time axis' 0
+  double end_s = 0;         // the last row's (or the summary's) elapsed time
+  std::vector<Span> spans;  // epochs, phases, findings, alerts, in that order
+};
+
+// Reads the run directory `dir`. Throws std::runtime_error when it has no
+// samples.jsonl.
+ReportRun LoadReportRun(const std::string& dir);
+
+// The epochs, phases, findings and alerts of a run on its time axis, from the
+// summary (epochs, findings) and the events (phases, alerts; epochs while the
+// run has no summary). `events` holds the parsed lines of events.jsonl.
+std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nlohmann::json>& events,
+                           double start_t, double end_s);
+
+// The page's data of one run as compact JSON: {"label", "x": [elapsed s],
+// "series": [{"chart", "label", "scale", "v": [...]}], "spans": [[start, end,
+// kind, label]]}, the series downsampled to `buckets` min/max buckets and
+// rounded to what a chart shows (ratios in percent, bytes in MiB, energy in
+// Wh). Not yet safe inside a <script>: see ScriptSafe (page.h).
+std::string RunDataJson(const ReportRun& run, const std::string& label, size_t buckets);
+
+}  // namespace tv

@@ -1,0 +1,308 @@
+#include "views/report/samples.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "core/metrics.h"
+
+namespace tv {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+constexpr float kNone = std::numeric_limits<float>::quiet_NaN();
+
+struct Wanted {
+  MetricId id;
+  SeriesSpec spec;
+};
+
+constexpr size_t kRunWanted = 7, kGpuWanted = 8;
+
+// The host, job and training metrics the charts draw, in legend order.
+const std::array<Wanted, kRunWanted>& RunWanted() {
+  static const std::array<Wanted, kRunWanted> kWanted = {{
+      {metric::kHostCpuUtilRatio, {"cpu", "host CPU", "ratio"}},
+      {metric::kJobCpuCores, {"cpu", "job cores", "cores"}},
+      {metric::kHostMemoryUsedBytes, {"memory", "host used", "bytes"}},
+      {metric::kJobMemoryBytes, {"memory", "job PSS", "bytes"}},
+      {metric::kJobRssBytes, {"memory", "job RSS sum", "bytes"}},
+      {metric::kTrainingStepsPerSecond, {"training", "steps/s", "rate"}},
+      {metric::kTrainingDataWaitRatio, {"training", "data wait", "ratio"}},
+  }};
+  return kWanted;
+}
+
+// The per-GPU metrics the charts draw, in legend order.
+const std::array<Wanted, kGpuWanted>& GpuWanted() {
+  static const std::array<Wanted, kGpuWanted> kWanted = {{
+      {metric::kGpuUtilRatio, {"gpu_busy", "{gpu} util", "ratio"}},
+      {metric::kGpuSmActiveRatio, {"gpu_busy", "{gpu} SM active", "ratio"}},
+      {metric::kGpuMemoryUsedBytes, {"gpu_memory", "{gpu} used", "bytes"}},
+      {metric::kGpuJobMemoryBytes, {"gpu_memory", "{gpu} job", "bytes"}},
+      {metric::kGpuAllocatorReservedBytes, {"gpu_memory", "{gpu} reserved", "bytes"}},
+      {metric::kGpuAllocatorAllocatedBytes, {"gpu_memory", "{gpu} allocated", "bytes"}},
+      {metric::kGpuPowerWatts, {"power", "{gpu} power", "watts"}},
+      {metric::kGpuEnergyJoules, {"power", "{gpu} energy", "joules"}},
+  }};
+  return kWanted;
+}
+
+// One row's values before it is known to be whole.
+struct Scratch {
+  std::array<float, kRunWanted> run;
+  struct Gpu {
+    int index = -1;
+    std::array<float, kGpuWanted> values;
+  };
+  std::vector<Gpu> gpus;
+  size_t gpu_count = 0;
+};
+
+class Reader {
+ public:
+  Reader() {
+    for (const Wanted& w : RunWanted()) {
+      run_keys_.push_back({ScopeName(Def(w.id).scope), JsonKey(Def(w.id))});
+    }
+    for (const Wanted& w : GpuWanted()) gpu_keys_.push_back(JsonKey(Def(w.id)));
+    run_slot_.fill(-1);
+  }
+
+  // One line of `capacity` readable bytes (at least SIMDJSON_PADDING past `size`).
+  void Line(const char* data, size_t size, size_t capacity, size_t number, bool cut) {
+    if (size == 0) return;
+    switch (Parse(data, size, capacity)) {
+      case Kind::kRow:
+        Commit();
+        break;
+      case Kind::kNotRow:
+        break;
+      case Kind::kNotJson:
+        if (!cut && out_.skipped++ == 0) {
+          out_.first_skipped = fmt::format("{}:{}: not JSON", name_, number);
+        }
+        break;
+    }
+  }
+
+  RunSeries Finish() {
+    size_t rows = out_.elapsed_s.size();
+    for (Series& s : out_.series) s.values.resize(rows, kNone);
+    std::stable_sort(out_.series.begin(), out_.series.end(), [](const Series& a, const Series& b) {
+      return a.gpu != b.gpu ? a.gpu < b.gpu : a.spec < b.spec;
+    });
+    return std::move(out_);
+  }
+
+  void set_name(std::string_view name) { name_ = name; }
+
+ private:
+  enum class Kind { kRow, kNotRow, kNotJson };
+
+  Kind Parse(const char* data, size_t size, size_t capacity) {
+    od::document doc;
+    od::object top;
+    if (parser_.iterate(data, size, capacity).get(doc) || doc.get_object().get(top)) {
+      return Kind::kNotJson;
+    }
+    row_.run.fill(kNone);
+    row_.gpu_count = 0;
+    t_.reset();
+    elapsed_.reset();
+    for (auto field : top) {
+      std::string_view key;
+      if (field.unescaped_key().get(key)) return Kind::kNotJson;
+      od::value value;
+      if (field.value().get(value)) return Kind::kNotJson;
+      if (key == "t" || key == "elapsed_s") {
+        double v = 0;
+        if (value.get_double().get(v)) return Kind::kNotJson;
+        (key == "t" ? t_ : elapsed_) = v;
+      } else if (key == "host" || key == "job" || key == "training") {
+        od::object object;
+        if (value.get_object().get(object) || !ReadScope(key, object)) return Kind::kNotJson;
+      } else if (key == "gpus") {
+        od::array gpus;
+        if (value.get_array().get(gpus)) return Kind::kNotJson;
+        for (auto item : gpus) {
+          od::object object;
+          if (item.get_object().get(object) || !ReadGpu(object)) return Kind::kNotJson;
+        }
+      }
+    }
+    return t_ ? Kind::kRow : Kind::kNotRow;
+  }
+
+  bool ReadScope(std::string_view scope, od::object object) {
+    for (auto field : object) {
+      std::string_view key;
+      if (field.unescaped_key().get(key)) return false;
+      for (size_t i = 0; i < run_keys_.size(); ++i) {
+        if (run_keys_[i].first != scope || run_keys_[i].second != key) continue;
+        double v = 0;
+        if (!field.value().get_double().get(v)) row_.run[i] = static_cast<float>(v);
+        break;
+      }
+    }
+    return true;
+  }
+
+  bool ReadGpu(od::object object) {
+    if (row_.gpus.size() <= row_.gpu_count) row_.gpus.emplace_back();
+    Scratch::Gpu& g = row_.gpus[row_.gpu_count];
+    g.index = static_cast<int>(row_.gpu_count);
+    g.values.fill(kNone);
+    for (auto field : object) {
+      std::string_view key;
+      if (field.unescaped_key().get(key)) return false;
+      if (key == "index") {
+        int64_t index = 0;
+        if (!field.value().get_int64().get(index)) g.index = static_cast<int>(index);
+        continue;
+      }
+      for (size_t i = 0; i < gpu_keys_.size(); ++i) {
+        if (gpu_keys_[i] != key) continue;
+        double v = 0;
+        if (!field.value().get_double().get(v)) g.values[i] = static_cast<float>(v);
+        break;
+      }
+    }
+    ++row_.gpu_count;
+    return true;
+  }
+
+  // Appends the parsed row to the columns, making a column for a metric seen
+  // for the first time (earlier rows: none).
+  void Commit() {
+    size_t row = out_.elapsed_s.size();
+    if (!first_t_) {
+      first_t_ = *t_;
+      out_.start_t = *t_ - elapsed_.value_or(0);
+    }
+    out_.elapsed_s.push_back(elapsed_ ? *elapsed_ : *t_ - *out_.start_t);
+    for (size_t i = 0; i < RunWanted().size(); ++i) {
+      if (std::isnan(row_.run[i])) continue;
+      if (run_slot_[i] < 0) run_slot_[i] = NewSeries(&RunWanted()[i].spec, -1);
+      Put(run_slot_[i], row, row_.run[i]);
+    }
+    for (size_t g = 0; g < row_.gpu_count; ++g) {
+      const Scratch::Gpu& gpu = row_.gpus[g];
+      auto it = std::find_if(gpu_slots_.begin(), gpu_slots_.end(),
+                             [&](const GpuSlots& s) { return s.index == gpu.index; });
+      if (it == gpu_slots_.end()) {
+        it = gpu_slots_.insert(gpu_slots_.end(), GpuSlots{gpu.index, {}});
+        it->slot.fill(-1);
+      }
+      for (size_t i = 0; i < GpuWanted().size(); ++i) {
+        if (std::isnan(gpu.values[i])) continue;
+        if (it->slot[i] < 0) it->slot[i] = NewSeries(&GpuWanted()[i].spec, gpu.index);
+        Put(it->slot[i], row, gpu.values[i]);
+      }
+    }
+  }
+
+  int NewSeries(const SeriesSpec* spec, int gpu) {
+    Series s;
+    s.spec = spec;
+    s.gpu = gpu;
+    s.label = std::string(spec->label);
+    if (size_t at = s.label.find("{gpu}"); at != std::string::npos) {
+      s.label.replace(at, 5, fmt::format("GPU {}", gpu));
+    }
+    out_.series.push_back(std::move(s));
+    return static_cast<int>(out_.series.size() - 1);
+  }
+
+  void Put(int slot, size_t row, float v) {
+    std::vector<float>& values = out_.series[slot].values;
+    values.resize(row, kNone);
+    values.push_back(v);
+  }
+
+  struct GpuSlots {
+    int index;
+    std::array<int, kGpuWanted> slot;
+  };
+
+  od::parser parser_;
+  std::vector<std::pair<std::string_view, std::string_view>> run_keys_;  // scope, key
+  std::vector<std::string_view> gpu_keys_;
+  std::array<int, kRunWanted> run_slot_;
+  std::vector<GpuSlots> gpu_slots_;
+  Scratch row_;
+  std::optional<double> t_, elapsed_, first_t_;
+  std::string name_;
+  RunSeries out_;
+};
+
+// Feeds the lines of `read` (a function filling a buffer, returning bytes
+// read, 0 at the end) to `reader`, each with simdjson's padding readable after it.
+template <typename Read>
+void ForEachLine(Read&& read, Reader* reader) {
+  std::vector<char> buffer(size_t{16} << 20);
+  size_t filled = 0, number = 0;
+  bool end = false;
+  while (!end) {
+    if (buffer.size() - filled < simdjson::SIMDJSON_PADDING + 4096)
+      buffer.resize(buffer.size() * 2);
+    size_t got = read(buffer.data() + filled, buffer.size() - filled - simdjson::SIMDJSON_PADDING);
+    end = got == 0;
+    filled += got;
+    std::memset(buffer.data() + filled, 0, simdjson::SIMDJSON_PADDING);
+    size_t start = 0;
+    while (start < filled) {
+      const char* nl =
+          static_cast<const char*>(std::memchr(buffer.data() + start, '\n', filled - start));
+      if (nl == nullptr && !end) break;  // the rest comes with the next read
+      size_t stop = nl != nullptr ? static_cast<size_t>(nl - buffer.data()) : filled;
+      reader->Line(buffer.data() + start, stop - start, buffer.size() - start, ++number,
+                   nl == nullptr);
+      start = stop + 1;
+    }
+    if (start >= filled) {
+      filled = 0;
+    } else {
+      std::memmove(buffer.data(), buffer.data() + start, filled - start);
+      filled -= start;
+    }
+  }
+}
+
+}  // namespace
+
+RunSeries ReadRunSeries(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                       &std::fclose);
+  if (!file) throw std::runtime_error(fmt::format("cannot open {}", path));
+  Reader reader;
+  reader.set_name(path);
+  ForEachLine([&](char* to, size_t n) { return std::fread(to, 1, n, file.get()); }, &reader);
+  return reader.Finish();
+}
+
+RunSeries ParseRunSeries(std::string_view text, std::string_view name) {
+  Reader reader;
+  reader.set_name(name);
+  ForEachLine(
+      [&](char* to, size_t n) {
+        size_t k = std::min(n, text.size());
+        std::memcpy(to, text.data(), k);
+        text.remove_prefix(k);
+        return k;
+      },
+      &reader);
+  return reader.Finish();
+}
+
+}  // namespace tv

@@ -1,0 +1,68 @@
+#include "views/report/samples.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace tv {
+namespace {
+
+TEST(ReportSamples, ColumnsOnlyForMetricsSomeRowHolds) {
+  RunSeries s = ParseRunSeries(
+      R"({"t":100.5,"elapsed_s":1,"host":{"cpu_util_ratio":0.25,"load1":3},"job":{"cpu_cores":2}}
+{"t":101.5,"elapsed_s":2,"host":{"cpu_util_ratio":0.5},"training":{"steps_per_second":12.5}}
+)",
+      "samples.jsonl");
+  ASSERT_EQ(s.elapsed_s, (std::vector<double>{1, 2}));
+  EXPECT_EQ(*s.start_t, 99.5);
+  ASSERT_EQ(s.series.size(), 3u);
+  EXPECT_EQ(s.series[0].label, "host CPU");
+  EXPECT_EQ(s.series[0].values, (std::vector<float>{0.25f, 0.5f}));
+  EXPECT_EQ(s.series[1].label, "job cores");
+  EXPECT_TRUE(std::isnan(s.series[1].values[1]));  // absent, not 0
+  EXPECT_EQ(s.series[2].label, "steps/s");
+  EXPECT_TRUE(std::isnan(s.series[2].values[0]));
+  EXPECT_EQ(s.series[2].values[1], 12.5f);
+}
+
+TEST(ReportSamples, GpusByTheirIndexEvenWhenOneAppearsLater) {
+  RunSeries s = ParseRunSeries(
+      R"({"t":1,"elapsed_s":1,"gpus":[{"index":1,"util_ratio":0.5,"power_watts":300}]}
+{"t":2,"elapsed_s":2,"gpus":[{"index":0,"util_ratio":0.1},{"index":1,"util_ratio":0.75}]}
+)",
+      "x");
+  ASSERT_EQ(s.series.size(), 3u);
+  EXPECT_EQ(s.series[0].label, "GPU 0 util");
+  EXPECT_TRUE(std::isnan(s.series[0].values[0]));
+  EXPECT_EQ(s.series[0].values[1], 0.1f);
+  EXPECT_EQ(s.series[1].label, "GPU 1 util");
+  EXPECT_EQ(s.series[1].values, (std::vector<float>{0.5f, 0.75f}));
+  EXPECT_EQ(s.series[2].label, "GPU 1 power");
+  EXPECT_EQ(s.series[2].spec->chart, "power");
+}
+
+TEST(ReportSamples, SkipsLinesThatAreNotJsonButNotTheCutLastLine) {
+  RunSeries s = ParseRunSeries(
+      "{\"t\":1,\"elapsed_s\":1,\"host\":{\"cpu_util_ratio\":0.5}}\n"
+      "garbage\n"
+      "{\"t\":2,\"elapsed_s\":2,\"host\":{\"cpu_util_ratio\":0.5}\n"  // truncated object
+      "{\"note\":\"no t: not a row\"}\n"
+      "{\"t\":3,\"elapsed_s\":3,\"host\":{\"cpu_ut",  // cut while written
+      "samples.jsonl");
+  EXPECT_EQ(s.elapsed_s, (std::vector<double>{1}));
+  EXPECT_EQ(s.skipped, 2u);
+  EXPECT_EQ(s.first_skipped, "samples.jsonl:2: not JSON");
+}
+
+TEST(ReportSamples, LinesLongerThanTheReadBufferAreRead) {
+  std::string scalars(40 << 20, 'x');  // 40 MiB: more than the 16 MiB buffer
+  std::string text = R"({"t":1,"elapsed_s":1,"junk":")" + scalars +
+                     R"(","host":{"cpu_util_ratio":0.5}})" + "\n" +
+                     R"({"t":2,"elapsed_s":2,"host":{"cpu_util_ratio":0.75}})" + "\n";
+  RunSeries s = ParseRunSeries(text, "x");
+  ASSERT_EQ(s.elapsed_s.size(), 2u);
+  EXPECT_EQ(s.series[0].values, (std::vector<float>{0.5f, 0.75f}));
+}
+
+}  // namespace
+}  // namespace tv

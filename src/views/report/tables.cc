@@ -1,0 +1,286 @@
+#include "views/report/tables.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "views/format.h"
+#include "views/report/page.h"
+
+namespace tv {
+namespace {
+
+using Json = nlohmann::json;
+
+std::optional<double> Num(const Json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  return j[key].get<double>();
+}
+
+const Json& Field(const Json& j, const char* key) {
+  static const Json kNull;
+  return j.is_object() && j.contains(key) ? j[key] : kNull;
+}
+
+std::string Or(std::optional<double> v, std::string (*format)(double)) {
+  return v ? format(*v) : "";
+}
+
+// Whole numbers whole ("36000", not "3.6e+04"), others to 4 significant digits.
+std::string Plain(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.4g}", v);
+}
+std::string Cores(double v) { return fmt::format("{:.2f}", v); }
+std::string Elapsed(double v) { return FormatDuration(std::max(0.0, v)); }
+// GPU time: "16.0 h" from an hour up, else as a duration ("12:05", "4.2 s").
+std::string Hours(double v) {
+  return v >= 1 ? fmt::format("{:.1f} h", v) : FormatDuration(v * 3600);
+}
+std::string Mass(double kg) {
+  return kg >= 1 ? fmt::format("{:.3g} kg", kg) : fmt::format("{:.3g} g", kg * 1000);
+}
+
+std::string Cell(const std::string& text) { return "<td>" + HtmlEscape(text) + "</td>"; }
+
+std::string Table(const std::string& id, const std::string& caption,
+                  const std::vector<std::string>& head, const std::vector<std::string>& rows) {
+  if (rows.empty()) return "";
+  std::string out = fmt::format("<section class=\"table\"><h3>{}</h3><table id=\"{}\"><thead><tr>",
+                                HtmlEscape(caption), id);
+  for (const std::string& h : head) out += "<th>" + HtmlEscape(h) + "</th>";
+  out += "</tr></thead><tbody>";
+  for (const std::string& r : rows) out += "<tr>" + r + "</tr>";
+  out += "</tbody></table></section>\n";
+  return out;
+}
+
+// Mean over the GPUs of `key` in a record's gpus[], and the sum of their energy.
+std::optional<double> GpuMean(const Json& rec, const char* key) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& g : Field(rec, "gpus")) {
+    if (auto v = Num(g, key)) sum += *v, ++n;
+  }
+  return n > 0 ? std::optional<double>(sum / n) : std::nullopt;
+}
+
+std::optional<double> GpuSum(const Json& rec, const char* key) {
+  std::optional<double> sum;
+  for (const auto& g : Field(rec, "gpus")) {
+    if (auto v = Num(g, key)) sum = sum.value_or(0) + *v;
+  }
+  return sum;
+}
+
+std::string Epochs(const ReportRun& run, const std::string& id) {
+  const Json& epochs = Field(run.summary, "epochs");
+  if (!epochs.is_array()) return "";
+  std::vector<std::string> logs;  // the logged names, in order of first appearance
+  for (const auto& e : epochs) {
+    for (const auto& [name, value] : Field(e, "logs").items()) {
+      if (std::find(logs.begin(), logs.end(), name) == logs.end()) logs.push_back(name);
+    }
+  }
+  std::vector<std::string> head = {"epoch",     "start",      "duration", "steps",
+                                   "steps/s",   "data wait",  "GPU util", "GPU energy",
+                                   "CPU cores", "memory peak"};
+  head.insert(head.end(), logs.begin(), logs.end());
+  // Each epoch's cost, when the run's cost has them (summary.json "cost").
+  const Json& cost = Field(run.summary, "cost");
+  const Json& costs = Field(cost, "epochs");
+  bool with_cost = costs.is_array() && !costs.empty();
+  bool with_money = false;
+  for (const auto& c : costs) with_money = with_money || Num(c, "money").has_value();
+  if (with_cost) head.insert(head.end(), {"GPU hours (busy)", "CO2e"});
+  if (with_money) head.emplace_back("cost");
+  std::string currency = cost.is_object() ? cost.value("currency", "") : "";
+  std::vector<std::string> rows;
+  for (const auto& e : epochs) {
+    std::string r = Cell(Field(e, "epoch").dump());
+    auto start = Num(e, "start_t");
+    r += Cell(start ? Elapsed(*start - run.start_t) : "");
+    std::string duration = Or(Num(e, "duration_s"), FormatDuration);
+    if (Field(e, "complete") == false) duration += " (cut short)";
+    r += Cell(duration);
+    r += Cell(Or(Num(e, "steps"), Plain));
+    r += Cell(Or(Num(e, "steps_per_second"), Plain));
+    r += Cell(Or(Num(e, "data_wait_ratio"), FormatPercent));
+    r += Cell(Or(GpuMean(e, "util_ratio_mean"), FormatPercent));
+    r += Cell(Or(GpuSum(e, "energy_joules"), FormatEnergy));
+    r += Cell(Or(Num(e, "cpu_cores_mean"), Cores));
+    r += Cell(Or(Num(e, "memory_bytes_max"), FormatBytes));
+    for (const std::string& name : logs) {
+      const Json& logged = Field(Field(e, "logs"), name.c_str());
+      r += Cell(logged.is_number() ? Plain(logged.get<double>())
+                : logged.is_null() ? ""
+                                   : logged.dump());
+    }
+    if (with_cost) {
+      static const Json kNone;
+      const Json* c = &kNone;
+      for (const auto& item : costs) {
+        if (Field(item, "epoch") == Field(e, "epoch")) c = &item;
+      }
+      std::string hours = Or(Num(*c, "gpu_hours"), Hours);
+      if (auto busy = Num(*c, "busy_gpu_hours")) hours += " (" + Hours(*busy) + ")";
+      r += Cell(hours);
+      r += Cell(Or(Num(*c, "co2e_kg"), Mass));
+      if (with_money) {
+        auto money = Num(*c, "money");
+        r += Cell(money ? fmt::format("{:.2f} {}", *money, currency) : "");
+      }
+    }
+    rows.push_back(std::move(r));
+  }
+  return Table(id, "Epochs", head, rows);
+}
+
+std::string Phases(const ReportRun& run, const std::string& id) {
+  std::vector<std::string> rows;
+  for (const auto& [name, p] : Field(run.summary, "phases").items()) {
+    std::string r = Cell(name);
+    r += Cell(Or(Num(p, "duration_s"), FormatDuration));
+    r += Cell(Or(Num(p, "count"), Plain));
+    r += Cell(Or(Num(p, "share"), FormatPercent));
+    r += Cell(Or(Num(p, "data_wait_ratio"), FormatPercent));
+    r += Cell(Or(GpuMean(p, "util_ratio_mean"), FormatPercent));
+    r += Cell(Or(Num(p, "cpu_cores_mean"), Cores));
+    r += Cell(Or(Num(p, "memory_bytes_max"), FormatBytes));
+    rows.push_back(std::move(r));
+  }
+  return Table(
+      id, "Phases",
+      {"phase", "duration", "count", "share", "data wait", "GPU util", "CPU cores", "memory peak"},
+      rows);
+}
+
+std::string Subject(const Json& subject) {
+  std::string out;
+  for (const auto& [k, v] : subject.items()) {
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", k,
+                       v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return out.empty() ? "job" : out;
+}
+
+std::string Findings(const ReportRun& run, const std::string& id) {
+  std::vector<std::string> rows;
+  for (const auto& f : Field(run.summary, "findings")) {
+    std::string severity = f.value("severity", "");
+    std::string r =
+        fmt::format("<td class=\"sev-{}\">{}</td>", HtmlEscape(severity), HtmlEscape(severity));
+    r += Cell(f.value("id", ""));
+    r += Cell(Subject(Field(f, "subject")));
+    auto opened = Num(f, "opened_t");
+    r += Cell(opened ? Elapsed(*opened - run.start_t) : "");
+    std::string duration = Or(Num(f, "duration_s"), FormatDuration);
+    if (!f.contains("closed_t")) duration += " (open at the end)";
+    r += Cell(duration);
+    r += Cell(f.value("message", ""));
+    std::string advice;
+    for (const auto& a : Field(f, "advice")) {
+      if (a.is_string()) advice += "<li>" + HtmlEscape(a.get<std::string>()) + "</li>";
+    }
+    r += advice.empty() ? "<td></td>" : "<td><ul>" + advice + "</ul></td>";
+    rows.push_back(std::move(r));
+  }
+  return Table(id, "Findings",
+               {"severity", "finding", "subject", "opened", "lasted", "message", "advice"}, rows);
+}
+
+std::string Alerts(const ReportRun& run, const std::string& id) {
+  std::vector<std::string> rows;
+  for (const auto& a : Field(run.summary, "alerts")) {
+    std::string r = Cell(a.value("alert", ""));
+    r += Cell(a.value("severity", ""));
+    r += Cell(a.contains("gpu") ? Field(a, "gpu").dump() : "");
+    r += Cell(Or(Num(a, "times_fired"), Plain));
+    auto first = Num(a, "first_fired_t");
+    r += Cell(first ? Elapsed(*first - run.start_t) : "");
+    r += Cell(Or(Num(a, "firing_s"), FormatDuration));
+    r += Cell(Or(Num(a, "worst_value"), Plain));
+    r += Cell(Or(Num(a, "threshold"), Plain));
+    r += Cell(a.value("summary", ""));
+    rows.push_back(std::move(r));
+  }
+  return Table(id, "Alerts",
+               {"alert", "severity", "GPU", "fired", "first fired", "firing", "worst value",
+                "threshold", "summary"},
+               rows);
+}
+
+std::string Cost(const ReportRun& run, const std::string& id) {
+  const Json& cost = Field(run.summary, "cost");
+  if (!cost.is_object()) return "";
+  std::vector<std::string> rows;
+  auto row = [&](const std::string& what, const std::string& value) {
+    if (!value.empty()) rows.push_back(Cell(what) + Cell(value));
+  };
+  std::string currency = cost.value("currency", "");
+  auto money = [&](double v) { return fmt::format("{:.2f} {}", v, currency); };
+  row("GPUs used", Or(Num(cost, "gpus_used"), Plain));
+  row("GPU hours held", Or(Num(cost, "gpu_hours"), Hours));
+  std::string busy = Or(Num(cost, "busy_gpu_hours"), Hours);
+  if (!busy.empty() && cost.contains("busy_basis")) {
+    busy += fmt::format(" (by {})", cost.value("busy_basis", ""));
+  }
+  row("GPU hours busy", busy);
+  row("Busy share", Or(Num(cost, "busy_ratio"), FormatPercent));
+  row("GPU hours wasted", Or(Num(cost, "wasted_gpu_hours"), Hours));
+  const Json& lost = Field(cost, "lost");
+  row("Lost to an idle GPU", Or(Num(lost, "idle_ratio"), FormatPercent));
+  row("Lost to input waits", Or(Num(lost, "data_wait_ratio"), FormatPercent));
+  row("Lost to evaluation", Or(Num(lost, "eval_ratio"), FormatPercent));
+  auto kwh = [](double v) { return FormatEnergy(v * 3.6e6); };
+  if (auto v = Num(cost, "gpu_energy_kwh")) row("GPU energy", kwh(*v));
+  if (auto v = Num(cost, "cpu_energy_kwh")) row("CPU energy", kwh(*v));
+  if (auto v = Num(cost, "energy_kwh")) {
+    row("Energy",
+        kwh(*v) + Or(Num(cost, "pue"), [](double p) { return fmt::format(" (PUE {:.3g})", p); }));
+  }
+  if (auto v = Num(cost, "co2e_kg")) {
+    row("CO2e", Mass(*v) + (cost.value("co2e_estimate", false) ? " (grid average estimate)" : ""));
+  }
+  if (auto v = Num(cost, "money")) row("Cost", money(*v));
+  if (auto v = Num(cost, "money_gpu_hours")) row("Cost of GPU hours", money(*v));
+  if (auto v = Num(cost, "money_energy")) row("Cost of energy", money(*v));
+  const Json& forecast = Field(cost, "forecast");
+  if (forecast.is_object()) {
+    std::string f = Or(Num(forecast, "duration_s"), FormatDuration);
+    if (auto e = Num(forecast, "planned_epochs")) f += fmt::format(" for {:.0f} epochs", *e);
+    if (auto v = Num(forecast, "energy_kwh")) f += ", " + kwh(*v);
+    if (auto v = Num(forecast, "co2e_kg")) f += ", " + Mass(*v) + " CO2e";
+    if (auto v = Num(forecast, "money")) f += ", " + money(*v);
+    row("Whole run (forecast)", f);
+  }
+  return Table(id, "Cost", {"", ""}, rows);
+}
+
+}  // namespace
+
+std::string FormatEnergy(double joules) {
+  if (joules < 3600) return fmt::format("{:.0f} J", joules);
+  if (joules < 3.6e6) return fmt::format("{:.3g} Wh", joules / 3600);
+  return fmt::format("{:.3g} kWh", joules / 3.6e6);
+}
+
+std::string RunTables(const ReportRun& a, const ReportRun* b) {
+  auto tables = [](const ReportRun& run, const std::string& prefix) {
+    return Epochs(run, prefix + "epochs") + Phases(run, prefix + "phases") +
+           Findings(run, prefix + "findings") + Alerts(run, prefix + "alerts") +
+           Cost(run, prefix + "cost");
+  };
+  std::string out = "<section id=\"tables\">";
+  if (b == nullptr) {
+    out += tables(a, "");
+  } else {
+    out += "<h2>A</h2>" + tables(a, "a-") + "<h2>B</h2>" + tables(*b, "b-");
+  }
+  out += "</section>\n";
+  return out;
+}
+
+}  // namespace tv
