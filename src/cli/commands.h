@@ -20,5 +20,6 @@ void AddCheckCommand(CLI::App& app, Action* action);
 void AddDocsCommand(CLI::App& app, Action* action);
 void AddExportCommand(CLI::App& app, Action* action);
 void AddAnalyzeCommand(CLI::App& app, Action* action);
+void AddRunsCommand(CLI::App& app, Action* action);
 
 }  // namespace tv

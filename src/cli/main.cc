@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   tv::AddCheckCommand(app, &action);
   tv::AddExportCommand(app, &action);
   tv::AddAnalyzeCommand(app, &action);
+  tv::AddRunsCommand(app, &action);
   tv::AddDocsCommand(app, &action);
   try {
     app.parse(parsed_argc, argv);

@@ -148,6 +148,14 @@ const std::vector<OptionDef> kOptions = {
      "or throttled GPU, the job near its memory limit, the run directory's disk nearly full.",
      [](Config& c, std::string_view t) { c.builtin_alerts = ParseBool("--builtin-alerts", t); },
      [](const Config& c) { return std::string(c.builtin_alerts ? "true" : "false"); }},
+    {"--db", "db", "path",
+     "The run history database the finished run is indexed in (`trainvitals runs`). Default: "
+     "$XDG_DATA_HOME/trainvitals/runs.db (~/.local/share/trainvitals/runs.db).",
+     [](Config& c, std::string_view t) {
+       if (t.empty()) throw ConfigError("--db: give a database file");
+       c.db = t;
+     },
+     [](const Config& c) { return c.db; }},
 };
 
 std::string TomlValueText(const toml::node& node) {

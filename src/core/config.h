@@ -42,6 +42,7 @@ struct Config {
   // --alerts FILE), read by the alerts (src/analysis/alerts/rules_file.h).
   std::vector<std::string> alert_files;
   bool builtin_alerts = true;  // the built-in alert rules (docs/alerts.md)
+  std::string db;              // the run history database; empty: DefaultRunIndexPath()
 };
 
 class ConfigError : public std::runtime_error {

@@ -77,7 +77,8 @@ class Session {
   // kills in its cgroup, written as an `oom_kill` event), before it stops.
   void NoteJobEnd(std::optional<int> exit_signal);
   // Writes summary.json, waiting up to kSummaryWait_s for space on a full disk.
-  void WriteSummary(const nlohmann::ordered_json& summary);
+  // False when it could not.
+  bool WriteSummary(const nlohmann::ordered_json& summary);
   // summary.json's top processes, the exception the training died of, and,
   // when the command has ended (`ended`), the processes it left running.
   void AddProcesses(bool ended, nlohmann::ordered_json* summary) const;
