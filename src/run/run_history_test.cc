@@ -37,8 +37,7 @@ TEST(ParseSince, TakesDurationsBackFromNow) {
 TEST(ParseSince, TakesDatesAndIsoTimes) {
   EXPECT_EQ(ParseSince("2026-11-30", 0), LocalMidnight(2026, 11, 30));
   EXPECT_EQ(ParseSince("2026-11-30T14:05", 0), LocalMidnight(2026, 11, 30) + 14 * 3600 + 300);
-  EXPECT_EQ(ParseSince("2026-11-30 14:05:09", 0),
-            LocalMidnight(2026, 11, 30) + 14 * 3600 + 309);
+  EXPECT_EQ(ParseSince("2026-11-30 14:05:09", 0), LocalMidnight(2026, 11, 30) + 14 * 3600 + 309);
   EXPECT_EQ(ParseSince("2026-11-30T14:05:09Z", 0), 1796047509);
   EXPECT_EQ(ParseSince("2026-11-30T15:05:09+01:00", 0), 1796047509);
   EXPECT_EQ(ParseSince("2026-11-30T13:35:09-00:30", 0), 1796047509);
@@ -144,7 +143,8 @@ TEST(RunIndexPath, FollowsXdgDataHomeThenHome) {
   ::setenv("XDG_DATA_HOME", "/data", 1);
   EXPECT_EQ(RunIndexPath(""), "/data/trainvitals/runs.db");
   ::unsetenv("XDG_DATA_HOME");
-  EXPECT_EQ(RunIndexPath(""), std::string(std::getenv("HOME")) + "/.local/share/trainvitals/runs.db");
+  EXPECT_EQ(RunIndexPath(""),
+            std::string(std::getenv("HOME")) + "/.local/share/trainvitals/runs.db");
   if (xdg) ::setenv("XDG_DATA_HOME", saved_xdg.c_str(), 1);
 }
 

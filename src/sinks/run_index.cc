@@ -258,7 +258,10 @@ std::unique_ptr<RunIndex> RunIndex::Open(const std::string& path, std::string* e
     return nullptr;
   }
   sqlite3_busy_timeout(db, kBusyTimeout_ms);
+  // WAL: readers and one writer at once. synchronous=NORMAL: a commit does
+  // not wait for the disk; a power cut may lose the last runs, never the file.
   if (!ExecSql(db, "PRAGMA journal_mode=WAL", error) ||
+      !ExecSql(db, "PRAGMA synchronous=NORMAL", error) ||
       !ExecSql(db, "PRAGMA foreign_keys=ON", error) || !index->Migrate(error)) {
     return nullptr;
   }

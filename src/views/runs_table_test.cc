@@ -47,7 +47,8 @@ TEST(RunsTable, OneLinePerRunWithUnknownsAsDashesAndGoneRunsMarked) {
   EXPECT_NE(lines[2].find("a-very-long-run-name-th~"), std::string::npos) << lines[2];
   EXPECT_NE(lines[2].find("sig 9 (missing)"), std::string::npos) << lines[2];
   EXPECT_LE(lines[1].size(), 110u);
-  EXPECT_EQ(lines[1].size(), lines[0].size() - 4 + 1) << "columns line up:\n" << lines[0] << "\n"
+  EXPECT_EQ(lines[1].size(), lines[0].size() - 4 + 1) << "columns line up:\n"
+                                                      << lines[0] << "\n"
                                                       << lines[1];
 }
 
