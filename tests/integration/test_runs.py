@@ -15,7 +15,8 @@ def tv_cmd(tv, *args, env=None, timeout=60):
 
 
 def runs_json(tv, db, *args):
-    p = tv_cmd(tv, "runs", "--db", db, "--json", "--limit", "0", *args)
+    limit = [] if "--limit" in args else ["--limit", "0"]
+    p = tv_cmd(tv, "runs", "--db", db, "--json", *limit, *args)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)["runs"]
 
