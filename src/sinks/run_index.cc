@@ -1,7 +1,9 @@
 #include "sinks/run_index.h"
 
 #include <fmt/format.h>
+#include <pwd.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -206,10 +208,12 @@ std::string DefaultRunIndexPath() {
   const char* xdg = std::getenv("XDG_DATA_HOME");
   if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/trainvitals/runs.db";
   const char* home = std::getenv("HOME");
-  if (home != nullptr && home[0] != '\0') {
-    return std::string(home) + "/.local/share/trainvitals/runs.db";
+  if (home == nullptr || home[0] == '\0') {
+    const passwd* pw = ::getpwuid(::getuid());  // a service or cron job without HOME
+    home = pw != nullptr ? pw->pw_dir : nullptr;
   }
-  return {};
+  if (home == nullptr || home[0] == '\0') return {};
+  return std::string(home) + "/.local/share/trainvitals/runs.db";
 }
 
 const std::vector<RunSortKey>& RunSortKeys() {
@@ -238,7 +242,7 @@ const RunSortKey* FindRunSortKey(std::string_view key) {
 
 std::unique_ptr<RunIndex> RunIndex::Open(const std::string& path, std::string* error) {
   if (path.empty()) {
-    *error = "no database path (neither XDG_DATA_HOME nor HOME is set; give --db FILE)";
+    *error = "no database path (no XDG_DATA_HOME, HOME or home directory; give --db FILE)";
     return nullptr;
   }
   std::error_code ec;

@@ -25,8 +25,9 @@ struct sqlite3;
 
 namespace tv {
 
-// $XDG_DATA_HOME/trainvitals/runs.db, else ~/.local/share/trainvitals/runs.db;
-// "" when neither XDG_DATA_HOME nor HOME is set.
+// $XDG_DATA_HOME/trainvitals/runs.db, else ~/.local/share/trainvitals/runs.db
+// ($HOME, else the user's home directory in the password database); "" when
+// there is none.
 std::string DefaultRunIndexPath();
 
 // Which runs a query returns, in which order.

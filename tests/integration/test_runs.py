@@ -4,9 +4,11 @@ import json
 import os
 import shutil
 import subprocess
-import time
+import sys
 
 import pytest
+
+from conftest import ROOT, cli_path
 
 
 def tv_cmd(tv, *args, env=None, timeout=60):
@@ -84,6 +86,25 @@ def test_a_corrupt_database_costs_the_run_nothing_but_one_line(tv, tmp_path):
     p = tv_cmd(tv, "run", "--quiet", "--config", config, "--out", tmp_path / "run2", "--", "true")
     assert p.returncode == 0
     assert "this run is not indexed" in p.stderr
+
+
+def test_a_python_monitor_running_alone_is_indexed_too(tmp_path):
+    db = tmp_path / "runs.db"
+    out = tmp_path / "inproc"
+    script = (f"import trainvitals, time\n"
+              f"with trainvitals.monitor(out={str(out)!r}, db={str(db)!r}, name='inproc',"
+              f" quiet=True) as m:\n"
+              f"    for i in range(3):\n"
+              f"        m.step(i)\n"
+              f"        time.sleep(0.05)\n")
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT / "python")})
+    assert p.returncode == 0, p.stderr
+    assert "run history" not in p.stderr
+    runs = runs_json(cli_path(), db)
+    assert [(r["name"], r["run_dir"]) for r in runs] == [("inproc", str(out))]
+    assert runs[0]["exit_code"] is None  # a monitor in the process does not see its exit
+    assert runs[0]["duration_s"] > 0.1
 
 
 def test_the_config_files_db_is_where_runs_land_and_where_runs_looks(tv, tmp_path):
