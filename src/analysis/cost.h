@@ -26,8 +26,9 @@
 //   epochs[]             {epoch, duration_s, gpu_hours, busy_gpu_hours,
 //                         energy_kwh, co2e_kg, money}
 //   phases{}             {name: {duration_s, gpu_hours, busy_gpu_hours, share}}
-//   forecast             {planned_epochs, duration_s, energy_kwh, co2e_kg,
-//                         money}: the whole run from its completed epochs
+//   forecast             {planned_epochs, epochs_done, duration_s, energy_kwh,
+//                         co2e_kg, money}: the whole run had it run every
+//                         planned epoch (only when it stopped short of them)
 #pragma once
 
 #include <map>
@@ -38,9 +39,9 @@
 namespace tv {
 
 struct CostRates {
-  double pue = 1.0;                   // power usage effectiveness of the site
-  double grid_g_per_kwh = 475;        // CO2e per kWh: the world average CodeCarbon uses
-  std::optional<double> kwh_price;    // money per kWh
+  double pue = 1.0;                 // power usage effectiveness of the site
+  double grid_g_per_kwh = 475;      // CO2e per kWh: the world average CodeCarbon uses
+  std::optional<double> kwh_price;  // money per kWh
   std::string currency = "USD";
   // Money per GPU-hour by GPU model: a key is matched as a case-insensitive
   // substring of the model's name ("H100" matches "NVIDIA H100 80GB HBM3");
@@ -58,7 +59,11 @@ CostRates LoadCostRates(const std::string& path);
 nlohmann::ordered_json BuildCost(const nlohmann::ordered_json& summary,
                                  const nlohmann::ordered_json& meta, const CostRates& rates);
 
-// The summary text's cost lines ("  Cost     ..."), "" for a null cost.
-std::string FormatCost(const nlohmann::ordered_json& cost);
+// The whole run's time, energy, CO2e and money had it run `planned` epochs,
+// from what it cost so far (`so_far`: a cost object's duration_s, energy_kwh,
+// co2e_kg, money) and the mean of its complete epochs' costs (`epochs`: cost
+// epoch records). Null with no complete epoch or when none is left to run.
+nlohmann::ordered_json ForecastCost(const nlohmann::ordered_json& so_far,
+                                    const nlohmann::ordered_json& epochs, int64_t planned);
 
 }  // namespace tv

@@ -34,6 +34,8 @@ void PutResources(const Row& row, nlohmann::ordered_json* out) {
       j["util_ratio_mean"] = Round(s->mean, 1e4);
     if (auto s = FindStat(metric::kGpuMemoryUsedBytes, g.values))
       j["memory_used_bytes_max"] = Whole(s->max);
+    if (auto s = FindStat(metric::kGpuSmActiveRatio, g.values))
+      j["sm_active_ratio_mean"] = Round(s->mean, 1e4);
     if (auto s = FindStat(metric::kGpuJobMemoryBytes, g.values))
       j["job_memory_bytes_max"] = Whole(s->max);
     if (auto s = FindStat(metric::kGpuJobSmUtilRatio, g.values))
@@ -130,6 +132,7 @@ void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<E
       }
       it->second.begun.try_emplace(rank, m.t);
       if (!it->second.call) it->second.call = m.call;
+      if (m.planned_epochs) planned_[m.call.value_or(0)] = *m.planned_epochs;
       break;
     }
     case TrainingEventType::kEpochEnd: {
@@ -196,6 +199,8 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
   if (duration > 0 && steps > 0)
     rec["steps_per_second"] = Round(static_cast<double>(steps) / duration, 1e2);
   if (e.call) rec["call"] = *e.call;
+  if (auto planned = planned_.find(e.call.value_or(0)); planned != planned_.end())
+    rec["planned_epochs"] = planned->second;
   if (!complete) rec["complete"] = false;
   Row row = e.resources.Peek(end_t, duration);
   PutResources(row, &rec);

@@ -78,6 +78,8 @@ class PhaseTracker final : public SampleObserver {
   // kMaxOpenEpochs (docs/markers.md).
   static constexpr size_t kMaxOpenEpochs = 64;
   std::map<int64_t, OpenEpoch> open_;
+  // The epochs each framework call planned, as its first epoch_begin said.
+  std::map<int64_t, int64_t> planned_;
   nlohmann::ordered_json epochs_ = nlohmann::ordered_json::array();
   std::string phase_;       // the phase time now goes to; empty: none
   double phase_since_ = 0;  // unix seconds

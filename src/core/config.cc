@@ -255,6 +255,11 @@ void ApplyConfigFile(const std::string& path, Config& config) {
       config.alert_files.insert(config.alert_files.begin(), path);
       continue;
     }
+    if (key.str() == "cost") {
+      // The [cost] table: the cost accounting reads it (src/analysis/cost.h).
+      config.cost_file = path;
+      continue;
+    }
     if (key.str() == "findings" && node.is_table()) {
       for (const auto& [name, value] : *node.as_table()) {
         int at = static_cast<int>(value.source().begin.line);

@@ -42,6 +42,7 @@ struct Config {
   // --alerts FILE), read by the alerts (src/analysis/alerts/rules_file.h).
   std::vector<std::string> alert_files;
   bool builtin_alerts = true;  // the built-in alert rules (docs/alerts.md)
+  std::string cost_file;       // the config file when it has a [cost] table (src/analysis/cost.h)
   std::string db;              // the run history database; empty: DefaultRunIndexPath()
 };
 
@@ -75,7 +76,8 @@ size_t EditDistance(std::string_view a, std::string_view b);
 // Applies a TOML config file over `config`. Throws ConfigError naming the file,
 // line and key for unknown keys (with the near key, if any), wrong types and bad
 // values, and saying so plainly when the file does not exist. A [findings]
-// table's numbers go to `config.findings` as they are.
+// table's numbers go to `config.findings` as they are; [[alert]] and [cost]
+// tables are read by their own modules from the file named in `config`.
 void ApplyConfigFile(const std::string& path, Config& config);
 // Checks relations between options (interval vs sample rate). Throws ConfigError.
 void Validate(const Config& config);

@@ -128,6 +128,7 @@ constexpr MetricId kGpuAllocatorPeakBytes =
 constexpr MetricId kGpuTemperatureCelsius =
     ResolveMetric(kGpuMetrics, true, G, "temperature_celsius");
 constexpr MetricId kGpuPowerWatts = ResolveMetric(kGpuMetrics, true, G, "power_watts");
+constexpr MetricId kGpuEnergyJoules = ResolveMetric(kGpuMetrics, true, G, "energy_joules");
 constexpr MetricId kGpuAllocatorAllocatedBytes =
     ResolveMetric(kGpuMetrics, true, G, "allocator_allocated_bytes");
 constexpr MetricId kGpuAllocatorReservedBytes =

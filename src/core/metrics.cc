@@ -136,6 +136,8 @@ constexpr MetricId kHostCpuIowaitRatio =
     ResolveMetric(kSampleMetrics, false, Scope::kHost, "cpu_iowait_ratio");
 constexpr MetricId kHostSwapUsedBytes =
     ResolveMetric(kSampleMetrics, false, Scope::kHost, "swap_used_bytes");
+constexpr MetricId kHostCpuEnergyJoules =
+    ResolveMetric(kSampleMetrics, false, Scope::kHost, "cpu_energy_joules");
 constexpr MetricId kJobCpuUtilRatio =
     ResolveMetric(kSampleMetrics, false, Scope::kJob, "cpu_util_ratio");
 constexpr MetricId kJobMemoryUtilRatio =

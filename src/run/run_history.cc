@@ -152,10 +152,10 @@ std::optional<RunRecord> ReadRunDir(const std::string& dir, const CostRates& rat
 }
 
 void IndexFinishedRun(const std::string& db_path, const std::string& run_dir, const Json& summary,
-                      const CostRates& rates) {
+                      const Json& meta, const CostRates& rates) {
   std::string error;
   try {
-    RunRecord record = Record(run_dir, summary, ReadMeta(run_dir), rates);
+    RunRecord record = Record(run_dir, summary, meta, rates);
     std::unique_ptr<RunIndex> index = RunIndex::Open(db_path, &error);
     if (index && index->Put(record, &error)) return;
   } catch (const std::exception& e) {

@@ -26,11 +26,12 @@ std::string RunIndexPath(const std::string& db);
 std::optional<RunRecord> ReadRunDir(const std::string& dir, const CostRates& rates,
                                     std::string* why);
 
-// Indexes the run that just wrote `summary` into `run_dir`, in the database at
-// `db_path`. Never throws and never stops the run: any failure is one stderr
+// Indexes the run that just wrote `summary` (and `meta`) into `run_dir`, in the
+// database at `db_path`. Never throws and never stops the run: any failure is one stderr
 // line, "trainvitals: run history: <db path>: <what>; this run is not indexed".
 void IndexFinishedRun(const std::string& db_path, const std::string& run_dir,
-                      const nlohmann::ordered_json& summary, const CostRates& rates);
+                      const nlohmann::ordered_json& summary, const nlohmann::ordered_json& meta,
+                      const CostRates& rates);
 
 // --since: Unix seconds of `text`, one of a duration back from `now_t` ("7d",
 // "12h", "30m", "45s", "2w"), a date ("2026-11-30": its local midnight) or an

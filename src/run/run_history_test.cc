@@ -112,7 +112,7 @@ TEST_F(RunHistoryDir, AFinishedRunThatCannotBeIndexedSaysSoInOneLine) {
   std::ofstream(db) << std::string(2048, 'x');
   ::testing::internal::CaptureStderr();
   IndexFinishedRun(db, (dir_ / "run").string(), nlohmann::ordered_json{{"duration_s", 1}},
-                   CostRates{});
+                   nlohmann::ordered_json::object(), CostRates{});
   EXPECT_EQ(::testing::internal::GetCapturedStderr(),
             fmt::format("trainvitals: run history: {}: file is not a database; this run is not "
                         "indexed\n",
@@ -121,10 +121,13 @@ TEST_F(RunHistoryDir, AFinishedRunThatCannotBeIndexedSaysSoInOneLine) {
 
 TEST_F(RunHistoryDir, AFinishedRunIsIndexed) {
   std::string db = (dir_ / "runs.db").string();
-  Write("meta.json", R"({"host": "h1", "name": "mine", "command": ["sleep", "1"]})");
+  auto meta = nlohmann::ordered_json::parse(
+      R"({"host": "h1", "name": "mine", "command": ["sleep", "1"],
+          "gpus": [{"index": 0, "name": "NVIDIA H100"}]})");
+  auto summary = nlohmann::ordered_json::parse(R"({"duration_s": 3600, "exit_code": 0,
+      "gpus": [{"index": 0, "util_ratio": {"mean": 0.25, "max": 1}}]})");
   ::testing::internal::CaptureStderr();
-  IndexFinishedRun(db, (dir_ / "run").string(),
-                   nlohmann::ordered_json{{"duration_s", 1}, {"exit_code", 0}}, CostRates{});
+  IndexFinishedRun(db, (dir_ / "run").string(), summary, meta, CostRates{});
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
   std::string error;
   auto index = RunIndex::Open(db, &error);
@@ -135,6 +138,12 @@ TEST_F(RunHistoryDir, AFinishedRunIsIndexed) {
   EXPECT_EQ(runs[0].name, "mine");
   EXPECT_EQ(runs[0].command, "sleep 1");
   EXPECT_EQ(runs[0].exit_code, 0);
+  EXPECT_EQ(runs[0].gpu_models, "NVIDIA H100");
+  // A summary without "cost" (from before cost accounting) is costed.
+  ASSERT_TRUE(runs[0].gpu_hours.has_value());
+  EXPECT_DOUBLE_EQ(*runs[0].gpu_hours, 1);
+  EXPECT_DOUBLE_EQ(*runs[0].busy_ratio, 0.25);
+  EXPECT_DOUBLE_EQ(*runs[0].wasted_gpu_hours, 0.75);
 }
 
 TEST(RunIndexPath, FollowsXdgDataHomeThenHome) {

@@ -27,6 +27,7 @@ Session::Session(Config config, std::vector<std::string> command, std::string mo
   Validate(config_);
   thresholds_ = ThresholdsFrom(config_.findings);  // a wrong [findings] entry is a setup error
   alert_rules_ = LoadAlertRules(config_);          // so is a wrong [[alert]] rule
+  cost_rates_ = LoadCostRates(config_.cost_file);  // and a wrong [cost] rate
   if (!config_.prometheus.empty()) {
     // Bound here, before the child starts, so a port in use fails the run early.
     metrics_server_ =
@@ -139,6 +140,7 @@ void Session::StartMonitoring(int root_pid) {
         fmt::format("http://{}:{}/metrics", metrics_server_->host(), metrics_server_->port());
   }
   WriteJsonFile(dir + "/meta.json", meta);
+  meta_ = meta;
   if (config_.out.empty()) PointLatestLink(config_.runs_dir, dir);
   jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
   std::vector<Sink*> sinks = {jsonl_.get()};
@@ -195,8 +197,11 @@ void Session::StartMonitoring(int root_pid) {
         [marker_source](const AlertRule& rule) { marker_source->RequestStop(rule.name); });
   }
   StartAlertActions(meta["host"].get<std::string>(), root_pid);
-  std::vector<SampleObserver*> observers = {&training_events_, &phases_, &processes_,
-                                            findings_.get(), alerts_.get()};
+  // After the phases: it reads their epoch records of the same sample.
+  cost_forecaster_ = std::make_unique<CostForecaster>(cost_rates_, meta_);
+  std::vector<SampleObserver*> observers = {&training_events_,      &phases_,
+                                            cost_forecaster_.get(), &processes_,
+                                            findings_.get(),        alerts_.get()};
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
                                        sinks_.get(), std::move(observers));
   sampler_->Start();
@@ -268,6 +273,9 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
     summary["memory_trends"] = findings_->analyzer().MemoryTrends();
   }
   if (alerts_) summary["alerts"] = alerts_->Summary();
+  if (nlohmann::ordered_json cost = BuildCost(summary, meta_, cost_rates_); !cost.is_null()) {
+    summary["cost"] = std::move(cost);
+  }
   AddProcesses(exit_code.has_value() && mode_ == "run", &summary);
   bool written = WriteSummary(summary);
   if (!config_.quiet) {
@@ -275,7 +283,7 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
     std::fwrite(text.data(), 1, text.size(), stderr);
   }
   // The run history (trainvitals runs): after summary.json, never failing the run.
-  if (written) IndexFinishedRun(RunIndexPath(config_.db), run_dir_, summary, CostRates{});
+  if (written) IndexFinishedRun(RunIndexPath(config_.db), run_dir_, summary, meta_, cost_rates_);
   return summary;
 }
 

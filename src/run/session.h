@@ -15,6 +15,8 @@
 #include "analysis/alerts/actions.h"
 #include "analysis/alerts/observer.h"
 #include "analysis/alerts/rules_file.h"
+#include "analysis/cost.h"
+#include "analysis/cost_observer.h"
 #include "analysis/findings/observer.h"
 #include "analysis/phases.h"
 #include "analysis/processes.h"
@@ -97,6 +99,9 @@ class Session {
   TrainingEventLog training_events_;
   ProcessTable processes_;
   Thresholds thresholds_;
+  CostRates cost_rates_;
+  nlohmann::ordered_json meta_;  // what meta.json says (the GPU models, for the cost)
+  std::unique_ptr<CostForecaster> cost_forecaster_;
   std::unique_ptr<FindingsObserver> findings_;
   // The alert rules outlive every row the sinks hold (rows name them).
   std::shared_ptr<const std::vector<AlertRule>> alert_rules_;

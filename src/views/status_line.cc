@@ -9,6 +9,7 @@
 
 #include "core/metrics.h"
 #include "views/alert_lines.h"
+#include "views/cost_lines.h"
 #include "views/epoch_line.h"
 #include "views/format.h"
 #include "views/verdict.h"
@@ -217,6 +218,11 @@ void StatusLine::OnEvent(const Event& event) {
     line = FormatEpochLine(event.fields);
     // The run's score so far (docs/findings.md), once the analysis judges.
     if (health_score_) line += fmt::format(" | health {:.0f}", *health_score_);
+  } else if (event.type == "cost_forecast") {
+    // Said once, after the first epoch; later ones go to events.jsonl only.
+    if (forecast_said_) return;
+    forecast_said_ = true;
+    line = FormatForecastLine(event.fields, event.fields.value("currency", std::string()));
   } else if (event.type == "finding_open") {
     std::string id = event.fields.value("id", "");
     auto said = finding_said_t_.find(id);

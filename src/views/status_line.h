@@ -47,6 +47,7 @@ class StatusLine final : public Sink {
   double finding_repeat_s_ = 300;
   std::optional<double> health_score_;            // the latest row's
   std::map<std::string, double> finding_said_t_;  // finding id -> when its line was said
+  bool forecast_said_ = false;
 };
 
 // The status line for `row` in at most `columns` columns (no control

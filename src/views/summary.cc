@@ -6,6 +6,7 @@
 
 #include "core/metrics.h"
 #include "views/alert_lines.h"
+#include "views/cost_lines.h"
 #include "views/epoch_line.h"
 #include "views/format.h"
 #include "views/verdict.h"
@@ -267,6 +268,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
     out += "\n";
   }
   out += FormatMemoryTrends(s.value("memory_trends", nlohmann::ordered_json()));
+  out += FormatCost(s.value("cost", nlohmann::ordered_json()));
   out += FormatAlerts(s.value("alerts", nlohmann::ordered_json()));
   out += FormatVerdict(s.value("health", nlohmann::ordered_json()),
                        s.value("findings", nlohmann::ordered_json()));
