@@ -16,9 +16,11 @@ std::string Or(const std::optional<double>& v, std::string (*format)(double)) {
   return v ? format(*v) : "-";
 }
 
-// Three significant digits at most, no exponent: 0.123, 1.23, 12.3, 1234.
+// Three significant digits at most, no exponent: 0.123, 1.23, 12.3, 1234;
+// "<0.001" for what is more than nothing but less than that.
 std::string Amount(double v) {
   double a = std::abs(v);
+  if (a > 0 && a < 0.0005) return "<0.001";
   if (a >= 100) return fmt::format("{:.0f}", v);
   if (a >= 10) return fmt::format("{:.1f}", v);
   if (a >= 1 || a == 0) return fmt::format("{:.2f}", v);

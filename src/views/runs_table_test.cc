@@ -74,6 +74,11 @@ TEST(RunsTable, StatsTextSaysTheNumbers) {
             "  Findings  (runs with each)\n"
             "          1  input-bound\n");
   EXPECT_EQ(FormatRunStats(ComputeRunStats({})), "trainvitals: 0 runs\n");
+  // A few seconds on a GPU is not nothing.
+  runs[0].gpu_hours = 0.00014;
+  runs[0].busy_gpu_hours = 0;
+  EXPECT_NE(FormatRunStats(ComputeRunStats(runs)).find("  GPU       <0.001 GPU-h held, 0.00 busy"),
+            std::string::npos);
 }
 
 }  // namespace

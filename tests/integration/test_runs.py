@@ -88,6 +88,31 @@ def test_a_corrupt_database_costs_the_run_nothing_but_one_line(tv, tmp_path):
     assert "this run is not indexed" in p.stderr
 
 
+def test_a_run_on_a_gpu_is_indexed_with_its_cost(tv, tmp_path):
+    db = tmp_path / "runs.db"
+    out = tmp_path / "gpu"
+    build = ROOT / os.environ.get("TRAINVITALS_BUILD", "build/release")
+    env = {"TRAINVITALS_NVML_LIBRARY": str(build / "tests" / "fake_nvml" / "fake_nvml" /
+                                           "libnvidia-ml.so.1"),
+           "FAKE_NVML_SCENARIO": str(ROOT / "tests" / "fake_nvml" / "scenarios" / "two_gpus.json")}
+    p = tv_cmd(tv, "run", "--quiet", "--db", db, "--out", out, "--interval", "0.5", "--",
+               "sleep", "1.5", env=env)
+    assert p.returncode == 0, p.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    meta = json.loads((out / "meta.json").read_text())
+    cost = summary["cost"]
+    [r] = runs_json(tv, db)
+    assert r["gpu_count"] == cost["gpus_used"]
+    assert r["gpu_models"] == ", ".join(dict.fromkeys(g["name"] for g in meta["gpus"]))
+    for key in ("gpu_hours", "busy_gpu_hours", "wasted_gpu_hours", "busy_ratio", "energy_kwh",
+                "co2e_kg"):
+        assert r[key] == cost[key], key
+    assert r["gpu_util_ratio_mean"] == pytest.approx(
+        sum(g["util_ratio"]["mean"] for g in summary["gpus"]) / len(summary["gpus"]))
+    assert r["gpu_memory_bytes_max"] == max(g["memory_used_bytes"]["max"]
+                                            for g in summary["gpus"])
+
+
 def test_a_python_monitor_running_alone_is_indexed_too(tmp_path):
     db = tmp_path / "runs.db"
     out = tmp_path / "inproc"
