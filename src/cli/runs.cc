@@ -32,9 +32,11 @@ struct Common {
   void AddTo(CLI::App* cmd, bool with_json) {
     cmd->add_option("--db", db,
                     "The run history database (default: the config file's db, else "
-                    "$XDG_DATA_HOME/trainvitals/runs.db, ~/.local/share/trainvitals/runs.db)");
+                    "$XDG_DATA_HOME/trainvitals/runs.db, ~/.local/share/trainvitals/runs.db)")
+        ->type_name("FILE");
     cmd->add_option("--config", config_file,
-                    "TOML file of settings (its db and [cost] rates); default $TRAINVITALS_CONFIG");
+                    "TOML file of settings (its db and [cost] rates); default $TRAINVITALS_CONFIG")
+        ->type_name("FILE");
     if (with_json) cmd->add_flag("--json", json, "Print JSON instead of text");
   }
   // The database path; the config file is read for its db key.
@@ -70,10 +72,13 @@ struct Filters {
     cmd->add_option("--since", since,
                     "Runs started since WHEN: a date (2026-11-30), an ISO time "
                     "(2026-11-30T14:00, local unless it ends in Z or +HH:MM) or a duration back "
-                    "from now (7d, 12h, 30m)");
-    cmd->add_option("--name", name, "Runs whose name matches this shell glob (train*)");
-    cmd->add_option("--host", host, "Runs on this host");
-    cmd->add_option("--command", command, "Runs whose command contains this text");
+                    "from now (7d, 12h, 30m)")
+        ->type_name("WHEN");
+    cmd->add_option("--name", name, "Runs whose name matches this shell glob (train*)")
+        ->type_name("GLOB");
+    cmd->add_option("--host", host, "Runs on this host")->type_name("HOST");
+    cmd->add_option("--command", command, "Runs whose command contains this text")
+        ->type_name("TEXT");
   }
   RunQuery Query() const {
     RunQuery q;
@@ -162,10 +167,13 @@ void AddRunsCommand(CLI::App& app, Action* action) {
   auto limit = std::make_shared<int64_t>(kDefaultLimit);
   filters->AddTo(cmd);
   cmd->add_option("--sort", *sort,
-                  fmt::format("Order by this column, the most first unless marked (asc): {}",
+                  fmt::format("Order by this column, the most first (descending) unless marked "
+                              "(asc): {}; unknown values last",
                               SortKeysHelp()))
+      ->type_name("KEY")
       ->capture_default_str();
   cmd->add_option("--limit", *limit, "Show at most N runs (0: all)")
+      ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   common->AddTo(cmd, true);
@@ -180,6 +188,7 @@ void AddRunsCommand(CLI::App& app, Action* action) {
   auto stats_filters = std::make_shared<Filters>();
   stats_filters->AddTo(stats);
   stats_common->AddTo(stats, true);
+  stats->footer("Example: trainvitals runs stats --since 30d --host node7");
 
   auto* import = cmd->add_subcommand(
       "import",
@@ -190,6 +199,7 @@ void AddRunsCommand(CLI::App& app, Action* action) {
   auto import_dirs = std::make_shared<std::vector<std::string>>();
   import->add_option("DIR", *import_dirs, "Run directory, or a directory of them")->required();
   import_common->AddTo(import, false);
+  import->footer("Example: trainvitals runs import trainvitals-runs/");
 
   cmd->callback([cmd, common, filters, sort, limit, action] {
     if (cmd->got_subcommand("stats") || cmd->got_subcommand("import")) return;
