@@ -39,6 +39,11 @@ struct Common {
         ->type_name("FILE");
     if (with_json) cmd->add_flag("--json", json, "Print JSON instead of text");
   }
+  void InheritFrom(const Common& outer) {
+    if (db.empty()) db = outer.db;
+    if (config_file.empty()) config_file = outer.config_file;
+    json = json || outer.json;
+  }
   // The database path; the config file is read for its db key.
   std::string DbPath() const {
     if (!db.empty()) return db;
@@ -79,6 +84,14 @@ struct Filters {
     cmd->add_option("--host", host, "Runs on this host")->type_name("HOST");
     cmd->add_option("--command", command, "Runs whose command contains this text")
         ->type_name("TEXT");
+  }
+  // Takes each filter not given here from `outer` (the parent command's).
+  void InheritFrom(const Filters& outer) {
+    for (auto [mine, theirs] :
+         {std::pair{&since, &outer.since}, std::pair{&name, &outer.name},
+          std::pair{&host, &outer.host}, std::pair{&command, &outer.command}}) {
+      if (mine->empty()) *mine = *theirs;
+    }
   }
   RunQuery Query() const {
     RunQuery q;
@@ -235,7 +248,10 @@ void AddRunsCommand(CLI::App& app, Action* action) {
       return 0;
     };
   });
-  stats->callback([stats_common, stats_filters, action] {
+  stats->callback([common, filters, stats_common, stats_filters, action] {
+    // `runs --since 7d stats` means what `runs stats --since 7d` does.
+    stats_filters->InheritFrom(*filters);
+    stats_common->InheritFrom(*common);
     *action = [stats_common, stats_filters]() {
       RunQuery q = stats_filters->Query();
       q.with_findings = true;

@@ -278,6 +278,8 @@ def test_sort_and_filters(tv, tmp_path):
     assert names("--since", "100000d") == ["gone", "eval", "train-b", "train-a"]
     p = tv_cmd(tv, "runs", "stats", "--db", db, "--json", "--name", "train-*")
     assert json.loads(p.stdout)["runs"] == 2
+    p = tv_cmd(tv, "runs", "--db", db, "--json", "--host", "node2", "stats")
+    assert json.loads(p.stdout)["runs"] == 1
     # The table: newest first, the gone run marked, every name there.
     p = tv_cmd(tv, "runs", "--db", db)
     assert p.returncode == 0, p.stderr
