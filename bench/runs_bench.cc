@@ -107,6 +107,7 @@ void BM_RunsStats(benchmark::State& state) {
     RunQuery q;
     q.with_findings = true;
     q.check_missing = false;
+    q.sort.clear();
     std::vector<RunRecord> runs;
     if (!index || !index->Query(q, &runs, &error)) state.SkipWithError(error.c_str());
     benchmark::DoNotOptimize(FormatRunStats(ComputeRunStats(runs)));

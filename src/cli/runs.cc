@@ -256,6 +256,7 @@ void AddRunsCommand(CLI::App& app, Action* action) {
       RunQuery q = stats_filters->Query();
       q.with_findings = true;
       q.check_missing = false;
+      q.sort.clear();  // the sums need no order
       std::string path;
       std::unique_ptr<RunIndex> index = stats_common->Open(&path);
       std::vector<RunRecord> runs = Select(*index, path, q);

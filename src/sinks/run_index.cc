@@ -355,15 +355,17 @@ bool RunIndex::Put(const RunRecord& r, std::string* error) {
 }
 
 bool RunIndex::Query(const RunQuery& q, std::vector<RunRecord>* out, std::string* error) {
-  const RunSortKey* sort = FindRunSortKey(q.sort);
-  if (sort == nullptr) {
+  const RunSortKey* sort = q.sort.empty() ? nullptr : FindRunSortKey(q.sort);
+  if (sort == nullptr && !q.sort.empty()) {
     *error = fmt::format("unknown sort key '{}'", q.sort);
     return false;
   }
   std::string where = Where(q);
-  std::string sql =
-      fmt::format("SELECT {} FROM runs r{} ORDER BY r.{} {} NULLS LAST, r.start_t DESC, r.id DESC",
-                  kColumns, where, sort->column, sort->descending ? "DESC" : "ASC");
+  std::string sql = fmt::format("SELECT {} FROM runs r{}", kColumns, where);
+  if (sort != nullptr) {
+    sql += fmt::format(" ORDER BY r.{} {} NULLS LAST, r.start_t DESC, r.id DESC", sort->column,
+                       sort->descending ? "DESC" : "ASC");
+  }
   if (q.limit) sql += fmt::format(" LIMIT {}", *q.limit);
   Statement s(db_, sql, error);
   if (!s.ok()) return false;

@@ -36,7 +36,7 @@ struct RunQuery {
   std::string name_glob;          // shell glob on the name ("" any)
   std::string host;               // exact host ("" any)
   std::string command_text;       // a substring of the joined command ("" any)
-  std::string sort = "start";     // a key of RunSortKeys()
+  std::string sort = "start";     // a key of RunSortKeys(); "": in no particular order
   std::optional<int64_t> limit;   // at most this many
   bool with_findings = false;     // fill RunRecord::findings
   bool check_missing = true;      // set RunRecord::missing (a stat per run)

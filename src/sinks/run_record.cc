@@ -212,7 +212,10 @@ RunStats ComputeRunStats(const std::vector<RunRecord>& runs) {
   size_t top = std::min(s.top_wasters.size(), RunStats::kTopWasters);
   std::partial_sort(s.top_wasters.begin(), s.top_wasters.begin() + static_cast<long>(top),
                     s.top_wasters.end(), [](const RunRecord* a, const RunRecord* b) {
-                      return *a->wasted_gpu_hours > *b->wasted_gpu_hours;
+                      if (*a->wasted_gpu_hours != *b->wasted_gpu_hours) {
+                        return *a->wasted_gpu_hours > *b->wasted_gpu_hours;
+                      }
+                      return a->run_dir < b->run_dir;  // the same list, whatever the row order
                     });
   s.top_wasters.resize(top);
   for (const auto& [id, n] : finding_runs) s.findings.push_back({id, n});
