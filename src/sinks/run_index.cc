@@ -261,7 +261,7 @@ std::unique_ptr<RunIndex> RunIndex::Open(const std::string& path, std::string* e
     *error = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     return nullptr;
   }
-  sqlite3_busy_timeout(db, kBusyTimeout_ms);
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
   // WAL: readers and one writer at once. synchronous=NORMAL: a commit does
   // not wait for the disk; a power cut may lose the last runs, never the file.
   if (!ExecSql(db, "PRAGMA journal_mode=WAL", error) ||

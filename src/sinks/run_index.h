@@ -5,7 +5,7 @@
 // read by `trainvitals runs`.
 //
 // Many processes may use one file at once: WAL journal mode and a busy
-// timeout (kBusyTimeout_ms) let 20 runs ending together all land. The schema
+// timeout (kBusyTimeoutMs) let 20 runs ending together all land. The schema
 // carries its version in PRAGMA user_version and is migrated a step at a time
 // on open.
 //
@@ -54,7 +54,7 @@ const RunSortKey* FindRunSortKey(std::string_view key);
 class RunIndex {
  public:
   static constexpr int kSchemaVersion = 2;
-  static constexpr int kBusyTimeout_ms = 5000;
+  static constexpr int kBusyTimeoutMs = 5000;
 
   // Opens (creating the file and its directory when needed) and migrates the
   // database at `path`. Null with `*error` set when it cannot be used.
