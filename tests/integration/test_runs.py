@@ -3,8 +3,10 @@ lists, adds up and imports them (real CLI, real runs, real SQLite files)."""
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -130,6 +132,31 @@ def test_a_python_monitor_running_alone_is_indexed_too(tmp_path):
     assert [(r["name"], r["run_dir"]) for r in runs] == [("inproc", str(out))]
     assert runs[0]["exit_code"] is None  # a monitor in the process does not see its exit
     assert runs[0]["duration_s"] > 0.1
+
+
+def test_a_database_locked_past_the_busy_timeout_costs_the_run_one_line(tv, tmp_path):
+    db = tmp_path / "runs.db"
+    p = tv_cmd(tv, "run", "--quiet", "--db", db, "--out", tmp_path / "first", "--", "true")
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another writer that does not let go
+    try:
+        out = tmp_path / "second"
+        started = time.monotonic()
+        p = tv_cmd(tv, "run", "--quiet", "--db", db, "--out", out, "--", "true")
+        waited = time.monotonic() - started
+    finally:
+        holder.rollback()
+        holder.close()
+    assert p.returncode == 0
+    assert p.stderr.splitlines() == [
+        f"trainvitals: run history: {db}: database is locked; this run is not indexed"]
+    assert 5 <= waited < 15  # the busy timeout, then it gives up
+    assert (out / "summary.json").exists()
+    # The run directory is still there to import.
+    p = tv_cmd(tv, "runs", "import", "--db", db, out)
+    assert p.returncode == 0, p.stderr
+    assert sorted(r["run_dir"] for r in runs_json(tv, db)) == [str(tmp_path / "first"), str(out)]
 
 
 def test_the_config_files_db_is_where_runs_land_and_where_runs_looks(tv, tmp_path):
