@@ -18,6 +18,9 @@ echo
 echo "== a marker on the training thread, from Python (target <= 5 us a call)"
 PYTHONPATH=python "$py" bench/markers_bench.py
 echo
+echo "== trainvitals pick (target <= 300 ms)"
+"$py" bench/pick_bench.py "$build/trainvitals"
+echo
 echo "== whole-program overhead"
 "$py" bench/overhead.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}" \
   --pairs "${BENCH_PAIRS:-8}" --markdown "$blocks/training.md"

@@ -146,14 +146,13 @@ MoneyParts Price(const CostRates& rates, const std::vector<UsedGpu>& used, doubl
   return m;
 }
 
-void PutMoney(const CostRates& rates, const MoneyParts& m, bool parts, Json* out) {
+void PutMoney(const MoneyParts& m, bool parts, Json* out) {
   std::optional<double> total = m.Total();
   if (!total) return;
   (*out)["money"] = Money(*total);
   if (!parts) return;
   if (m.gpu_hours) (*out)["money_gpu_hours"] = Money(*m.gpu_hours);
   if (m.energy) (*out)["money_energy"] = Money(*m.energy);
-  (void)rates;
 }
 
 // An epoch's or phase's GPU-hours and busy GPU-hours on the used GPUs, from
@@ -195,7 +194,7 @@ Json EpochCost(const Json& epoch, const std::vector<UsedGpu>& used, const std::s
     out["energy_kwh"] = Hours(*kwh);
     out["co2e_kg"] = Hours(*kwh * rates.grid_g_per_kwh / 1000);
   }
-  PutMoney(rates, Price(rates, used, duration / 3600, kwh), false, &out);
+  PutMoney(Price(rates, used, duration / 3600, kwh), false, &out);
   return out;
 }
 
@@ -259,7 +258,18 @@ Json BuildCost(const Json& summary, const Json& meta, const CostRates& rates) {
     c["co2e_estimate"] = true;
   }
   if (HasPrices(rates)) c["currency"] = rates.currency;
-  PutMoney(rates, Price(rates, used, hours_each, kwh), true, &c);
+  PutMoney(Price(rates, used, hours_each, kwh), true, &c);
+  // GPU-hour prices given, but none for a model the job used: said, not guessed.
+  if (!rates.gpu_hour_price.empty()) {
+    Json unpriced = Json::array();
+    for (const UsedGpu& u : used) {
+      if (!GpuHourPrice(rates, u.model) &&
+          std::find(unpriced.begin(), unpriced.end(), u.model) == unpriced.end()) {
+        unpriced.push_back(u.model);
+      }
+    }
+    if (!unpriced.empty()) c["unpriced_models"] = std::move(unpriced);
+  }
 
   Json epoch_costs = Json::array();
   for (const Json& e : epochs) {

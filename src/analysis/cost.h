@@ -23,6 +23,7 @@
 //   energy_kwh           (gpu + cpu) x pue
 //   grid_g_per_kwh, co2e_kg, co2e_estimate (true: a grid average, not a meter)
 //   currency, money, money_gpu_hours, money_energy   (only with prices)
+//   unpriced_models      GPU models the job used that no gpu_hour_price covers
 //   epochs[]             {epoch, duration_s, gpu_hours, busy_gpu_hours,
 //                         energy_kwh, co2e_kg, money}
 //   phases{}             {name: {duration_s, gpu_hours, busy_gpu_hours, share}}

@@ -102,6 +102,13 @@ TEST(Cost, AModelWithoutAPriceSaysNoGpuMoney) {
   rates.gpu_hour_price = {{"A100", 1.8}};
   Json c = BuildCost(TwoHourSummary(), Meta(), rates);
   EXPECT_FALSE(c.contains("money"));  // an H100 has no price and there is no default
+  EXPECT_EQ(c["unpriced_models"], Json::array({"NVIDIA H100 80GB HBM3"}));
+  rates.kwh_price = 0.1;  // the energy is priced, the GPU-hours still are not
+  c = BuildCost(TwoHourSummary(), Meta(), rates);
+  EXPECT_DOUBLE_EQ(c["money"].get<double>(), 0.3);
+  EXPECT_FALSE(c.contains("money_gpu_hours"));
+  EXPECT_EQ(c["unpriced_models"], Json::array({"NVIDIA H100 80GB HBM3"}));
+  EXPECT_FALSE(BuildCost(TwoHourSummary(), Meta(), CostRates()).contains("unpriced_models"));
 }
 
 TEST(Cost, SmActivityIsTheBusyBasisWhereEveryUsedGpuMeasuredIt) {

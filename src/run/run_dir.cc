@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 
 namespace tv {
 namespace fs = std::filesystem;
@@ -82,7 +83,38 @@ std::string ResolveRunDir(const std::string& run, const std::string& runs_dir) {
   if (fs::is_directory(run, ec)) return run;
   std::string inside = (fs::path(runs_dir) / run).string();
   if (fs::path(run).is_relative() && fs::is_directory(inside, ec)) return inside;
+  if (fs::path(run).is_absolute()) throw ConfigError(fmt::format("{}: no such run directory", run));
   throw ConfigError(fmt::format("{}: no such run directory (nor {})", run, inside));
+}
+
+nlohmann::ordered_json ReadJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(fmt::format("{}: {}", path, std::strerror(errno)));
+  try {
+    return nlohmann::ordered_json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(fmt::format("{}: not JSON: {}", path, e.what()));
+  }
+}
+
+nlohmann::ordered_json ReadRunSummary(const std::string& run_dir, const CostRates& rates) {
+  std::string path = (fs::path(run_dir) / "summary.json").string();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    throw ConfigError(
+        fmt::format("{}: no summary.json: the run is still going, or it was killed before it ended "
+                    "(`trainvitals analyze {}` judges what it wrote)",
+                    run_dir, run_dir));
+  }
+  nlohmann::ordered_json summary = ReadJsonFile(path);
+  if (!summary.is_object()) throw ConfigError(fmt::format("{}: not a JSON object", path));
+  if (!summary.contains("cost")) {
+    nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+    std::string meta_path = (fs::path(run_dir) / "meta.json").string();
+    if (fs::exists(meta_path, ec)) meta = ReadJsonFile(meta_path);
+    if (auto cost = BuildCost(summary, meta, rates); !cost.is_null()) summary["cost"] = cost;
+  }
+  return summary;
 }
 
 bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j, bool say) {

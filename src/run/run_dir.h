@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cost.h"
 #include "core/config.h"
 
 namespace tv {
@@ -29,6 +30,15 @@ void PointLatestLink(const std::string& runs_dir, const std::string& run_dir);
 // that name inside `runs_dir` ("latest", "20250101-120000-train"). Throws
 // ConfigError when neither is a directory.
 std::string ResolveRunDir(const std::string& run, const std::string& runs_dir);
+
+// The JSON document in `path`. Throws ConfigError saying what is wrong (missing,
+// unreadable, not JSON: with the line and column).
+nlohmann::ordered_json ReadJsonFile(const std::string& path);
+
+// A finished run's summary.json, with its "cost" computed from the summary and
+// meta.json at `rates` when the run was written before costs existed. Throws
+// ConfigError when the run has no summary (still running, or killed).
+nlohmann::ordered_json ReadRunSummary(const std::string& run_dir, const CostRates& rates);
 
 // Writes `j` to `path` atomically (temporary file, then rename): a reader sees
 // the old file or the new one, never half of one. Returns false

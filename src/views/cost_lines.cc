@@ -1,6 +1,7 @@
 #include "views/cost_lines.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "views/format.h"
 
@@ -101,6 +102,13 @@ std::string FormatCost(const Json& cost) {
     }
     if (!parts.empty()) out += " (" + parts + ")";
     out += "\n";
+  }
+  if (auto unpriced = cost.find("unpriced_models");
+      unpriced != cost.end() && unpriced->is_array() && !unpriced->empty()) {
+    std::vector<std::string> models;
+    for (const Json& m : *unpriced) models.push_back(m.is_string() ? m.get<std::string>() : "?");
+    out += fmt::format("  Cost     no GPU-hour price for {} ([cost] gpu_hour_price)\n",
+                       fmt::join(models, ", "));
   }
   if (auto f = cost.find("forecast"); f != cost.end() && f->is_object()) {
     out += fmt::format("  Forecast all {} epochs would have taken {}{} (stopped after {})\n",

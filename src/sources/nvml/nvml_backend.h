@@ -95,6 +95,10 @@ class NvmlBackend final : public GpuBackend {
   void TakeNotices(std::vector<Notice>* out) override;
 
   const NvmlLib& lib() const { return *lib_; }
+  // The mean busy share of unit `u` over the driver's utilisation samples of
+  // the last `window_s` seconds (its buffer's history, from before this
+  // process too); nullopt when the buffer holds none or cannot be read.
+  std::optional<double> RecentUtilization(size_t u, double window_s);
 
  private:
   explicit NvmlBackend(std::unique_ptr<NvmlLib> lib) : lib_(std::move(lib)) {}

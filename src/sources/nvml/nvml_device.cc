@@ -244,4 +244,29 @@ void NvmlBackend::ReadBuffered(NvmlUnitState* st, nvmlSamplingType_t type, doubl
   *peak = top;
 }
 
+std::optional<double> NvmlBackend::RecentUtilization(size_t u, double window_s) {
+  auto fn = lib_->nvmlDeviceGetSamples;
+  if (fn == nullptr || u >= state_.size() || state_[u].gate.lost()) return std::nullopt;
+  nvmlValueType_t vtype = 0;
+  std::vector<nvmlSample_t> samples(128);
+  auto count = static_cast<unsigned>(samples.size());
+  nvmlReturn_t r =
+      fn(state_[u].handle, NVML_GPU_UTILIZATION_SAMPLES, 0, &vtype, &count, samples.data());
+  if (r != NVML_SUCCESS || count == 0) return std::nullopt;
+  samples.resize(std::min<size_t>(count, samples.size()));
+  unsigned long long newest = 0;
+  for (const nvmlSample_t& s : samples) newest = std::max(newest, s.timeStamp);
+  auto from =
+      static_cast<unsigned long long>(std::max(0.0, static_cast<double>(newest) - window_s * 1e6));
+  double sum = 0;
+  int used = 0;
+  for (const nvmlSample_t& s : samples) {
+    if (s.timeStamp < from) continue;
+    sum += ValueOf(s.sampleValue, vtype) * 0.01;
+    ++used;
+  }
+  if (used == 0) return std::nullopt;
+  return sum / used;
+}
+
 }  // namespace tv
