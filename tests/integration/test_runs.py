@@ -115,6 +115,22 @@ def test_a_run_on_a_gpu_is_indexed_with_its_cost(tv, tmp_path):
                                             for g in summary["gpus"])
 
 
+def test_an_attached_process_is_indexed_when_it_exits(tv, tmp_path):
+    db = tmp_path / "runs.db"
+    target = subprocess.Popen(["sleep", "1.5"])
+    try:
+        p = tv_cmd(tv, "attach", "--quiet", "--db", db, "--out", tmp_path / "att",
+                   target.pid)
+    finally:
+        target.wait()
+    assert p.returncode == 0, p.stderr
+    [r] = runs_json(tv, db)
+    assert r["name"] == f"attach-{target.pid}"
+    assert r["run_dir"] == str(tmp_path / "att")
+    assert r["command"] == ["sleep", "1.5"]
+    assert r["exit_code"] is None  # not ours to see
+
+
 def test_a_python_monitor_running_alone_is_indexed_too(tmp_path):
     db = tmp_path / "runs.db"
     out = tmp_path / "inproc"
