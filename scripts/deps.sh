@@ -17,6 +17,7 @@ DEBIAN_PACKAGES=(
   libsimdjson-dev   # reading samples.jsonl back (trainvitals analyze)
   libgtest-dev googletest libbenchmark-dev
   libcpp-httplib-dev   # the Prometheus endpoint and the Pushgateway client
+  libsqlite3-dev   # the run history (trainvitals runs)
   prometheus prometheus-pushgateway   # real servers the integration tests start
   prometheus-alertmanager   # the real server the alert tests post to
   clang-format clang-tidy

@@ -21,6 +21,7 @@ void AddDocsCommand(CLI::App& app, Action* action);
 void AddExportCommand(CLI::App& app, Action* action);
 void AddAnalyzeCommand(CLI::App& app, Action* action);
 void AddReportCommand(CLI::App& app, Action* action);
+void AddRunsCommand(CLI::App& app, Action* action);
 void AddCompareCommand(CLI::App& app, Action* action);
 void AddPickCommand(CLI::App& app, Action* action);
 

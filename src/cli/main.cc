@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   tv::AddExportCommand(app, &action);
   tv::AddAnalyzeCommand(app, &action);
   tv::AddReportCommand(app, &action);
+  tv::AddRunsCommand(app, &action);
   tv::AddCompareCommand(app, &action);
   tv::AddPickCommand(app, &action);
   tv::AddDocsCommand(app, &action);

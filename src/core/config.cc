@@ -169,6 +169,14 @@ const std::vector<OptionDef> kOptions = {
      "writes.",
      [](Config& c, std::string_view t) { c.report = ParseBool("--report", t); },
      [](const Config& c) { return std::string(c.report ? "true" : "false"); }},
+    {"--db", "db", "path",
+     "The run history database the finished run is indexed in (`trainvitals runs`). Default: "
+     "$XDG_DATA_HOME/trainvitals/runs.db (~/.local/share/trainvitals/runs.db).",
+     [](Config& c, std::string_view t) {
+       if (t.empty()) throw ConfigError("--db: give a database file");
+       c.db = t;
+     },
+     [](const Config& c) { return c.db; }},
 };
 
 std::string TomlValueText(const toml::node& node) {

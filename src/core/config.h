@@ -45,6 +45,7 @@ struct Config {
   bool builtin_alerts = true;  // the built-in alert rules (docs/alerts.md)
   std::string cost_file;       // the config file when it has a [cost] table (src/analysis/cost.h)
   bool report = false;         // write report.html into the run directory at the end
+  std::string db;              // the run history database; empty: DefaultRunIndexPath()
 };
 
 class ConfigError : public std::runtime_error {

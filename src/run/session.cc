@@ -13,6 +13,7 @@
 #include "core/host.h"
 #include "core/thread.h"
 #include "run/run_dir.h"
+#include "run/run_history.h"
 #include "run/sources.h"
 #include "sources/markers.h"
 #include "sources/proc_pid_parse.h"
@@ -103,6 +104,7 @@ nlohmann::ordered_json Session::Meta(int root_pid) const {
       {"schema_version", 1},
       {"trainvitals_version", TRAINVITALS_VERSION},
       {"mode", mode_},
+      {"name", RunName()},
       {"command", command_},
       {"cwd", fs::current_path(ec).string()},
       {"host", HostName()},
@@ -281,12 +283,14 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
     summary["cost"] = std::move(cost);
   }
   AddProcesses(exit_code.has_value() && mode_ == "run", &summary);
-  WriteSummary(summary);
+  bool written = WriteSummary(summary);
   if (!config_.quiet) {
     std::string text = FormatSummary(summary);
     std::fwrite(text.data(), 1, text.size(), stderr);
   }
   if (config_.report) WriteRunReport();
+  // The run history (trainvitals runs): after summary.json, never failing the run.
+  if (written) IndexFinishedRun(RunIndexPath(config_.db), run_dir_, summary, meta_, cost_rates_);
   return summary;
 }
 
@@ -316,9 +320,9 @@ void Session::WriteRunReport() const {
   }
 }
 
-void Session::WriteSummary(const nlohmann::ordered_json& summary) {
+bool Session::WriteSummary(const nlohmann::ordered_json& summary) {
   std::string path = run_dir_ + "/summary.json";
-  if (WriteJsonFile(path, summary)) return;
+  if (WriteJsonFile(path, summary)) return true;
   // Most likely a full disk: the run's one summary is worth a short wait.
   fmt::print(stderr, "trainvitals: waiting up to {:.0f} s for space to write {}\n", kSummaryWait_s,
              path);
@@ -327,10 +331,11 @@ void Session::WriteSummary(const nlohmann::ordered_json& summary) {
     ::usleep(250'000);
     if (WriteJsonFile(path, summary, /*say=*/false)) {
       fmt::print(stderr, "trainvitals: wrote {}\n", path);
-      return;
+      return true;
     }
   }
   fmt::print(stderr, "trainvitals: gave up writing {}\n", path);
+  return false;
 }
 
 void Session::AddProcesses(bool ended, nlohmann::ordered_json* summary) const {

@@ -78,10 +78,11 @@ class Session {
   // Tells the analysis how the job ended (its signal, the kernel OOM killer's
   // kills in its cgroup, written as an `oom_kill` event), before it stops.
   void NoteJobEnd(std::optional<int> exit_signal);
-  // Writes summary.json, waiting up to kSummaryWait_s for space on a full disk.
   // Writes report.html into the run directory (run --report).
   void WriteRunReport() const;
-  void WriteSummary(const nlohmann::ordered_json& summary);
+  // Writes summary.json, waiting up to kSummaryWait_s for space on a full disk;
+  // false when it could not.
+  bool WriteSummary(const nlohmann::ordered_json& summary);
   // summary.json's top processes, the exception the training died of, and,
   // when the command has ended (`ended`), the processes it left running.
   void AddProcesses(bool ended, nlohmann::ordered_json* summary) const;

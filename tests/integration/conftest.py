@@ -50,6 +50,12 @@ def read_jsonl(path):
     return [json.loads(line) for line in lines if line.strip()]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_run_history(tmp_path_factory):
+    """Runs made by the tests are indexed in a run history of their own, never the user's."""
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
+
+
 @pytest.fixture
 def tv():
     return cli_path()

@@ -1,0 +1,88 @@
+// RunIndex: the run history, an SQLite database of finished runs
+// (docs/schema.md "Run history"): one `runs` row per run directory, keyed by
+// its absolute path, and its finding ids in `runs_findings`. Written when a
+// run ends (Session::Finish, off the sampler thread) and by `runs import`;
+// read by `trainvitals runs`.
+//
+// Many processes may use one file at once: WAL journal mode and a busy
+// timeout (kBusyTimeoutMs) let 20 runs ending together all land. The schema
+// carries its version in PRAGMA user_version and is migrated a step at a time
+// on open.
+//
+// Nothing here throws: every failure is a false/empty return with `*error`
+// saying what (SQLite's own words, e.g. "file is not a database").
+// Thread safety: one RunIndex per thread.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sinks/run_record.h"
+
+struct sqlite3;
+
+namespace tv {
+
+// $XDG_DATA_HOME/trainvitals/runs.db, else ~/.local/share/trainvitals/runs.db
+// ($HOME, else the user's home directory in the password database); "" when
+// there is none.
+std::string DefaultRunIndexPath();
+
+// Which runs a query returns, in which order.
+struct RunQuery {
+  std::optional<double> since_t;  // start_t at or after
+  std::string name_glob;          // shell glob on the name ("" any)
+  std::string host;               // exact host ("" any)
+  std::string command_text;       // a substring of the joined command ("" any)
+  std::string sort = "start";     // a key of RunSortKeys(); "": in no particular order
+  std::optional<int64_t> limit;   // at most this many
+  bool with_findings = false;     // fill RunRecord::findings
+  bool check_missing = true;      // set RunRecord::missing (a stat per run)
+};
+
+struct RunSortKey {
+  const char* key;
+  const char* column;
+  bool descending;  // the most first
+};
+// The keys --sort accepts, in the order --help lists them.
+const std::vector<RunSortKey>& RunSortKeys();
+const RunSortKey* FindRunSortKey(std::string_view key);
+
+class RunIndex {
+ public:
+  static constexpr int kSchemaVersion = 2;
+  static constexpr int kBusyTimeoutMs = 5000;
+
+  // Opens (creating the file and its directory when needed) and migrates the
+  // database at `path`. Null with `*error` set when it cannot be used.
+  static std::unique_ptr<RunIndex> Open(const std::string& path, std::string* error);
+  ~RunIndex();
+  RunIndex(const RunIndex&) = delete;
+  RunIndex& operator=(const RunIndex&) = delete;
+
+  // Adds `r`, replacing the row of the same run directory, in one transaction.
+  bool Put(const RunRecord& r, std::string* error);
+
+  // The runs `q` selects, sorted by q.sort (unknown values last), then newest first.
+  // A false return (with `*error`) on a database error.
+  bool Query(const RunQuery& q, std::vector<RunRecord>* out, std::string* error);
+
+  // Runs indexed; none with `*error` on a database error.
+  std::optional<int64_t> Count(std::string* error);
+
+ private:
+  explicit RunIndex(sqlite3* db) : db_(db) {}
+  bool Migrate(std::string* error);
+  sqlite3* db_;
+};
+
+// One migration per version step: kMigrations[v] takes user_version v to v+1.
+// Exposed for the migration test, which builds an older database.
+bool ExecSql(sqlite3* db, const char* sql, std::string* error);
+bool MigrateTo1(sqlite3* db, std::string* error);
+bool MigrateTo2(sqlite3* db, std::string* error);
+
+}  // namespace tv

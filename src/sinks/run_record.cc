@@ -1,0 +1,256 @@
+#include "sinks/run_record.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace tv {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::optional<double> Number(const Json& j, std::string_view key) {
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::optional<double> Stat(const Json& j, std::string_view key, std::string_view field) {
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find(key);
+  if (it == j.end()) return std::nullopt;
+  return Number(*it, field);
+}
+
+std::string Text(const Json& j, std::string_view key) {
+  if (!j.is_object()) return {};
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+const Json& Member(const Json& j, std::string_view key) {
+  static const Json null;
+  if (!j.is_object()) return null;
+  auto it = j.find(key);
+  return it != j.end() ? *it : null;
+}
+
+std::optional<int> Int(const Json& j, std::string_view key) {
+  std::optional<double> v = Number(j, key);
+  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+}
+
+// "20261130-142501-train" -> "train": the run directory's name less its stamp.
+std::string NameFromDir(const std::string& run_dir) {
+  std::string base = std::filesystem::path(run_dir).filename().string();
+  auto digits = [&](size_t from, size_t n) {
+    if (base.size() < from + n) return false;
+    return std::all_of(base.begin() + from, base.begin() + from + n,
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  };
+  if (base.size() > 16 && digits(0, 8) && base[8] == '-' && digits(9, 6) && base[15] == '-') {
+    return base.substr(16);
+  }
+  return base;
+}
+
+void Put(Json& j, const char* key, const std::optional<double>& v) {
+  j[key] = v ? Json(*v) : Json();
+}
+
+}  // namespace
+
+RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const Json& meta,
+                        const Json& cost) {
+  RunRecord r;
+  r.run_dir = run_dir;
+  r.name = Text(meta, "name");
+  if (r.name.empty()) r.name = NameFromDir(run_dir);
+  Json command = Member(summary, "command");
+  if (!command.is_array()) command = Member(meta, "command");
+  if (command.is_array()) {
+    r.command_json = command.dump();
+    for (const Json& word : command) {
+      if (!r.command.empty()) r.command += ' ';
+      r.command += word.is_string() ? word.get<std::string>() : word.dump();
+    }
+  }
+  r.host = Text(meta, "host");
+  r.start_t = Number(summary, "start_t");
+  if (!r.start_t) r.start_t = Number(meta, "start_t");
+  r.end_t = Number(summary, "end_t");
+  r.duration_s = Number(summary, "duration_s");
+  r.exit_code = Int(summary, "exit_code");
+  r.signal = Int(summary, "exit_signal");
+
+  const Json& gpus = Member(summary, "gpus");
+  double util_sum = 0;
+  int util_n = 0;
+  if (gpus.is_array()) {
+    r.gpu_count = static_cast<int>(gpus.size());
+    for (const Json& g : gpus) {
+      if (auto u = Stat(g, "util_ratio", "mean")) util_sum += *u, ++util_n;
+      if (auto m = Stat(g, "memory_used_bytes", "max")) {
+        r.gpu_memory_bytes_max = std::max(r.gpu_memory_bytes_max.value_or(0), *m);
+      }
+    }
+  }
+  if (util_n > 0) r.gpu_util_ratio_mean = util_sum / util_n;
+  if (std::optional<int> used = Int(cost, "gpus_used")) r.gpu_count = *used;
+  std::vector<std::string> models;
+  const Json& meta_gpus = Member(meta, "gpus");
+  if (meta_gpus.is_array()) {
+    for (const Json& g : meta_gpus) {
+      std::string model = Text(g, "name");
+      if (!model.empty() && std::find(models.begin(), models.end(), model) == models.end()) {
+        models.push_back(model);
+      }
+    }
+  }
+  for (const std::string& m : models) r.gpu_models += (r.gpu_models.empty() ? "" : ", ") + m;
+  r.job_memory_bytes_max = Stat(Member(summary, "job"), "memory_bytes", "max");
+
+  const Json& training = Member(summary, "training");
+  std::optional<double> steps = Number(training, "steps");
+  if (!steps) steps = Number(training, "step");
+  if (steps) r.steps = static_cast<int64_t>(*steps);
+  const Json& epochs = Member(summary, "epochs");
+  if (epochs.is_array() && !epochs.empty()) r.epochs = static_cast<int64_t>(epochs.size());
+  r.health_score = Number(Member(summary, "health"), "score");
+
+  r.gpu_hours = Number(cost, "gpu_hours");
+  r.busy_gpu_hours = Number(cost, "busy_gpu_hours");
+  r.wasted_gpu_hours = Number(cost, "wasted_gpu_hours");
+  r.busy_ratio = Number(cost, "busy_ratio");
+  r.energy_kwh = Number(cost, "energy_kwh");
+  r.co2e_kg = Number(cost, "co2e_kg");
+  r.money = Number(cost, "money");
+  if (r.money) r.currency = Text(cost, "currency");
+
+  const Json& findings = Member(summary, "findings");
+  if (findings.is_array()) {
+    std::set<std::string> seen;
+    for (const Json& f : findings) {
+      std::string id = Text(f, "id");
+      if (id.empty() || !seen.insert(id).second) continue;
+      r.findings.push_back({id, Text(f, "severity")});
+    }
+  }
+  return r;
+}
+
+Json RecordJson(const RunRecord& r) {
+  Json j;
+  j["run_dir"] = r.run_dir;
+  j["missing"] = r.missing;
+  j["name"] = r.name;
+  j["command"] = r.command_json.empty() ? Json::array()
+                                        : Json::parse(r.command_json, nullptr,
+                                                      /*allow_exceptions=*/false);
+  if (j["command"].is_discarded()) j["command"] = r.command;
+  j["host"] = r.host;
+  Put(j, "start_t", r.start_t);
+  Put(j, "end_t", r.end_t);
+  Put(j, "duration_s", r.duration_s);
+  j["exit_code"] = r.exit_code ? Json(*r.exit_code) : Json();
+  j["signal"] = r.signal ? Json(*r.signal) : Json();
+  j["gpu_count"] = r.gpu_count;
+  j["gpu_models"] = r.gpu_models;
+  Put(j, "gpu_util_ratio_mean", r.gpu_util_ratio_mean);
+  Put(j, "gpu_memory_bytes_max", r.gpu_memory_bytes_max);
+  Put(j, "job_memory_bytes_max", r.job_memory_bytes_max);
+  j["steps"] = r.steps ? Json(*r.steps) : Json();
+  j["epochs"] = r.epochs ? Json(*r.epochs) : Json();
+  Put(j, "health_score", r.health_score);
+  Put(j, "gpu_hours", r.gpu_hours);
+  Put(j, "busy_gpu_hours", r.busy_gpu_hours);
+  Put(j, "wasted_gpu_hours", r.wasted_gpu_hours);
+  Put(j, "busy_ratio", r.busy_ratio);
+  Put(j, "energy_kwh", r.energy_kwh);
+  Put(j, "co2e_kg", r.co2e_kg);
+  Put(j, "money", r.money);
+  j["currency"] = r.money ? Json(r.currency) : Json();
+  j["findings"] = Json::array();
+  for (const RunFindingRef& f : r.findings) {
+    j["findings"].push_back({{"id", f.id}, {"severity", f.severity}});
+  }
+  return j;
+}
+
+RunStats ComputeRunStats(const std::vector<RunRecord>& runs) {
+  RunStats s;
+  s.runs = static_cast<int64_t>(runs.size());
+  int64_t timed = 0;
+  auto add = [](std::optional<double>& total, const std::optional<double>& v) {
+    if (v) total = total.value_or(0) + *v;
+  };
+  std::map<std::string, double> money;
+  std::map<std::string, int64_t> finding_runs;
+  for (const RunRecord& r : runs) {
+    if (r.duration_s) s.duration_s_total += *r.duration_s, ++timed;
+    if (r.gpu_hours && r.busy_gpu_hours) {
+      add(s.gpu_hours, r.gpu_hours);
+      add(s.busy_gpu_hours, r.busy_gpu_hours);
+    }
+    add(s.wasted_gpu_hours, r.wasted_gpu_hours);
+    if (r.busy_ratio && *r.busy_ratio < RunStats::kLowBusyRatio) {
+      ++s.low_busy_runs;
+      s.low_busy_gpu_hours += r.gpu_hours.value_or(0);
+    }
+    add(s.energy_kwh, r.energy_kwh);
+    add(s.co2e_kg, r.co2e_kg);
+    if (r.money) money[r.currency] += *r.money;
+    for (const RunFindingRef& f : r.findings) ++finding_runs[f.id];
+    if (r.wasted_gpu_hours && *r.wasted_gpu_hours > 0) s.top_wasters.push_back(&r);
+  }
+  if (timed > 0) s.duration_s_mean = s.duration_s_total / static_cast<double>(timed);
+  if (s.gpu_hours && *s.gpu_hours > 0) s.busy_ratio = *s.busy_gpu_hours / *s.gpu_hours;
+  s.money.assign(money.begin(), money.end());
+  size_t top = std::min(s.top_wasters.size(), RunStats::kTopWasters);
+  std::partial_sort(s.top_wasters.begin(), s.top_wasters.begin() + static_cast<long>(top),
+                    s.top_wasters.end(), [](const RunRecord* a, const RunRecord* b) {
+                      if (*a->wasted_gpu_hours != *b->wasted_gpu_hours) {
+                        return *a->wasted_gpu_hours > *b->wasted_gpu_hours;
+                      }
+                      return a->run_dir < b->run_dir;  // the same list, whatever the row order
+                    });
+  s.top_wasters.resize(top);
+  for (const auto& [id, n] : finding_runs) s.findings.push_back({id, n});
+  std::stable_sort(s.findings.begin(), s.findings.end(),
+                   [](const auto& a, const auto& b) { return a.runs > b.runs; });
+  return s;
+}
+
+Json StatsJson(const RunStats& s) {
+  Json j;
+  j["runs"] = s.runs;
+  j["duration_s_total"] = s.duration_s_total;
+  Put(j, "duration_s_mean", s.duration_s_mean);
+  Put(j, "gpu_hours", s.gpu_hours);
+  Put(j, "busy_gpu_hours", s.busy_gpu_hours);
+  Put(j, "busy_ratio", s.busy_ratio);
+  Put(j, "wasted_gpu_hours", s.wasted_gpu_hours);
+  j["low_busy"] = {{"below_ratio", RunStats::kLowBusyRatio},
+                   {"runs", s.low_busy_runs},
+                   {"gpu_hours", s.low_busy_gpu_hours}};
+  Put(j, "energy_kwh", s.energy_kwh);
+  Put(j, "co2e_kg", s.co2e_kg);
+  j["money"] = Json::object();
+  for (const auto& [currency, amount] : s.money) j["money"][currency] = amount;
+  j["top_wasters"] = Json::array();
+  for (const RunRecord* r : s.top_wasters) {
+    j["top_wasters"].push_back({{"run_dir", r->run_dir},
+                                {"name", r->name},
+                                {"wasted_gpu_hours", *r->wasted_gpu_hours},
+                                {"gpu_hours", r->gpu_hours ? Json(*r->gpu_hours) : Json()},
+                                {"busy_ratio", r->busy_ratio ? Json(*r->busy_ratio) : Json()}});
+  }
+  j["findings"] = Json::array();
+  for (const auto& f : s.findings) j["findings"].push_back({{"id", f.id}, {"runs", f.runs}});
+  return j;
+}
+
+}  // namespace tv

@@ -1,0 +1,94 @@
+// RunRecord: one finished run as the run history holds it (a row of the
+// runs.db `runs` table, docs/schema.md "Run history"), made from the run
+// directory's summary.json, meta.json and summary.json's "cost". Pure data
+// and pure functions: no file or database is touched here.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tv {
+
+struct RunFindingRef {
+  std::string id;
+  std::string severity;
+};
+
+struct RunRecord {
+  std::string run_dir;       // absolute path; the key
+  std::string name;          // meta.json "name", else the directory's name less its time stamp
+  std::string command_json;  // the command as a JSON array of words
+  std::string command;       // the same words joined by spaces
+  std::string host;
+  std::optional<double> start_t;  // Unix seconds
+  std::optional<double> end_t;
+  std::optional<double> duration_s;
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  int gpu_count = 0;                           // GPUs the job used (cost), else watched
+  std::string gpu_models;                      // distinct models, ", "-joined
+  std::optional<double> gpu_util_ratio_mean;   // mean over the GPUs of their mean
+  std::optional<double> gpu_memory_bytes_max;  // highest GPU memory in use
+  std::optional<double> job_memory_bytes_max;  // the job's peak (shared pages once)
+  std::optional<int64_t> steps;
+  std::optional<int64_t> epochs;
+  std::optional<double> health_score;  // 0..100
+  // summary.json "cost" (src/analysis/cost.h).
+  std::optional<double> gpu_hours;
+  std::optional<double> busy_gpu_hours;
+  std::optional<double> wasted_gpu_hours;
+  std::optional<double> busy_ratio;
+  std::optional<double> energy_kwh;
+  std::optional<double> co2e_kg;
+  std::optional<double> money;
+  std::string currency;  // with money
+  std::vector<RunFindingRef> findings;
+  // Filled by queries, never stored: the run directory no longer exists.
+  bool missing = false;
+};
+
+// The record of the run directory `run_dir` (absolute) from its summary.json,
+// its meta.json (an empty object when absent) and its cost (null when
+// unknown). Reads what is there; absent or mistyped values stay unknown.
+RunRecord RecordFromRun(const std::string& run_dir, const nlohmann::ordered_json& summary,
+                        const nlohmann::ordered_json& meta, const nlohmann::ordered_json& cost);
+
+// The record as JSON (`runs --json`): every field, unknown ones null.
+nlohmann::ordered_json RecordJson(const RunRecord& r);
+
+// `runs stats` over a selection of runs.
+struct RunStats {
+  int64_t runs = 0;
+  double duration_s_total = 0;
+  std::optional<double> duration_s_mean;
+  std::optional<double> gpu_hours;       // held, over the runs that know it
+  std::optional<double> busy_gpu_hours;  // over the same runs
+  std::optional<double> busy_ratio;      // busy / held: the GPU-hours-weighted mean
+  std::optional<double> wasted_gpu_hours;
+  // Runs whose GPUs were busy less than kLowBusyRatio of the time they held
+  // them, and the GPU-hours those runs held.
+  int64_t low_busy_runs = 0;
+  double low_busy_gpu_hours = 0;
+  std::optional<double> energy_kwh;
+  std::optional<double> co2e_kg;
+  // Money per currency, over the runs that priced it.
+  std::vector<std::pair<std::string, double>> money;
+  std::vector<const RunRecord*> top_wasters;  // by wasted GPU-hours, at most kTopWasters
+  struct FindingCount {
+    std::string id;
+    int64_t runs = 0;
+  };
+  std::vector<FindingCount> findings;  // runs per finding id, most first
+  static constexpr size_t kTopWasters = 5;
+  static constexpr double kLowBusyRatio = 0.30;
+};
+
+// The stats of `runs` (pointers into it are kept: it must outlive the result).
+RunStats ComputeRunStats(const std::vector<RunRecord>& runs);
+
+nlohmann::ordered_json StatsJson(const RunStats& s);
+
+}  // namespace tv
