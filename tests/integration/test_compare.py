@@ -29,7 +29,7 @@ def train(out, steps):
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("compare")
-    return (tmp / "short", train(tmp / "short", 300)), (tmp / "long", train(tmp / "long", 900))
+    return (tmp / "short", train(tmp / "short", 1500)), (tmp / "long", train(tmp / "long", 4500))
 
 
 def compare(*args):
