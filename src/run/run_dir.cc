@@ -87,34 +87,51 @@ std::string ResolveRunDir(const std::string& run, const std::string& runs_dir) {
   throw ConfigError(fmt::format("{}: no such run directory (nor {})", run, inside));
 }
 
-nlohmann::ordered_json ReadJsonFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(fmt::format("{}: {}", path, std::strerror(errno)));
-  try {
-    return nlohmann::ordered_json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(fmt::format("{}: not JSON: {}", path, e.what()));
+std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates& rates,
+                                     std::string* why) {
+  auto read = [&](std::string_view name, nlohmann::ordered_json* out) {
+    std::ifstream in(fs::path(run_dir) / name);
+    if (!in) return false;
+    *out = nlohmann::ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
+    return true;
+  };
+  RunFiles files;
+  if (!read("summary.json", &files.summary)) {
+    *why = "no summary.json";
+    return std::nullopt;
   }
+  if (files.summary.is_discarded()) {
+    *why = "summary.json is not JSON";
+    return std::nullopt;
+  }
+  if (!files.summary.is_object()) {
+    *why = "summary.json is not a JSON object";
+    return std::nullopt;
+  }
+  if (!read("meta.json", &files.meta) || !files.meta.is_object()) {
+    files.meta = nlohmann::ordered_json::object();
+  }
+  if (!files.summary.contains("cost")) {
+    try {
+      files.summary["cost"] = BuildCost(files.summary, files.meta, rates);
+    } catch (const std::exception&) {
+      files.summary["cost"] = nullptr;  // a summary too odd to cost: listed without
+    }
+  }
+  return files;
 }
 
 nlohmann::ordered_json ReadRunSummary(const std::string& run_dir, const CostRates& rates) {
-  std::string path = (fs::path(run_dir) / "summary.json").string();
-  std::error_code ec;
-  if (!fs::exists(path, ec)) {
-    throw ConfigError(
-        fmt::format("{}: no summary.json: the run is still going, or it was killed before it ended "
-                    "(`trainvitals analyze {}` judges what it wrote)",
-                    run_dir, run_dir));
+  std::string why;
+  std::optional<RunFiles> files = ReadRunFiles(run_dir, rates, &why);
+  if (files) return std::move(files->summary);
+  if (why == "no summary.json") {
+    why += fmt::format(
+        ": the run is still going, or it was killed before it ended (`trainvitals analyze {}` "
+        "judges what it wrote)",
+        run_dir);
   }
-  nlohmann::ordered_json summary = ReadJsonFile(path);
-  if (!summary.is_object()) throw ConfigError(fmt::format("{}: not a JSON object", path));
-  if (!summary.contains("cost")) {
-    nlohmann::ordered_json meta = nlohmann::ordered_json::object();
-    std::string meta_path = (fs::path(run_dir) / "meta.json").string();
-    if (fs::exists(meta_path, ec)) meta = ReadJsonFile(meta_path);
-    if (auto cost = BuildCost(summary, meta, rates); !cost.is_null()) summary["cost"] = cost;
-  }
-  return summary;
+  throw ConfigError(fmt::format("{}: {}", run_dir, why));
 }
 
 bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j, bool say) {

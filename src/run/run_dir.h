@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,13 +32,19 @@ void PointLatestLink(const std::string& runs_dir, const std::string& run_dir);
 // ConfigError when neither is a directory.
 std::string ResolveRunDir(const std::string& run, const std::string& runs_dir);
 
-// The JSON document in `path`. Throws ConfigError saying what is wrong (missing,
-// unreadable, not JSON: with the line and column).
-nlohmann::ordered_json ReadJsonFile(const std::string& path);
-
-// A finished run's summary.json, with its "cost" computed from the summary and
-// meta.json at `rates` when the run was written before costs existed. Throws
-// ConfigError when the run has no summary (still running, or killed).
+// A finished run's summary.json and meta.json (an empty object when it has
+// none), with the summary's "cost" computed from both at `rates` when the run
+// was written before costs existed (null when the summary is too odd to cost).
+struct RunFiles {
+  nlohmann::ordered_json summary;
+  nlohmann::ordered_json meta;
+};
+// None with *why ("no summary.json", "summary.json is not JSON", "summary.json
+// is not a JSON object") when `run_dir` holds no usable summary.
+std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates& rates,
+                                     std::string* why);
+// The summary of ReadRunFiles; throws ConfigError saying why there is none
+// (a run still going, or killed before it ended).
 nlohmann::ordered_json ReadRunSummary(const std::string& run_dir, const CostRates& rates);
 
 // Writes `j` to `path` atomically (temporary file, then rename): a reader sees

@@ -6,10 +6,9 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/config.h"
+#include "run/run_dir.h"
 
 namespace tv {
 namespace fs = std::filesystem;
@@ -17,50 +16,16 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-enum class ReadJson { kOk, kMissing, kNotJson };
-
-ReadJson ReadJsonFile(const fs::path& path, Json* out, std::string* why) {
-  std::ifstream in(path);
-  if (!in) return ReadJson::kMissing;
-  std::stringstream text;
-  text << in.rdbuf();
-  *out = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (out->is_discarded()) {
-    *why = fmt::format("{} is not JSON", path.filename().string());
-    return ReadJson::kNotJson;
-  }
-  return ReadJson::kOk;
-}
-
 std::string AbsoluteDir(const std::string& dir) {
   std::error_code ec;
   fs::path p = fs::weakly_canonical(fs::absolute(dir, ec), ec);
   return ec ? fs::absolute(dir).lexically_normal().string() : p.string();
 }
 
-RunRecord Record(const std::string& dir, const Json& summary, const Json& meta,
-                 const CostRates& rates) {
-  Json cost;
-  if (auto it = summary.find("cost"); it != summary.end() && it->is_object()) {
-    cost = *it;
-  } else {
-    try {
-      cost = BuildCost(summary, meta, rates);
-    } catch (const std::exception&) {
-      cost = nullptr;  // a summary too odd to cost: the run is listed without
-    }
-  }
-  return RecordFromRun(AbsoluteDir(dir), summary, meta, cost);
-}
-
-Json ReadMeta(const std::string& dir) {
-  Json meta;
-  std::string ignored;
-  if (ReadJsonFile(fs::path(dir) / "meta.json", &meta, &ignored) != ReadJson::kOk ||
-      !meta.is_object()) {
-    meta = Json::object();
-  }
-  return meta;
+RunRecord Record(const std::string& dir, const Json& summary, const Json& meta) {
+  auto cost = summary.find("cost");
+  return RecordFromRun(AbsoluteDir(dir), summary, meta,
+                       cost != summary.end() && cost->is_object() ? *cost : Json());
 }
 
 }  // namespace
@@ -134,28 +99,18 @@ std::string RunIndexPath(const std::string& db) { return db.empty() ? DefaultRun
 
 std::optional<RunRecord> ReadRunDir(const std::string& dir, const CostRates& rates,
                                     std::string* why) {
-  Json summary;
-  switch (ReadJsonFile(fs::path(dir) / "summary.json", &summary, why)) {
-    case ReadJson::kMissing:
-      *why = "no summary.json";
-      return std::nullopt;
-    case ReadJson::kNotJson:
-      return std::nullopt;
-    case ReadJson::kOk:
-      break;
-  }
-  if (!summary.is_object()) {
-    *why = "summary.json is not a JSON object";
-    return std::nullopt;
-  }
-  return Record(dir, summary, ReadMeta(dir), rates);
+  std::optional<RunFiles> files = ReadRunFiles(dir, rates, why);
+  if (!files) return std::nullopt;
+  return Record(dir, files->summary, files->meta);
 }
 
 void IndexFinishedRun(const std::string& db_path, const std::string& run_dir, const Json& summary,
                       const Json& meta, const CostRates& rates) {
   std::string error;
   try {
-    RunRecord record = Record(run_dir, summary, meta, rates);
+    Json costed = summary;
+    if (!costed.contains("cost")) costed["cost"] = BuildCost(summary, meta, rates);
+    RunRecord record = Record(run_dir, costed, meta);
     std::unique_ptr<RunIndex> index = RunIndex::Open(db_path, &error);
     if (index && index->Put(record, &error)) return;
   } catch (const std::exception& e) {
