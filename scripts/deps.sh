@@ -18,6 +18,8 @@ DEBIAN_PACKAGES=(
   libgtest-dev googletest libbenchmark-dev
   libcpp-httplib-dev   # the Prometheus endpoint and the Pushgateway client
   libsqlite3-dev   # the run history (trainvitals runs)
+  libncurses-dev   # the terminal of trainvitals top
+  tmux   # the top tests drive it in a real terminal
   prometheus prometheus-pushgateway   # real servers the integration tests start
   prometheus-alertmanager   # the real server the alert tests post to
   clang-format clang-tidy

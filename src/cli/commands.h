@@ -24,5 +24,6 @@ void AddReportCommand(CLI::App& app, Action* action);
 void AddRunsCommand(CLI::App& app, Action* action);
 void AddCompareCommand(CLI::App& app, Action* action);
 void AddPickCommand(CLI::App& app, Action* action);
+void AddTopCommand(CLI::App& app, Action* action);
 
 }  // namespace tv

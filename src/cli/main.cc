@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   tv::AddRunsCommand(app, &action);
   tv::AddCompareCommand(app, &action);
   tv::AddPickCommand(app, &action);
+  tv::AddTopCommand(app, &action);
   tv::AddDocsCommand(app, &action);
   try {
     app.parse(parsed_argc, argv);

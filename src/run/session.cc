@@ -12,6 +12,7 @@
 #include "core/env.h"
 #include "core/host.h"
 #include "core/thread.h"
+#include "run/live_dir.h"
 #include "run/run_dir.h"
 #include "run/run_history.h"
 #include "run/sources.h"
@@ -159,6 +160,14 @@ void Session::StartMonitoring(int root_pid) {
     status_ = std::make_unique<StatusLine>(STDERR_FILENO, live_row_);
     status_->set_finding_repeat_s(thresholds_[Th::kRepeatLine_s]);
     sinks.push_back(status_.get());
+  }
+  std::string live_error;
+  if (std::string live_dir = LiveSessionsDir(true, &live_error); !live_dir.empty()) {
+    // `trainvitals top` lists the session while it runs.
+    live_ = std::make_unique<LiveFile>(
+        live_dir, LiveIdentity{::getpid(), root_pid, mode_, RunName(), command_, dir, start_wall_,
+                               config_.interval_s});
+    sinks.push_back(live_.get());
   }
   requested_tfevents_ = std::make_unique<RequestedTfevents>(
       config_.tensorboard, start_wall_, config_.interval_s, [this](const std::string& line) {

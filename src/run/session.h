@@ -26,6 +26,7 @@
 #include "markers/endpoint.h"
 #include "markers/training_events.h"
 #include "sinks/jsonl_sink.h"
+#include "sinks/live_file.h"
 #include "sinks/metrics_server.h"
 #include "sinks/prometheus_sink.h"
 #include "sinks/pushgateway_sink.h"
@@ -115,6 +116,7 @@ class Session {
   std::unique_ptr<PushgatewaySink> pushgateway_;
   TerminalRow* live_row_ = nullptr;
   std::unique_ptr<StatusLine> status_;
+  std::unique_ptr<LiveFile> live_;
   std::unique_ptr<TfeventsSink> tfevents_;
   std::unique_ptr<RequestedTfevents> requested_tfevents_;  // a training's log_dir (markers)
   std::unique_ptr<VdlSink> visualdl_;

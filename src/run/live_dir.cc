@@ -1,0 +1,50 @@
+#include "run/live_dir.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace tv {
+namespace {
+
+// `path` as a directory private to this user, made (mode 0700) when `create`.
+bool PrivateDir(const std::string& path, bool create, std::string* error) {
+  if (create && ::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+    *error = fmt::format("{}: {}", path, std::strerror(errno));
+    return false;
+  }
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    *error = fmt::format("{}: {}", path, std::strerror(errno));
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077) != 0) {
+    *error = fmt::format("{}: not a directory private to this user (mode 0700, owned by uid {})",
+                         path, ::getuid());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string LiveSessionsDir(bool create, std::string* error) {
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  std::string base;
+  struct stat st {};
+  if (runtime != nullptr && runtime[0] == '/' && ::stat(runtime, &st) == 0 && S_ISDIR(st.st_mode) &&
+      st.st_uid == ::getuid()) {
+    base = std::string(runtime) + "/trainvitals";
+  } else {
+    base = fmt::format("/tmp/trainvitals-{}", ::getuid());
+  }
+  std::string dir = base + "/sessions";
+  if (!PrivateDir(base, create, error) || !PrivateDir(dir, create, error)) return "";
+  return dir;
+}
+
+}  // namespace tv
