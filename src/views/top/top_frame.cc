@@ -229,7 +229,8 @@ class Painter {
   void Title(std::vector<TopLine>* out) const {
     Line line = NewLine();
     const HostSample& host = m_.host_sample;
-    std::string text = fmt::format("trainvitals top — {}  {}", m_.host, Clock(m_.t));
+    std::string text =
+        fmt::format("trainvitals top {} {}  {}", u_ ? "—" : "-", m_.host, Clock(m_.t));
     if (host.load1 && host.load5 && host.load15) {
       text += fmt::format("  load {:.2f} {:.2f} {:.2f}", *host.load1, *host.load5, *host.load15);
     }
@@ -333,7 +334,7 @@ class Painter {
   // Temperature, power, throttling.
   void Condition(const GpuSample& g, Line* line) const {
     if (g.temperature_celsius) {
-      line->Add(fmt::format(" {:.0f}°C", *g.temperature_celsius),
+      line->Add(fmt::format(" {:.0f}{}C", *g.temperature_celsius, u_ ? "°" : " "),
                 Level(*g.temperature_celsius, 80, 90));
     }
     if (g.power_watts) {
