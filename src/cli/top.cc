@@ -7,8 +7,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <clocale>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -121,7 +123,8 @@ int Interactive(TopFeed& feed, double interval_s) {
         RenderTop(model, history, &ui, screen->columns(), screen->rows(), screen->unicode()));
   };
   draw();
-  while (g_stop == 0) {
+  int instant_returns = 0;  // waits that ended at once with no key: a terminal gone
+  while (g_stop == 0 && instant_returns < 100) {
     double now = clock->MonotonicSeconds();
     if (now >= next) {
       model = feed.Next();
@@ -131,7 +134,11 @@ int Interactive(TopFeed& feed, double interval_s) {
       continue;
     }
     // Short waits, so a signal is noticed within a tenth of a second.
-    int key = screen->ReadKey(std::min(0.1, next - now));
+    // Whole milliseconds, at least one: a wait rounded to none would spin.
+    double wait = std::clamp(std::ceil((next - now) * 1000), 1.0, 100.0) / 1000;
+    int key = screen->ReadKey(wait);
+    bool instant = wait >= 0.02 && clock->MonotonicSeconds() - now < wait / 4;
+    instant_returns = key < 0 && instant ? instant_returns + 1 : 0;
     if (key < 0) {
       if (screen->FollowSize()) draw();  // resized: at once, not at the next refresh
       continue;
@@ -162,6 +169,11 @@ void AddTopCommand(CLI::App& app, Action* action) {
   cmd->add_flag("--no-gpus", *no_gpus, "Show the host only; do not load the GPU driver");
   cmd->callback([=] {
     *action = [=]() {
+      // main() holds these for `run`'s supervisor; top ends on them.
+      sigset_t set;
+      sigemptyset(&set);
+      for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP, SIGCONT}) sigaddset(&set, sig);
+      ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
       TopFeed feed(!*no_gpus);
       if (*once || *json) {
         feed.Next();

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <clocale>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -119,7 +120,7 @@ void TopScreen::Draw(const std::vector<TopLine>& lines) {
 }
 
 int TopScreen::ReadKey(double timeout_s) {
-  ::timeout(static_cast<int>(timeout_s * 1000));
+  ::timeout(static_cast<int>(std::lround(timeout_s * 1000)));
   int key = ::getch();
   return key == ERR ? -1 : key;
 }

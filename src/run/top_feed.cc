@@ -88,7 +88,10 @@ bool Alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
 TopFeed::TopFeed(bool gpus, std::string sessions_dir)
     : env_(Env::Default()), sessions_dir_(std::move(sessions_dir)) {
   host_ = MakeHostSources(env_, 0);
-  if (!gpus) return;
+  if (!gpus) {
+    gpu_error_ = "not read (--no-gpus)";
+    return;
+  }
   GpuSourceOptions options;  // every GPU, numbered as the driver does
   options.env = env_;
   std::vector<Notice> notices;
@@ -124,6 +127,7 @@ TopModel TopFeed::Next() {
     TopGpu gpu;
     auto name = gpu_names_.find({g.physical_index, g.mig_instance});
     if (name != gpu_names_.end()) gpu.name = name->second;
+    gpu.processes = gpu_->ProcessesOf(g.uuid);
     gpu.sample = std::move(g);
     model.gpus.push_back(std::move(gpu));
   }
@@ -238,7 +242,7 @@ void TopFeed::ReadProcesses(double mono_s, TopModel* model) {
   for (TopGpu& gpu : model->gpus) {
     double sessions_memory = 0;
     bool any = false;
-    for (const GpuProcess& p : gpu.sample.processes) {
+    for (const GpuProcess& p : gpu.processes) {
       GpuUse& use = gpu_use[p.pid];
       use.gpus.push_back(gpu.sample.index);
       if (p.memory_bytes) use.memory = use.memory.value_or(0) + *p.memory_bytes;

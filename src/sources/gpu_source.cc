@@ -159,6 +159,26 @@ void GpuSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices
   }
 }
 
+std::vector<GpuProcess> GpuSource::ProcessesOf(std::string_view uuid) const {
+  std::vector<GpuProcess> out;
+  const std::vector<GpuUnit>& units = backend_->units();
+  for (const Watched& w : watched_) {
+    if (w.lost || units[w.unit].uuid != uuid) continue;
+    for (const GpuProcessUse& use : w.processes) {
+      GpuProcess& p = out.emplace_back();
+      p.pid = use.pid;
+      p.memory_bytes = use.memory_bytes;
+      if (!w.utils_known) continue;
+      double sm = 0;
+      for (const GpuProcessUtil& u : w.last_utils) {
+        if (u.pid == use.pid) sm += u.sm_ratio;
+      }
+      p.sm_util_ratio = std::min(1.0, sm);
+    }
+  }
+  return out;
+}
+
 const std::string& GpuSource::NameOf(int pid) {
   auto it = names_.find(pid);
   if (it != names_.end()) return it->second;
@@ -196,6 +216,7 @@ void GpuSource::Attribute(Watched& w, const Tick& tick, const std::vector<int>& 
                           GpuSample* g) {
   if (backend_->ReadProcesses(w.unit, &procs_)) {
     g->processes.known = true;
+    w.processes.assign(procs_.begin(), procs_.end());
     double job_mem = 0, other_mem = 0;
     int job = 0, other = 0;
     bool job_mem_known = true, other_mem_known = true;
@@ -215,6 +236,8 @@ void GpuSource::Attribute(Watched& w, const Tick& tick, const std::vector<int>& 
     g->other_processes = other;
     if (job_mem_known || job_mem > 0) g->job_memory_bytes = job_mem;
     if (other_mem_known || other_mem > 0) g->other_memory_bytes = other_mem;
+  } else {
+    w.processes.clear();
   }
   // About 2.4 ms a call on an H200: every kProcessUtilEvery_s, over the
   // samples the driver kept since the previous call.

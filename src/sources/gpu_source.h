@@ -58,6 +58,10 @@ class GpuSource final : public Source {
   const nlohmann::json& static_info() const { return static_info_; }
   GpuBackend& backend() { return *backend_; }
   size_t watched() const { return watched_.size(); }
+  // Every compute process the latest Read listed on the unit `uuid`, in the
+  // driver's order, with its SM share when known: a sample keeps only the top
+  // kGpuTopProcesses (`trainvitals top` lists them all). Empty when unknown.
+  std::vector<GpuProcess> ProcessesOf(std::string_view uuid) const;
 
  private:
   struct Watched {
@@ -68,6 +72,7 @@ class GpuSource final : public Source {
     // The latest per-process SM read, applied to every sample until the next.
     std::vector<GpuProcessUtil> last_utils;
     bool utils_known = false;
+    std::vector<GpuProcessUse> processes;  // the latest list, whole
   };
   GpuSource(std::unique_ptr<GpuBackend> backend, Env* env)
       : backend_(std::move(backend)), env_(env), pids_(env) {}

@@ -54,6 +54,10 @@ def read_jsonl(path):
 def private_run_history(tmp_path_factory):
     """Runs made by the tests are indexed in a run history of their own, never the user's."""
     os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
+    # ... and announce themselves to `trainvitals top` in a runtime directory of their own.
+    runtime = tmp_path_factory.mktemp("xdg-runtime")
+    runtime.chmod(0o700)
+    os.environ["XDG_RUNTIME_DIR"] = str(runtime)
 
 
 @pytest.fixture

@@ -212,6 +212,13 @@ int SelectedIndex(const std::vector<Shown>& shown, int pid) {
   return 0;
 }
 
+// "0:07", "12:03", "1:02:05": one word, for a table cell.
+std::string Elapsed(double seconds) {
+  auto total = static_cast<long>(std::max(0.0, seconds));
+  long h = total / 3600, m = (total / 60) % 60, s = total % 60;
+  return h > 0 ? fmt::format("{}:{:02}:{:02}", h, m, s) : fmt::format("{}:{:02}", m, s);
+}
+
 std::string Clock(double t) {
   std::time_t s = static_cast<std::time_t>(t);
   std::tm tm{};
@@ -389,13 +396,13 @@ class Painter {
       std::vector<std::string> cells = {
           std::to_string(s.pid),
           s.mode,
-          FormatDuration(std::max(0.0, m_.t - s.start_t)),
+          Elapsed(m_.t - s.start_t),
           num(s.epoch, "{:.0f}"),
           num(s.step, "{:.0f}"),
           num(s.steps_per_second, "{:.2f}"),
           s.data_wait_ratio ? FormatPercent(*s.data_wait_ratio) : "-",
           num(s.health_score, "{:.0f}"),
-          num(s.cpu_cores, "{:.1f}"),
+          s.cpu_cores ? fmt::format("{:.0f}", *s.cpu_cores * 100) : "-",
           s.memory_bytes ? FormatBytes(*s.memory_bytes) : "-",
           s.name == s.command || s.command.empty() ? s.name : s.name + "  " + s.command};
       out->push_back(TableLine(kColumns, keep, cells, w_, u_, TopStyle::kNormal));

@@ -30,7 +30,7 @@ nlohmann::ordered_json TopJson(const TopModel& m) {
   for (const TopGpu& gpu : m.gpus) {
     const GpuSample& g = gpu.sample;
     nlohmann::ordered_json processes = nlohmann::ordered_json::array();
-    for (const GpuProcess& p : g.processes) {
+    for (const GpuProcess& p : gpu.processes) {
       processes.push_back({{"pid", p.pid},
                            {"memory_bytes", Value(p.memory_bytes)},
                            {"sm_util_ratio", Value(p.sm_util_ratio)}});

@@ -52,7 +52,9 @@ struct TopProcess {
 };
 
 struct TopGpu {
-  GpuSample sample;                             // index is NVML's; processes are the driver's list
+  GpuSample sample;  // index is NVML's
+  // Every compute process, with the driver's figures (the sample keeps the top few).
+  std::vector<GpuProcess> processes;
   std::string name;                             // "NVIDIA H100 80GB HBM3"
   std::optional<double> sessions_memory_bytes;  // held by the sessions' jobs
 };
