@@ -21,6 +21,9 @@ echo
 echo "== trainvitals pick (target <= 300 ms)"
 "$py" bench/pick_bench.py "$build/trainvitals"
 echo
+echo "== trainvitals top beside nvitop (target <= 1 % of a core, cheaper than nvitop)"
+"$py" bench/top_bench.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-30}"
+echo
 echo "== whole-program overhead"
 "$py" bench/overhead.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}" \
   --pairs "${BENCH_PAIRS:-8}" --markdown "$blocks/training.md"
