@@ -101,6 +101,11 @@ nvmlReturn_t nvmlInit_v2(void) {
   return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlInit(void) { return nvmlInit_v2(); }
+// nvidia-ml-py starts with it (flags 0), so Python peers load the fake too.
+nvmlReturn_t nvmlInitWithFlags(unsigned int flags) {
+  (void)flags;
+  return nvmlInit_v2();
+}
 nvmlReturn_t nvmlShutdown(void) {
   if (g_init_count == 0) return NVML_ERROR_UNINITIALIZED;
   --g_init_count;
