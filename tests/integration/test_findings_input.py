@@ -33,6 +33,10 @@ def planted(run):
     return float(run.proc.stdout.split("planted")[1].split()[0])
 
 
+def fetched(run):
+    return float(run.proc.stdout.split("fetched")[1].split()[0])
+
+
 def ids(run):
     return sorted(f["id"] for f in run.summary["findings"])
 
@@ -42,7 +46,10 @@ def test_a_loader_that_sleeps_is_input_bound_by_the_planted_share(run_tv, tmp_pa
     assert ids(run) == ["input-bound"], run.summary["findings"]
     finding = run.summary["findings"][0]
     assert finding["severity"] == "warning"  # >= 20 %: TensorFlow's "highly input-bound"
-    assert finding["evidence"]["data_wait_ratio"] == pytest.approx(planted(run), abs=0.05)
+    # The loop's own clock is the oracle: the planted sleeps plus the loading
+    # work around them (more of it on a slow machine).
+    assert fetched(run) >= planted(run) - 0.01
+    assert finding["evidence"]["data_wait_ratio"] == pytest.approx(fetched(run), abs=0.05)
     assert "num_workers" in finding["advice"][0]  # PyTorch's own advice
     said = [line for line in run.proc.stderr.splitlines()
             if line.startswith("trainvitals: input-bound (warning)")]

@@ -142,11 +142,17 @@ def test_the_screen_shows_the_training_its_gpus_and_answers_the_keys(session, te
     assert "GPU 1 " in screen
     # The training's process: its job, GPU 0, the memory the driver gives it
     # and its SM share (the driver's per-process history is read every 5 s).
-    screen = terminal.wait_for(
-        lambda s: re.search(r"tiny-mlp\s+0\s+3\.73 GiB\s+70% .*helpers/top", s) is not None,
-        "the training's process on GPU 0")
+    # Matched by PID and job: the command is cut to the terminal's width.
+    python_pid = None
+    while python_pid is None:
+        children = subprocess.run(["pgrep", "-P", str(session.run.pid)], capture_output=True,
+                                  text=True).stdout.split()
+        python_pid = children[0] if children else time.sleep(0.1)
+    row = re.compile(rf"^\s*{python_pid} \S+\s+tiny-mlp\s+0\s+3\.73 GiB\s+70% ", re.M)
+    screen = terminal.wait_for(lambda s: row.search(s) is not None,
+                               "the training's process on GPU 0")
     lines = screen.splitlines()
-    python = next(l for l in lines if re.search(r"tiny-mlp .*helpers/top", l))
+    python = next(l for l in lines if row.search(l))
     other = next(l for l in lines if l.lstrip().startswith(f"{session.other.pid} "))
     assert re.search(r"\s-\s+1\s+27\.9 GiB", other), other  # no job: someone else's
 
@@ -163,9 +169,9 @@ def test_the_screen_shows_the_training_its_gpus_and_answers_the_keys(session, te
     terminal.type("sleep 300")
     screen = terminal.wait_for(lambda s: "PROCESSES 1 " in s and "filter: sleep 300" in s,
                                "only the filtered process")
-    assert "helpers/top" not in screen.split("PROCESSES")[1]
+    assert "tiny-mlp" not in screen.split("PROCESSES")[1]
     terminal.keys("Escape")
-    terminal.wait_for(lambda s: "filter:" not in s and "helpers/top" in s.split("PROCESSES")[1],
+    terminal.wait_for(lambda s: "filter:" not in s and "tiny-mlp" in s.split("PROCESSES")[1],
                       "every process again")
 
     # A smaller terminal gets a smaller frame; one too small a line saying so.

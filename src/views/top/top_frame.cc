@@ -375,7 +375,7 @@ class Painter {
     static const std::vector<Column> kColumns = {
         {"PID", 7, true, 0},   {"MODE", 6, false, 3},          {"ELAPSED", 8, true, 0},
         {"EPOCH", 5, true, 0}, {"STEP", 8, true, 2},           {"STEPS/S", 8, true, 0},
-        {"WAIT", 5, true, 0},  {"HEALTH", 6, true, 0},         {"CPU", 5, true, 1},
+        {"WAIT", 5, true, 0},  {"HEALTH", 6, true, 0},         {"CPU%", 5, true, 1},
         {"MEM", 9, true, 1},   {"NAME / COMMAND", 0, false, 0}};
     std::vector<bool> keep = FitColumns(kColumns, w_, 12);
     std::vector<std::string> titles;

@@ -8,7 +8,9 @@ With --ranks 2 it runs two DistributedDataParallel ranks (gloo, CPU), each its
 own process and marker client, and only rank R's dataset sleeps: the ranks
 synchronise at every step, so R holds the other back. Prints "planted R" with
 the share of the loop's wall time the dataset slept (rank R's, or the one rank's;
-without workers, where the sleep is the loop's own wait).
+without workers, where the sleep is the loop's own wait), and "fetched F" with
+the share it waited for batches by its own clock (the sleeps plus the loading
+work, which a slow machine makes longer).
 """
 import argparse
 import os
@@ -53,17 +55,21 @@ def train(args, rank=-1):
                                          num_workers=args.workers, **ahead)
     m = trainvitals.torch.monitor(rank=rank if rank >= 0 else None)
     start = time.perf_counter()
+    fetched = 0.0  # the loop's own count of its waits for a batch: sleeps and loading work
+    ready = start
     for x, y in m.data(loader):
+        fetched += time.perf_counter() - ready
         loss = torch.nn.functional.mse_loss(model(x), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
         spin(args.work_ms)
         m.step()
+        ready = time.perf_counter()
     wall = time.perf_counter() - start
     m.close()
     if rank in (-1, args.slow_rank) and not args.workers:
-        print("planted", batches * sleep_ms / 1000.0 / wall, flush=True)
+        print("planted", batches * sleep_ms / 1000.0 / wall, "fetched", fetched / wall, flush=True)
 
 
 def rank_main(rank, args):
