@@ -238,7 +238,9 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
     by_run.push_back(std::move(m));
   }
   for (const auto& [epoch, first] : by_run[0]) {
-    if (!std::all_of(by_run.begin(), by_run.end(), [&](const auto& m) { return m.count(epoch); }))
+    // A copy: a lambda may not capture a structured binding before clang 16.
+    auto number = epoch;
+    if (!std::all_of(by_run.begin(), by_run.end(), [&](const auto& m) { return m.count(number); }))
       continue;
     Json row = {{"epoch", epoch}};
     // Each epoch column: from the epoch record or its cost record, and where.
