@@ -94,6 +94,7 @@ TopFeed::TopFeed(bool gpus, std::string sessions_dir)
   }
   GpuSourceOptions options;  // every GPU, numbered as the driver does
   options.env = env_;
+  options.all_processes = true;
   std::vector<Notice> notices;
   gpu_ = GpuSource::Create(options, &notices);
   if (!gpu_) {

@@ -99,6 +99,7 @@ std::unique_ptr<GpuSource> GpuSource::Create(std::unique_ptr<GpuBackend> backend
     }
   }
 
+  source->all_processes_ = options.all_processes;
   GpuBackend& b = *source->backend_;
   source->static_info_ = b.DriverInfo();
   if (options.cuda_visible_devices) {
@@ -216,7 +217,7 @@ void GpuSource::Attribute(Watched& w, const Tick& tick, const std::vector<int>& 
                           GpuSample* g) {
   if (backend_->ReadProcesses(w.unit, &procs_)) {
     g->processes.known = true;
-    w.processes.assign(procs_.begin(), procs_.end());
+    if (all_processes_) w.processes.assign(procs_.begin(), procs_.end());
     double job_mem = 0, other_mem = 0;
     int job = 0, other = 0;
     bool job_mem_known = true, other_mem_known = true;

@@ -28,10 +28,11 @@ struct GpuSourceOptions {
   std::string nvml_library;  // empty: $TRAINVITALS_NVML_LIBRARY, else libnvidia-ml.so.1
   // CUDA_VISIBLE_DEVICES as the job will see it; nullopt when unset.
   std::optional<std::string> cuda_visible_devices;
-  std::vector<int> gpus;  // watch only these CUDA indices; empty: every visible GPU
-  bool real_ids = false;  // UUIDs and serials in static_info instead of a short hash
-  bool mig = true;        // watch MIG slices
-  Env* env = nullptr;     // for /proc/<pid>/status (NSpid) and comm; nullptr: Env::Default()
+  std::vector<int> gpus;       // watch only these CUDA indices; empty: every visible GPU
+  bool real_ids = false;       // UUIDs and serials in static_info instead of a short hash
+  bool mig = true;             // watch MIG slices
+  bool all_processes = false;  // keep every process's listing for ProcessesOf (top)
+  Env* env = nullptr;          // for /proc/<pid>/status (NSpid) and comm; nullptr: Env::Default()
 
   // Defaults, with cuda_visible_devices from this process's environment.
   static GpuSourceOptions FromEnvironment();
@@ -60,7 +61,8 @@ class GpuSource final : public Source {
   size_t watched() const { return watched_.size(); }
   // Every compute process the latest Read listed on the unit `uuid`, in the
   // driver's order, with its SM share when known: a sample keeps only the top
-  // kGpuTopProcesses (`trainvitals top` lists them all). Empty when unknown.
+  // kGpuTopProcesses (`trainvitals top` lists them all). Empty when unknown
+  // or not asked for (GpuSourceOptions::all_processes).
   std::vector<GpuProcess> ProcessesOf(std::string_view uuid) const;
 
  private:
@@ -83,6 +85,7 @@ class GpuSource final : public Source {
   std::unique_ptr<GpuBackend> backend_;
   Env* env_;
   std::vector<Watched> watched_;
+  bool all_processes_ = false;
   nlohmann::json static_info_;
   PidMapper pids_;
   std::vector<GpuProcessUse> procs_;
