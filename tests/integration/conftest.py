@@ -100,3 +100,37 @@ def prom_live(tmp_path_factory):
     prom.stop()
     run.terminate()
     run.wait(timeout=30)
+
+
+class OtherUser:
+    """An unprivileged local user, made by the test run: the hostile neighbour on a shared machine."""
+
+    name = "tv-neighbour"
+
+    def __init__(self):
+        import pwd
+        entry = pwd.getpwnam(self.name)
+        self.uid, self.gid = entry.pw_uid, entry.pw_gid
+
+    def run(self, args, **kwargs):
+        """subprocess.run of `args` as this user (no supplementary groups)."""
+        return subprocess.run(args, user=self.uid, group=self.gid, extra_groups=[], **kwargs)
+
+    def popen(self, args, **kwargs):
+        return subprocess.Popen(args, user=self.uid, group=self.gid, extra_groups=[], **kwargs)
+
+
+@pytest.fixture(scope="session")
+def other_user():
+    """OtherUser, created once (useradd) when the tests run as root; skips where they do not."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to create an unprivileged user")
+    import pwd
+    try:
+        pwd.getpwnam(OtherUser.name)
+    except KeyError:
+        made = subprocess.run(["/usr/sbin/useradd", "--system", "--no-create-home", "--shell",
+                               "/usr/sbin/nologin", OtherUser.name], capture_output=True, text=True)
+        if made.returncode != 0:
+            pytest.skip(f"useradd {OtherUser.name} failed: {made.stderr.strip()}")
+    return OtherUser()
