@@ -26,9 +26,7 @@ PickResult PickGpus(std::vector<GpuCandidate> candidates, const PickRules& rules
     // process computes on it (MIG slices report no utilisation).
     if (!c.busy_ratio && c.processes == 0) c.busy_ratio = 0;
     if (c.held_by) {
-      out.rejected.push_back(
-          *c.held_by > 0 ? fmt::format("{}: held by trainvitals run pid {}", Label(c), *c.held_by)
-                         : Label(c) + ": held by another trainvitals run");
+      out.rejected.push_back(Label(c) + ": " + *c.held_by);
     } else if (c.mig_instance >= 0 && rules.count > 1) {
       out.rejected.push_back(Label(c) + ": a CUDA process sees one MIG slice at most");
     } else if (!c.memory_free_bytes) {

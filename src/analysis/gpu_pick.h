@@ -22,7 +22,10 @@ struct GpuCandidate {
   std::optional<double> memory_free_bytes;  // the least free over the window
   std::optional<double> busy_ratio;         // the mean over the window
   int processes = 0;                        // compute processes on it
-  std::optional<int> held_by;  // the pid of the trainvitals run that holds it (0: unknown)
+  // Why its lock says another job has it ("held by pid 4242 (python3), lock
+  // file of alice", or an unusable lock file); none when it is free.
+  std::optional<std::string> held_by;
+  std::optional<int> held_by_pid;  // the lock's holder, as the kernel names it
 };
 
 struct PickRules {

@@ -35,7 +35,11 @@ nlohmann::ordered_json AsJson(const GpuCandidate& c) {
       c.memory_free_bytes ? nlohmann::ordered_json(*c.memory_free_bytes) : nlohmann::ordered_json();
   j["busy_ratio"] = c.busy_ratio ? nlohmann::ordered_json(*c.busy_ratio) : nlohmann::ordered_json();
   j["processes"] = c.processes;
-  if (c.held_by) j["held_by_pid"] = *c.held_by;
+  if (c.held_by) {
+    j["held_by"] = *c.held_by;
+    j["held_by_pid"] =
+        c.held_by_pid ? nlohmann::ordered_json(*c.held_by_pid) : nlohmann::ordered_json();
+  }
   return j;
 }
 
@@ -74,8 +78,9 @@ void AddPickCommand(CLI::App& app, Action* action) {
         fmt::print(stderr, "trainvitals: pick: {}\n", error);
         return 1;
       }
-      for (GpuCandidate& c : gpus) {
-        if (int holder = 0; GpuLockHeld(c.uuid, &holder)) c.held_by = holder;
+      if (std::string problem = MarkHeldGpus(gpus); !problem.empty()) {
+        fmt::print(stderr, "trainvitals: pick: {}; GPUs other runs hold are not left out\n",
+                   problem);
       }
       nlohmann::ordered_json all = nlohmann::ordered_json::array();
       for (const GpuCandidate& c : gpus) all.push_back(AsJson(c));

@@ -3,6 +3,8 @@ driver's utilisation history, the reasons when too few qualify, MIG slices by
 UUID, and no driver at all."""
 import json
 import os
+import pwd
+import re
 import subprocess
 import time
 
@@ -120,9 +122,12 @@ def test_ten_runs_started_together_never_share_a_gpu(tmp_path):
     assert sorted(gpu for gpu, _ in started) == ["0", "1", "2", "3"]
     assert all(order == "PCI_BUS_ID" for _, order in started)
     assert len(refused) == 6
+    pids = {p.pid for _, p in runs}
     for err in refused:
-        assert err.startswith("trainvitals: --gpus auto:1: only 0 GPUs free; held by other "
-                              "runs: GPU "), err
+        assert err.startswith("trainvitals: --gpus auto:1: only 0 GPUs free: GPU "), err
+        # Each holder as the kernel names it: one of the runs that started.
+        holders = re.findall(r"GPU \d held by pid (\d+) \(trainvitals\), lock file of root", err)
+        assert len(holders) == 4 and {int(h) for h in holders} <= pids, err
     # Each run watched the GPU it was given, and gave it back when it ended.
     for i in range(10):
         meta = tmp_path / f"run{i}" / "meta.json"
@@ -153,7 +158,8 @@ def test_pick_leaves_out_what_a_run_holds(tmp_path):
         lines = proc.stderr.splitlines()
         assert lines[0] == "trainvitals: pick: 1 of the 2 GPUs asked for qualify"
         for gpu in held:
-            assert f"  GPU {gpu}: held by trainvitals run pid {run.pid}" in lines, lines
+            assert (f"  GPU {gpu}: held by pid {run.pid} (trainvitals), lock file of "
+                    f"{pwd.getpwuid(os.geteuid()).pw_name}") in lines, lines
     finally:
         run.terminate()
         run.wait(timeout=30)
