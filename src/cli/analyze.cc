@@ -42,6 +42,14 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
       } catch (const std::runtime_error& e) {
         throw ConfigError(e.what());
       }
+      if (v.rows == 0) {
+        // Nothing to judge: an empty file, or one of lines that are no rows.
+        std::string why = v.skipped > 0     ? fmt::format(" (first skipped: {})", v.skipped_first)
+                          : v.notes.empty() ? ""
+                                            : " (" + v.notes.back() + ")";
+        throw ConfigError(fmt::format("{}/samples.jsonl holds no rows to judge{}", dir, why));
+      }
+      for (const std::string& note : v.notes) fmt::print(stderr, "trainvitals: {}\n", note);
       if (*json) {
         nlohmann::ordered_json out = {{"run_dir", dir},         {"rows", v.rows},
                                       {"ended", v.ended},       {"health", v.health},
@@ -53,7 +61,7 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
       std::string text = fmt::format("trainvitals: {} — {} rows{}\n", dir, v.rows,
                                      v.ended ? "" : ", still being written (judged so far)");
       if (v.skipped > 0) {
-        text += fmt::format("  Skipped  {} line{} that are not JSON (first: {})\n", v.skipped,
+        text += fmt::format("  Skipped  {} line{} that are not usable (first: {})\n", v.skipped,
                             v.skipped == 1 ? "" : "s", v.skipped_first);
       }
       text += FormatMemoryTrends(v.memory_trends);

@@ -46,10 +46,11 @@ void AddReportCommand(CLI::App& app, Action* action) {
         throw ConfigError(e.what());
       }
       if (written.skipped_lines > 0) {
-        fmt::print(stderr, "trainvitals: skipped {} line{} that are not JSON (first: {})\n",
+        fmt::print(stderr, "trainvitals: skipped {} line{} that are not rows (first: {})\n",
                    written.skipped_lines, written.skipped_lines == 1 ? "" : "s",
                    written.first_skipped);
       }
+      for (const std::string& note : written.notes) fmt::print(stderr, "trainvitals: {}\n", note);
       fmt::print("{}\n", written.path);
       return 0;
     };

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
+
+#include "core/json_shape.h"
+#include "core/run_file.h"
 
 namespace tv {
 namespace fs = std::filesystem;
@@ -28,6 +30,33 @@ std::string DefaultRunName(const std::vector<std::string>& command) {
   return prog.empty() ? "run" : prog;
 }
 
+namespace {
+
+// Creates `dir` (its missing parents as mkdir -p would) 0700, or 0755 when
+// `share`. A directory that already exists is the user's: its mode is kept.
+void MakeRunDir(const std::string& dir, bool share) {
+  fs::path target = fs::path(dir).lexically_normal();
+  if (target.filename().empty()) target = target.parent_path();  // "out/"
+  std::error_code ec;
+  if (fs::path parent = target.parent_path(); !parent.empty()) fs::create_directories(parent, ec);
+  if (ec) throw ConfigError(fmt::format("cannot create run directory {}: {}", dir, ec.message()));
+  mode_t mode = share ? 0755 : 0700;
+  if (::mkdir(target.c_str(), mode) != 0) {
+    if (errno == EEXIST) return;
+    throw ConfigError(fmt::format("cannot create run directory {}: {}", dir, std::strerror(errno)));
+  }
+  if (!share) return;  // the umask can only take bits from 0700
+  // 0755 whatever the umask; through a descriptor, so a directory swapped for
+  // a link meanwhile is not followed.
+  int fd = ::open(target.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fchmod(fd, mode);
+    ::close(fd);
+  }
+}
+
+}  // namespace
+
 std::string PrepareRunDir(const Config& config, const std::vector<std::string>& command,
                           double now_wall) {
   std::string dir = config.out;
@@ -45,9 +74,7 @@ std::string PrepareRunDir(const Config& config, const std::vector<std::string>& 
     dir = base;
     for (int n = 2; fs::exists(dir); ++n) dir = fmt::format("{}-{}", base, n);
   }
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw ConfigError(fmt::format("cannot create run directory {}: {}", dir, ec.message()));
+  MakeRunDir(dir, config.share);
   if (!fs::is_directory(dir))
     throw ConfigError(fmt::format("{} exists and is not a directory", dir));
   if (fs::exists(fs::path(dir) / "samples.jsonl")) {
@@ -89,26 +116,33 @@ std::string ResolveRunDir(const std::string& run, const std::string& runs_dir) {
 
 std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates& rates,
                                      std::string* why) {
-  auto read = [&](std::string_view name, nlohmann::ordered_json* out) {
-    std::ifstream in(fs::path(run_dir) / name);
-    if (!in) return false;
-    *out = nlohmann::ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
-    return true;
-  };
   RunFiles files;
-  if (!read("summary.json", &files.summary)) {
+  Status s = ReadJsonDocument((fs::path(run_dir) / "summary.json").string(), &files.summary,
+                              "summary.json");
+  if (s.code() == Status::Code::kNotFound) {
     *why = "no summary.json";
     return std::nullopt;
   }
-  if (files.summary.is_discarded()) {
-    *why = "summary.json is not JSON";
+  if (!s.ok()) {
+    *why = s.message();
     return std::nullopt;
   }
   if (!files.summary.is_object()) {
     *why = "summary.json is not a JSON object";
     return std::nullopt;
   }
-  if (!read("meta.json", &files.meta) || !files.meta.is_object()) {
+  if (std::string e = JsonShapeError(files.summary, SummaryShape()); !e.empty()) {
+    *why = "summary.json: " + e;
+    return std::nullopt;
+  }
+  // meta.json adds to a summary; one that cannot be used is left out, said on stderr.
+  s = ReadJsonDocument((fs::path(run_dir) / "meta.json").string(), &files.meta, "meta.json");
+  std::string shape = s.ok() ? JsonShapeError(files.meta, MetaShape()) : "";
+  if (!s.ok() || !shape.empty()) {
+    if (s.code() != Status::Code::kNotFound) {
+      fmt::print(stderr, "trainvitals: {}: {}; left out\n", run_dir,
+                 s.ok() ? "meta.json: " + shape : s.message());
+    }
     files.meta = nlohmann::ordered_json::object();
   }
   if (!files.summary.contains("cost")) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -89,6 +90,24 @@ TEST_F(RunHistoryDir, SaysWhyARunDirectoryIsSkipped) {
   Write("summary.json", "[1, 2]");
   EXPECT_FALSE(ReadRunDir((dir_ / "run").string(), CostRates{}, &why));
   EXPECT_EQ(why, "summary.json is not a JSON object");
+}
+
+TEST_F(RunHistoryDir, RefusesHostileSummariesNamingFileAndKey) {
+  std::string why;
+  std::string fifo = (dir_ / "run" / "summary.json").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(ReadRunDir((dir_ / "run").string(), CostRates{}, &why));  // returns at once
+  EXPECT_EQ(why, "summary.json is a FIFO, not a regular file");
+  fs::remove(fifo);
+  Write("summary.json", R"({"duration_s": 3, "cost": null})");
+  EXPECT_FALSE(ReadRunDir((dir_ / "run").string(), CostRates{}, &why));
+  EXPECT_EQ(why, "summary.json: key cost: expected an object, got null");
+  Write("summary.json", R"({"duration_s": 3, "epochs": {"1": {}}})");
+  EXPECT_FALSE(ReadRunDir((dir_ / "run").string(), CostRates{}, &why));
+  EXPECT_EQ(why, "summary.json: key epochs: expected an array, got an object");
+  Write("summary.json", "{\"x\": " + std::string(100000, '[') + std::string(100000, ']') + "}");
+  EXPECT_FALSE(ReadRunDir((dir_ / "run").string(), CostRates{}, &why));
+  EXPECT_EQ(why, "summary.json is nested deeper than 64 levels");
 }
 
 TEST_F(RunHistoryDir, KeysARunByItsAbsolutePathAndKeepsTheSummarysCost) {

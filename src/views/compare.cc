@@ -28,6 +28,15 @@ std::optional<double> At(const Json& j, std::initializer_list<std::string_view> 
   return at->get<double>();
 }
 
+// The member `key` of `j`; null when `j` is not an object or lacks it (a
+// summary whose cost could not be computed has a null "cost").
+const Json& Member(const Json& j, std::string_view key) {
+  static const Json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it != j.end() ? *it : kNull;
+}
+
 std::optional<double> Num(const Json& v) {
   if (!v.is_number()) return std::nullopt;
   return v.get<double>();
@@ -115,8 +124,8 @@ const std::vector<Figure>& Figures() {
        }},
       {"epoch_energy_kwh", "energy per epoch", Unit::kKwh,
        [](const Json& s) {
-         const Json cost = s.value("cost", Json::object());
-         return EpochMean(cost.value("epochs", Json::array()), "energy_kwh");
+         const Json& epochs = Member(Member(s, "cost"), "epochs");
+         return epochs.is_array() ? EpochMean(epochs, "energy_kwh") : std::nullopt;
        }},
       {"co2e_kg", "CO2e (estimate)", Unit::kKg,
        [](const Json& s) {
@@ -200,7 +209,8 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
     out["runs"].push_back({{"label", r.label}, {"run_dir", r.summary.value("run_dir", "")}});
   }
   if (runs.empty()) return out;
-  std::string currency = runs[0].summary.value("cost", Json::object()).value("currency", "");
+  const Json& currency_of = Member(Member(runs[0].summary, "cost"), "currency");
+  std::string currency = currency_of.is_string() ? currency_of.get<std::string>() : "";
   if (!currency.empty()) out["currency"] = currency;
   for (const Figure& f : Figures()) {
     std::vector<std::optional<double>> values;

@@ -4,31 +4,42 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <span>
 #include <stdexcept>
 
 #include "analysis/findings/analyzer.h"
+#include "core/json_shape.h"
+#include "core/run_file.h"
 
 namespace tv {
 namespace {
 
-// Calls `line(text, number, cut)` for each non-empty line of `path`; `cut`:
-// the last line, without its newline (a run still being written).
+// Calls `line(text, number, cut)` for each non-empty line of `path` up to
+// kMaxJsonlLineBytes (`cut`: the last line, without its newline: a run still
+// being written); lines over the cap are noted in `v`. False when `path`
+// does not exist; throws std::runtime_error naming it when it cannot be read.
 template <typename Line>
-void ForEachLine(const std::string& path, Line&& line) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text;
-  size_t number = 0;
-  while (std::getline(in, text)) {
-    ++number;
-    if (!text.empty()) line(std::string_view(text), number, in.eof());
+bool ForEachLine(const std::string& path, Verdict* v, Line&& line) {
+  JsonlReader reader;
+  Status s = reader.Open(path);
+  if (s.code() == Status::Code::kNotFound) return false;
+  if (!s.ok()) throw std::runtime_error(s.message());
+  JsonlReader::Line l;
+  while (reader.Next(&l)) line(l.text, l.number, l.cut);
+  if (!reader.status().ok()) throw std::runtime_error(reader.status().message());
+  if (std::string note = LongLinesNote(reader, path); !note.empty()) {
+    v->notes.push_back(std::move(note));
   }
+  return true;
 }
 
-// Counts a line that is not JSON (unless it is the cut last line).
-void Skip(const std::string& path, size_t number, bool cut, Verdict* v) {
+// Counts a line that is not usable (unless it is the cut last line).
+void Skip(const std::string& path, size_t number, bool cut, std::string_view text,
+          std::span<const JsonRule> shape, std::string_view what, Verdict* v) {
   if (cut) return;
-  if (v->skipped++ == 0) v->skipped_first = fmt::format("{}:{}: not JSON", path, number);
+  if (v->skipped++ == 0) {
+    v->skipped_first = fmt::format("{}:{}: {}", path, number, WhyLineUnusable(text, shape, what));
+  }
 }
 
 }  // namespace
@@ -37,28 +48,37 @@ Verdict Replay(const std::string& run_dir, const Thresholds& thresholds) {
   namespace fs = std::filesystem;
   fs::path dir(run_dir);
   std::string samples = (dir / "samples.jsonl").string();
-  if (!fs::exists(samples)) {
+  std::error_code ec;
+  if (!fs::exists(samples, ec) && !fs::is_symlink(samples, ec)) {
     throw std::runtime_error(fmt::format("{} has no samples.jsonl: not a run directory", run_dir));
   }
   Verdict v;
   double interval_s = 1;
   {
-    std::ifstream in(dir / "meta.json");
-    nlohmann::json meta = nlohmann::json::parse(in, nullptr, false);
-    if (meta.is_object() && meta.contains("interval_s") && meta["interval_s"].is_number()) {
-      interval_s = meta["interval_s"].get<double>();
+    nlohmann::json meta;
+    std::string meta_path = (dir / "meta.json").string();
+    Status s = ReadJsonDocument(meta_path, &meta);
+    std::string shape = s.ok() ? JsonShapeError(meta, MetaShape()) : "";
+    if (s.ok() && shape.empty()) {
+      if (meta.contains("interval_s")) interval_s = meta["interval_s"].get<double>();
+    } else if (s.code() != Status::Code::kNotFound && !(fs::file_size(meta_path, ec) == 0 && !ec)) {
+      v.notes.push_back(fmt::format("{}; left out (interval 1 s)",
+                                    s.ok() ? meta_path + ": " + shape : s.message()));
     }
   }
   std::vector<Mark> marks;
   JobEnd job_end;
   std::string events_path = (dir / "events.jsonl").string();
-  ForEachLine(events_path, [&](std::string_view text, size_t number, bool cut) {
-    nlohmann::json e = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (e.is_discarded()) return Skip(events_path, number, cut, &v);
+  ForEachLine(events_path, &v, [&](std::string_view text, size_t number, bool cut) {
+    nlohmann::json e;
+    std::string why;
+    if (!ParseJsonLine(text, &e, &why) || !JsonShapeError(e, EventShape()).empty()) {
+      return Skip(events_path, number, cut, text, EventShape(), "an event", &v);
+    }
     Mark m;
     if (MarkFromEvent(e, &m)) marks.push_back(std::move(m));
     JobEndFromEvent(e, &job_end);
-    if (e.is_object() && e.value("type", "") == "end") v.ended = true;
+    if (e.value("type", "") == "end") v.ended = true;
   });
   std::stable_sort(marks.begin(), marks.end(),
                    [](const Mark& a, const Mark& b) { return a.t < b.t; });
@@ -70,9 +90,11 @@ Verdict Replay(const std::string& run_dir, const Thresholds& thresholds) {
   Frame frame;
   FrameReader reader;
   double last_t = 0;
-  ForEachLine(samples, [&](std::string_view text, size_t number, bool cut) {
+  ForEachLine(samples, &v, [&](std::string_view text, size_t number, bool cut) {
     FrameReader::Line kind = reader.Read(text, &frame);
-    if (kind == FrameReader::Line::kNotJson) return Skip(samples, number, cut, &v);
+    if (kind == FrameReader::Line::kNotJson) {
+      return Skip(samples, number, cut, text, SampleRowShape(), "a row of samples.jsonl", &v);
+    }
     if (kind == FrameReader::Line::kNotRow) return;
     while (next_mark < marks.size() && marks[next_mark].t <= frame.t - kMarkHold_s) {
       analyzer.OnMark(marks[next_mark++], &events);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "analysis/findings/table.h"
 
@@ -16,13 +17,15 @@ struct Verdict {
   nlohmann::ordered_json health = nlohmann::ordered_json::object();
   nlohmann::ordered_json memory_trends = nlohmann::ordered_json::array();
   size_t rows = 0;
-  bool ended = false;         // the run has ended (summary.json or an "end" event)
-  size_t skipped = 0;         // lines of samples.jsonl or events.jsonl that were not JSON
-  std::string skipped_first;  // "FILE:LINE: what", the first of them
+  bool ended = false;              // the run has ended (summary.json or an "end" event)
+  size_t skipped = 0;              // lines of samples.jsonl or events.jsonl that were not usable
+  std::string skipped_first;       // "FILE:LINE: not JSON" (or why it was not usable), the first
+  std::vector<std::string> notes;  // lines over the length cap skipped, a meta.json left out
 };
 
-// Throws std::runtime_error saying what is missing when `run_dir` holds no
-// samples.jsonl.
+// Reads the files through core/run_file.h's limits. Throws std::runtime_error
+// naming the file when `run_dir` holds no samples.jsonl, or when samples.jsonl
+// or events.jsonl is there but cannot be read (not a regular file).
 Verdict Replay(const std::string& run_dir, const Thresholds& thresholds);
 
 }  // namespace tv

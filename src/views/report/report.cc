@@ -45,7 +45,11 @@ ReportWritten WriteReport(const ReportRequest& request) {
   WriteFileAtomically(out.path, page);
   out.bytes = page.size();
   for (const ReportRun* run : {&a, b ? &*b : nullptr}) {
-    if (run == nullptr || run->series.skipped == 0) continue;
+    if (run == nullptr) continue;
+    for (const std::string* note : {&run->series.long_lines_note, &run->events_note}) {
+      if (!note->empty()) out.notes.push_back(*note);
+    }
+    if (run->series.skipped == 0) continue;
     if (out.skipped_lines == 0) out.first_skipped = run->series.first_skipped;
     out.skipped_lines += run->series.skipped;
   }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace tv {
 
@@ -17,13 +18,14 @@ struct ReportRequest {
 struct ReportWritten {
   std::string path;
   size_t bytes = 0;
-  size_t skipped_lines = 0;   // lines of samples.jsonl that are not JSON, both runs
-  std::string first_skipped;  // "FILE:LINE: not JSON"
+  size_t skipped_lines = 0;        // lines of samples.jsonl that are not JSON, both runs
+  std::string first_skipped;       // "FILE:LINE: not JSON" (or why it is not a row)
+  std::vector<std::string> notes;  // lines over the length cap skipped (core/run_file.h)
 };
 
 // Reads the run(s) and writes the page (a temporary file, then rename).
-// Throws std::runtime_error saying what is wrong: a directory without
-// samples.jsonl, a page that cannot be written.
+// Throws std::runtime_error saying what is wrong: a run that LoadReportRun
+// refuses (run_data.h), a page that cannot be written.
 ReportWritten WriteReport(const ReportRequest& request);
 
 }  // namespace tv

@@ -5,36 +5,66 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <span>
 #include <stdexcept>
 
+#include "core/json_shape.h"
+#include "core/run_file.h"
 #include "views/report/downsample.h"
 
 namespace tv {
 namespace {
 
-nlohmann::json ReadJsonFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) return nullptr;
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return j.is_discarded() ? nlohmann::json() : j;
+// meta.json or summary.json: null when absent (or, for meta.json, empty: a run
+// just starting). Throws std::runtime_error naming the file when it cannot be
+// used; when not `fatal`, says so on stderr and leaves it out instead.
+nlohmann::json ReadJsonFile(const std::filesystem::path& path, std::span<const JsonRule> shape,
+                            bool fatal) {
+  nlohmann::json j;
+  Status s = ReadJsonDocument(path.string(), &j);
+  if (s.code() == Status::Code::kNotFound) return nullptr;
+  std::string problem = s.message();
+  if (s.ok()) {
+    problem = JsonShapeError(j, shape);
+    if (problem.empty()) return j;
+    problem = fmt::format("{}: {}", path.string(), problem);
+  }
+  std::error_code ec;
+  if (!fatal && std::filesystem::is_regular_file(path, ec) &&
+      std::filesystem::file_size(path, ec) == 0) {
+    return nullptr;
+  }
+  if (fatal) throw std::runtime_error(problem);
+  fmt::print(stderr, "trainvitals: {}; left out\n", problem);
+  return nullptr;
 }
 
-// The lines of events.jsonl the time axis shows.
-std::vector<nlohmann::json> ReadEvents(const std::filesystem::path& path) {
+// The lines of events.jsonl the time axis shows (none when it is absent).
+// Throws std::runtime_error when it is there but cannot be read.
+std::vector<nlohmann::json> ReadEvents(const std::filesystem::path& path, std::string* note) {
   std::vector<nlohmann::json> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
+  JsonlReader reader;
+  Status s = reader.Open(path.string());
+  if (s.code() == Status::Code::kNotFound) return out;
+  if (!s.ok()) throw std::runtime_error(s.message());
+  JsonlReader::Line line;
+  std::string why;
+  while (reader.Next(&line)) {
     // Cheap filter before parsing: process and marker events are most lines.
-    if (line.find("\"epoch\"") == std::string::npos && line.find("phase_") == std::string::npos &&
-        line.find("alert_") == std::string::npos) {
+    if (line.text.find("\"epoch\"") == std::string::npos &&
+        line.text.find("phase_") == std::string::npos &&
+        line.text.find("alert_") == std::string::npos) {
       continue;
     }
-    nlohmann::json e = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (e.is_object() && e.contains("t") && e["t"].is_number()) out.push_back(std::move(e));
+    nlohmann::json e;
+    if (ParseJsonLine(line.text, &e, &why) && JsonShapeError(e, EventShape()).empty() &&
+        e.contains("t")) {
+      out.push_back(std::move(e));
+    }
   }
+  if (!reader.status().ok()) throw std::runtime_error(reader.status().message());
+  *note = LongLinesNote(reader, path.string());
   return out;
 }
 
@@ -164,21 +194,31 @@ std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nloh
 ReportRun LoadReportRun(const std::string& dir) {
   namespace fs = std::filesystem;
   fs::path path(dir);
-  if (!fs::exists(path / "samples.jsonl")) {
+  std::error_code ec;
+  if (!fs::exists(path / "samples.jsonl", ec) && !fs::is_symlink(path / "samples.jsonl", ec)) {
     throw std::runtime_error(fmt::format("{} has no samples.jsonl: not a run directory", dir));
   }
   ReportRun run;
   run.dir = dir;
-  run.meta = ReadJsonFile(path / "meta.json");
-  run.summary = ReadJsonFile(path / "summary.json");
+  run.meta = ReadJsonFile(path / "meta.json", MetaShape(), /*fatal=*/false);
+  run.summary = ReadJsonFile(path / "summary.json", SummaryShape(), /*fatal=*/true);
   run.series = ReadRunSeries((path / "samples.jsonl").string());
+  if (run.series.elapsed_s.empty()) {
+    std::string why =
+        run.series.skipped > 0 ? fmt::format(" (first skipped: {})", run.series.first_skipped)
+        : !run.series.long_lines_note.empty() ? " (" + run.series.long_lines_note + ")"
+                                              : "";
+    throw std::runtime_error(
+        fmt::format("{}: no rows to report{}", (path / "samples.jsonl").string(), why));
+  }
   std::optional<double> start = Number(run.meta, "start_t");
   if (!start) start = run.series.start_t;
   if (!start) start = Number(run.summary, "start_t");
   run.start_t = start.value_or(0);
   if (!run.series.elapsed_s.empty()) run.end_s = run.series.elapsed_s.back();
   run.end_s = std::max(run.end_s, Number(run.summary, "duration_s").value_or(0));
-  run.spans = RunSpans(run.summary, ReadEvents(path / "events.jsonl"), run.start_t, run.end_s);
+  run.spans = RunSpans(run.summary, ReadEvents(path / "events.jsonl", &run.events_note),
+                       run.start_t, run.end_s);
   return run;
 }
 

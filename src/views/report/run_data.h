@@ -22,16 +22,21 @@ struct Span {
 
 struct ReportRun {
   std::string dir;
-  nlohmann::json meta;     // null when meta.json is missing or not JSON
-  nlohmann::json summary;  // null when summary.json is missing or not JSON
+  nlohmann::json meta;     // null when meta.json is missing or unusable; else of MetaShape()
+  nlohmann::json summary;  // null when summary.json is missing; else of SummaryShape()
   RunSeries series;
   double start_t = 0;       // Unix time of the time axis' 0
   double end_s = 0;         // the last row's (or the summary's) elapsed time
   std::vector<Span> spans;  // epochs, phases, findings, alerts, in that order
+  std::string events_note;  // "skipped N lines longer than 4 MiB in ..." (LongLinesNote)
 };
 
-// Reads the run directory `dir`. Throws std::runtime_error when it has no
-// samples.jsonl.
+// Reads the run directory `dir` through core/run_file.h's limits. Throws
+// std::runtime_error naming the file when it has no samples.jsonl, when
+// samples.jsonl holds no row, when summary.json, samples.jsonl or
+// events.jsonl cannot be used (not a regular file, too large, too deep, not
+// JSON, the wrong shape); a meta.json that cannot be used is left out, said on
+// stderr.
 ReportRun LoadReportRun(const std::string& dir);
 
 // The epochs, phases, findings and alerts of a run on its time axis, from the

@@ -13,7 +13,9 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/json_shape.h"
 #include "core/metrics.h"
+#include "core/run_file.h"
 
 namespace tv {
 namespace {
@@ -90,7 +92,9 @@ class Reader {
         break;
       case Kind::kNotJson:
         if (!cut && out_.skipped++ == 0) {
-          out_.first_skipped = fmt::format("{}:{}: not JSON", name_, number);
+          out_.first_skipped = fmt::format(
+              "{}:{}: {}", name_, number,
+              WhyLineUnusable({data, size}, SampleRowShape(), "a row of samples.jsonl"));
         }
         break;
     }
@@ -235,7 +239,7 @@ class Reader {
     std::array<int, kGpuWanted> slot;
   };
 
-  od::parser parser_;
+  od::parser parser_{kMaxJsonlLineBytes};  // no document larger than a line may be
   std::vector<std::pair<std::string_view, std::string_view>> run_keys_;  // scope, key
   std::vector<std::string_view> gpu_keys_;
   std::array<int, kRunWanted> run_slot_;
@@ -246,63 +250,41 @@ class Reader {
   RunSeries out_;
 };
 
-// Feeds the lines of `read` (a function filling a buffer, returning bytes
-// read, 0 at the end) to `reader`, each with simdjson's padding readable after it.
-template <typename Read>
-void ForEachLine(Read&& read, Reader* reader) {
-  std::vector<char> buffer(size_t{16} << 20);
-  size_t filled = 0, number = 0;
-  bool end = false;
-  while (!end) {
-    if (buffer.size() - filled < simdjson::SIMDJSON_PADDING + 4096)
-      buffer.resize(buffer.size() * 2);
-    size_t got = read(buffer.data() + filled, buffer.size() - filled - simdjson::SIMDJSON_PADDING);
-    end = got == 0;
-    filled += got;
-    std::memset(buffer.data() + filled, 0, simdjson::SIMDJSON_PADDING);
-    size_t start = 0;
-    while (start < filled) {
-      const char* nl =
-          static_cast<const char*>(std::memchr(buffer.data() + start, '\n', filled - start));
-      if (nl == nullptr && !end) break;  // the rest comes with the next read
-      size_t stop = nl != nullptr ? static_cast<size_t>(nl - buffer.data()) : filled;
-      reader->Line(buffer.data() + start, stop - start, buffer.size() - start, ++number,
-                   nl == nullptr);
-      start = stop + 1;
-    }
-    if (start >= filled) {
-      filled = 0;
-    } else {
-      std::memmove(buffer.data(), buffer.data() + start, filled - start);
-      filled -= start;
-    }
+// Feeds the lines of `lines` to `reader`, each with simdjson's padding
+// readable after it; the lines over the cap are counted in the result.
+void ForEachLine(JsonlReader* lines, Reader* reader) {
+  JsonlReader::Line line;
+  while (lines->Next(&line)) {
+    reader->Line(line.text.data(), line.text.size(), line.text.size() + simdjson::SIMDJSON_PADDING,
+                 line.number, line.cut);
   }
 }
 
 }  // namespace
 
 RunSeries ReadRunSeries(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) throw std::runtime_error(fmt::format("cannot open {}", path));
+  JsonlReader lines(kMaxJsonlLineBytes, simdjson::SIMDJSON_PADDING);
+  if (Status s = lines.Open(path); !s.ok()) throw std::runtime_error(s.message());
   Reader reader;
   reader.set_name(path);
-  ForEachLine([&](char* to, size_t n) { return std::fread(to, 1, n, file.get()); }, &reader);
-  return reader.Finish();
+  ForEachLine(&lines, &reader);
+  if (!lines.status().ok()) throw std::runtime_error(lines.status().message());
+  RunSeries out = reader.Finish();
+  out.long_lines = lines.long_lines();
+  out.long_lines_note = LongLinesNote(lines, path);
+  return out;
 }
 
 RunSeries ParseRunSeries(std::string_view text, std::string_view name) {
+  JsonlReader lines(kMaxJsonlLineBytes, simdjson::SIMDJSON_PADDING);
+  lines.OpenText(text);
   Reader reader;
   reader.set_name(name);
-  ForEachLine(
-      [&](char* to, size_t n) {
-        size_t k = std::min(n, text.size());
-        std::memcpy(to, text.data(), k);
-        text.remove_prefix(k);
-        return k;
-      },
-      &reader);
-  return reader.Finish();
+  ForEachLine(&lines, &reader);
+  RunSeries out = reader.Finish();
+  out.long_lines = lines.long_lines();
+  out.long_lines_note = LongLinesNote(lines, name);
+  return out;
 }
 
 }  // namespace tv

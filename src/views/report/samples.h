@@ -30,13 +30,16 @@ struct RunSeries {
   std::vector<double> elapsed_s;  // one per row
   std::optional<double> start_t;  // Unix time of elapsed 0: the first row's t - elapsed_s
   std::vector<Series> series;     // host and job series first, then per GPU in index order
-  size_t skipped = 0;             // lines that are not JSON (the cut last line not counted)
-  std::string first_skipped;      // "FILE:LINE: not JSON" of the first
+  size_t skipped = 0;             // lines that are not rows (the cut last line not counted)
+  std::string first_skipped;      // "FILE:LINE: not JSON" (or why it is not a row) of the first
+  size_t long_lines = 0;          // lines longer than kMaxJsonlLineBytes, skipped unread
+  std::string long_lines_note;    // LongLinesNote (core/run_file.h); empty when none
 };
 
-// Reads `path` (samples.jsonl) with simdjson, in chunks: a 24-hour run of 8
-// GPUs (86,400 rows, ~850 MB) in well under 3 s. Throws std::runtime_error
-// when the file cannot be opened.
+// Reads `path` (samples.jsonl) with simdjson through a JsonlReader
+// (core/run_file.h: a regular file, lines capped): a 24-hour run of 8 GPUs
+// (86,400 rows, ~850 MB) in well under 3 s. Throws std::runtime_error naming
+// the file when it cannot be opened or read.
 RunSeries ReadRunSeries(const std::string& path);
 
 // The same from text (tests): `name` stands for the file in first_skipped.

@@ -1,5 +1,6 @@
 #include "views/report/samples.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -54,14 +55,28 @@ TEST(ReportSamples, SkipsLinesThatAreNotJsonButNotTheCutLastLine) {
   EXPECT_EQ(s.first_skipped, "samples.jsonl:2: not JSON");
 }
 
-TEST(ReportSamples, LinesLongerThanTheReadBufferAreRead) {
-  std::string scalars(40 << 20, 'x');  // 40 MiB: more than the 16 MiB buffer
-  std::string text = R"({"t":1,"elapsed_s":1,"junk":")" + scalars +
-                     R"(","host":{"cpu_util_ratio":0.5}})" + "\n" +
-                     R"({"t":2,"elapsed_s":2,"host":{"cpu_util_ratio":0.75}})" + "\n";
+TEST(ReportSamples, LinesLongerThanAReadAreReadLongerThanTheCapSkipped) {
+  auto row = [](int t, size_t junk) {
+    return fmt::format(R"({{"t":{},"elapsed_s":{},"junk":"{}","host":{{"cpu_util_ratio":0.5}}}})",
+                       t, t, std::string(junk, 'x')) +
+           "\n";
+  };
+  // 3 MiB: more than one 1 MiB read; 5 MiB: over kMaxJsonlLineBytes.
+  std::string text = row(1, 3 << 20) + row(2, 5 << 20) + row(3, 0);
   RunSeries s = ParseRunSeries(text, "x");
   ASSERT_EQ(s.elapsed_s.size(), 2u);
-  EXPECT_EQ(s.series[0].values, (std::vector<float>{0.5f, 0.75f}));
+  EXPECT_EQ(s.elapsed_s, (std::vector<double>{1, 3}));
+  EXPECT_EQ(s.long_lines, 1u);
+  EXPECT_EQ(s.long_lines_note, "skipped 1 line longer than 4 MiB in x (line 2)");
+  EXPECT_EQ(s.skipped, 0u);
+}
+
+TEST(ReportSamples, ValidJsonThatIsNoRowSaysWhichKey) {
+  RunSeries s = ParseRunSeries("{\"t\":1,\"host\":[1]}\n{\"t\":2}\n", "samples.jsonl");
+  EXPECT_EQ(s.skipped, 1u);
+  EXPECT_EQ(s.first_skipped,
+            "samples.jsonl:1: valid JSON but not a row of samples.jsonl (key host: expected an "
+            "object, got an array)");
 }
 
 }  // namespace
