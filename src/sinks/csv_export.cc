@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <ostream>
 #include <unordered_map>
 
 #include "core/config.h"
+#include "core/run_file.h"
 
 namespace tv {
 namespace {
@@ -48,38 +48,47 @@ void Flatten(const std::string& prefix, const Json& v, FlatRow* out) {
 // recursion and its prefixes, which grow with the depth.
 constexpr int kMaxDepth = 16;
 
-bool NestedDeeperThan(const Json& v, int levels) {
-  if (!v.is_structured()) return false;
-  if (levels == 0) return true;
-  for (const Json& member : v) {
-    if (NestedDeeperThan(member, levels - 1)) return true;
-  }
-  return false;
-}
-
-// Calls `fn(row)` for each object in the file; throws ConfigError on bad lines.
+// Calls `fn(row)` for each object in the file, read through a JsonlReader
+// (core/run_file.h: a regular file, lines capped, depth checked before
+// parsing); throws ConfigError on a file that cannot be read, on bad lines and
+// when it holds no row.
 template <typename Fn>
 void ForEachRow(const std::string& path, bool warn, Fn fn) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(fmt::format("{}: cannot read (not a run directory?)", path));
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    bool last_unterminated = in.eof();
-    Json row = Json::parse(line, nullptr, false);
+  JsonlReader reader;
+  if (Status s = reader.Open(path); !s.ok()) {
+    throw ConfigError(s.code() == Status::Code::kNotFound
+                          ? fmt::format("{}: cannot read (not a run directory?)", path)
+                          : s.message());
+  }
+  JsonlReader::Line line;
+  size_t rows = 0;
+  while (reader.Next(&line)) {
+    if (line.text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (JsonNestedDeeperThan(line.text, kMaxDepth)) {
+      throw ConfigError(
+          fmt::format("{}:{}: nested deeper than {} levels", path, line.number, kMaxDepth));
+    }
+    Json row = Json::parse(line.text, nullptr, false);
     if (row.is_discarded() || !row.is_object()) {
-      if (last_unterminated && row.is_discarded()) {
-        if (warn)
-          fmt::print(stderr, "trainvitals: {}:{}: skipping a cut last line\n", path, number);
+      if (line.cut && row.is_discarded()) {
+        if (warn) {
+          fmt::print(stderr, "trainvitals: {}:{}: skipping a cut last line\n", path, line.number);
+        }
         break;
       }
-      throw ConfigError(fmt::format("{}:{}: not a JSON object", path, number));
-    }
-    if (NestedDeeperThan(row, kMaxDepth)) {
-      throw ConfigError(
-          fmt::format("{}:{}: nested deeper than {} levels", path, number, kMaxDepth));
+      throw ConfigError(fmt::format("{}:{}: not a JSON object", path, line.number));
     }
     fn(row);
+    ++rows;
+  }
+  if (!reader.status().ok()) throw ConfigError(reader.status().message());
+  if (warn && reader.long_lines() > 0) {
+    fmt::print(stderr, "trainvitals: {}\n", LongLinesNote(reader, path));
+  }
+  if (rows == 0) {
+    std::string note = LongLinesNote(reader, path);
+    throw ConfigError(fmt::format("{}: no rows to export{}", path,
+                                  note.empty() ? "" : " (" + note + ")"));
   }
 }
 

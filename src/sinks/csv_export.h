@@ -27,9 +27,11 @@ FlatRow FlattenJson(const nlohmann::ordered_json& row);
 // Quotes a cell when it holds a comma, quote or newline (RFC 4180).
 std::string CsvField(const std::string& text);
 
-// Writes `samples_path` as CSV to `out`. Throws ConfigError naming the file
-// (and line) when it is missing or holds a line that is not a JSON object; a
-// cut last line (a crash mid-write) is skipped with a note on stderr.
+// Writes `samples_path` as CSV to `out`, read through core/run_file.h's
+// limits. Throws ConfigError naming the file (and line) when it is missing, not
+// a regular file, holds no row, or holds a line that is not a JSON object or is
+// nested deeper than 16 levels; a cut last line (a crash mid-write) and lines
+// longer than kMaxJsonlLineBytes are skipped with a note on stderr.
 void ExportCsv(const std::string& samples_path, std::ostream& out);
 
 }  // namespace tv
