@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/config.h"
+#include "core/escape.h"
 #include "core/run_file.h"
 
 namespace tv {
@@ -100,16 +101,7 @@ FlatRow FlattenJson(const nlohmann::ordered_json& row) {
   return out;
 }
 
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
-}
+std::string CsvField(const std::string& text) { return CsvCell(text); }
 
 void ExportCsv(const std::string& samples_path, std::ostream& out) {
   // Two passes: the columns first, so rows stream without being held.

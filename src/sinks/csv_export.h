@@ -24,7 +24,9 @@ using FlatRow = std::vector<std::pair<std::string, std::string>>;
 // Flattens one samples.jsonl object into (column, cell text) pairs.
 FlatRow FlattenJson(const nlohmann::ordered_json& row);
 
-// Quotes a cell when it holds a comma, quote or newline (RFC 4180).
+// One cell: cells hold foreign text (process names), so this is CsvCell
+// (core/escape.h): control bytes made visible, a text starting with '=', '+',
+// '-' or '@' led by "'" (numbers such as -0.5 left alone), quoted as RFC 4180.
 std::string CsvField(const std::string& text);
 
 // Writes `samples_path` as CSV to `out`, read through core/run_file.h's

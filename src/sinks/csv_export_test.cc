@@ -35,6 +35,14 @@ TEST(CsvField, QuotesOnlyWhenNeeded) {
   EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");
 }
 
+TEST(CsvField, ForeignTextIsVisibleAndNeverAFormula) {
+  EXPECT_EQ(CsvField("=1+1"), "'=1+1");
+  EXPECT_EQ(CsvField("-0.5"), "-0.5");
+  EXPECT_EQ(CsvField("a\nb\x1b[31m"),
+            "a\xE2\x90\x8A"
+            "b\xE2\x90\x9B[31m");
+}
+
 class ExportCsvTest : public ::testing::Test {
  protected:
   std::string Write(const std::string& text) {
@@ -65,6 +73,17 @@ TEST_F(ExportCsvTest, GarbledLineNamesFileAndLine) {
   } catch (const ConfigError& e) {
     EXPECT_EQ(std::string(e.what()), path + ":2: not a JSON object");
   }
+}
+
+TEST_F(ExportCsvTest, HostileProcessNameIsVisibleAndNeutralised) {
+  std::string path = Write(
+      "{\"t\":1,\"x\":-0.5,\"gpus\":[{\"index\":0,\"processes\":"
+      "[{\"pid\":7,\"name\":\"=cmd|'/C calc'!A0\\u001b[2J\\n\\u0007\"}]}]}\n");
+  std::ostringstream out;
+  ExportCsv(path, out);
+  EXPECT_EQ(out.str(),
+            "t,x,gpu0.index,gpu0.processes.0.pid,gpu0.processes.0.name\n"
+            "1,-0.5,0,7,'=cmd|'/C calc'!A0\xE2\x90\x9B[2J\xE2\x90\x8A\xE2\x90\x87\n");
 }
 
 TEST_F(ExportCsvTest, CutLastLineIsSkipped) {

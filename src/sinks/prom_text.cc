@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/escape.h"
 #include "core/metrics.h"
 
 namespace tv {
@@ -84,47 +85,12 @@ std::vector<const GpuProcess*> TopProcesses(const GpuRow& gpu) {
 
 }  // namespace
 
-namespace {
-
-// The length of the valid UTF-8 sequence at the start of `s` (1 to 4), or 0
-// when it starts with an invalid one (stray continuation byte, overlong form,
-// surrogate, beyond U+10FFFF, or cut short).
-size_t ValidUtf8Length(std::string_view s) {
-  auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
-  unsigned char c = byte(0);
-  if (c < 0x80) return 1;
-  size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;  // no overlong forms
-    if (c == 0xED) hi = 0x9F;  // no surrogates
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;  // nothing beyond U+10FFFF
-  } else {
-    return 0;
-  }
-  if (s.size() < n || byte(1) < lo || byte(1) > hi) return 0;
-  for (size_t i = 2; i < n; ++i) {
-    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
-  }
-  return n;
-}
-
-// Appends `text`, invalid UTF-8 replaced by U+FFFD, each ASCII byte through `ascii`.
-template <typename AppendAscii>
-void AppendUtf8(std::string_view text, std::string* out, AppendAscii ascii) {
+void AppendValidUtf8(std::string_view text, std::string* out) {
   while (!text.empty()) {
     size_t n = ValidUtf8Length(text);
     if (n == 0) {
       out->append("\xEF\xBF\xBD");  // U+FFFD REPLACEMENT CHARACTER
       n = 1;
-    } else if (n == 1) {
-      ascii(text[0]);
     } else {
       out->append(text.substr(0, n));
     }
@@ -132,24 +98,19 @@ void AppendUtf8(std::string_view text, std::string* out, AppendAscii ascii) {
   }
 }
 
-}  // namespace
-
-void AppendValidUtf8(std::string_view text, std::string* out) {
-  AppendUtf8(text, out, [out](char c) { out->push_back(c); });
-}
-
 void AppendEscapedLabelValue(std::string_view value, PromFormat format, std::string* out) {
   (void)format;  // both formats escape the same three characters in a label value
-  AppendUtf8(value, out, [out](char c) {
-    if (c == '\\')
-      out->append("\\\\");
-    else if (c == '"')
-      out->append("\\\"");
-    else if (c == '\n')
-      out->append("\\n");
-    else
+  auto escape = [out](std::string_view visible) {
+    for (char c : visible) {
+      if (c == '\\' || c == '"') out->push_back('\\');
       out->push_back(c);
-  });
+    }
+  };
+  if (IsPrintableAscii(value)) {
+    escape(value);
+  } else {
+    escape(VisibleText(value));  // no newline is left to escape
+  }
 }
 
 void AppendEscapedHelp(std::string_view help, PromFormat format, std::string* out) {

@@ -45,9 +45,12 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
 // Whether an Accept header asks for OpenMetrics.
 bool WantsOpenMetrics(std::string_view accept);
 
-// Appends `value` as a label value of `format`: invalid UTF-8 (a kernel
-// process name cut mid-character) becomes U+FFFD, then \\, \" and \n are
-// escaped (the same three in text 0.0.4 and OpenMetrics 1.0.0).
+// Appends `value` as a label value of `format`. Label values may be foreign
+// text (another user's process name), so the value is first made visible
+// (core/escape.h: control bytes become Control Pictures such as "␛" and "␊",
+// invalid UTF-8 and C1 controls U+FFFD), then \\ and \" are escaped (as in
+// text 0.0.4 and OpenMetrics 1.0.0). No raw control byte, and so no \n, is
+// ever written; Prometheus reads back exactly the visible text.
 void AppendEscapedLabelValue(std::string_view value, PromFormat format, std::string* out);
 // Appends `text` with every invalid UTF-8 sequence replaced by U+FFFD.
 void AppendValidUtf8(std::string_view text, std::string* out);

@@ -197,7 +197,8 @@ TEST(RenderPrometheus, ProcessNamesAreEscapedAndLeftOutWhenUnknown) {
   no_memory.pid = 9;
   row.gpus[0].processes = {odd, nameless, no_memory};
   std::string text = RenderPrometheus(row, SampleLabels(), PromFormat::kOpenMetrics);
-  EXPECT_NE(text.find("mig=\"3\",pid=\"7\",name=\"a\\\"b\\\\c\\nd\",owner=\"other\"} 2\n"),
+  EXPECT_NE(text.find("mig=\"3\",pid=\"7\",name=\"a\\\"b\\\\c\xE2\x90\x8A"
+                      "d\",owner=\"other\"} 2\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("mig=\"3\",pid=\"8\",owner=\"other\"} 1\n"), std::string::npos) << text;
@@ -205,13 +206,36 @@ TEST(RenderPrometheus, ProcessNamesAreEscapedAndLeftOutWhenUnknown) {
   EXPECT_EQ(text.find("trainvitals_gpu_process_sm_util_ratio"), std::string::npos) << text;
 }
 
-TEST(PromEscape, LabelValuesEscapeBackslashQuoteAndNewline) {
+TEST(PromEscape, LabelValuesEscapeBackslashAndQuoteAndShowNewlines) {
   std::string out;
   AppendEscapedLabelValue("a\\b\"c\nd", PromFormat::kText004, &out);
-  EXPECT_EQ(out, "a\\\\b\\\"c\\nd");
+  EXPECT_EQ(out,
+            "a\\\\b\\\"c\xE2\x90\x8A"
+            "d");  // the newline as its picture "␊"
   std::string text =
       RenderPrometheus(SampleRow(), PromLabels{"h\"1", "x\ny", {}}, PromFormat::kText004);
-  EXPECT_NE(text.find("{host=\"h\\\"1\",run=\"x\\ny\"}"), std::string::npos) << text;
+  EXPECT_NE(text.find("{host=\"h\\\"1\",run=\"x\xE2\x90\x8Ay\"}"), std::string::npos) << text;
+}
+
+TEST(PromEscape, HostileProcessNameLeavesNoControlByte) {
+  Row row = SampleRow();
+  GpuProcess hostile;
+  hostile.pid = 7;
+  hostile.name = "\x1b]0;owned\a\x1b[2J\r=cmd|\x7f\xC2\x9B";
+  hostile.memory_bytes = 2;
+  hostile.is_job = true;
+  row.gpus[0].processes = {hostile};
+  for (PromFormat format : {PromFormat::kText004, PromFormat::kOpenMetrics}) {
+    std::string text = RenderPrometheus(row, SampleLabels(), format);
+    for (char c : text) {
+      unsigned char b = static_cast<unsigned char>(c);
+      EXPECT_TRUE(c == '\n' || (b >= 0x20 && b != 0x7F)) << static_cast<int>(b);
+    }
+    EXPECT_NE(text.find("name=\"\xE2\x90\x9B]0;owned\xE2\x90\x87\xE2\x90\x9B[2J\xE2\x90\x8D=cmd|"
+                        "\xE2\x90\xA1\xEF\xBF\xBD\""),
+              std::string::npos)
+        << text;
+  }
 }
 
 TEST(PromEscape, InvalidUtf8BecomesTheReplacementCharacter) {

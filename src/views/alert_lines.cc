@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/escape.h"
 #include "views/format.h"
 
 namespace tv {
@@ -17,7 +18,9 @@ std::string Who(const nlohmann::ordered_json& f) {
 
 }  // namespace
 
-std::string FormatAlertLine(std::string_view type, const nlohmann::ordered_json& f) {
+namespace {
+
+std::string AlertLine(std::string_view type, const nlohmann::ordered_json& f) {
   if (type == "alert_firing") {
     std::string where = f.contains("gpu") && f["gpu"].is_number_integer()
                             ? fmt::format(", GPU {}", f["gpu"].get<int>())
@@ -34,15 +37,25 @@ std::string FormatAlertLine(std::string_view type, const nlohmann::ordered_json&
                      f.value("action", std::string("action")), f.value("message", std::string()));
 }
 
+}  // namespace
+
+// The summary and an action's message may quote what a command or a server
+// said: one line, control bytes made visible.
+std::string FormatAlertLine(std::string_view type, const nlohmann::ordered_json& f) {
+  return VisibleText(AlertLine(type, f));
+}
+
 std::string FormatAlerts(const nlohmann::ordered_json& alerts) {
   if (!alerts.is_array()) return "";
   std::string out;
   for (const auto& a : alerts) {
     int times = a.value("times_fired", 0);
-    out += fmt::format("  Alerts   {} ({}): fired {}, {} in all: {}\n", Who(a),
-                       a.value("severity", std::string("warning")),
-                       times == 1 ? std::string("once") : fmt::format("{} times", times),
-                       FormatDuration(a.value("firing_s", 0.0)), a.value("summary", std::string()));
+    out += VisibleText(
+        fmt::format("  Alerts   {} ({}): fired {}, {} in all: {}", Who(a),
+                    a.value("severity", std::string("warning")),
+                    times == 1 ? std::string("once") : fmt::format("{} times", times),
+                    FormatDuration(a.value("firing_s", 0.0)), a.value("summary", std::string())));
+    out += '\n';
   }
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/escape.h"
 #include "core/metrics.h"
 #include "views/alert_lines.h"
 #include "views/cost_lines.h"
@@ -65,7 +66,7 @@ std::string FormatTopProcesses(const nlohmann::ordered_json& s) {
   auto label = [](const nlohmann::ordered_json& p) {
     std::string who = p.value("role", std::string());
     if (who.empty()) who = p.value("name", std::string());
-    return fmt::format("{} (pid {})", who, p.value("pid", 0));
+    return fmt::format("{} (pid {})", VisibleText(who), p.value("pid", 0));
   };
   std::string out;
   auto line = [&](const char* title, const char* key, auto value) {
@@ -135,8 +136,8 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
   } else {
     ending = exception.is_object() ? "died of an exception" : "ended";
   }
-  if (exception.is_object()) ending += " (" + DescribeException(exception) + ")";
-  out += fmt::format("trainvitals: {} — {} after {}\n", command, ending,
+  if (exception.is_object()) ending += " (" + VisibleText(DescribeException(exception)) + ")";
+  out += fmt::format("trainvitals: {} — {} after {}\n", VisibleText(command), ending,
                      FormatDuration(s.value("duration_s", 0.0)));
 
   auto cpu_mean = Get(s, "job", "cpu_cores", "mean");
@@ -261,8 +262,8 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
     out += "  Leaked   still running after the command ended:";
     std::string sep = " ";
     for (const auto& p : leaked) {
-      out +=
-          fmt::format("{}{} (pid {})", sep, p.value("command", std::string()), p.value("pid", 0));
+      out += fmt::format("{}{} (pid {})", sep, VisibleText(p.value("command", std::string())),
+                         p.value("pid", 0));
       sep = ", ";
     }
     out += "\n";

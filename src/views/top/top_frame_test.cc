@@ -240,6 +240,24 @@ TEST(TopFrame, WithoutUnicodeEveryCharacterIsAscii) {
   }
 }
 
+TEST(TopFrame, AnotherUsersHostileNamesReachTheTerminalVisible) {
+  TopModel m = Model();
+  m.processes[3].name = "\x1b]0;pwn\a";
+  m.processes[3].command = "evil\x1b[2J\r\x9b\nline";
+  m.processes[3].user = "x\x1b[31m";
+  for (bool unicode : {true, false}) {
+    TopUi ui;
+    std::vector<std::string> lines = Render(m, &ui, 200, 40, unicode);
+    ASSERT_GE(Find(lines, "evil"), 0);
+    for (const std::string& line : lines) {
+      EXPECT_TRUE(std::none_of(line.begin(), line.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+      })) << line;
+    }
+    if (unicode) EXPECT_GE(Find(lines, "evil\u241B[2J\u240D\uFFFD\u240Aline"), 0);
+  }
+}
+
 TEST(TopFrame, OnceShowsEverythingAndSaysWhyThereIsNoGpu) {
   TopModel m = Model();
   m.gpus.clear();

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/escape.h"
 #include "views/format.h"
 #include "views/top/top_frame.h"
 
@@ -24,9 +25,23 @@ inline constexpr std::string_view kAsciiLevels = " .:-=+*#";
 
 inline bool IsContinuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
-// `text` cut to `columns`, its last kept column an ellipsis when cut.
+// `text` made visible (core/escape.h: another user's process name or command
+// line may hold terminal controls), cut to `columns`, its last kept column an
+// ellipsis when cut. Every span of the frame passes here.
 inline std::string Cut(std::string_view text, int columns, bool unicode) {
   if (columns <= 0) return "";
+  std::string visible;
+  if (!IsPrintableAscii(text)) {
+    visible = VisibleText(text);
+    if (!unicode) {  // an ASCII terminal: one '?' per character beyond ASCII
+      std::string ascii;
+      for (char c : visible) {
+        if (!IsContinuation(c)) ascii += static_cast<unsigned char>(c) < 0x80 ? c : '?';
+      }
+      visible = std::move(ascii);
+    }
+    text = visible;
+  }
   if (TextColumns(text) <= columns) return std::string(text);
   std::string out;
   int kept = 0;
