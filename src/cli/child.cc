@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+
+#include "run/job_kill.h"
 
 namespace tv {
 namespace {
@@ -50,7 +53,8 @@ void BlockSupervisorSignals() {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
-int SpawnChild(const std::vector<std::string>& argv, int* start_error_code, std::string* error) {
+int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inherit_fds,
+               int* start_error_code, std::string* error) {
   *start_error_code = 0;
   // Orphans of the job (a daemonised worker) are re-parented to us, not to init,
   // so they stay in view and are reaped.
@@ -79,6 +83,7 @@ int SpawnChild(const std::vector<std::string>& argv, int* start_error_code, std:
     if (own_terminal) {
       GiveTerminal(::getpid());
     }
+    for (int fd : inherit_fds) ::fcntl(fd, F_SETFD, 0);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -110,18 +115,43 @@ int SpawnChild(const std::vector<std::string>& argv, int* start_error_code, std:
   return pid;
 }
 
-ChildExit SuperviseChild(int child, const SupervisorHooks& hooks) {
+ChildExit SuperviseChild(int child, const SupervisorHooks& hooks, const ForceEnd& force) {
+  using Clock = std::chrono::steady_clock;
   sigset_t set = SupervisorSignals();
   ChildExit result;
   const timespec tick{0, 250'000'000};
+  std::optional<Clock::time_point> first_signal;  // the first INT or TERM
+  int first_signo = 0;
+  bool killed = false;
+  auto kill_job = [&](const char* reason) {
+    killed = true;
+    double after_s = std::chrono::duration<double>(Clock::now() - *first_signal).count();
+    if (hooks.on_kill) hooks.on_kill(reason, after_s);
+    KillJobTree(child);
+  };
   for (;;) {
     siginfo_t info{};
     int sig = sigtimedwait(&set, &info, &tick);
+    if (!killed && first_signal && force.kill_after_s > 0 &&
+        Clock::now() - *first_signal >= std::chrono::duration<double>(force.kill_after_s)) {
+      kill_job("grace_period");
+    }
     if (sig < 0 || sig == SIGWINCH) {  // timeout, EINTR or resize
       if (hooks.on_tick) hooks.on_tick();
       continue;
     }
     if (sig != SIGCHLD) {
+      // INT and TERM ask the job to end (HUP may only ask it to reload):
+      // the same one twice is insisting.
+      bool ending = sig == SIGINT || sig == SIGTERM;
+      if (ending && sig == first_signo && !killed) {
+        kill_job("second_signal");
+        continue;
+      }
+      if (ending && !first_signal) {
+        first_signal = Clock::now();
+        first_signo = sig;
+      }
       // Forward to the whole group: workers get it too, as they would from a terminal.
       if (::kill(-child, sig) != 0) ::kill(child, sig);
       if (hooks.on_signal) hooks.on_signal(sig);

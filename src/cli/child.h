@@ -21,10 +21,12 @@ struct ChildExit {
 void BlockSupervisorSignals();
 
 // Forks and execs `argv` in its own process group (given the terminal's
-// foreground when trainvitals has it). Returns the child's PID, or the shell's
-// code for a command that cannot start (127 not found, 126 not executable)
-// with `*error` set to a shell-like message.
-int SpawnChild(const std::vector<std::string>& argv, int* start_error_code, std::string* error);
+// foreground when trainvitals has it). `inherit_fds` stay open in the child
+// across exec (the GPU locks, which it then holds too). Returns the child's
+// PID, or the shell's code for a command that cannot start (127 not found, 126
+// not executable) with `*error` set to a shell-like message.
+int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inherit_fds,
+               int* start_error_code, std::string* error);
 
 // What the supervisor tells its caller while it waits. Each may be empty.
 struct SupervisorHooks {
@@ -32,6 +34,17 @@ struct SupervisorHooks {
   std::function<void()> on_stop;       // the child stopped (Ctrl-Z): trainvitals stops next
   std::function<void()> on_continue;   // trainvitals was continued (fg), the child next
   std::function<void()> on_tick;       // on SIGWINCH, and every 250 ms
+  // The job was sent SIGKILL (ForceEnd): `reason` is "second_signal" or
+  // "grace_period", `after_s` the seconds since the first signal.
+  std::function<void(const char* reason, double after_s)> on_kill;
+};
+
+// When the supervisor ends the job by force: when the first SIGINT or SIGTERM
+// comes again, or `kill_after_s` seconds (0: never) after it, the job's
+// process group and its whole tree get SIGKILL (run/job_kill.h). HUP, and the
+// other of INT and TERM, are only forwarded.
+struct ForceEnd {
+  double kill_after_s = 20;
 };
 
 // Waits for `child` to exit, forwarding INT, TERM, HUP and TSTP to its process group
@@ -39,6 +52,7 @@ struct SupervisorHooks {
 // child stops (Ctrl-Z), trainvitals takes back the terminal it gave the child
 // and stops itself, so the shell sees the job stopped; when continued (fg,
 // bg), it gives the terminal back (fg only) and continues the child's group.
-ChildExit SuperviseChild(int child, const SupervisorHooks& hooks);
+// A job that does not end after INT, TERM or HUP is killed as `force` says.
+ChildExit SuperviseChild(int child, const SupervisorHooks& hooks, const ForceEnd& force);
 
 }  // namespace tv

@@ -12,10 +12,6 @@
 #include "core/config.h"
 
 int main(int argc, char** argv) {
-  // Before any thread exists, so every thread inherits the mask and signals
-  // reach only the supervisor's sigwait.
-  tv::BlockSupervisorSignals();
-
   CLI::App app{"trainvitals: see what a training run costs and what holds it back.", "trainvitals"};
   app.set_version_flag("--version", TRAINVITALS_VERSION);
   app.require_subcommand(1);
@@ -53,6 +49,11 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  // `run` and `attach` wait for their signals (sigtimedwait, signalfd): they
+  // are blocked before any thread exists, so every thread inherits the mask
+  // and the signals reach only that wait. Every other command keeps the
+  // default actions, so INT, TERM and HUP end it wherever it is.
+  if (app.got_subcommand("run") || app.got_subcommand("attach")) tv::BlockSupervisorSignals();
   try {
     return action ? action() : 2;
   } catch (const tv::ConfigError& e) {

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include "cli/child.h"
 #include "cli/commands.h"
@@ -56,6 +58,9 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
         claim.emplace(GpuClaim::Claim(config.gpus_auto, ""));
         ::setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
         ::setenv("CUDA_VISIBLE_DEVICES", claim->visible_devices().c_str(), 1);
+        for (const std::string& why : claim->skipped()) {
+          fmt::print(stderr, "trainvitals: --gpus auto:{}: skipped {}\n", config.gpus_auto, why);
+        }
         if (!config.quiet) {
           fmt::print(stderr, "trainvitals: --gpus auto:{}: CUDA_VISIBLE_DEVICES={}\n",
                      config.gpus_auto, claim->visible_devices());
@@ -75,7 +80,11 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
       int start_error = 0;
       std::string error;
       if (row) row->Reserve();
-      int child = SpawnChild(*command, &start_error, &error);
+      // The job inherits the GPU locks: they stay held while any of its
+      // processes lives, even if trainvitals itself is killed.
+      std::vector<int> inherit;
+      if (claim) inherit = claim->inherited_fds();
+      int child = SpawnChild(*command, inherit, &start_error, &error);
       if (child < 0) {
         if (row) row->Release();
         session.Abandon();
@@ -93,7 +102,19 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
         hooks.on_continue = [&] { row->Reserve(); };
         hooks.on_tick = [&] { row->Follow(); };
       }
-      ChildExit exit = SuperviseChild(child, hooks);
+      hooks.on_kill = [&](const char* reason, double after_s) {
+        bool second = std::string_view(reason) == "second_signal";
+        fmt::print(stderr, "trainvitals: {}: sending SIGKILL to the command's processes\n",
+                   second ? "a second signal"
+                          : fmt::format("the command still runs {:.0f} s after the first signal "
+                                        "(--kill-after)",
+                                        after_s));
+        session.AddEvent("kill_escalated", {{"reason", reason},
+                                            {"after_s", after_s},
+                                            {"signal", SIGKILL},
+                                            {"name", sigabbrev_np(SIGKILL)}});
+      };
+      ChildExit exit = SuperviseChild(child, hooks, ForceEnd{config.kill_after_s});
       session.Finish(exit.code, exit.signal);
       return exit.code;
     };

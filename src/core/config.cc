@@ -71,6 +71,16 @@ const std::vector<OptionDef> kOptions = {
     {"--quiet", "quiet", "bool", "No live status line and no summary on stderr.",
      [](Config& c, std::string_view t) { c.quiet = ParseBool("--quiet", t); },
      [](const Config& c) { return std::string(c.quiet ? "true" : "false"); }},
+    {"--kill-after", "kill_after", "seconds",
+     "run only: when COMMAND has not ended this many seconds after a SIGINT or SIGTERM sent to "
+     "trainvitals (or when that signal comes again), SIGKILL its process group and whole tree; "
+     "the summary is still written. 0: only when the signal comes again. Keep it under the "
+     "scheduler's own grace period (Slurm KillWait, Kubernetes terminationGracePeriodSeconds: "
+     "30 s by default).",
+     [](Config& c, std::string_view t) {
+       c.kill_after_s = ParseNumber("--kill-after", t, 0, 86400);
+     },
+     [](const Config& c) { return Num(c.kill_after_s); }},
     {"--gpus", "gpus", "list",
      "GPUs to watch, as the job numbers them (CUDA_VISIBLE_DEVICES order), e.g. 0,2. "
      "auto:N (run only): give the job the N freest GPUs no other trainvitals run holds, as "

@@ -29,6 +29,7 @@ struct Config {
   std::string runs_dir = "trainvitals-runs";
   std::string name;  // empty: derived from the command
   bool quiet = false;
+  double kill_after_s = 20;  // run: SIGKILL the job this long after INT/TERM (0: at a second)
   std::vector<int> gpus;                   // GPUs to watch as the job numbers them; empty: all
   int gpus_auto = 0;                       // --gpus auto:N: claim the N freest GPUs (run only)
   bool gpu_ids = false;                    // write real GPU UUIDs and serials
