@@ -179,6 +179,12 @@ const std::vector<OptionDef> kOptions = {
      "writes.",
      [](Config& c, std::string_view t) { c.report = ParseBool("--report", t); },
      [](const Config& c) { return std::string(c.report ? "true" : "false"); }},
+    {"--share", "share", "bool",
+     "Make the run directory readable by every user of the machine (mode 0755). Default: only "
+     "its owner can enter it (0700): it holds the command line, the working directory and the "
+     "names of other users' GPU processes.",
+     [](Config& c, std::string_view t) { c.share = ParseBool("--share", t); },
+     [](const Config& c) { return std::string(c.share ? "true" : "false"); }},
     {"--db", "db", "path",
      "The run history database the finished run is indexed in (`trainvitals runs`). Default: "
      "$XDG_DATA_HOME/trainvitals/runs.db (~/.local/share/trainvitals/runs.db).",

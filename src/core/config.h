@@ -46,6 +46,7 @@ struct Config {
   bool builtin_alerts = true;  // the built-in alert rules (docs/alerts.md)
   std::string cost_file;       // the config file when it has a [cost] table (src/analysis/cost.h)
   bool report = false;         // write report.html into the run directory at the end
+  bool share = false;          // run directories readable by every user (default: 0700)
   std::string db;              // the run history database; empty: DefaultRunIndexPath()
 };
 

@@ -18,7 +18,10 @@ std::string DefaultRunName(const std::vector<std::string>& command);
 
 // Creates the run directory for `config` (making parents) and proves it is
 // writable by creating a file in it. Called before the child starts. Throws
-// ConfigError saying which directory and why.
+// ConfigError saying which directory and why. A directory it makes is 0700
+// (it holds command lines and other users' process names), 0755 with
+// config.share; its parents are made as mkdir -p makes them, and a directory
+// that already exists keeps its mode.
 std::string PrepareRunDir(const Config& config, const std::vector<std::string>& command,
                           double now_wall);
 

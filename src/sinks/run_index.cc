@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "core/private_path.h"
+
 namespace tv {
 namespace {
 
@@ -245,13 +247,24 @@ std::unique_ptr<RunIndex> RunIndex::Open(const std::string& path, std::string* e
     *error = "no database path (no XDG_DATA_HOME, HOME or home directory; give --db FILE)";
     return nullptr;
   }
+  // Private: the history holds command lines and working directories.
+  // SQLite gives its -wal, -shm and -journal files the database's mode.
+  bool default_place = path == DefaultRunIndexPath();
+  std::string parent = std::filesystem::path(path).parent_path().string();
   std::error_code ec;
-  std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-    std::filesystem::create_directories(parent, ec);
-    if (ec) {
-      *error = fmt::format("cannot make its directory: {}", ec.message());
+    if (Status s = MakeDirs(parent, 0700); !s.ok()) {
+      *error = fmt::format("cannot make its directory: {}", s.message());
       return nullptr;
+    }
+  } else if (default_place && !parent.empty()) {
+    (void)NarrowMode(parent, 0700);  // one an earlier trainvitals made 0755
+  }
+  bool created = false;
+  (void)CreateFileIfAbsent(path, 0600, &created);  // else SQLite says why it cannot open it
+  if (!created && default_place) {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      (void)NarrowMode(path + suffix, 0600);
     }
   }
   sqlite3* db = nullptr;

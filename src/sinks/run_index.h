@@ -57,7 +57,11 @@ class RunIndex {
   static constexpr int kBusyTimeoutMs = 5000;
 
   // Opens (creating the file and its directory when needed) and migrates the
-  // database at `path`. Null with `*error` set when it cannot be used.
+  // database at `path`. Null with `*error` set when it cannot be used. What it
+  // creates is private: directories 0700, the file 0600 (and so its -wal and
+  // -shm). At DefaultRunIndexPath() it also narrows the modes of this user's
+  // directory and files made before to those; a file given elsewhere that
+  // exists keeps its mode.
   static std::unique_ptr<RunIndex> Open(const std::string& path, std::string* error);
   ~RunIndex();
   RunIndex(const RunIndex&) = delete;

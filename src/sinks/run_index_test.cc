@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -238,11 +240,58 @@ TEST_F(RunIndexTest, MarksRunsWhoseDirectoryIsGone) {
   EXPECT_FALSE(runs[1].missing);
 }
 
+mode_t ModeOf(const fs::path& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+// The history holds command lines: only its owner reads it.
+TEST_F(RunIndexTest, ANewHistoryIsPrivate) {
+  auto index = OpenOk();
+  std::string error;
+  ASSERT_TRUE(index->Put(Run("a", 100), &error)) << error;
+  EXPECT_EQ(ModeOf(dir_ / "sub"), 0700u);
+  EXPECT_EQ(ModeOf(Db()), 0600u);
+  ASSERT_TRUE(fs::exists(Db() + "-wal"));
+  EXPECT_EQ(ModeOf(Db() + "-wal"), 0600u);
+  EXPECT_EQ(ModeOf(Db() + "-shm"), 0600u);
+}
+
+// One an earlier version made readable by all, in the default place, is made
+// private when it is opened; a file given elsewhere keeps its mode.
+TEST_F(RunIndexTest, TheDefaultHistoryMadeBeforeIsMadePrivate) {
+  const char* old = std::getenv("XDG_DATA_HOME");
+  std::string saved = old != nullptr ? old : "";
+  ::setenv("XDG_DATA_HOME", dir_.c_str(), 1);
+  std::string path = DefaultRunIndexPath();
+  fs::create_directories(dir_ / "trainvitals");
+  std::ofstream(path).close();
+  fs::permissions(dir_ / "trainvitals", fs::perms(0755));
+  fs::permissions(path, fs::perms(0644));
+  std::string error;
+  ::setenv("XDG_DATA_HOME", (dir_ / "elsewhere").c_str(), 1);
+  bool given_opened = RunIndex::Open(path, &error) != nullptr;  // not the default place now
+  mode_t given_mode = ModeOf(path);
+  ::setenv("XDG_DATA_HOME", dir_.c_str(), 1);
+  bool default_opened = RunIndex::Open(path, &error) != nullptr;
+  if (old != nullptr) {
+    ::setenv("XDG_DATA_HOME", saved.c_str(), 1);
+  } else {
+    ::unsetenv("XDG_DATA_HOME");
+  }
+  ASSERT_TRUE(given_opened && default_opened) << error;
+  EXPECT_EQ(given_mode, 0644u);  // a given file keeps its mode
+  EXPECT_EQ(ModeOf(dir_ / "trainvitals"), 0700u);
+  EXPECT_EQ(ModeOf(path), 0600u);
+}
+
 TEST_F(RunIndexTest, ADirectoryThatCannotBeMadeIsAClearError) {
   std::ofstream(dir_ / "file") << "x";  // a file where its directory would go
   std::string error;
   EXPECT_EQ(RunIndex::Open((dir_ / "file" / "sub" / "runs.db").string(), &error), nullptr);
-  EXPECT_EQ(error, "cannot make its directory: Not a directory");
+  EXPECT_EQ(error, fmt::format("cannot make its directory: {}: Not a directory",
+                               (dir_ / "file").string()));
 }
 
 }  // namespace
