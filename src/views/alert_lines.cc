@@ -33,6 +33,28 @@ std::string AlertLine(std::string_view type, const nlohmann::ordered_json& f) {
     return fmt::format("trainvitals: resolved {} after {}", Who(f),
                        FormatDuration(f.value("firing_s", 0.0)));
   }
+  if (type == "alert_notices_lost") {
+    std::string each;
+    const auto& actions = f.contains("actions") ? f["actions"] : nlohmann::ordered_json();
+    for (const auto& a : actions) {
+      std::string why;
+      for (const char* key : {"failed", "queue_full", "run_ended"}) {
+        int64_t n = a.value(key, int64_t{0});
+        if (n == 0) continue;
+        std::string_view words = std::string_view(key) == "failed" ? "failed"
+                                 : std::string_view(key) == "queue_full"
+                                     ? "gave way in a full queue"
+                                     : "cut off by the end";
+        why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, words);
+      }
+      each +=
+          fmt::format("{}{} {}: {}", each.empty() ? "" : "; ", a.value("alert", std::string("?")),
+                      a.value("action", std::string("action")), why);
+    }
+    int64_t count = f.value("count", int64_t{0});
+    return fmt::format("trainvitals: {} alert notice{} not delivered ({})", count,
+                       count == 1 ? " was" : "s were", each);
+  }
   return fmt::format("trainvitals: alert {}: its {} failed: {}", f.value("alert", std::string("?")),
                      f.value("action", std::string("action")), f.value("message", std::string()));
 }

@@ -230,7 +230,7 @@ void StatusLine::OnEvent(const Event& event) {
     finding_said_t_[id] = event.t;
     line = FormatFindingLine(event.fields);
   } else if (event.type == "alert_firing" || event.type == "alert_resolved" ||
-             event.type == "alert_action_failed") {
+             event.type == "alert_action_failed" || event.type == "alert_notices_lost") {
     line = FormatAlertLine(event.type, event.fields);
   } else {
     return;

@@ -29,7 +29,18 @@ void ActionHub::Report(Event event) {
 
 bool ActionHub::Sleep(SteadyClock::duration duration) {
   std::unique_lock<std::mutex> lock(mu_);
-  return !cv_.wait_for(lock, duration, [this] { return abandoned_; });
+  return !cv_.wait_for(lock, duration, [this] { return stopping_; });
+}
+
+void ActionHub::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stopping_ = true;
+  cv_.notify_all();
+}
+
+bool ActionHub::stopping() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stopping_;
 }
 
 bool ActionHub::abandoned() const {
@@ -40,6 +51,7 @@ bool ActionHub::abandoned() const {
 void ActionHub::Abandon() {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
     abandoned_ = true;
     cv_.notify_all();
   }
@@ -91,15 +103,15 @@ class SignalAction final : public Action {
  public:
   using Action::Action;
 
-  void Deliver(const AlertNotice& notice) override {
-    if (notice.state != AlertNotice::State::kFiring) return;
+  bool Deliver(const AlertNotice& notice) override {
+    if (notice.state != AlertNotice::State::kFiring) return true;
     int pid = hub().context().job_pid;
-    if (pid <= 0) return;
+    if (pid <= 0) return true;
     int sig = rule().actions.signal;
     if (::kill(pid, sig) != 0) {
       Fail(fmt::format("cannot send {} to the job (pid {}): {}", SignalName(sig), pid,
                        strerror(errno)));
-      return;
+      return false;
     }
     Event e;
     e.t = UnixNow();
@@ -109,7 +121,16 @@ class SignalAction final : public Action {
     e.fields["signal"] = SignalName(sig);
     e.fields["pid"] = pid;
     hub().Report(std::move(e));
+    return true;
   }
+};
+
+// Notices of one action that never reached it, by why.
+struct LostNotices {
+  int64_t failed = 0;      // its delivery failed (said by alert_action_failed)
+  int64_t queue_full = 0;  // the queue was full: the oldest gave way
+  int64_t run_ended = 0;   // still queued, or under way, when the run ended
+  int64_t total() const { return failed + queue_full + run_ended; }
 };
 
 // One action of one rule, its queue and its thread.
@@ -121,11 +142,20 @@ struct Channel {
   std::mutex mu;
   std::condition_variable cv;  // a notice, finishing, or abandon
   std::deque<AlertNotice> queue;
+  LostNotices lost;
+  bool in_flight = false;  // a notice is being delivered
+  bool given_up = false;   // Finish counted what was left as lost
   bool finishing = false;
   bool done = false;
   std::condition_variable done_cv;
   std::thread thread;
 };
+
+// Counts what is still queued as lost at the end of the run; under c.mu.
+void DropQueue(Channel& c) {
+  c.lost.run_ended += static_cast<int64_t>(c.queue.size());
+  c.queue.clear();
+}
 
 void MarkDone(Channel& c) {
   std::lock_guard<std::mutex> lock(c.mu);
@@ -153,10 +183,14 @@ void RunChannel(const std::shared_ptr<Channel>& c) {
     {
       std::unique_lock<std::mutex> lock(c->mu);
       for (;;) {
-        if (c->hub->abandoned()) return;
+        if (c->hub->stopping()) {
+          DropQueue(*c);
+          return;
+        }
         if (!c->queue.empty()) {
           notice = std::move(c->queue.front());
           c->queue.pop_front();
+          c->in_flight = true;
           break;
         }
         if (c->finishing) return;
@@ -169,16 +203,47 @@ void RunChannel(const std::shared_ptr<Channel>& c) {
         }
       }
     }
+    bool delivered = true;
     try {
       if (notice) {
-        c->action->Deliver(*notice);
+        delivered = c->action->Deliver(*notice);
       } else {
         c->action->Wake();
       }
     } catch (...) {
+      delivered = false;
       c->action->Fail(CurrentExceptionText());
     }
+    std::lock_guard<std::mutex> lock(c->mu);
+    if (notice && !delivered && !c->given_up) {
+      ++(c->hub->stopping() ? c->lost.run_ended : c->lost.failed);
+    }
+    c->in_flight = false;
   }
+}
+
+// One alert_notices_lost event for the notices `channels` lost, if any.
+std::optional<Event> LostEvent(const std::vector<std::shared_ptr<Channel>>& channels) {
+  nlohmann::ordered_json actions = nlohmann::ordered_json::array();
+  int64_t total = 0;
+  for (const auto& c : channels) {
+    std::lock_guard<std::mutex> lock(c->mu);
+    if (c->lost.total() == 0) continue;
+    total += c->lost.total();
+    actions.push_back({{"alert", c->action->rule().name},
+                       {"action", c->action->kind()},
+                       {"count", c->lost.total()},
+                       {"failed", c->lost.failed},
+                       {"queue_full", c->lost.queue_full},
+                       {"run_ended", c->lost.run_ended}});
+  }
+  if (total == 0) return std::nullopt;
+  Event e;
+  e.t = UnixNow();
+  e.type = "alert_notices_lost";
+  e.fields["count"] = total;
+  e.fields["actions"] = std::move(actions);
+  return e;
 }
 
 }  // namespace
@@ -256,8 +321,14 @@ void AlertActions::Notify(AlertNotice notice) {
   if (channels == nullptr || channels->empty()) return;
   auto push = [](Channel& c, AlertNotice&& n) {
     std::lock_guard<std::mutex> lock(c.mu);
-    if (c.finishing) return;
-    if (c.queue.size() >= kQueueCapacity) c.queue.pop_front();
+    if (c.finishing) {
+      ++c.lost.run_ended;
+      return;
+    }
+    if (c.queue.size() >= kQueueCapacity) {
+      c.queue.pop_front();
+      ++c.lost.queue_full;
+    }
     c.queue.push_back(std::move(n));
     c.cv.notify_one();
   };
@@ -266,11 +337,14 @@ void AlertActions::Notify(AlertNotice notice) {
 }
 
 void AlertActions::Finish(double grace_s) {
+  using alert_actions::SteadyClock;
   if (impl_->finished) return;
   impl_->finished = true;
-  auto deadline = alert_actions::SteadyClock::now() +
-                  std::chrono::duration_cast<alert_actions::SteadyClock::duration>(
-                      std::chrono::duration<double>(std::max(0.0, grace_s)));
+  auto seconds = [](double s) {
+    return std::chrono::duration_cast<SteadyClock::duration>(
+        std::chrono::duration<double>(std::max(0.0, s)));
+  };
+  auto deadline = SteadyClock::now() + seconds(grace_s);
   std::vector<std::shared_ptr<Channel>> all;
   for (auto& channels : impl_->by_rule) {
     for (auto& c : channels) {
@@ -280,22 +354,35 @@ void AlertActions::Finish(double grace_s) {
       all.push_back(c);
     }
   }
-  if (!impl_->started) {
-    impl_->hub->Abandon();
-    return;
+  auto wait_done = [](Channel& c, SteadyClock::time_point until) {
+    std::unique_lock<std::mutex> lock(c.mu);
+    return c.done_cv.wait_until(lock, until, [&] { return c.done; });
+  };
+  if (impl_->started) {
+    // The grace: what is queued is delivered.
+    for (auto& c : all) wait_done(*c, deadline);
+  }
+  // The end: commands are stopped (SIGTERM, then SIGKILL) and waited for.
+  impl_->hub->Stop();
+  auto stopped = SteadyClock::now();
+  for (auto& c : all) {
+    c->cv.notify_all();
+    if (impl_->started) wait_done(*c, stopped + c->action->StopGrace());
   }
   for (auto& c : all) {
-    // Done when the thread returned; joinable threads that are done join at once.
-    std::unique_lock<std::mutex> lock(c->mu);
-    c->done_cv.wait_until(lock, deadline, [&] { return c->done; });
+    std::lock_guard<std::mutex> lock(c->mu);
+    if (c->done) continue;
+    alert_actions::DropQueue(*c);
+    if (c->in_flight) ++c->lost.run_ended;  // abandoned under way
+    c->given_up = true;
   }
-  impl_->hub->Abandon();  // wakes retries' waits and running commands; no reports after this
+  if (std::optional<Event> lost = alert_actions::LostEvent(all)) impl_->hub->Report(*lost);
+  impl_->hub->Abandon();  // no reports after this
   for (auto& c : all) {
     bool done;
     {
       std::lock_guard<std::mutex> lock(c->mu);
       done = c->done;
-      c->cv.notify_all();
     }
     if (!c->thread.joinable()) continue;
     if (done) {

@@ -26,9 +26,12 @@ class AlertActions {
   // Notices waiting per action of a rule; when full, the oldest gives way.
   static constexpr size_t kQueueCapacity = 64;
 
-  // `report`: called (from the actions' threads) with an event to record,
-  // e.g. "alert_action_failed" {alert, action, message}, said once per rule
-  // and action; the session writes it to events.jsonl and stderr.
+  // `report`: called (from the actions' threads, and from Finish) with an
+  // event to record: "alert_action_failed" {alert, action, message}, said once
+  // per rule and action, and "alert_notices_lost" {count, actions: [{alert,
+  // action, count, failed, queue_full, run_ended}]}, said once by Finish when
+  // a notice never reached its action. The session writes them to
+  // events.jsonl and stderr.
   AlertActions(std::shared_ptr<const std::vector<AlertRule>> rules, AlertContext context,
                std::function<void(Event)> report);
   ~AlertActions();
@@ -37,8 +40,10 @@ class AlertActions {
   // Queues `notice` for its rule's actions and returns at once (the queue is
   // bounded: when full, the oldest undelivered notice of the same rule gives way).
   void Notify(AlertNotice notice);
-  // Delivers what is queued (resolved notices included) for up to `grace_s`,
-  // then stops; an action still hung after that is abandoned.
+  // Delivers what is queued (resolved notices included) for up to `grace_s`;
+  // then a command still running gets SIGTERM, SIGKILL 2 s later, and is
+  // waited for; a post still waiting for its answer is abandoned. Reports the
+  // notices lost, then nothing more.
   void Finish(double grace_s);
 
  private:

@@ -7,11 +7,18 @@
 // command is the child of a keeper process, itself a "clone" child (made with
 // no exit signal, which only waitpid(__WCLONE) sees) that passes the
 // command's exit status on through a pipe.
+//
+// The command ends with the run: when the run ends (the action's hub stops)
+// or its timeout passes, its process group gets SIGTERM, and SIGKILL
+// kKillAfterTermS later. The keeper ends with its monitor: it asks for a
+// parent-death signal, and when the monitor is gone (killed, even with
+// SIGKILL) it does the same to the command's group itself.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -19,7 +26,10 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <thread>
 
 #include "analysis/alerts/actions_internal.h"
 
@@ -29,6 +39,9 @@ namespace tv::alert_actions {
 namespace {
 
 constexpr double kKillAfterTermS = 2;
+// The keeper's parent-death signal (blocked, taken with sigtimedwait; the
+// keeper checks getppid before it believes it).
+constexpr int kMonitorGoneSignal = SIGUSR1;
 
 // What runs between clone and exec is left uninstrumented by sanitizers.
 #define TV_NO_SANITIZE __attribute__((no_sanitize("address", "thread", "undefined")))
@@ -119,7 +132,12 @@ class CommandAction final : public Action {
  public:
   using Action::Action;
 
-  void Deliver(const AlertNotice& notice) override {
+  SteadyClock::duration StopGrace() const override {
+    return std::chrono::duration_cast<SteadyClock::duration>(
+        std::chrono::duration<double>(kKillAfterTermS + 1));
+  }
+
+  bool Deliver(const AlertNotice& notice) override {
     const AlertContext& context = hub().context();
     const std::vector<std::string>& argv = rule().actions.command;
     std::string log_path;
@@ -128,7 +146,8 @@ class CommandAction final : public Action {
              fmt::format("=== {} {} {}{}: {}\n", Rfc3339(UnixNow()), StateName(notice.state),
                          rule().name, notice.gpu >= 0 ? fmt::format(" (GPU {})", notice.gpu) : "",
                          Quoted(argv)));
-    std::string outcome = Run(notice, context, argv, log_fd);
+    bool ran = false;
+    std::string outcome = Run(notice, context, argv, log_fd, &ran);
     if (!outcome.empty()) {
       WriteAll(log_fd, fmt::format("=== {}\n", outcome));
       Fail(fmt::format("{} {}{}", argv[0], outcome,
@@ -137,6 +156,7 @@ class CommandAction final : public Action {
       WriteAll(log_fd, "=== exited with code 0\n");
     }
     ::close(log_fd);
+    return ran;
   }
 
  private:
@@ -156,9 +176,10 @@ class CommandAction final : public Action {
     return ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   }
 
-  // Runs the command to its end; "" when it exited with 0, else what went wrong.
+  // Runs the command to its end; "" when it exited with 0, else what went
+  // wrong. *ran: whether it ran at all.
   std::string Run(const AlertNotice& notice, const AlertContext& context,
-                  const std::vector<std::string>& argv, int log_fd) {
+                  const std::vector<std::string>& argv, int log_fd, bool* ran) {
     std::optional<std::string> program = FindProgram(argv[0]);
     if (!program) return "could not be run: command not found";
 
@@ -194,9 +215,10 @@ class CommandAction final : public Action {
     // A "clone" child (no exit signal, reaped with __WCLONE only) that never
     // execs: it runs the command as its own child and passes on its pid and
     // exit status through a pipe.
+    pid_t monitor = ::getpid();
     pid_t keeper = static_cast<pid_t>(::syscall(SYS_clone, 0L, nullptr, nullptr, nullptr, nullptr));
     if (keeper == 0) {
-      Keep(program->c_str(), args.data(), envp.data(), pipes, log_fd);
+      Keep(program->c_str(), args.data(), envp.data(), pipes, log_fd, monitor);
     }
     int clone_errno = errno;
     pipes.CloseChildEnds();
@@ -216,6 +238,7 @@ class CommandAction final : public Action {
     if (ReadFull(pipes.exec_error[0], &exec_errno, sizeof(exec_errno), std::nullopt)) {
       return fmt::format("could not be run: {}", strerror(exec_errno));
     }
+    *ran = true;
 
     auto started = SteadyClock::now();
     auto timeout = std::chrono::duration_cast<SteadyClock::duration>(
@@ -273,29 +296,86 @@ class CommandAction final : public Action {
   }
 
   // The keeper: blocks every signal (a Ctrl-C meant for the job is not for
-  // it), forks the command, reports its pid, waits for it and reports how it
-  // ended. This is a copy of a threaded process: raw system calls only (a
-  // sanitizer's wrappers could wait on a lock another thread held).
+  // it), asks for kMonitorGoneSignal when its monitor dies, forks the command,
+  // reports its pid, waits for it and reports how it ended. When the monitor
+  // is gone first, it stops the command's group (StopGroup). This is a copy of
+  // a threaded process: raw system calls only (a sanitizer's wrappers could
+  // wait on a lock another thread held).
   [[noreturn]] TV_NO_SANITIZE static void Keep(const char* program, char** args, char** envp,
-                                               const Pipes& pipes, int log_fd) {
+                                               const Pipes& pipes, int log_fd, pid_t monitor) {
     uint64_t all = ~uint64_t{0};
     ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, nullptr, sizeof(all));
+    // A monitor that died before this took effect is seen by getppid below.
+    ::syscall(SYS_prctl, PR_SET_PDEATHSIG, kMonitorGoneSignal, 0L, 0L, 0L);
     long pid = ::syscall(SYS_clone, long{SIGCHLD}, nullptr, nullptr, nullptr, nullptr);
     if (pid == 0) ExecChild(program, args, envp, pipes.in[0], log_fd, pipes.exec_error[1]);
     pid_t said = static_cast<pid_t>(pid < 0 ? -errno : pid);
     ::syscall(SYS_write, pipes.status[1], &said, sizeof(said));
-    // Only the status pipe stays open here: the command's stdin must see EOF
-    // when this thread closes its end, and exec_error when the command execs.
-    const int others[] = {pipes.in[0],         pipes.in[1],     pipes.exec_error[0],
-                          pipes.exec_error[1], pipes.status[0], log_fd};
+    // Only the status pipe and the log stay open here: the command's stdin
+    // must see EOF when this thread closes its end, and exec_error when the
+    // command execs.
+    const int others[] = {pipes.in[0], pipes.in[1], pipes.exec_error[0], pipes.exec_error[1],
+                          pipes.status[0]};
     for (int fd : others) ::syscall(SYS_close, fd);
     if (pid < 0) ::syscall(SYS_exit_group, 1);
     int status = 0;
-    while (::syscall(SYS_wait4, pid, &status, 0, nullptr) < 0 && errno == EINTR) {
+    for (;;) {
+      if (::syscall(SYS_wait4, pid, &status, WNOHANG, nullptr) != 0) break;  // ended (or unseen)
+      if (static_cast<pid_t>(::syscall(SYS_getppid)) != monitor) {
+        status = StopGroup(static_cast<pid_t>(pid), log_fd);
+        break;
+      }
+      WaitSignal(1000);  // the command's SIGCHLD, the monitor's death, or a second
     }
     ::syscall(SYS_write, pipes.status[1], &status, sizeof(status));
     ::syscall(SYS_exit_group, 0);
     __builtin_unreachable();
+  }
+
+  // In the keeper: waits up to `ms` for SIGCHLD or kMonitorGoneSignal (both blocked).
+  TV_NO_SANITIZE static void WaitSignal(long ms) {
+    uint64_t set = (uint64_t{1} << (SIGCHLD - 1)) | (uint64_t{1} << (kMonitorGoneSignal - 1));
+    struct timespec wait {
+      ms / 1000, (ms % 1000) * 1000000
+    };
+    ::syscall(SYS_rt_sigtimedwait, &set, nullptr, &wait, sizeof(set));
+  }
+
+  TV_NO_SANITIZE static long MonotonicMs() {
+    struct timespec now {};
+    ::syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &now);
+    return now.tv_sec * 1000 + now.tv_nsec / 1000000;
+  }
+
+  TV_NO_SANITIZE static void Say(int fd, const char* text) {
+    size_t n = 0;
+    while (text[n] != '\0') ++n;
+    ::syscall(SYS_write, fd, text, n);
+  }
+
+  // In the keeper, its monitor gone: SIGTERM to the command's group, then
+  // SIGKILL kKillAfterTermS later to what is left of it (what the command
+  // started may outlive it; the group's zombies are not told from the living
+  // here, so the keeper waits the whole time: nobody waits for the keeper).
+  // The command's wait status.
+  TV_NO_SANITIZE static int StopGroup(pid_t pid, int log_fd) {
+    Say(log_fd, "=== trainvitals ended while this ran: SIGTERM\n");
+    if (::syscall(SYS_kill, -pid, SIGTERM) != 0) ::syscall(SYS_kill, pid, SIGTERM);
+    long kill_at = MonotonicMs() + static_cast<long>(kKillAfterTermS * 1000);
+    int status = 0;
+    bool reaped = false;
+    for (long left = kill_at - MonotonicMs(); left > 0; left = kill_at - MonotonicMs()) {
+      if (!reaped && ::syscall(SYS_wait4, pid, &status, WNOHANG, nullptr) != 0) reaped = true;
+      WaitSignal(left < 50 ? left : 50);
+    }
+    if (!reaped && ::syscall(SYS_wait4, pid, &status, WNOHANG, nullptr) != 0) reaped = true;
+    if (!reaped) Say(log_fd, "=== still running: SIGKILL\n");
+    if (::syscall(SYS_kill, -pid, SIGKILL) != 0 && !reaped) ::syscall(SYS_kill, pid, SIGKILL);
+    if (!reaped) {
+      while (::syscall(SYS_wait4, pid, &status, 0, nullptr) < 0 && errno == EINTR) {
+      }
+    }
+    return status;
   }
 
   // In the command: stdin from the pipe, stdout and stderr to the log, its
@@ -330,6 +410,48 @@ class CommandAction final : public Action {
     __builtin_unreachable();
   }
 
+  // After SIGTERM, the command itself ended: the rest of its group (what it
+  // started) has until `kill_at` to follow, then gets SIGKILL.
+  static void KillWhatIsLeft(pid_t pid, SteadyClock::time_point kill_at, int log_fd) {
+    if (kill_at == SteadyClock::time_point::max()) return;  // SIGKILL was sent
+    while (GroupHasLiveMember(pid)) {
+      if (SteadyClock::now() >= kill_at) {
+        WriteAll(log_fd, "=== its process group still runs: SIGKILL\n");
+        ::kill(-pid, SIGKILL);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  // Whether a process of group `pgid` runs (a zombie, waiting for its reaper,
+  // does not).
+  static bool GroupHasLiveMember(pid_t pgid) {
+    if (::kill(-pgid, 0) != 0) return false;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.empty() || name[0] < '0' || name[0] > '9') continue;
+      char stat[512];
+      int fd = ::open((entry.path() / "stat").c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      ssize_t n = ::read(fd, stat, sizeof(stat) - 1);
+      ::close(fd);
+      if (n <= 0) continue;
+      std::string_view text(stat, static_cast<size_t>(n));
+      size_t paren = text.rfind(')');
+      if (paren == std::string_view::npos) continue;
+      char state = 0;
+      int ppid = 0, group = 0;
+      std::string rest(text.substr(paren + 1));
+      if (std::sscanf(rest.c_str(), " %c %d %d", &state, &ppid, &group) == 3 && group == pgid &&
+          state != 'Z' && state != 'X') {
+        return true;
+      }
+    }
+    return false;
+  }
+
   // Waits for the command's status from the keeper; at `deadline` (or when
   // the run is over) SIGTERM to its group, SIGKILL 2 s later. "" when it
   // exited with 0.
@@ -341,13 +463,16 @@ class CommandAction final : public Action {
       // Short slices, to see the run end meanwhile.
       auto slice = std::min(until, SteadyClock::now() + std::chrono::milliseconds(100));
       if (ReadFull(status_fd, &status, sizeof(status), slice)) {
-        if (!stopped_why.empty()) return fmt::format("{} ({})", stopped_why, Describe(status));
+        if (!stopped_why.empty()) {
+          KillWhatIsLeft(pid, until, log_fd);
+          return fmt::format("{} ({})", stopped_why, Describe(status));
+        }
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
         return Describe(status);
       }
       auto now = SteadyClock::now();
       if (now < slice) return "ended unseen";  // EOF: the keeper is gone
-      bool ended = hub().abandoned();
+      bool ended = hub().stopping();
       if (stopped_why.empty() && (now >= deadline || ended)) {
         stopped_why = now >= deadline ? fmt::format("timed out after {} s",
                                                     FormatValue(rule().actions.command_timeout_s))

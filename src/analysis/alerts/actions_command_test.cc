@@ -1,4 +1,5 @@
 // The command action, with real processes (small shell scripts the tests write).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,7 +16,12 @@ namespace {
 using namespace testing_alerts;
 using State = AlertNotice::State;
 
-bool Alive(pid_t pid) { return ::kill(pid, 0) == 0; }
+// Running, not a zombie waiting for its parent.
+bool Alive(pid_t pid) {
+  std::string stat = ReadFile(fmt::format("/proc/{}/stat", pid));
+  size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
 
 TEST(AlertCommand, GetsArgvLiterallyTheEnvironmentAndTheJsonOnStdin) {
   TempDir dir;
@@ -134,6 +140,70 @@ TEST(AlertCommand, OneThatIgnoresSigtermIsKilledTwoSecondsLater) {
       << failed[0].fields["message"];
   EXPECT_NE(ReadFile(dir / "alerts/stubborn.log").find("still running: SIGKILL"),
             std::string::npos);
+}
+
+// The run ends while the command runs and ignores SIGTERM: SIGKILL 2 s later,
+// before Finish returns, and its log says both.
+TEST(AlertCommand, OneStillRunningAtTheEndIsKilledBeforeFinishReturns) {
+  TempDir dir;
+  std::string script = dir / "stubborn.sh";
+  WriteScript(script, "trap '' TERM; echo $$ > \"$1/pid\"; while :; do sleep 0.05; done\n");
+  AlertRule rule = Rule("stubborn");
+  rule.actions.command = {script, dir.path()};
+  auto rules = Rules({rule});
+  Recorder recorder;
+  AlertActions actions(rules, Context(dir.path()), recorder.Callback());
+  actions.Start();
+  actions.Notify(Notice((*rules)[0], State::kFiring));
+  ASSERT_TRUE(WaitFor([&] { return !ReadFile(dir / "pid").empty(); }, 5));
+  auto start = std::chrono::steady_clock::now();
+  actions.Finish(0.2);
+  double took = SecondsSince(start);
+  EXPECT_GE(took, 2.1);
+  EXPECT_LT(took, 3.5);
+  pid_t pid = std::stoi(ReadFile(dir / "pid"));
+  EXPECT_FALSE(Alive(pid)) << "the command outlived the run";
+  std::string log = ReadFile(dir / "alerts/stubborn.log");
+  EXPECT_NE(log.find("=== was still running when the run ended: SIGTERM\n"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("=== still running: SIGKILL\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("=== was still running when the run ended (was killed by SIGKILL)\n"),
+            std::string::npos)
+      << log;
+}
+
+// The monitor dies of SIGKILL while the command runs: the keeper, told by
+// its parent-death signal, stops the command's group itself.
+TEST(AlertCommand, TheKeeperStopsTheCommandWhenItsMonitorIsKilled) {
+  TempDir dir;
+  std::string script = dir / "stubborn.sh";
+  WriteScript(script,
+              "sleep 30 & echo $! > \"$1/child\"; trap '' TERM; echo $$ > \"$1/pid\"; "
+              "while :; do sleep 0.05; done\n");
+  pid_t monitor = ::fork();
+  ASSERT_GE(monitor, 0);
+  if (monitor == 0) {
+    AlertRule rule = Rule("orphan");
+    rule.actions.command = {script, dir.path()};
+    auto rules = Rules({rule});
+    AlertActions actions(rules, Context(dir.path()), nullptr);
+    actions.Start();
+    actions.Notify(Notice((*rules)[0], State::kFiring));
+    for (;;) ::pause();
+  }
+  bool started = WaitFor(
+      [&] { return !ReadFile(dir / "pid").empty() && !ReadFile(dir / "child").empty(); }, 5);
+  ::kill(monitor, SIGKILL);
+  ::waitpid(monitor, nullptr, 0);
+  ASSERT_TRUE(started);
+  pid_t pid = std::stoi(ReadFile(dir / "pid"));
+  pid_t child = std::stoi(ReadFile(dir / "child"));
+  EXPECT_TRUE(WaitFor([&] { return !Alive(child); }, 1.5)) << "SIGTERM did not reach its group";
+  EXPECT_TRUE(Alive(pid)) << "the command ignores SIGTERM: it lives until SIGKILL";
+  EXPECT_TRUE(WaitFor([&] { return !Alive(pid); }, 3)) << "the command outlived its monitor";
+  std::string log = ReadFile(dir / "alerts/orphan.log");
+  EXPECT_NE(log.find("=== trainvitals ended while this ran: SIGTERM\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("=== still running: SIGKILL\n"), std::string::npos) << log;
 }
 
 TEST(AlertCommand, RunsOneAtATimePerRule) {

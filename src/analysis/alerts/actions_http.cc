@@ -144,9 +144,13 @@ class HttpAction : public Action {
     if (!url_error_.empty()) Fail(fmt::format("the URL is not usable: {}", url_error_));
     return url_error_.empty();
   }
-  void Post(const std::string& path, const std::string& body) {
+  // False when the POST was not taken; said once, unless the run's end cut it
+  // short (the notice is then counted among those the end lost).
+  bool Post(const std::string& path, const std::string& body) {
     std::string why = PostJson(hub(), url_, path, body);
-    if (!why.empty()) Fail(fmt::format("POST failed: {}", why));
+    if (why.empty()) return true;
+    if (!hub().stopping()) Fail(fmt::format("POST failed: {}", why));
+    return false;
   }
   ActionUrl url_;
 
@@ -159,9 +163,9 @@ class WebhookAction final : public HttpAction {
   WebhookAction(std::shared_ptr<ActionHub> hub, const AlertRule& rule)
       : HttpAction(std::move(hub), rule, "webhook", rule.actions.webhook) {}
 
-  void Deliver(const AlertNotice& notice) override {
-    if (!UrlUsable()) return;
-    Post(url_.path, NoticeJson(notice, hub().context()).dump());
+  bool Deliver(const AlertNotice& notice) override {
+    if (!UrlUsable()) return false;
+    return Post(url_.path, NoticeJson(notice, hub().context()).dump());
   }
 };
 
@@ -177,8 +181,8 @@ class AlertmanagerAction final : public HttpAction {
     url_.path += "/api/v2/alerts";
   }
 
-  void Deliver(const AlertNotice& notice) override {
-    if (!UrlUsable()) return;
+  bool Deliver(const AlertNotice& notice) override {
+    if (!UrlUsable()) return false;
     nlohmann::json alerts = nlohmann::json::array();
     if (notice.state == AlertNotice::State::kResolved) {
       firing_.erase(notice.gpu);
@@ -187,10 +191,10 @@ class AlertmanagerAction final : public HttpAction {
       bool known = firing_.contains(notice.gpu);
       if (firing_.empty()) last_sent_ = SteadyClock::now();
       firing_.insert_or_assign(notice.gpu, notice);
-      if (known && notice.state == AlertNotice::State::kRepeat) return;  // the resend covers it
+      if (known && notice.state == AlertNotice::State::kRepeat) return true;  // the resend has it
       alerts.push_back(Alert(notice, UnixNow() + kFiringValidS));
     }
-    Post(url_.path, alerts.dump());
+    return Post(url_.path, alerts.dump());
   }
 
   std::optional<SteadyClock::time_point> NextWake() const override {

@@ -35,11 +35,15 @@ class ActionHub {
 
   // Hands `event` to the report callback; nothing once abandoned.
   void Report(Event event);
-  // Waits `duration`; false (at once) when the actions are abandoned meanwhile.
+  // Waits `duration`; false (at once) when the actions are stopped meanwhile.
   bool Sleep(SteadyClock::duration duration);
+  // The run is over: running commands are stopped, waits end, queued notices
+  // are not delivered; reports still go.
+  void Stop();
+  bool stopping() const;
   bool abandoned() const;
-  // The run is over: what still runs gives up as soon as it can, and reports
-  // no more (the report callback's owner may be gone).
+  // After Stop: what still runs reports no more (the report callback's owner
+  // may be gone).
   void Abandon();
 
  private:
@@ -47,23 +51,30 @@ class ActionHub {
   AlertContext context_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  bool stopping_ = false;
   bool abandoned_ = false;
   std::mutex report_mu_;  // held while report_ runs, so Abandon outwaits it
   std::function<void(Event)> report_;
 };
 
 // One action of one rule; its thread calls Deliver for each notice in order,
-// and Wake when NextWake has come.
+// and Wake when NextWake has come. Once the hub is stopping, an action ends
+// what it runs within StopGrace.
 class Action {
  public:
   Action(std::shared_ptr<ActionHub> hub, const AlertRule& rule, const char* kind)
       : hub_(std::move(hub)), rule_(rule), kind_(kind) {}
   virtual ~Action() = default;
 
-  virtual void Deliver(const AlertNotice& notice) = 0;
+  // False when `notice` did not reach its destination (a POST that failed, a
+  // command that could not be run, a signal that could not be sent).
+  virtual bool Deliver(const AlertNotice& notice) = 0;
   // When this action wants to run without a notice (Alertmanager's resend).
   virtual std::optional<SteadyClock::time_point> NextWake() const { return std::nullopt; }
   virtual void Wake() {}
+  // How long, once the hub is stopping, this action may take to end what it
+  // runs; Finish waits that long for it (0: it is not waited for).
+  virtual SteadyClock::duration StopGrace() const { return SteadyClock::duration::zero(); }
 
   const char* kind() const { return kind_; }
   const AlertRule& rule() const { return rule_; }

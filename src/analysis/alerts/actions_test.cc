@@ -122,9 +122,9 @@ TEST(AlertActions, FinishWithoutStartReturnsAtOnce) {
   EXPECT_FALSE(std::filesystem::exists(dir / "ran"));
 }
 
-// A command still running when the grace ends is abandoned (and stopped);
-// Finish keeps to its grace, and nothing is reported after it returned.
-TEST(AlertActions, FinishKeepsToItsGraceWithAHungCommand) {
+// A command still running when the grace ends is stopped before Finish
+// returns; the stop and the notice left queued behind it are said.
+TEST(AlertActions, FinishStopsAHungCommandBeforeItReturns) {
   TempDir dir;
   std::string script = dir / "hang.sh";
   WriteScript(script, "echo $$ > \"$1/pid\"; exec sleep 30\n");
@@ -141,11 +141,57 @@ TEST(AlertActions, FinishKeepsToItsGraceWithAHungCommand) {
   actions->Finish(1.0);
   double took = SecondsSince(start);
   EXPECT_GE(took, 0.9);
-  EXPECT_LT(took, 1.5);
-  actions.reset();  // the thread lives on, on its own state
+  EXPECT_LT(took, 1.8);  // SIGTERM ends it at once
   pid_t pid = std::stoi(ReadFile(dir / "pid"));
-  EXPECT_TRUE(WaitFor([&] { return ::kill(pid, 0) != 0; }, 3)) << "the command outlived the run";
+  EXPECT_NE(::kill(pid, 0), 0) << "the command outlived the run";
+  auto failed = recorder.Of("alert_action_failed");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_NE(failed[0].fields["message"].get<std::string>().find(
+                "was still running when the run ended (was killed by SIGTERM)"),
+            std::string::npos)
+      << failed[0].fields.dump();
+  auto lost = recorder.Of("alert_notices_lost");
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0].fields["count"], 1);  // the resolved notice, queued behind it
+  EXPECT_EQ(lost[0].fields["actions"][0]["run_ended"], 1);
+  actions.reset();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(recorder.Of("alert_action_failed").size(), 1u);  // nothing after Finish
+}
+
+// Notices never delivered are said once in all, whatever their number.
+TEST(AlertActions, LostNoticesAreSaidOnceWithTheirCount) {
+  TempDir dir;
+  AlertRule rule = Rule("slow");
+  rule.actions.command = {"/bin/sleep", "30"};
+  auto rules = Rules({rule});
+  Recorder recorder;
+  AlertActions actions(rules, Context(dir.path()), recorder.Callback());
+  for (int i = 0; i < 100; ++i) actions.Notify(Notice((*rules)[0], State::kRepeat));
+  actions.Start();
+  actions.Finish(0.3);
+  auto lost = recorder.Of("alert_notices_lost");
+  ASSERT_EQ(lost.size(), 1u);
+  const auto& f = lost[0].fields;
+  EXPECT_EQ(f["count"], 99) << f.dump();  // one ran, and was stopped
+  ASSERT_EQ(f["actions"].size(), 1u);
+  EXPECT_EQ(f["actions"][0]["alert"], "slow");
+  EXPECT_EQ(f["actions"][0]["action"], "command");
+  EXPECT_EQ(f["actions"][0]["queue_full"], 100 - int(AlertActions::kQueueCapacity));
+  EXPECT_EQ(f["actions"][0]["run_ended"], int(AlertActions::kQueueCapacity) - 1);
+}
+
+TEST(AlertActions, NothingLostNothingSaid) {
+  TempDir dir;
+  AlertRule rule = Rule("quick");
+  rule.actions.command = {"/bin/true"};
+  auto rules = Rules({rule});
+  Recorder recorder;
+  AlertActions actions(rules, Context(dir.path()), recorder.Callback());
+  actions.Start();
+  actions.Notify(Notice((*rules)[0], State::kFiring));
+  actions.Finish(5);
+  EXPECT_TRUE(recorder.Of("alert_notices_lost").empty());
   EXPECT_TRUE(recorder.Of("alert_action_failed").empty());
 }
 
