@@ -231,6 +231,21 @@ bool JsonlReader::Fill() {
   return got > 0;
 }
 
+void JsonlReader::SkipHole() {
+  if (fd_ < 0) return;
+  // A hole reads as zeros, never a newline: the line being skipped goes on
+  // through it, so the next read starts at the next data (or the end).
+  off_t at = ::lseek(fd_, 0, SEEK_CUR);
+  if (at < 0) return;
+  off_t data = ::lseek(fd_, at, SEEK_DATA);
+  if (data < 0) {
+    if (errno == ENXIO)
+      ::lseek(fd_, 0, SEEK_END);  // only a hole to the end
+    else
+      ::lseek(fd_, at, SEEK_SET);
+  }
+}
+
 bool JsonlReader::Next(Line* line) {
   for (;;) {
     const char* data = buffer_.data();
@@ -245,6 +260,7 @@ bool JsonlReader::Next(Line* line) {
         ++number_;
       } else {
         begin_ = end_ = 0;
+        SkipHole();
         if (!Fill()) {
           skipping_ = false;
           ++number_;

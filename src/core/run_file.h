@@ -76,7 +76,8 @@ bool ParseJsonLine(std::string_view line, nlohmann::json* out, std::string* why)
 // The lines of a JSONL file (samples.jsonl, events.jsonl), read in chunks:
 // memory stays under max_line_bytes plus a chunk (1 MiB) whatever the file.
 // A line longer than max_line_bytes is read past without being held, counted
-// in long_lines() and never returned. Line numbers count every line, the
+// in long_lines() and never returned (the holes of a sparse file it runs
+// through are skipped unread). Line numbers count every line, the
 // skipped and empty ones too. Not thread-safe.
 class JsonlReader {
  public:
@@ -108,7 +109,8 @@ class JsonlReader {
   size_t max_line_bytes() const { return max_line_; }
 
  private:
-  bool Fill();  // reads a chunk after end_; false at the end or on an error
+  bool Fill();      // reads a chunk after end_; false at the end or on an error
+  void SkipHole();  // while skipping a line: past a hole of a sparse file, unread
 
   size_t max_line_, padding_;
   int fd_ = -1;
