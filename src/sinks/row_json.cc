@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/escape.h"
 #include "core/metrics.h"
 
 namespace tv {
@@ -34,15 +35,25 @@ void AppendMetrics(std::span<const MetricDef> defs, const std::vector<std::optio
   }
 }
 
+// Foreign text (a process name cut mid-character at byte 15) may not be
+// UTF-8, which no JSON reader accepts: each invalid byte becomes U+FFFD.
 void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
-  for (char c : s) {
-    if (c == '"' || c == '\\') out->push_back('\\');
-    if (static_cast<unsigned char>(c) < 0x20) {
+  while (!s.empty()) {
+    size_t n = ValidUtf8Length(s);
+    char c = s[0];
+    if (n == 0) {
+      out->append("\\ufffd");
+      n = 1;
+    } else if (n > 1) {
+      out->append(s.substr(0, n));
+    } else if (static_cast<unsigned char>(c) < 0x20) {
       fmt::format_to(std::back_inserter(*out), "\\u{:04x}", c);
-      continue;
+    } else {
+      if (c == '"' || c == '\\') out->push_back('\\');
+      out->push_back(c);
     }
-    out->push_back(c);
+    s.remove_prefix(n);
   }
   out->push_back('"');
 }

@@ -81,6 +81,26 @@ TEST(RowJson, GpuRowsCarryIndexAndTableKeys) {
   EXPECT_DOUBLE_EQ(j["gpus"][0]["util_ratio_max"].get<double>(), 0.9);
 }
 
+TEST(RowJson, ProcessNamesCutMidCharacterOrHoldingControlsStayJson) {
+  Aggregator agg;
+  Sample s;
+  GpuSample g;
+  g.processes.items[0].pid = 7;
+  g.processes.items[0].name = "caf\xC3\xA9\xC3";  // cut in the second "é"
+  g.processes.items[1].pid = 8;
+  g.processes.items[1].name = "a\x1b[2J\"\\";
+  g.processes.size = 2;
+  g.processes.known = true;
+  s.gpus.push_back(g);
+  agg.Add(s);
+  std::string line;
+  AppendRowJson(agg.Take(1, 1), &line);
+  auto j = nlohmann::json::parse(line);  // throws on invalid UTF-8
+  ASSERT_EQ(j["gpus"][0]["processes"].size(), 2u) << line;
+  EXPECT_EQ(j["gpus"][0]["processes"][0]["name"], "caf\xC3\xA9\xEF\xBF\xBD");
+  EXPECT_EQ(j["gpus"][0]["processes"][1]["name"], "a\x1b[2J\"\\");
+}
+
 TEST(RowJson, NonFiniteValuesBecomeNull) {
   std::string out;
   AppendJsonNumber(std::numeric_limits<double>::infinity(), false, &out);

@@ -273,7 +273,9 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
   out += FormatAlerts(s.value("alerts", nlohmann::ordered_json()));
   out += FormatVerdict(s.value("health", nlohmann::ordered_json()),
                        s.value("findings", nlohmann::ordered_json()));
-  if (s.contains("run_dir")) out += fmt::format("  Run      {}\n", s["run_dir"].get<std::string>());
+  if (s.contains("run_dir")) {
+    out += fmt::format("  Run      {}\n", VisibleText(s["run_dir"].get<std::string>()));
+  }
   return out;
 }
 

@@ -140,6 +140,25 @@ TEST(Summary, TopProcessesAndLeakedOnesAreNamed) {
       << text;
 }
 
+TEST(Summary, ForeignNamesAndCommandsAreShownVisible) {
+  RunOutcome o;
+  o.command = {"./\x1b[2Jtrain"};
+  o.exit_code = 0;
+  auto j = BuildSummary(o, Row{});
+  j["processes"] = {
+      {"by_memory", {{{"pid", 10}, {"name", "\x1b]0;pwn\a"}, {"memory_bytes_max", 1e9}}}}};
+  j["leaked"] = {{{"pid", 12}, {"name", "x"}, {"command", "evil\r\nline"}}};
+  j["run_dir"] = "runs/\x1b[31mx";
+  std::string text = FormatSummary(j);
+  for (char c : text) {
+    EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << static_cast<int>(c);
+  }
+  EXPECT_NE(text.find("Top RAM  \u241B]0;pwn\u2407 (pid 10)"), std::string::npos) << text;
+  EXPECT_NE(text.find("evil\u240D\u240Aline (pid 12)"), std::string::npos) << text;
+  EXPECT_NE(text.find("./\u241B[2Jtrain"), std::string::npos) << text;
+  EXPECT_NE(text.find("runs/\u241B[31mx"), std::string::npos) << text;
+}
+
 TEST(EpochLine, ShowsTheLossAndTheJobsShareOfASharedGpu) {
   nlohmann::ordered_json e = {{"epoch", 1},
                               {"duration_s", 10.0},

@@ -63,6 +63,7 @@ def neighbour_popen(other_user_or_none):
 # links to `sleep` with these names give processes with these names.
 JOB_NAME = b'\x1b[31m\x07\n"\\x'
 OTHER_NAME = b"=cmd|\x1b[2J\x07"
+CUT_NAME = "cut-in-the-mid\u00e9".encode()  # 16 bytes: the kernel keeps 15, half an "é"
 
 
 def visible(name):
@@ -81,13 +82,18 @@ def test_hostile_process_names_reach_metrics_and_csv_harmless(tv, tmp_path, requ
     other_link = os.path.join(links.encode(), OTHER_NAME)
     os.symlink(sleep, job_link)
     os.symlink(sleep, other_link)
+    cut_link = os.path.join(links.encode(), CUT_NAME)
+    os.symlink(sleep, cut_link)
     other = neighbour_popen(other_user)([other_link, "60"])
+    cut = subprocess.Popen([cut_link, "60"])
     port = free_port()
     scenario = tmp_path / "scenario.json"
     scenario.write_text(json.dumps({"devices": [{"uuid": "GPU-hostile", "processes": [
-        {"pid": "job", "memory_bytes": 4e9}, {"pid": "${OTHER_PID}", "memory_bytes": 1e9}]}]}))
+        {"pid": "job", "memory_bytes": 4e9}, {"pid": "${OTHER_PID}", "memory_bytes": 1e9},
+        {"pid": "${CUT_PID}", "memory_bytes": 2e9}]}]}))
     env = {**os.environ, "TRAINVITALS_NVML_LIBRARY": str(FAKE),
-           "FAKE_NVML_SCENARIO": str(scenario), "OTHER_PID": str(other.pid)}
+           "FAKE_NVML_SCENARIO": str(scenario), "OTHER_PID": str(other.pid),
+           "CUT_PID": str(cut.pid)}
     out = tmp_path / "run"
     run = subprocess.Popen([tv, "run", "--out", str(out), "--interval", "0.3", "--prometheus",
                             str(port), "--", job_link, "30"],
@@ -95,19 +101,20 @@ def test_hostile_process_names_reach_metrics_and_csv_harmless(tv, tmp_path, requ
     try:
         url = f"http://127.0.0.1:{port}/metrics"
 
-        def both_named():
+        def all_named():
             text = http_get(url)[2]
             names = [line for line in text.splitlines()
                      if line.startswith("trainvitals_gpu_process_memory_bytes{") and "name=" in line]
-            return text if len(names) == 2 else None
+            return text if len(names) == 3 else None
 
-        text = wait_for(both_named, what="both GPU processes with their names")
+        text = wait_for(all_named, what="the GPU processes with their names")
         time.sleep(0.7)  # a few rows in samples.jsonl
     finally:
         run.terminate()
         stdout, stderr = run.communicate(timeout=60)
-        other.kill()
-        other.wait()
+        for p in (other, cut):
+            p.kill()
+            p.wait()
         shutil.rmtree(links)
     raw = text.encode()
     assert not any(b < 0x20 and b != 0x0A or b == 0x7F for b in raw), text
@@ -117,6 +124,7 @@ def test_hostile_process_names_reach_metrics_and_csv_harmless(tv, tmp_path, requ
     job_label = visible(JOB_NAME).replace("\\", "\\\\").replace('"', '\\"')
     assert f'name="{job_label}",owner="job"' in text, text
     assert f'name="{visible(OTHER_NAME)}",owner="other"' in text, text
+    assert 'name="cut-in-the-mid\ufffd",owner="other"' in text, text
     # Nothing another process named reaches the terminal raw.
     assert b"\x1b" not in stderr and b"\x07" not in stderr, stderr
 
@@ -129,5 +137,6 @@ def test_hostile_process_names_reach_metrics_and_csv_harmless(tv, tmp_path, requ
     cells = [cell for row in rows[1:] for cell in row]
     assert "'" + visible(OTHER_NAME) in cells, rows[:2]
     assert visible(JOB_NAME) in cells
+    assert "cut-in-the-mid\ufffd" in cells
     assert not any(cell[:1] in ("=", "+", "@") for cell in cells)
     assert not any(cell.startswith("-") and not cell[1:2].isdigit() for cell in cells)
