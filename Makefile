@@ -32,7 +32,7 @@ deps:
 
 test: deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j2
-	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q tests/integration
+	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q --durations=25 tests/integration
 
 demo: deps build
 	@scripts/demo.sh
@@ -49,7 +49,8 @@ lint: format-check
 format-check:
 	git ls-files --cached --others --exclude-standard '*.cc' '*.h' | xargs clang-format --dry-run --Werror
 
-# libFuzzer targets of tests/fuzz, FUZZ_SECONDS each (clang, build/asan).
+# libFuzzer targets of tests/fuzz, FUZZ_SECONDS each (clang, build/asan), one
+# per core side by side (FUZZ_JOBS=N to choose).
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 

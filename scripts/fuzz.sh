@@ -7,10 +7,13 @@
 # has had its turn. tests/fuzz/<target>.dict, where present, is the target's
 # dictionary (libFuzzer -dict). To keep a crash as a regression input, copy it into the
 # target's seed corpus; ctest replays the seed corpora (label "fuzz").
-#   FUZZ_SECONDS=30 scripts/fuzz.sh [target...]
+# FUZZ_JOBS targets (default: one per core) are fuzzed side by side, each on
+# one core for its FUZZ_SECONDS, as alone.
+#   FUZZ_SECONDS=30 FUZZ_JOBS=2 scripts/fuzz.sh [target...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-180}
+jobs=${FUZZ_JOBS:-$(nproc)}
 build=build/asan
 
 [ -f $build/build.ninja ] || cmake --preset asan >/dev/null
@@ -25,14 +28,15 @@ cmake --build $build --target "${targets[@]/#/fuzz_}"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-failed=()
-for t in "${targets[@]}"; do
-  work=build/fuzz/corpus/$t
-  artifacts=build/fuzz/artifacts/$t
-  mkdir -p "$work" "$artifacts"
-  log=build/fuzz/$t.log
+# Fuzzes target $1 and says how it went; a crash leaves build/fuzz/$1.crashed.
+fuzz_one() {
+  local t=$1
+  local work=build/fuzz/corpus/$t
+  local artifacts=build/fuzz/artifacts/$t
+  local log=build/fuzz/$t.log
+  local start
   start=$(date +%s)
-  dict=()
+  local dict=()
   [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
   if $build/tests/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       "${dict[@]}" -print_final_stats=1 -artifact_prefix="$artifacts/" \
@@ -42,7 +46,30 @@ for t in "${targets[@]}"; do
       grep -o '[0-9]*$') inputs in $(($(date +%s) - start)) s, no crash"
   else
     echo "fuzz: $t: CRASH, see $log and $artifacts/"
-    tail -n 40 "$log"
+    touch "build/fuzz/$t.crashed"
+  fi
+}
+
+for t in "${targets[@]}"; do
+  mkdir -p "build/fuzz/corpus/$t" "build/fuzz/artifacts/$t"
+  rm -f "build/fuzz/$t.crashed"
+done
+running=0
+for t in "${targets[@]}"; do
+  if [ $running -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_one "$t" &
+  running=$((running + 1))
+done
+wait
+
+failed=()
+for t in "${targets[@]}"; do
+  if [ -e "build/fuzz/$t.crashed" ]; then
+    echo "== build/fuzz/$t.log"
+    tail -n 40 "build/fuzz/$t.log"
     failed+=("$t")
   fi
 done
