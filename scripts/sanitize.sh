@@ -4,11 +4,17 @@
 # load) under ASan+UBSan (build/asan) and under TSan (build/tsan), both clang.
 # Clean means: every test passes and no sanitizer wrote a report (reports go to
 # <build>/sanitizer-logs, printed here). The integration tests' Python side
-# uses the release build's module (make build).
-#   scripts/sanitize.sh [asan] [tsan]
+# uses the release build's module (make build). With --build it only
+# configures and builds the trees (.ci/run builds them while other tests run).
+#   scripts/sanitize.sh [--build] [asan] [tsan]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
+build_only=
+if [ "${1:-}" = --build ]; then
+  build_only=1
+  shift
+fi
 presets=("$@")
 [ ${#presets[@]} -gt 0 ] || presets=(asan tsan)
 integration=(tests/integration/test_run_dir.py tests/integration/test_exit_codes.py
@@ -23,6 +29,7 @@ for preset in "${presets[@]}"; do
   build=build/$preset
   [ -f $build/build.ninja ] || cmake --preset "$preset" >/dev/null
   cmake --build $build
+  [ -z "$build_only" ] || continue
   logs=$PWD/$build/sanitizer-logs
   rm -rf "$logs"
   mkdir -p "$logs"
