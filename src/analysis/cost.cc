@@ -289,7 +289,8 @@ Json BuildCost(const Json& summary, const Json& meta, const CostRates& rates) {
   Json forecast;
   if (!epochs.empty()) {
     const Json& last = epochs.back();
-    if (std::optional<double> planned = Number(last, "planned_epochs")) {
+    std::optional<double> planned = Number(last, "planned_epochs");
+    if (planned && *planned >= 0 && *planned <= 1e9) {  // a file's number, cast only if it fits
       Json call_epochs = Json::array();
       for (const Json& ec : epoch_costs) {
         if (ec.value("call", Json()) == last.value("call", Json())) call_epochs.push_back(ec);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -40,7 +41,11 @@ const Json& Member(const Json& j, std::string_view key) {
 
 std::optional<int> Int(const Json& j, std::string_view key) {
   std::optional<double> v = Number(j, key);
-  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+  // A number a file says, cast only when it fits (a cast of 1e300 is undefined).
+  if (!v || !(*v >= std::numeric_limits<int>::min() && *v <= std::numeric_limits<int>::max())) {
+    return std::nullopt;
+  }
+  return static_cast<int>(*v);
 }
 
 // "20261130-142501-train" -> "train": the run directory's name less its stamp.
@@ -116,7 +121,7 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const J
   const Json& training = Member(summary, "training");
   std::optional<double> steps = Number(training, "steps");
   if (!steps) steps = Number(training, "step");
-  if (steps) r.steps = static_cast<int64_t>(*steps);
+  if (steps && *steps >= 0 && *steps < 9.2e18) r.steps = static_cast<int64_t>(*steps);
   const Json& epochs = Member(summary, "epochs");
   if (epochs.is_array() && !epochs.empty()) r.epochs = static_cast<int64_t>(epochs.size());
   r.health_score = Number(Member(summary, "health"), "score");

@@ -25,12 +25,19 @@ std::string RunName(const ReportRun& run) {
 }
 
 std::string Command(const ReportRun& run) {
-  const Json& c = run.meta.is_object() && run.meta.contains("command") ? run.meta["command"]
-                  : run.summary.is_object()                            ? run.summary["command"]
-                                                                       : Json();
-  if (!c.is_array()) return "";
+  // meta.json's command, else summary.json's (a run whose meta.json was left out).
+  static const Json kNone;
+  const Json* c = &kNone;
+  for (const Json* file : {&run.meta, &run.summary}) {
+    if (!file->is_object()) continue;
+    if (auto it = file->find("command"); it != file->end() && it->is_array()) {
+      c = &*it;
+      break;
+    }
+  }
+  if (!c->is_array()) return "";
   std::vector<std::string> argv;
-  for (const auto& a : c) argv.push_back(a.is_string() ? a.get<std::string>() : a.dump());
+  for (const auto& a : *c) argv.push_back(a.is_string() ? a.get<std::string>() : a.dump());
   return ShellCommand(argv);
 }
 
@@ -69,7 +76,7 @@ std::optional<double> Num(const Json& j, std::initializer_list<const char*> path
 }
 
 std::string Start(const ReportRun& run) {
-  if (run.start_t <= 0) return "";
+  if (!(run.start_t > 0 && run.start_t < 1e12)) return "";  // a time a file cannot mean
   auto tp = std::chrono::system_clock::time_point(
       std::chrono::seconds(static_cast<int64_t>(std::floor(run.start_t))));
   return fmt::format("{:%Y-%m-%d %H:%M:%S} UTC", tp);

@@ -75,6 +75,13 @@ std::optional<double> Number(const nlohmann::json& j, const char* key) {
   return it->get<double>();
 }
 
+// An event's rank: -1 when it has none or one that is not a whole number
+// (a float such as 7e51 has no int64_t).
+int64_t Rank(const nlohmann::json& e) {
+  auto it = e.find("rank");
+  return it != e.end() && it->is_number_integer() ? it->get<int64_t>() : -1;
+}
+
 std::string Text(const nlohmann::json& j, const char* key) {
   if (!j.is_object()) return "";
   auto it = j.find(key);
@@ -143,14 +150,13 @@ std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nloh
   std::optional<int64_t> lowest;
   for (const auto& e : events) {
     if (Text(e, "type") != "phase_begin") continue;
-    int64_t rank = e.value("rank", int64_t{-1});
+    int64_t rank = Rank(e);
     lowest = lowest ? std::min(*lowest, rank) : rank;
   }
   std::map<std::string, double> open;
   for (const auto& e : events) {
     std::string type = Text(e, "type");
-    if ((type != "phase_begin" && type != "phase_end") || !lowest ||
-        e.value("rank", int64_t{-1}) != *lowest) {
+    if ((type != "phase_begin" && type != "phase_end") || !lowest || Rank(e) != *lowest) {
       continue;
     }
     std::string phase = Text(e, "phase");
