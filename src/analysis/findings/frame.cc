@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/metrics.h"
+#include "core/run_file.h"
 
 namespace tv {
 namespace {
@@ -186,7 +187,7 @@ bool ReadTraining(od::object object, Frame* f) {
 }  // namespace
 
 struct FrameReader::Impl {
-  od::parser parser;
+  od::parser parser{kMaxJsonlLineBytes};  // a longer line is refused, never allocated for
   simdjson::padded_string line;
 };
 
