@@ -70,6 +70,10 @@ def deep_key(path):
     path.write_text(text[:-1] + ', "unused": ' + "[" * 100_000 + "]" * 100_000 + "}")
 
 
+def deep_row(path):
+    path.write_text('{"t": 1, "host": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+
+
 def wrong_shape_row(path):
     path.write_text('{"t": 1, "elapsed_s": 0, "host": 5}\n')
 
@@ -77,6 +81,7 @@ def wrong_shape_row(path):
 SAMPLES_ATTACKS = {"fifo": (fifo, "is a FIFO"), "dev-zero": (dev_zero, "is a character device"),
                    "sparse-2gb": (sparse_2gb, "longer than 4 MiB"),
                    "directory": (directory, "is a directory"),
+                   "deep": (deep_row, "nested deeper than"),
                    "wrong-shape": (wrong_shape_row, "key host: expected an object, got a number")}
 
 @pytest.mark.parametrize("attack", sorted(SAMPLES_ATTACKS))
@@ -112,6 +117,22 @@ def test_analyze_names_line_and_key_of_a_row_of_the_wrong_shape(good, tmp_path):
     assert j["skipped_lines"] == 1
     assert j["first_skipped"] == (f"{run / 'samples.jsonl'}:2: valid JSON but not a row of "
                                   "samples.jsonl (key gpus: expected an array, got an object)")
+
+
+def test_deep_nesting_in_a_key_no_reader_reads_costs_nothing(good, tmp_path):
+    # analyze and report read rows with simdjson, which takes only the keys it
+    # needs and never recurses: the row counts; export flattens every key, so
+    # it refuses the row.
+    run = copy(good, tmp_path, "deep-unused")
+    with open(run / "samples.jsonl", "a") as f:
+        f.write('{"t": 9e9, "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    rows = len((run / "samples.jsonl").read_text().splitlines())
+    p = tv_cmd("analyze", run, "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["rows"] == rows
+    p = tv_cmd("export", run)
+    assert p.returncode == 2
+    assert f"{run / 'samples.jsonl'}:{rows}: nested deeper than 16 levels" in p.stderr
 
 
 def test_a_long_line_is_skipped_counted_and_said(good, tmp_path):
