@@ -44,9 +44,13 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
       }
       if (v.rows == 0) {
         // Nothing to judge: an empty file, or one of lines that are no rows.
-        std::string why = v.skipped > 0     ? fmt::format(" (first skipped: {})", v.skipped_first)
-                          : v.notes.empty() ? ""
-                                            : " (" + v.notes.back() + ")";
+        std::string why;
+        if (v.skipped > 0) why = fmt::format(" (first skipped: {})", v.skipped_first);
+        for (const std::string& note : v.notes) {
+          if (why.empty() && note.find("samples.jsonl") != std::string::npos) {
+            why = " (" + note + ")";
+          }
+        }
         throw ConfigError(fmt::format("{}/samples.jsonl holds no rows to judge{}", dir, why));
       }
       for (const std::string& note : v.notes) fmt::print(stderr, "trainvitals: {}\n", note);

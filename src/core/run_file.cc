@@ -301,9 +301,9 @@ bool JsonlReader::Next(Line* line) {
 
 std::string LongLinesNote(const JsonlReader& reader, std::string_view path) {
   if (reader.long_lines() == 0) return "";
-  return fmt::format("skipped {} line{} longer than {} in {} (line {}{})", reader.long_lines(),
+  return fmt::format("skipped {} line{} longer than {} in {} ({}line {})", reader.long_lines(),
                      reader.long_lines() == 1 ? "" : "s", LimitText(reader.max_line_bytes()), path,
-                     reader.first_long_line(), reader.long_lines() == 1 ? "" : " first");
+                     reader.long_lines() == 1 ? "" : "the first: ", reader.first_long_line());
 }
 
 }  // namespace tv

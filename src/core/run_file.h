@@ -123,7 +123,8 @@ class JsonlReader {
   Status status_;
 };
 
-// "skipped 1 line longer than 4 MiB in PATH (line 3)"; empty when none was.
+// "skipped 1 line longer than 4 MiB in PATH (line 3)", "skipped 2 lines ...
+// (the first: line 3)"; empty when none was.
 std::string LongLinesNote(const JsonlReader& reader, std::string_view path);
 
 }  // namespace tv

@@ -115,7 +115,8 @@ TEST_F(RunFileTest, LongLinesAreSkippedAndCountedOthersKeepTheirNumbers) {
             (std::vector<std::string>{"1:{\"t\":1}", "4:{\"t\":4}", "6~{\"t\":6}"}));
   EXPECT_EQ(reader.long_lines(), 2u);
   EXPECT_EQ(reader.first_long_line(), 2u);
-  EXPECT_EQ(LongLinesNote(reader, "f"), "skipped 2 lines longer than 64 bytes in f (line 2 first)");
+  EXPECT_EQ(LongLinesNote(reader, "f"),
+            "skipped 2 lines longer than 64 bytes in f (the first: line 2)");
 }
 
 TEST_F(RunFileTest, LongLineAcrossManyChunksIsSkippedFromAFile) {
