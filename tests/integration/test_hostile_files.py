@@ -149,6 +149,7 @@ def test_a_long_line_is_skipped_counted_and_said(good, tmp_path):
         assert p.returncode == 0, p.stderr
         assert note in p.stderr, (args[0], p.stderr)
     assert len((tmp_path / "s.csv").read_text().splitlines()) == 1 + len(rows)
+    assert note in (tmp_path / "r.html").read_text()  # on the page too
 
 
 def wrong_types(path):

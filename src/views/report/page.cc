@@ -181,12 +181,21 @@ std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
 }
 
 std::string Notes(const ReportRun& run) {
-  if (run.series.skipped == 0) return "";
-  return fmt::format(
-      "<p class=\"note\">{}: skipped {} line{} of samples.jsonl that {} not JSON "
-      "(first: {}).</p>",
-      HtmlEscape(RunName(run)), run.series.skipped, run.series.skipped == 1 ? "" : "s",
-      run.series.skipped == 1 ? "is" : "are", HtmlEscape(run.series.first_skipped));
+  std::string out;
+  if (run.series.skipped > 0) {
+    out += fmt::format(
+        "<p class=\"note\">{}: skipped {} line{} of samples.jsonl that {} not rows "
+        "(first: {}).</p>",
+        HtmlEscape(RunName(run)), run.series.skipped, run.series.skipped == 1 ? "" : "s",
+        run.series.skipped == 1 ? "is" : "are", HtmlEscape(run.series.first_skipped));
+  }
+  for (const std::string* note : {&run.series.long_lines_note, &run.events_note}) {
+    if (!note->empty()) {
+      out +=
+          fmt::format("<p class=\"note\">{}: {}.</p>", HtmlEscape(RunName(run)), HtmlEscape(*note));
+    }
+  }
+  return out;
 }
 
 }  // namespace
