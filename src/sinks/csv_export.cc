@@ -88,8 +88,8 @@ void ForEachRow(const std::string& path, bool warn, Fn fn) {
   }
   if (rows == 0) {
     std::string note = LongLinesNote(reader, path);
-    throw ConfigError(fmt::format("{}: no rows to export{}", path,
-                                  note.empty() ? "" : " (" + note + ")"));
+    throw ConfigError(
+        fmt::format("{}: no rows to export{}", path, note.empty() ? "" : " (" + note + ")"));
   }
 }
 
