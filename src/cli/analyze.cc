@@ -6,6 +6,7 @@
 
 #include "analysis/findings/replay.h"
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "cli/options.h"
 #include "core/config.h"
 #include "run/run_dir.h"
@@ -59,7 +60,7 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
                                       {"ended", v.ended},       {"health", v.health},
                                       {"findings", v.findings}, {"memory_trends", v.memory_trends}};
         if (v.skipped > 0) out["skipped_lines"] = v.skipped, out["first_skipped"] = v.skipped_first;
-        std::cout << out.dump(2) << "\n";
+        PrintJson(out);
         return 0;
       }
       std::string text = fmt::format("trainvitals: {} — {} rows{}\n", dir, v.rows,

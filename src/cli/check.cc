@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "core/env.h"
 #include "sources/machine_check.h"
 
@@ -18,7 +19,7 @@ void AddCheckCommand(CLI::App& app, Action* action) {
     *action = [json]() {
       auto report = CheckMachine(Env::Default());
       if (*json) {
-        fmt::print("{}\n", report.dump(2));
+        PrintJson(report);
       } else {
         fmt::print("{}", FormatMachineCheck(report));
       }

@@ -9,6 +9,7 @@
 
 #include "analysis/cost.h"
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "cli/options.h"
 #include "core/config.h"
 #include "run/run_dir.h"
@@ -48,7 +49,11 @@ void AddCompareCommand(CLI::App& app, Action* action) {
         compared.push_back({label, ReadRunSummary(dir, rates)});
       }
       nlohmann::ordered_json comparison = CompareRuns(compared);
-      std::cout << (*json ? comparison.dump(2) + "\n" : FormatComparison(comparison));
+      if (*json) {
+        PrintJson(comparison);
+      } else {
+        std::cout << FormatComparison(comparison);
+      }
       return 0;
     };
   });

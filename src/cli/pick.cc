@@ -7,6 +7,7 @@
 
 #include "analysis/gpu_pick.h"
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "core/config.h"
 #include "run/gpu_claim.h"
 #include "sources/gpu_survey.h"
@@ -95,7 +96,7 @@ void AddPickCommand(CLI::App& app, Action* action) {
                                       {"chosen", chosen},
                                       {"rejected", result.rejected},
                                       {"gpus", all}};
-        std::cout << out.dump(2) << "\n";
+        PrintJson(out);
         return enough ? 0 : 1;
       }
       if (!enough) {

@@ -10,6 +10,7 @@
 
 #include "analysis/cost.h"
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "cli/options.h"
 #include "core/clock.h"
 #include "core/config.h"
@@ -233,7 +234,7 @@ void AddRunsCommand(CLI::App& app, Action* action) {
       if (common->json) {
         nlohmann::ordered_json out = {{"db", path}, {"runs", nlohmann::ordered_json::array()}};
         for (const RunRecord& r : runs) out["runs"].push_back(RecordJson(r));
-        std::cout << out.dump(2) << "\n";
+        PrintJson(out);
         return 0;
       }
       if (runs.empty()) {
@@ -264,7 +265,7 @@ void AddRunsCommand(CLI::App& app, Action* action) {
       if (stats_common->json) {
         nlohmann::ordered_json out = {{"db", path}};
         out.update(StatsJson(s));
-        std::cout << out.dump(2) << "\n";
+        PrintJson(out);
         return 0;
       }
       std::cout << FormatRunStats(s);

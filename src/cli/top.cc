@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "cli/top_screen.h"
 #include "core/clock.h"
 #include "run/top_feed.h"
@@ -180,7 +181,7 @@ void AddTopCommand(CLI::App& app, Action* action) {
         std::this_thread::sleep_for(std::chrono::duration<double>(kFirstGap_s));
         TopModel model = feed.Next();
         if (*json) {
-          std::cout << TopJson(model).dump(2) << "\n";
+          PrintJson(TopJson(model));
           return 0;
         }
         std::setlocale(LC_ALL, "");

@@ -10,6 +10,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "core/escape.h"
 #include "core/json_shape.h"
 #include "core/run_file.h"
 
@@ -66,7 +67,9 @@ std::string PrepareRunDir(const Config& config, const std::vector<std::string>& 
     localtime_r(&secs, &tm);
     char stamp[32];
     std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-    std::string name = config.name.empty() ? DefaultRunName(command) : config.name;
+    // The name may be a hostile program's: no control byte reaches the path
+    // (nor every message that prints it).
+    std::string name = VisibleText(config.name.empty() ? DefaultRunName(command) : config.name);
     for (char& c : name) {
       if (c == '/' || c == ' ') c = '_';
     }
