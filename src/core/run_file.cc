@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 namespace tv {
 namespace {
@@ -78,7 +79,17 @@ std::string_view FileKindName(unsigned mode) {
 }
 
 Status OpenRegularFile(const std::string& path, int* fd) {
-  int f = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  // A symbolic link is followed only to a file its own owner owns (or when
+  // the link is root's or the caller's), as fs.protected_symlinks does in
+  // sticky directories: a link another user planted in a run directory cannot
+  // make root read a file that user could not.
+  int f = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  std::optional<uid_t> link_owner;
+  if (f < 0 && errno == ELOOP) {
+    struct stat link;
+    if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) link_owner = link.st_uid;
+    f = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  }
   if (f < 0) {
     int err = errno;
     struct stat st;
@@ -98,6 +109,12 @@ Status OpenRegularFile(const std::string& path, int* fd) {
     ::close(f);
     return Status::Invalid(
         fmt::format("{} is {}, not a regular file", path, FileKindName(st.st_mode)));
+  }
+  if (link_owner && *link_owner != 0 && *link_owner != ::geteuid() && *link_owner != st.st_uid) {
+    ::close(f);
+    return Status::Invalid(
+        fmt::format("{} is a symbolic link of uid {} to a file of uid {}: not followed", path,
+                    *link_owner, st.st_uid));
   }
   *fd = f;
   return Status::Ok();

@@ -44,8 +44,10 @@ std::string LimitText(size_t bytes);
 // directory", "a character device", "a block device", "a socket", "a symbolic link".
 std::string_view FileKindName(unsigned mode);
 
-// Opens `path` read-only (O_RDONLY|O_NONBLOCK|O_CLOEXEC, following symbolic
-// links) and checks with fstat that it is a regular file. On success *fd is
+// Opens `path` read-only (O_RDONLY|O_NONBLOCK|O_CLOEXEC) and checks with fstat
+// that it is a regular file. A symbolic link is followed only when it is
+// root's or the caller's, or its target has the link's owner (else Invalid:
+// another user's link cannot lead root to a file that user could not read). On success *fd is
 // the caller's to close. NotFound when `path` does not exist; Invalid "PATH is
 // a FIFO, not a regular file" for anything else; the errno otherwise.
 Status OpenRegularFile(const std::string& path, int* fd);

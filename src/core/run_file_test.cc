@@ -77,6 +77,26 @@ TEST_F(RunFileTest, DirectoryAndDeviceBehindSymlinkAreRefused) {
   EXPECT_FALSE(ReadRegularFile(Path("zero.jsonl"), 1024, &text).ok());
 }
 
+TEST_F(RunFileTest, AnotherUsersLinkIsFollowedOnlyToAFileOfItsOwner) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a link another owner";
+  std::string target = Write("secret", "root's\n");  // root's file
+  std::string own = Path("own.jsonl");
+  std::string planted = Path("planted.jsonl");
+  ASSERT_EQ(::symlink(target.c_str(), own.c_str()), 0);
+  ASSERT_EQ(::symlink(target.c_str(), planted.c_str()), 0);
+  ASSERT_EQ(::lchown(planted.c_str(), 4242, 4242), 0);  // a neighbour's link
+  int fd = -1;
+  ASSERT_TRUE(OpenRegularFile(own, &fd).ok());  // the caller's own link
+  ::close(fd);
+  Status s = OpenRegularFile(planted, &fd);
+  EXPECT_EQ(s.code(), Status::Code::kInvalid);
+  EXPECT_EQ(s.message(),
+            planted + " is a symbolic link of uid 4242 to a file of uid 0: not followed");
+  ASSERT_EQ(::chown(target.c_str(), 4242, 4242), 0);  // now the link's owner's file
+  ASSERT_TRUE(OpenRegularFile(planted, &fd).ok());
+  ::close(fd);
+}
+
 TEST_F(RunFileTest, MissingFileIsNotFound) {
   int fd = -1;
   EXPECT_EQ(OpenRegularFile(Path("nope"), &fd).code(), Status::Code::kNotFound);

@@ -5,10 +5,12 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <charconv>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <optional>
+#include <string>
+
+#include "core/env.h"
+#include "sources/proc_pid_parse.h"
 
 namespace tv {
 namespace {
@@ -17,48 +19,21 @@ std::vector<ProcParents> ReadAllParents() {
   std::vector<ProcParents> out;
   DIR* dir = ::opendir("/proc");
   if (dir == nullptr) return out;
+  std::string text;
   while (dirent* e = ::readdir(dir)) {
     if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-    std::ifstream in(fmt::format("/proc/{}/stat", e->d_name));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (std::optional<ProcParents> p = ParseProcParents(text.str())) out.push_back(*p);
+    if (!Env::Default()->ReadFile(fmt::format("/proc/{}/stat", e->d_name).c_str(), &text).ok()) {
+      continue;  // gone meanwhile
+    }
+    if (std::optional<ProcStat> st = ParseProcStat(text)) {
+      out.push_back({st->pid, st->ppid, st->pgrp});
+    }
   }
   ::closedir(dir);
   return out;
 }
 
 }  // namespace
-
-std::optional<ProcParents> ParseProcParents(std::string_view text) {
-  size_t open = text.find(" (");
-  size_t close = text.rfind(')');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
-    return std::nullopt;
-  }
-  ProcParents p;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + open, p.pid);
-  if (ec != std::errc() || end != text.data() + open) return std::nullopt;
-  // ") S PPID PGRP ..."
-  std::string_view rest = text.substr(close + 1);
-  int fields[2] = {0, 0};
-  size_t pos = rest.find_first_not_of(' ');
-  if (pos == std::string_view::npos) return std::nullopt;
-  pos = rest.find(' ', pos);  // past the state
-  for (int& f : fields) {
-    if (pos == std::string_view::npos) return std::nullopt;
-    size_t start = rest.find_first_not_of(' ', pos);
-    if (start == std::string_view::npos) return std::nullopt;
-    size_t stop = rest.find(' ', start);
-    if (stop == std::string_view::npos) stop = rest.size();
-    auto [e, c] = std::from_chars(rest.data() + start, rest.data() + stop, f);
-    if (c != std::errc() || e != rest.data() + stop) return std::nullopt;
-    pos = stop;
-  }
-  p.ppid = fields[0];
-  p.pgrp = fields[1];
-  return p;
-}
 
 std::vector<int> JobProcesses(const std::vector<ProcParents>& procs, int self, int self_pgrp) {
   std::multimap<int, const ProcParents*> children;

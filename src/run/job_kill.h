@@ -7,8 +7,6 @@
 // alone. Thread safety: free functions without state.
 #pragma once
 
-#include <optional>
-#include <string_view>
 #include <vector>
 
 namespace tv {
@@ -18,10 +16,6 @@ struct ProcParents {
   int ppid = 0;
   int pgrp = 0;
 };
-
-// pid, ppid and pgrp of a /proc/PID/stat text (the name may hold spaces and
-// parentheses); none when malformed.
-std::optional<ProcParents> ParseProcParents(std::string_view stat_text);
 
 // The job's processes among `procs` for a supervisor of pid `self` in process
 // group `self_pgrp`: every descendant of `self`, except its children in

@@ -7,18 +7,6 @@
 namespace tv {
 namespace {
 
-TEST(JobKill, ParsesParentsPastANameWithParenthesesAndSpaces) {
-  std::optional<ProcParents> p =
-      ParseProcParents("4242 (py (worker) 1) S 100 4200 4200 0 -1 4194560 0 0 0 0");
-  ASSERT_TRUE(p);
-  EXPECT_EQ(p->pid, 4242);
-  EXPECT_EQ(p->ppid, 100);
-  EXPECT_EQ(p->pgrp, 4200);
-  EXPECT_FALSE(ParseProcParents("4242 (x) S"));
-  EXPECT_FALSE(ParseProcParents("garbage"));
-  EXPECT_FALSE(ParseProcParents("12 (x) S 1x 3"));
-}
-
 TEST(JobKill, TheJobTreeWithOrphansButNotTheSupervisorsOwnGroup) {
   // 100 supervises in group 100; 200 is the job (group 200), 201 its worker,
   // 202 a worker that left the group; 300 an orphan re-parented to 100 in a

@@ -78,6 +78,9 @@ std::optional<ProcStat> ParseProcStat(std::string_view text) {
       case 4:
         ok = ToNumber(token, &st.ppid);
         break;
+      case 5:
+        ok = ToNumber(token, &st.pgrp);
+        break;
       case 14:
         ok = ToNumber(token, &st.utime_ticks);
         break;
