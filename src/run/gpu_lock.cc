@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "core/escape.h"
 #include "run/proc_locks.h"
 
 namespace tv {
@@ -126,7 +127,7 @@ std::string DescribeHolder(const LockHolder& holder) {
   } else if (holder.command.empty()) {
     who = fmt::format("held by processes that inherited it from pid {} (exited)", *holder.pid);
   } else {
-    who = fmt::format("held by pid {} ({})", *holder.pid, holder.command);
+    who = fmt::format("held by pid {} ({})", *holder.pid, VisibleText(holder.command));
   }
   return fmt::format("{}, lock file of {}", who, holder.file_owner);
 }

@@ -22,6 +22,9 @@ TEST(GpuLockHolder, SaysWhoTheKernelNames) {
             "held by processes that inherited it from pid 17 (exited), lock file of root");
   EXPECT_EQ(DescribeHolder({"bob", std::nullopt, ""}),
             "held by a process the kernel does not name, lock file of bob");
+  // A holder's name is its own choosing: no terminal control reaches the message.
+  EXPECT_EQ(DescribeHolder({"eve", 99, "x\x1b[2J"}),
+            "held by pid 99 (x\u241b[2J), lock file of eve");
 }
 
 TEST(GpuLockHolder, NamesOnlySafeCharacters) {

@@ -132,5 +132,8 @@ def other_user():
         made = subprocess.run(["/usr/sbin/useradd", "--system", "--no-create-home", "--shell",
                                "/usr/sbin/nologin", OtherUser.name], capture_output=True, text=True)
         if made.returncode != 0:
-            pytest.skip(f"useradd {OtherUser.name} failed: {made.stderr.strip()}")
+            try:  # made meanwhile by a test process beside this one
+                pwd.getpwnam(OtherUser.name)
+            except KeyError:
+                pytest.skip(f"useradd {OtherUser.name} failed: {made.stderr.strip()}")
     return OtherUser()
