@@ -7,6 +7,9 @@ CLI := $(BUILD_DIR)/trainvitals
 VENV := build/venv
 PYTHON := $(VENV)/bin/python
 FUZZ_SECONDS ?= 180
+# Integration test files run side by side (each file's tests in order, in one
+# process): they mostly wait on the training processes they watch.
+TEST_JOBS ?= 3
 SOAK_SECONDS ?= 3600
 
 .PHONY: all build deps test demo bench lint format format-check fuzz sanitize soak docs clean
@@ -32,7 +35,7 @@ deps:
 
 test: deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j2
-	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q --durations=25 tests/integration
+	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q -n $(TEST_JOBS) --dist loadfile --durations=25 tests/integration
 
 demo: deps build
 	@scripts/demo.sh

@@ -75,12 +75,13 @@ fi
 # - tensorflow-cpu 2.21, keras 3.15 and paddlepaddle 3.3 are the newest that still
 #   accept numpy 1.26 (checked: each trains, beside torch and Lightning, in this venv).
 # - pandas 3.0 (3.1 needs numpy 2); packaging 24.1 is what Lightning 2.2 wants.
-# - pytest, the readers the integration tests check our files with (TensorBoard,
+# - pytest (pytest-xdist runs the integration test files side by side: they
+#   mostly wait on the processes they watch), the readers the integration tests check our files with (TensorBoard,
 #   tbparse, pandas, VisualDL), pyte for the terminal tests.
 PYTHON_PACKAGES=(
   numpy==1.26.4 tensorflow-cpu==2.21.0 keras==3.15.1 paddlepaddle==3.3.1
   pandas==3.0.6 packaging==24.1
-  pytest==9.2.0 tensorboard==2.21.0 tbparse==0.0.9 visualdl==2.5.3 pyte==0.8.2
+  pytest==9.2.0 pytest-xdist==3.8.0 tensorboard==2.21.0 tbparse==0.0.9 visualdl==2.5.3 pyte==0.8.2
   selenium==4.32.0   # drives Chromium in the report tests; the newest that keeps Debian's urllib3 1.26
 )
 # Lightning over Debian's PyTorch, with --no-deps: its requirements would make pip

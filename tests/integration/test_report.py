@@ -21,12 +21,12 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 CHARTS = ["gpu_busy", "gpu_memory", "cpu", "memory", "power", "training"]
 
 
-def torch_run(out, *flags, epochs=3, gpus=True):
+def torch_run(out, *flags, epochs=3, gpus=True, steps=300):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
     if gpus:
         env.update(TRAINVITALS_NVML_LIBRARY=str(FAKE), FAKE_NVML_SCENARIO=str(SCENARIO))
     args = [cli_path(), "run", "--out", str(out), "--interval", "0.25", *flags, "--",
-            sys.executable, str(EXAMPLE), "--epochs", str(epochs), "--steps", "300",
+            sys.executable, str(EXAMPLE), "--epochs", str(epochs), "--steps", str(steps),
             "--batch-size", "256"]
     return subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
 
@@ -40,7 +40,8 @@ def runs(tmp_path_factory):
     rules.write_text('[[alert]]\nname = "gpu-asleep"\nexpr = "gpus[].util_ratio < 5%"\nall_gpus = true\n')
     a = torch_run(tmp / "a", "--report", "--alerts", str(rules))
     assert a.returncode == 0, a.stderr
-    b = torch_run(tmp / "b", epochs=2, gpus=False)
+    # Long enough to span several rows however fast the machine steps.
+    b = torch_run(tmp / "b", epochs=2, gpus=False, steps=3000)
     assert b.returncode == 0, b.stderr
     return {"a": tmp / "a", "b": tmp / "b", "a_stderr": a.stderr}
 
