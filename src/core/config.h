@@ -30,10 +30,10 @@ struct Config {
   std::string name;  // empty: derived from the command
   bool quiet = false;
   double kill_after_s = 20;  // run: SIGKILL the job this long after INT/TERM (0: at a second)
-  std::vector<int> gpus;                   // GPUs to watch as the job numbers them; empty: all
-  int gpus_auto = 0;                       // --gpus auto:N: claim the N freest GPUs (run only)
-  bool gpu_ids = false;                    // write real GPU UUIDs and serials
-  std::string prometheus;                  // listen address of /metrics; empty: off
+  std::vector<int> gpus;     // GPUs to watch as the job numbers them; empty: all
+  int gpus_auto = 0;         // --gpus auto:N: claim the N freest GPUs (run only)
+  bool gpu_ids = false;      // write real GPU UUIDs and serials
+  std::string prometheus;    // listen address of /metrics; empty: off
   bool prometheus_process_names = false;   // names of processes outside the job, off-host too
   std::string pushgateway;                 // Pushgateway URL; empty: off
   bool pushgateway_delete = false;         // delete the group when the command exits 0
