@@ -22,7 +22,8 @@ presets=("$@")
 [ ${#presets[@]} -gt 0 ] || presets=(asan tsan)
 integration=(tests/integration/test_run_dir.py tests/integration/test_exit_codes.py
   tests/integration/test_markers.py tests/integration/test_prometheus.py
-  tests/integration/test_scrape_load.py tests/integration/test_alert_actions.py)
+  tests/integration/test_scrape_load.py tests/integration/test_alert_actions.py
+  tests/integration/test_hostile_peers.py tests/integration/test_alert_end.py)
 # In-process monitoring (test_markers' "alone" tests) runs the release Python
 # module, not this build: left out.
 select="not alone"
