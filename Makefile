@@ -7,9 +7,13 @@ CLI := $(BUILD_DIR)/trainvitals
 VENV := build/venv
 PYTHON := $(VENV)/bin/python
 FUZZ_SECONDS ?= 180
-# Integration test files run side by side (each file's tests in order, in one
-# process): they mostly wait on the training processes they watch.
-TEST_JOBS ?= 3
+# TEST_JOBS=3 runs the integration test files side by side (pytest-xdist, each
+# file's tests in order in one process): they mostly wait on the training
+# processes they watch (28 min serially, 11 min with 3 here). Some findings tests
+# measure timing against the loop's own clock and can miss under that load, so
+# the default, and CI, run them one after another.
+TEST_JOBS ?= 1
+PYTEST_JOBS := $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 SOAK_SECONDS ?= 3600
 
 .PHONY: all build deps test demo bench lint format format-check fuzz sanitize soak docs clean
@@ -35,7 +39,7 @@ deps:
 
 test: deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j2
-	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q -n $(TEST_JOBS) --dist loadfile --durations=25 tests/integration
+	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q $(PYTEST_JOBS) --durations=25 tests/integration
 
 demo: deps build
 	@scripts/demo.sh

@@ -75,8 +75,8 @@ fi
 # - tensorflow-cpu 2.21, keras 3.15 and paddlepaddle 3.3 are the newest that still
 #   accept numpy 1.26 (checked: each trains, beside torch and Lightning, in this venv).
 # - pandas 3.0 (3.1 needs numpy 2); packaging 24.1 is what Lightning 2.2 wants.
-# - pytest (pytest-xdist runs the integration test files side by side: they
-#   mostly wait on the processes they watch), the readers the integration tests check our files with (TensorBoard,
+# - pytest (pytest-xdist for `make test TEST_JOBS=3`, the integration test files
+#   side by side), the readers the integration tests check our files with (TensorBoard,
 #   tbparse, pandas, VisualDL), pyte for the terminal tests.
 PYTHON_PACKAGES=(
   numpy==1.26.4 tensorflow-cpu==2.21.0 keras==3.15.1 paddlepaddle==3.3.1
