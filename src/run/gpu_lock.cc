@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "core/escape.h"
+#include "core/run_file.h"
 #include "run/proc_locks.h"
 
 namespace tv {
@@ -27,18 +28,10 @@ GpuLockState Unusable(const LockDir& dir, const std::string& name, const std::st
           std::nullopt};
 }
 
-std::string KindOf(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-  return "not a regular file";
-}
-
 // Why the open file of status `st` is not a lock file; empty when it is one.
 std::string NotALockFile(const struct stat& st) {
   if (!S_ISREG(st.st_mode)) {
-    return fmt::format("{}, not a regular file, owned by {}", KindOf(st.st_mode),
+    return fmt::format("{}, not a regular file, owned by {}", FileKindName(st.st_mode),
                        UserName(st.st_uid));
   }
   if (st.st_nlink != 1) {

@@ -9,18 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/run_file.h"
+
 namespace tv {
 namespace {
-
-std::string FileKind(mode_t mode) {
-  if (S_ISLNK(mode)) return "a symbolic link";
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISREG(mode)) return "a regular file";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-  return "not a directory";
-}
 
 std::string Remedy(const std::string& path) {
   return fmt::format(
@@ -48,7 +40,7 @@ std::string UserName(uid_t uid) {
 }
 
 std::string LockDirProblem(const struct stat& st, uid_t euid) {
-  if (!S_ISDIR(st.st_mode)) return fmt::format("is {}, not a directory", FileKind(st.st_mode));
+  if (!S_ISDIR(st.st_mode)) return fmt::format("is {}, not a directory", FileKindName(st.st_mode));
   if (st.st_uid != 0 && st.st_uid != euid) {
     return fmt::format("is owned by {}, not by root or you: its owner can remove the locks in it",
                        UserName(st.st_uid));
