@@ -12,6 +12,7 @@
 
 #include "core/escape.h"
 #include "core/json_shape.h"
+#include "core/private_path.h"
 #include "core/run_file.h"
 
 namespace tv {
@@ -38,9 +39,9 @@ namespace {
 void MakeRunDir(const std::string& dir, bool share) {
   fs::path target = fs::path(dir).lexically_normal();
   if (target.filename().empty()) target = target.parent_path();  // "out/"
-  std::error_code ec;
-  if (fs::path parent = target.parent_path(); !parent.empty()) fs::create_directories(parent, ec);
-  if (ec) throw ConfigError(fmt::format("cannot create run directory {}: {}", dir, ec.message()));
+  if (Status s = MakeDirs(target.parent_path().string(), 0777); !s.ok()) {
+    throw ConfigError(fmt::format("cannot create run directory {}: {}", dir, s.message()));
+  }
   mode_t mode = share ? 0755 : 0700;
   if (::mkdir(target.c_str(), mode) != 0) {
     if (errno == EEXIST) return;
