@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "views/format.h"
+#include "core/format.h"
 
 namespace tv {
 namespace {

@@ -5,12 +5,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "core/format.h"
 #include "core/host.h"
 #include "sources/cgroup.h"
 #include "sources/gpu_probe.h"
 #include "sources/host_memory.h"
 #include "sources/rapl.h"
-#include "views/format.h"
 
 namespace tv {
 namespace {

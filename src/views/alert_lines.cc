@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/escape.h"
-#include "views/format.h"
+#include "core/format.h"
 
 namespace tv {
 namespace {

@@ -8,8 +8,8 @@
 #include <map>
 #include <optional>
 
+#include "core/format.h"
 #include "views/cost_lines.h"
-#include "views/format.h"
 
 namespace tv {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "views/format.h"
+#include "core/format.h"
 
 namespace tv {
 namespace {

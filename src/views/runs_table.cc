@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <ctime>
 
-#include "views/format.h"
+#include "core/format.h"
 
 namespace tv {
 namespace {

@@ -7,11 +7,11 @@
 #include <mutex>
 #include <set>
 
+#include "core/format.h"
 #include "core/metrics.h"
 #include "views/alert_lines.h"
 #include "views/cost_lines.h"
 #include "views/epoch_line.h"
-#include "views/format.h"
 #include "views/verdict.h"
 
 namespace tv {

@@ -5,11 +5,11 @@
 #include <cmath>
 
 #include "core/escape.h"
+#include "core/format.h"
 #include "core/metrics.h"
 #include "views/alert_lines.h"
 #include "views/cost_lines.h"
 #include "views/epoch_line.h"
-#include "views/format.h"
 #include "views/verdict.h"
 
 namespace tv {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "views/format.h"
+#include "core/format.h"
 
 namespace tv {
 namespace {

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "analysis/alerts/window.h"
-#include "views/format.h"
+#include "core/format.h"
 
 namespace tv {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "analysis/findings/analyzer.h"
 #include "analysis/findings/format.h"
-#include "views/format.h"
+#include "core/format.h"
 
 namespace tv {
 namespace {

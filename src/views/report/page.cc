@@ -9,7 +9,7 @@
 #include <functional>
 #include <optional>
 
-#include "views/format.h"
+#include "core/format.h"
 #include "views/report/assets.h"
 #include "views/report/tables.h"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <optional>
 
-#include "views/format.h"
+#include "core/format.h"
 #include "views/report/page.h"
 
 namespace tv {

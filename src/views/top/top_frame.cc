@@ -8,7 +8,7 @@
 #include <ctime>
 #include <unordered_map>
 
-#include "views/format.h"
+#include "core/format.h"
 #include "views/top/top_text.h"
 
 namespace tv {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/escape.h"
-#include "views/format.h"
+#include "core/format.h"
 #include "views/top/top_frame.h"
 
 namespace tv::top_text {

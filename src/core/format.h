@@ -1,5 +1,6 @@
-// Human formatting for views. The core keeps SI base units; only views turn
-// bytes into GiB and ratios into percent.
+// Human formatting of numbers (bytes as GiB, ratios as percent, durations): a
+// leaf every layer may use for its messages. Data keeps SI base units; only
+// text for people goes through here.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-#include "views/format.h"
+#include "core/format.h"
 
 #include <fmt/format.h>
 
