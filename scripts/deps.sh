@@ -87,6 +87,11 @@ PYTHON_PACKAGES=(
 # Lightning over Debian's PyTorch, with --no-deps: its requirements would make pip
 # install a PyPI torch (a CUDA build, gigabytes) over Debian's. Its small
 # dependencies are named here instead (PyYAML and typing-extensions come from Debian).
+# 2.2 is the last Lightning for torch 1.13 (2.3 and later import torch 2.0's
+# LRScheduler). Known limit: LightningModule() imports torch.distributed._shard,
+# which Debian's torch 1.13 cannot import under Python 3.11 (a dataclass default
+# 3.11 refuses), so a plain Lightning script fails here at its model's __init__;
+# examples/lightning_train.py skips that hook (sharded-tensor state dicts, unused).
 LIGHTNING_PACKAGES=(
   lightning==2.2.5 lightning-utilities==0.11.9 torchmetrics==1.2.1 fsspec==2024.6.1 tqdm==4.70.1
 )
