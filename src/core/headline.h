@@ -1,0 +1,34 @@
+// The headline figures of a finished run, as the run computed them once and
+// wrote them into summary.json: how busy the GPUs the job used were, their
+// energy, the whole energy, the money and the health score. Every view that
+// shows one of them (the summary, the report's header, `runs`, `compare`)
+// reads it here rather than computing its own from the per-GPU figures, so a
+// run has one number for each. Pure functions; thread-safe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace tv {
+
+struct RunHeadline {
+  // summary.json "cost" (src/analysis/cost.h): over the GPUs the job used.
+  std::optional<double> gpu_busy_ratio;  // cost.busy_ratio
+  std::string busy_basis;                // cost.busy_basis: "util_ratio", "sm_active_ratio"
+  std::optional<int> gpus_used;          // cost.gpus_used
+  std::optional<double> gpu_energy_kwh;  // cost.gpu_energy_kwh
+  std::optional<double> energy_kwh;      // cost.energy_kwh: GPUs and CPUs, times the PUE
+  std::optional<double> money;           // cost.money, only with prices
+  std::string currency;                  // cost.currency, with money
+  // summary.json "health": the score, else the note saying why there is none.
+  std::optional<double> health_score;
+  std::string health_note;
+};
+
+// The headline of `summary` (summary.json); what it lacks, or holds with the
+// wrong type, stays unknown.
+RunHeadline HeadlineOf(const nlohmann::json& summary);
+RunHeadline HeadlineOf(const nlohmann::ordered_json& summary);
+
+}  // namespace tv

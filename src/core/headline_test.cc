@@ -1,0 +1,50 @@
+// The headline figures are summary.json's, as the run wrote them.
+#include "core/headline.h"
+
+#include <gtest/gtest.h>
+
+namespace tv {
+namespace {
+
+TEST(Headline, ReadsTheRunsOwnCostAndHealthNotAMeanOverEveryGpu) {
+  // GPU 1 was never the job's: its 90 % must not enter the busy share.
+  nlohmann::json summary = nlohmann::json::parse(R"j({
+    "gpus": [{"index": 0, "util_ratio": {"mean": 0.4}, "energy_joules": 900},
+             {"index": 1, "util_ratio": {"mean": 0.9}, "energy_joules": 1440}],
+    "cost": {"gpus_used": 1, "busy_ratio": 0.4, "busy_basis": "util_ratio",
+             "gpu_energy_kwh": 0.00025, "energy_kwh": 0.0003, "money": 0.0125,
+             "currency": "EUR"},
+    "health": {"score": 76, "breakdown": []}})j");
+  RunHeadline h = HeadlineOf(summary);
+  EXPECT_EQ(h.gpu_busy_ratio, 0.4);
+  EXPECT_EQ(h.busy_basis, "util_ratio");
+  EXPECT_EQ(h.gpus_used, 1);
+  EXPECT_EQ(h.gpu_energy_kwh, 0.00025);
+  EXPECT_EQ(h.energy_kwh, 0.0003);
+  EXPECT_EQ(h.money, 0.0125);
+  EXPECT_EQ(h.currency, "EUR");
+  EXPECT_EQ(h.health_score, 76);
+  EXPECT_EQ(h.health_note, "");
+  // The same from the ordered form the run writes with.
+  RunHeadline o = HeadlineOf(nlohmann::ordered_json::parse(summary.dump()));
+  EXPECT_EQ(o.gpu_busy_ratio, 0.4);
+  EXPECT_EQ(o.health_score, 76);
+}
+
+TEST(Headline, WhatIsMissingOrMistypedStaysUnknown) {
+  RunHeadline h = HeadlineOf(nlohmann::json::parse(R"j({
+    "cost": {"busy_ratio": "75 %", "gpus_used": 1e300, "money": null, "currency": "EUR"},
+    "health": {"note": "not judged: the run was shorter than its warm-up (30 s)"}})j"));
+  EXPECT_FALSE(h.gpu_busy_ratio);
+  EXPECT_FALSE(h.gpus_used);
+  EXPECT_FALSE(h.money);
+  EXPECT_EQ(h.currency, "");  // no money, no currency
+  EXPECT_FALSE(h.health_score);
+  EXPECT_EQ(h.health_note, "not judged: the run was shorter than its warm-up (30 s)");
+  RunHeadline none = HeadlineOf(nlohmann::json());
+  EXPECT_FALSE(none.gpu_energy_kwh);
+  EXPECT_FALSE(none.health_score);
+}
+
+}  // namespace
+}  // namespace tv
