@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "analysis/findings/replay.h"
+#include "analysis/judges.h"
 #include "cli/commands.h"
 #include "cli/json_out.h"
 #include "cli/options.h"
@@ -27,22 +28,27 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
       ->required();
   cmd->add_flag("--json", *json, "Print the verdict as JSON (health, findings)");
   cmd->add_option("--config", *config_file,
-                  "TOML file whose [findings] table sets thresholds (docs/findings.md); default "
-                  "$TRAINVITALS_CONFIG");
+                  "TOML file whose [findings] table sets the thresholds to judge with instead "
+                  "of the run's own (meta.json); says which differ from the run's. Without it "
+                  "the run's own; a run that recorded none: $TRAINVITALS_CONFIG, else the "
+                  "defaults (docs/findings.md)");
   cmd->callback([run, json, config_file, action] {
     *action = [run, json, config_file]() {
       Config config;
       if (std::string file = ConfigFilePath(*config_file); !file.empty()) {
         ApplyConfigFile(file, config);
       }
-      Thresholds thresholds = ThresholdsFrom(config.findings);
       std::string dir = ResolveRunDir(*run, config.runs_dir);
+      // The run's own thresholds (meta.json) unless --config is given.
+      ThresholdChoice choice;
       Verdict v;
       try {
-        v = Replay(dir, thresholds);
+        choice = ChooseThresholds(ReadRunJudges(dir), *config_file, config);
+        v = Replay(dir, choice.thresholds);
       } catch (const std::runtime_error& e) {
         throw ConfigError(e.what());
       }
+      for (const std::string& note : choice.notes) fmt::print(stderr, "trainvitals: {}\n", note);
       if (v.rows == 0) {
         // Nothing to judge: an empty file, or one of lines that are no rows.
         std::string why;
@@ -56,12 +62,19 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
       }
       for (const std::string& note : v.notes) fmt::print(stderr, "trainvitals: {}\n", note);
       if (*json) {
-        nlohmann::ordered_json out = {{"run_dir", dir},         {"rows", v.rows},
-                                      {"ended", v.ended},       {"health", v.health},
-                                      {"findings", v.findings}, {"memory_trends", v.memory_trends}};
+        nlohmann::ordered_json out = {{"run_dir", dir},
+                                      {"rows", v.rows},
+                                      {"ended", v.ended},
+                                      {"health", v.health},
+                                      {"findings", v.findings},
+                                      {"memory_trends", v.memory_trends},
+                                      {"thresholds", ChoiceJson(choice)}};
         if (v.skipped > 0) out["skipped_lines"] = v.skipped, out["first_skipped"] = v.skipped_first;
         PrintJson(out);
         return 0;
+      }
+      if (std::string line = JudgedWithLine(choice); !line.empty()) {
+        fmt::print(stderr, "trainvitals: {}\n", line);
       }
       std::string text = fmt::format("trainvitals: {} — {} rows{}\n", dir, v.rows,
                                      v.ended ? "" : ", still being written (judged so far)");

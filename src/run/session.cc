@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "analysis/judges.h"
 #include "core/env.h"
 #include "core/host.h"
 #include "core/thread.h"
@@ -116,6 +117,11 @@ nlohmann::ordered_json Session::Meta(int root_pid) const {
       {"interval_s", config_.interval_s},
       {"cpus_online", ::sysconf(_SC_NPROCESSORS_ONLN)},
       {"gpus", nlohmann::ordered_json::array()},
+      // The judges of the run (analysis/judges.h), so that `analyze` and
+      // `report` reach its verdict without being given its config again.
+      {"thresholds", ThresholdsJson(thresholds_)},
+      {"alert_rules", AlertRulesJson(alert_rules_ ? *alert_rules_ : std::vector<AlertRule>())},
+      {"cost_rates", CostRatesJson(cost_rates_)},
   };
 }
 
