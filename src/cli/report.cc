@@ -1,19 +1,68 @@
-// trainvitals report RUN [-o FILE] [--compare RUN_B]: one self-contained HTML
-// page of a run (charts, epochs, phases, findings, alerts, cost), optionally
-// with a second run overlaid.
+// trainvitals report RUN [-o FILE] [--compare RUN_B] [--config FILE]: one
+// self-contained HTML page of a run (charts, epochs, phases, findings, alerts,
+// cost), optionally with a second run overlaid.
 #include "views/report/report.h"
 
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 
+#include "analysis/cost.h"
+#include "analysis/findings/replay.h"
+#include "analysis/judges.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "core/config.h"
 #include "run/run_dir.h"
 
 namespace tv {
+namespace {
+
+// What the page shows of run `dir` that summary.json does not hold as the run
+// wrote it, computed by the run's own code: with --config, the verdict of
+// that config's thresholds and the cost at its rates; without, the verdict
+// so far of a run still being written (its own thresholds), and the cost of a
+// run written before costs existed (its own rates, else the config's).
+ReportJudged Judge(const std::string& dir, const std::string& config_flag, const Config& config) {
+  ReportJudged judged;
+  RunJudges judges = ReadRunJudges(dir);
+  ThresholdChoice choice = ChooseThresholds(judges, config_flag, config);
+  for (const std::string& note : choice.notes) fmt::print(stderr, "trainvitals: {}\n", note);
+  std::error_code ec;
+  bool ended = std::filesystem::exists(std::filesystem::path(dir) / "summary.json", ec);
+  if (!config_flag.empty() || !ended) {
+    Verdict v = Replay(dir, choice.thresholds);
+    if (v.rows > 0) {
+      judged.verdict = nlohmann::json::parse(
+          nlohmann::ordered_json{{"health", v.health}, {"findings", v.findings}}.dump());
+    }
+  }
+  std::vector<std::string> said;
+  if (std::string line = JudgedWithLine(choice); !line.empty()) said.push_back(line);
+  if (ended) {
+    CostRates rates = !config_flag.empty() || !judges.cost_rates ? LoadCostRates(config.cost_file)
+                                                                 : *judges.cost_rates;
+    std::string why;
+    if (std::optional<RunFiles> files = ReadRunFiles(dir, rates, &why)) {
+      nlohmann::ordered_json cost = files->summary["cost"];
+      if (!config_flag.empty() && judges.cost_rates &&
+          CostRatesJson(rates) != CostRatesJson(*judges.cost_rates)) {
+        cost = BuildCost(files->summary, files->meta, rates);
+        said.push_back(fmt::format("costed at the [cost] rates of --config {}", config_flag));
+      }
+      if (cost.is_object()) judged.cost = nlohmann::json::parse(cost.dump());
+    }
+  }
+  for (const std::string& line : said) {
+    fmt::print(stderr, "trainvitals: {}: {}\n", dir, line);
+    judged.note += (judged.note.empty() ? "" : "; ") + line;
+  }
+  return judged;
+}
+
+}  // namespace
 
 void AddReportCommand(CLI::App& app, Action* action) {
   auto* cmd = app.add_subcommand(
@@ -24,6 +73,7 @@ void AddReportCommand(CLI::App& app, Action* action) {
   auto run = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   auto compare = std::make_shared<std::string>();
+  auto config_file = std::make_shared<std::string>();
   cmd->add_option("RUN", *run,
                   "Run directory, or its name in trainvitals-runs/ (\"latest\": the newest run)")
       ->required();
@@ -31,16 +81,26 @@ void AddReportCommand(CLI::App& app, Action* action) {
   cmd->add_option("--compare", *compare,
                   "A second run (directory or name) overlaid on the charts, aligned by elapsed "
                   "time, its headline figures beside RUN's");
-  cmd->callback([run, out, compare, action] {
-    *action = [run, out, compare]() {
+  cmd->add_option("--config", *config_file,
+                  "TOML file to judge and cost the run(s) with instead of their own thresholds "
+                  "and rates (meta.json): its [findings] and [cost] tables; the page and stderr "
+                  "say which thresholds differ from the run's");
+  cmd->callback([run, out, compare, config_file, action] {
+    *action = [run, out, compare, config_file]() {
       Config config;
-      if (std::string file = ConfigFilePath(""); !file.empty()) ApplyConfigFile(file, config);
+      if (std::string file = ConfigFilePath(*config_file); !file.empty()) {
+        ApplyConfigFile(file, config);
+      }
       ReportRequest request;
       request.run_dir = ResolveRunDir(*run, config.runs_dir);
       if (!compare->empty()) request.compare_dir = ResolveRunDir(*compare, config.runs_dir);
       request.out = *out;
       ReportWritten written;
       try {
+        request.judged = Judge(request.run_dir, *config_file, config);
+        if (!request.compare_dir.empty()) {
+          request.compare_judged = Judge(request.compare_dir, *config_file, config);
+        }
         written = WriteReport(request);
       } catch (const std::exception& e) {
         throw ConfigError(e.what());

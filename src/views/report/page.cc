@@ -10,6 +10,8 @@
 #include <optional>
 
 #include "core/format.h"
+#include "core/headline.h"
+#include "views/cost_lines.h"
 #include "views/report/assets.h"
 #include "views/report/tables.h"
 
@@ -91,42 +93,36 @@ std::string Exit(const ReportRun& run) {
   return out;
 }
 
+// The run's own headline figures (core/headline.h), formatted as the summary
+// prints them: the report computes none of them from per-GPU figures.
 std::string Health(const ReportRun& run) {
-  if (auto score = Num(run.summary, {"health", "score"}))
-    return fmt::format("{:.0f} / 100", *score);
-  if (run.summary.is_object() && run.summary.contains("health") &&
-      run.summary["health"].is_object() && run.summary["health"].contains("note")) {
-    return run.summary["health"]["note"].get<std::string>();
-  }
-  return "";
+  RunHeadline h = HeadlineOf(run.verdict);
+  return h.health_score ? fmt::format("{:.0f} / 100", *h.health_score) : h.health_note;
 }
 
 std::string GpuBusy(const ReportRun& run) {
-  if (!run.summary.is_object() || !run.summary.contains("gpus") ||
-      !run.summary["gpus"].is_array() || run.summary["gpus"].empty()) {
-    return "";
-  }
-  double sum = 0;
-  int n = 0;
-  for (const auto& g : run.summary["gpus"]) {
-    if (auto v = Num(g, {"util_ratio", "mean"})) sum += *v, ++n;
-  }
-  return n > 0 ? FormatPercent(sum / n) : "";
+  RunHeadline h = HeadlineOf(run.summary);
+  if (!h.gpu_busy_ratio) return "";
+  std::string out = FormatPercent(*h.gpu_busy_ratio);
+  if (h.gpus_used)
+    out += fmt::format(" of {} GPU{} the job used", *h.gpus_used, *h.gpus_used == 1 ? "" : "s");
+  if (h.busy_basis == "sm_active_ratio") out += ", by SM activity";
+  return out;
 }
 
 std::string GpuEnergy(const ReportRun& run) {
-  if (!run.summary.is_object() || !run.summary.contains("gpus") ||
-      !run.summary["gpus"].is_array()) {
-    return "";
-  }
-  double joules = 0;
-  bool any = false;
-  for (const auto& g : run.summary["gpus"]) {
-    std::optional<double> v = Num(g, {"energy_joules"});
-    if (!v) v = Num(g, {"energy_joules", "max"});
-    if (v) joules += *v, any = true;
-  }
-  return any ? FormatEnergy(joules) : "";
+  RunHeadline h = HeadlineOf(run.summary);
+  return h.gpu_energy_kwh ? FormatKwh(*h.gpu_energy_kwh) : "";
+}
+
+std::string Energy(const ReportRun& run) {
+  RunHeadline h = HeadlineOf(run.summary);
+  return h.energy_kwh ? FormatKwh(*h.energy_kwh) : "";
+}
+
+std::string Money(const ReportRun& run) {
+  RunHeadline h = HeadlineOf(run.summary);
+  return h.money ? FormatMoney(*h.money, h.currency) : "";
 }
 
 struct Headline {
@@ -154,8 +150,10 @@ std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
          auto v = Num(r.summary, {"training", "steps_per_second", "mean"});
          return v ? fmt::format("{:.4g}", *v) : "";
        }},
-      {"GPU busy (mean)", GpuBusy},
+      {"GPU busy", GpuBusy},
       {"GPU energy", GpuEnergy},
+      {"Energy", Energy},
+      {"Cost", Money},
       {"Job memory peak",
        [](const ReportRun& r) {
          auto v = Num(r.summary, {"job", "memory_bytes", "max"});
@@ -264,6 +262,12 @@ std::string RenderPage(const ReportRun& a, const ReportRun* b, size_t buckets) {
   out += "</style>\n</head>\n<body>\n<header>\n";
   out += fmt::format("<h1>{}</h1>\n", HtmlEscape(title));
   out += HeaderTable(a, b);
+  for (const ReportRun* run : {&a, b}) {
+    if (run == nullptr || run->judged_note.empty()) continue;
+    out += fmt::format("<p class=\"note judged\">{}{}.</p>",
+                       b != nullptr ? HtmlEscape(RunName(*run)) + ": " : "",
+                       HtmlEscape(run->judged_note));
+  }
   out += "\n</header>\n<main>\n";
   out += "<section id=\"charts\"><h2>Over time</h2>";
   out +=

@@ -12,7 +12,6 @@
 #include <stdexcept>
 
 #include "views/report/page.h"
-#include "views/report/run_data.h"
 
 namespace tv {
 namespace {
@@ -35,9 +34,9 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
 }  // namespace
 
 ReportWritten WriteReport(const ReportRequest& request) {
-  ReportRun a = LoadReportRun(request.run_dir);
+  ReportRun a = LoadReportRun(request.run_dir, request.judged);
   std::optional<ReportRun> b;
-  if (!request.compare_dir.empty()) b = LoadReportRun(request.compare_dir);
+  if (!request.compare_dir.empty()) b = LoadReportRun(request.compare_dir, request.compare_judged);
   std::string page = RenderPage(a, b ? &*b : nullptr, request.buckets);
   ReportWritten out;
   out.path = request.out.empty() ? (std::filesystem::path(request.run_dir) / "report.html").string()

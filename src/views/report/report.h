@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "views/report/run_data.h"
+
 namespace tv {
 
 struct ReportRequest {
@@ -13,6 +15,10 @@ struct ReportRequest {
   std::string compare_dir;  // empty: no comparison
   std::string out;          // empty: <run_dir>/report.html
   size_t buckets = 1500;    // min/max buckets per series: ~2 points per pixel of a wide chart
+  // What the caller judged or costed for each run with the run's own code
+  // (run_data.h); empty: the page shows summary.json as the run wrote it.
+  ReportJudged judged;
+  ReportJudged compare_judged;
 };
 
 struct ReportWritten {

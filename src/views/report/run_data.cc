@@ -197,7 +197,7 @@ std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nloh
   return spans;
 }
 
-ReportRun LoadReportRun(const std::string& dir) {
+ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
   namespace fs = std::filesystem;
   fs::path path(dir);
   std::error_code ec;
@@ -208,6 +208,15 @@ ReportRun LoadReportRun(const std::string& dir) {
   run.dir = dir;
   run.meta = ReadJsonFile(path / "meta.json", MetaShape(), /*fatal=*/false);
   run.summary = ReadJsonFile(path / "summary.json", SummaryShape(), /*fatal=*/true);
+  if (run.summary.is_object() && judged.cost.is_object()) run.summary["cost"] = judged.cost;
+  if (judged.verdict.is_object()) {
+    for (const char* key : {"health", "findings"}) {
+      if (!judged.verdict.contains(key)) continue;
+      if (run.summary.is_object()) run.summary[key] = judged.verdict[key];
+    }
+  }
+  run.verdict = run.summary.is_object() ? run.summary : judged.verdict;
+  run.judged_note = judged.note;
   run.series = ReadRunSeries((path / "samples.jsonl").string());
   if (run.series.elapsed_s.empty()) {
     std::string why =
@@ -223,8 +232,10 @@ ReportRun LoadReportRun(const std::string& dir) {
   run.start_t = start.value_or(0);
   if (!run.series.elapsed_s.empty()) run.end_s = run.series.elapsed_s.back();
   run.end_s = std::max(run.end_s, Number(run.summary, "duration_s").value_or(0));
-  run.spans = RunSpans(run.summary, ReadEvents(path / "events.jsonl", &run.events_note),
-                       run.start_t, run.end_s);
+  // A run still being written has no summary: its findings so far, if judged.
+  const nlohmann::json& marked = run.summary.is_object() ? run.summary : run.verdict;
+  run.spans =
+      RunSpans(marked, ReadEvents(path / "events.jsonl", &run.events_note), run.start_t, run.end_s);
   return run;
 }
 

@@ -20,10 +20,31 @@ struct Span {
   std::string label;
 };
 
+// What the caller (the CLI) judged or costed for a run with the run's own code,
+// for the page to show in place of what summary.json holds or lacks: the
+// views compute no verdict and no cost of their own.
+struct ReportJudged {
+  // summary.json "cost" to show instead of the summary's (a run written before
+  // costs existed; one costed at other rates); null: the summary's.
+  nlohmann::json cost;
+  // {"health", "findings"} to show instead of the summary's (judged with other
+  // thresholds; a run still being written, judged so far); null: the summary's.
+  nlohmann::json verdict;
+  // Said under the header: "judged with --config x.toml: input_bound_ratio 0.5
+  // (the run used 0.2)"; empty: nothing.
+  std::string note;
+};
+
 struct ReportRun {
   std::string dir;
-  nlohmann::json meta;     // null when meta.json is missing or unusable; else of MetaShape()
-  nlohmann::json summary;  // null when summary.json is missing; else of SummaryShape()
+  nlohmann::json meta;  // null when meta.json is missing or unusable; else of MetaShape()
+  // null when summary.json is missing; else of SummaryShape(), with the
+  // ReportJudged cost and verdict in place of its own.
+  nlohmann::json summary;
+  // The health and findings shown: the summary's, else (a run still being
+  // written) the ReportJudged verdict; null when neither.
+  nlohmann::json verdict;
+  std::string judged_note;  // ReportJudged::note
   RunSeries series;
   double start_t = 0;       // Unix time of the time axis' 0
   double end_s = 0;         // the last row's (or the summary's) elapsed time
@@ -37,7 +58,8 @@ struct ReportRun {
 // events.jsonl cannot be used (not a regular file, too large, too deep, not
 // JSON, the wrong shape); a meta.json that cannot be used is left out, said on
 // stderr.
-ReportRun LoadReportRun(const std::string& dir);
+// `judged`: what the caller judged or costed for it.
+ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged = {});
 
 // The epochs, phases, findings and alerts of a run on its time axis, from the
 // summary (epochs, findings) and the events (phases, alerts; epochs while the

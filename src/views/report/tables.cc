@@ -168,7 +168,7 @@ std::string Subject(const Json& subject) {
 
 std::string Findings(const ReportRun& run, const std::string& id) {
   std::vector<std::string> rows;
-  for (const auto& f : Field(run.summary, "findings")) {
+  for (const auto& f : Field(run.verdict, "findings")) {
     std::string severity = f.value("severity", "");
     std::string r =
         fmt::format("<td class=\"sev-{}\">{}</td>", HtmlEscape(severity), HtmlEscape(severity));
