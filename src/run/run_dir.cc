@@ -5,10 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <span>
+#include <utility>
 
 #include "core/escape.h"
 #include "core/json_shape.h"
@@ -18,18 +21,60 @@
 namespace tv {
 namespace fs = std::filesystem;
 
+namespace {
+
+// The argument that names what "python ... X" runs: the script's path, the
+// module of -m, or the program for -c; nullptr when `command` is no Python
+// command with one.
+const std::string* PythonTarget(const std::vector<std::string>& command) {
+  if (command.empty()) return nullptr;
+  if (!fs::path(command[0]).filename().string().starts_with("python")) return nullptr;
+  for (size_t i = 1; i < command.size(); ++i) {
+    const std::string& a = command[i];
+    if (a == "-m" && i + 1 < command.size()) return &command[i + 1];
+    if (a == "-c") return nullptr;
+    if (!a.empty() && a[0] != '-') return &a;
+  }
+  return nullptr;
+}
+
+bool IsModuleArg(const std::vector<std::string>& command, const std::string* target) {
+  return target != &command[0] && *(target - 1) == "-m";
+}
+
+}  // namespace
+
 std::string DefaultRunName(const std::vector<std::string>& command) {
   if (command.empty()) return "run";
+  if (const std::string* target = PythonTarget(command)) {
+    return IsModuleArg(command, target) ? *target : fs::path(*target).stem().string();
+  }
   std::string prog = fs::path(command[0]).filename().string();
-  if (prog.starts_with("python")) {
-    for (size_t i = 1; i < command.size(); ++i) {
-      const std::string& a = command[i];
-      if (a == "-m" && i + 1 < command.size()) return command[i + 1];
-      if (a == "-c") return prog;
-      if (!a.empty() && a[0] != '-') return fs::path(a).stem().string();
+  return prog.empty() ? "run" : prog;
+}
+
+std::string RunLabel(const nlohmann::ordered_json& meta) {
+  if (!meta.is_object()) return "";
+  std::string name;
+  if (auto it = meta.find("name"); it != meta.end() && it->is_string()) {
+    name = it->get<std::string>();
+  }
+  std::vector<std::string> command;
+  if (auto it = meta.find("command"); it != meta.end() && it->is_array()) {
+    for (const auto& a : *it) {
+      if (!a.is_string()) return name;
+      command.push_back(a.get<std::string>());
     }
   }
-  return prog.empty() ? "run" : prog;
+  if (command.empty()) return name;
+  // A name of its own (--name) is the run's; the one made from its command
+  // is said as the script the person ran.
+  if (!name.empty() && name != DefaultRunName(command)) return name;
+  if (const std::string* target = PythonTarget(command)) {
+    return IsModuleArg(command, target) ? *target : fs::path(*target).filename().string();
+  }
+  std::string prog = fs::path(command[0]).filename().string();
+  return prog.empty() ? name : prog;
 }
 
 namespace {
@@ -109,13 +154,87 @@ void PointLatestLink(const std::string& runs_dir, const std::string& run_dir) {
     fs::remove(tmp, ec);  // "latest" is a real directory
 }
 
+namespace {
+
+// A run of `runs_dir` with its names, as its meta.json says them.
+struct NamedRun {
+  std::string dir;
+  std::string name;   // meta.json "name"
+  std::string label;  // RunLabel
+  double start_t = 0;
+};
+
+std::vector<NamedRun> NamedRuns(const std::string& runs_dir) {
+  std::vector<NamedRun> runs;
+  std::error_code ec;
+  fs::directory_iterator it(runs_dir, ec);
+  if (ec) return runs;
+  for (const fs::directory_entry& entry : it) {
+    // "latest" links to a run listed under its own name.
+    if (entry.is_symlink(ec) || !entry.is_directory(ec)) continue;
+    nlohmann::ordered_json meta;
+    if (!ReadJsonDocument((entry.path() / "meta.json").string(), &meta, "meta.json").ok() ||
+        !meta.is_object()) {
+      continue;
+    }
+    NamedRun run;
+    run.dir = entry.path().filename().string();
+    if (auto name = meta.find("name"); name != meta.end() && name->is_string()) {
+      run.name = name->get<std::string>();
+    }
+    run.label = RunLabel(meta);
+    if (auto t = meta.find("start_t"); t != meta.end() && t->is_number()) {
+      run.start_t = t->get<double>();
+    }
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+}  // namespace
+
 std::string ResolveRunDir(const std::string& run, const std::string& runs_dir) {
   std::error_code ec;
   if (fs::is_directory(run, ec)) return run;
   std::string inside = (fs::path(runs_dir) / run).string();
   if (fs::path(run).is_relative() && fs::is_directory(inside, ec)) return inside;
   if (fs::path(run).is_absolute()) throw ConfigError(fmt::format("{}: no such run directory", run));
-  throw ConfigError(fmt::format("{}: no such run directory (nor {})", run, inside));
+  std::vector<NamedRun> runs = NamedRuns(runs_dir);
+  const NamedRun* newest = nullptr;
+  for (const NamedRun& r : runs) {
+    if (r.name != run && r.label != run) continue;
+    if (newest == nullptr || r.start_t > newest->start_t ||
+        (r.start_t == newest->start_t && r.dir > newest->dir)) {
+      newest = &r;
+    }
+  }
+  if (newest != nullptr) return (fs::path(runs_dir) / newest->dir).string();
+  // What `run` may be a typo of, each name once, as NearestWord judges it.
+  std::vector<std::string> near;
+  for (const NamedRun& r : runs) {
+    for (const std::string* name : {&r.name, &r.label}) {
+      std::string_view word = *name;
+      if (!word.empty() && !NearestWord(run, std::span(&word, 1)).empty() &&
+          std::find(near.begin(), near.end(), *name) == near.end()) {
+        near.push_back(*name);
+      }
+    }
+  }
+  std::sort(near.begin(), near.end(), [&](const std::string& a, const std::string& b) {
+    return std::pair(EditDistance(run, a), a) < std::pair(EditDistance(run, b), b);
+  });
+  if (near.size() > 5) near.resize(5);
+  std::string hint;
+  for (size_t i = 0; i < near.size(); ++i) {
+    hint += fmt::format("{}'{}'",
+                        i == 0                 ? "; did you mean "
+                        : i + 1 == near.size() ? " or "
+                                               : ", ",
+                        VisibleText(near[i]));
+  }
+  if (!hint.empty()) hint += "?";
+  throw ConfigError(fmt::format("{}: no such run directory (nor {}), nor a run named so in {}{}",
+                                VisibleText(run), inside, runs_dir, hint));
 }
 
 std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates& rates,
@@ -159,10 +278,10 @@ std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates
   return files;
 }
 
-nlohmann::ordered_json ReadRunSummary(const std::string& run_dir, const CostRates& rates) {
+RunFiles ReadFinishedRun(const std::string& run_dir, const CostRates& rates) {
   std::string why;
   std::optional<RunFiles> files = ReadRunFiles(run_dir, rates, &why);
-  if (files) return std::move(files->summary);
+  if (files) return std::move(*files);
   if (why == "no summary.json") {
     why += fmt::format(
         ": the run is still going, or it was killed before it ended (`trainvitals analyze {}` "
@@ -170,6 +289,10 @@ nlohmann::ordered_json ReadRunSummary(const std::string& run_dir, const CostRate
         run_dir);
   }
   throw ConfigError(fmt::format("{}: {}", run_dir, why));
+}
+
+nlohmann::ordered_json ReadRunSummary(const std::string& run_dir, const CostRates& rates) {
+  return std::move(ReadFinishedRun(run_dir, rates).summary);
 }
 
 bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j, bool say) {

@@ -16,6 +16,12 @@ namespace tv {
 // ("train"), else the program's base name.
 std::string DefaultRunName(const std::vector<std::string>& command);
 
+// The run's name as a person knows it, from its meta.json: the --name it was
+// run with, else the script of "python train.py" ("train.py"; "-m pkg.mod"
+// gives "pkg.mod"), else the program's base name. Empty when meta.json has
+// neither a name nor a command.
+std::string RunLabel(const nlohmann::ordered_json& meta);
+
 // Creates the run directory for `config` (making parents) and proves it is
 // writable by creating a file in it. Called before the child starts. Throws
 // ConfigError saying which directory and why. A directory it makes is 0700
@@ -31,8 +37,10 @@ std::string PrepareRunDir(const Config& config, const std::vector<std::string>& 
 void PointLatestLink(const std::string& runs_dir, const std::string& run_dir);
 
 // The run directory a command's RUN argument names: the path itself, else
-// that name inside `runs_dir` ("latest", "20250101-120000-train"). Throws
-// ConfigError when neither is a directory.
+// that name inside `runs_dir` ("latest", "20250101-120000-train"), else the
+// newest run in `runs_dir` whose meta.json "name" (the --name it was run
+// with) or RunLabel is `run`. Throws ConfigError when none is, naming the
+// run names near `run` ("did you mean").
 std::string ResolveRunDir(const std::string& run, const std::string& runs_dir);
 
 // A finished run's summary.json and meta.json (an empty object when it has
@@ -46,8 +54,10 @@ struct RunFiles {
 // is not a JSON object") when `run_dir` holds no usable summary.
 std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates& rates,
                                      std::string* why);
-// The summary of ReadRunFiles; throws ConfigError saying why there is none
-// (a run still going, or killed before it ended).
+// ReadRunFiles, or a ConfigError saying why there is no summary (a run still
+// going, or killed before it ended).
+RunFiles ReadFinishedRun(const std::string& run_dir, const CostRates& rates);
+// The summary of ReadFinishedRun.
 nlohmann::ordered_json ReadRunSummary(const std::string& run_dir, const CostRates& rates);
 
 // Writes `j` to `path` atomically (temporary file, then rename): a reader sees
