@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "core/headline.h"
+
 namespace tv {
 namespace {
 
@@ -104,7 +106,9 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const J
     }
   }
   if (util_n > 0) r.gpu_util_ratio_mean = util_sum / util_n;
-  if (std::optional<int> used = Int(cost, "gpus_used")) r.gpu_count = *used;
+  // The headline figures as every view reads them (core/headline.h).
+  RunHeadline headline = HeadlineOf(Json{{"cost", cost}, {"health", Member(summary, "health")}});
+  if (headline.gpus_used) r.gpu_count = *headline.gpus_used;
   std::vector<std::string> models;
   const Json& meta_gpus = Member(meta, "gpus");
   if (meta_gpus.is_array()) {
@@ -124,16 +128,16 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const J
   if (steps && *steps >= 0 && *steps < 9.2e18) r.steps = static_cast<int64_t>(*steps);
   const Json& epochs = Member(summary, "epochs");
   if (epochs.is_array() && !epochs.empty()) r.epochs = static_cast<int64_t>(epochs.size());
-  r.health_score = Number(Member(summary, "health"), "score");
+  r.health_score = headline.health_score;
 
   r.gpu_hours = Number(cost, "gpu_hours");
   r.busy_gpu_hours = Number(cost, "busy_gpu_hours");
   r.wasted_gpu_hours = Number(cost, "wasted_gpu_hours");
-  r.busy_ratio = Number(cost, "busy_ratio");
-  r.energy_kwh = Number(cost, "energy_kwh");
+  r.busy_ratio = headline.gpu_busy_ratio;
+  r.energy_kwh = headline.energy_kwh;
   r.co2e_kg = Number(cost, "co2e_kg");
-  r.money = Number(cost, "money");
-  if (r.money) r.currency = Text(cost, "currency");
+  r.money = headline.money;
+  r.currency = headline.currency;
 
   const Json& findings = Member(summary, "findings");
   if (findings.is_array()) {
