@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "analysis/cost.h"
 #include "cli/commands.h"
@@ -26,8 +27,8 @@ void AddCompareCommand(CLI::App& app, Action* action) {
   auto json = std::make_shared<bool>(false);
   auto config_file = std::make_shared<std::string>();
   cmd->add_option("RUN", *runs,
-                  "Two or more run directories, or their names in trainvitals-runs/ "
-                  "(\"latest\": the newest run)")
+                  "Two or more runs: a run directory, its directory's name in "
+                  "trainvitals-runs/, a run's --name (its newest run) or \"latest\"")
       ->required()
       ->expected(2, 64);
   cmd->add_flag("--json", *json, "Print the comparison as JSON (figures, changes, epochs)");
@@ -44,9 +45,19 @@ void AddCompareCommand(CLI::App& app, Action* action) {
       std::vector<ComparedRun> compared;
       for (const std::string& run : *runs) {
         std::string dir = ResolveRunDir(run, config.runs_dir);
-        std::string label = std::filesystem::path(dir).lexically_normal().filename().string();
-        if (label.empty()) label = std::filesystem::path(dir).parent_path().filename().string();
-        compared.push_back({label, ReadRunSummary(dir, rates)});
+        RunFiles files = ReadFinishedRun(dir, rates);
+        // Named as its owner knows it: its --name, else its script; else its directory.
+        std::string label = RunLabel(files.meta);
+        if (label.empty()) {
+          std::filesystem::path path = std::filesystem::path(dir).lexically_normal();
+          label = path.filename().empty() ? path.parent_path().filename().string()
+                                          : path.filename().string();
+        }
+        std::optional<double> start_t;
+        if (auto t = files.meta.find("start_t"); t != files.meta.end() && t->is_number()) {
+          start_t = t->get<double>();
+        }
+        compared.push_back({label, std::move(files.summary), start_t});
       }
       nlohmann::ordered_json comparison = CompareRuns(compared);
       if (*json) {

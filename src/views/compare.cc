@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <optional>
 
+#include "core/escape.h"
 #include "core/format.h"
 #include "views/cost_lines.h"
 
@@ -65,7 +67,18 @@ std::optional<double> EpochMean(const Json& records, std::string_view key) {
   return sum / n;
 }
 
-enum class Unit { kDuration, kBytes, kShare, kNumber, kCores, kGpuHours, kKwh, kKg, kMoney };
+enum class Unit {
+  kDuration,
+  kBytes,
+  kShare,
+  kScore,
+  kNumber,
+  kCores,
+  kGpuHours,
+  kKwh,
+  kKg,
+  kMoney
+};
 
 struct Figure {
   std::string_view key;
@@ -135,7 +148,7 @@ const std::vector<Figure>& Figures() {
        [](const Json& s) {
          return At(s, {"cost", "money"});
        }},
-      {"health", "health", Unit::kNumber,
+      {"health", "health", Unit::kScore,
        [](const Json& s) {
          return At(s, {"health", "score"});
        }},
@@ -157,6 +170,8 @@ std::string_view UnitName(Unit u) {
       return "bytes";
     case Unit::kShare:
       return "ratio";
+    case Unit::kScore:
+      return "score";
     case Unit::kCores:
       return "cores";
     case Unit::kGpuHours:
@@ -176,55 +191,224 @@ std::string_view UnitName(Unit u) {
 Json Change(std::optional<double> a, std::optional<double> b, Unit unit) {
   if (!a || !b) return Json();
   if (unit == Unit::kShare) return std::round((*b - *a) * 1e4) / 1e4;
+  if (unit == Unit::kScore) return std::round((*b - *a) * 10) / 10;
   if (*a == 0) return Json();
   return std::round((*b - *a) / std::fabs(*a) * 1e4) / 1e4;
 }
 
-std::string Value(const Json& v, std::string_view unit, const std::string& currency) {
-  if (!v.is_number()) return "-";
-  double x = v.get<double>();
-  if (unit == "seconds") return FormatDuration(x);
-  if (unit == "bytes") return FormatBytes(x);
-  if (unit == "ratio") return FormatPercent(x);
-  if (unit == "cores") return fmt::format("{:.2f}", x);
-  if (unit == "gpu_hours") return FormatGpuHours(x);
-  if (unit == "kwh") return FormatKwh(x);
-  if (unit == "kg") return FormatKg(x);
-  if (unit == "money") return FormatMoney(x, currency);
-  return fmt::format("{:.4g}", x);
+// `x` with `decimals` decimals, or as many more (up to 6) as show two
+// significant digits of a small value that would read as 0.
+std::string Fixed(double x, int decimals) {
+  double a = std::fabs(x);
+  if (a > 0 && a < std::pow(10.0, -decimals)) {
+    int needed = static_cast<int>(std::ceil(-std::log10(a))) + 1;
+    decimals = std::clamp(needed, decimals, 6);
+  }
+  return fmt::format("{:.{}f}", x, decimals);
+}
+
+// One unit for a row of values of `unit`: what one of it is in base units,
+// its decimals and its name.
+struct Scale {
+  double size;
+  int decimals;
+  std::string_view suffix;
+};
+
+// The scale the largest value of a row reads best in (as cost_lines.h and
+// core/format.h choose for one value).
+std::optional<Scale> RowScale(std::string_view unit, double largest) {
+  if (unit == "gpu_hours") {
+    if (largest < 1.0 / 60) return Scale{1.0 / 3600, 1, "GPU-s"};
+    if (largest < 1) return Scale{1.0 / 60, 1, "GPU-min"};
+    return Scale{1, 2, "GPU-h"};
+  }
+  if (unit == "kwh" || unit == "kg") {
+    bool kwh = unit == "kwh";
+    if (largest < 0.001) return Scale{0.001, 2, kwh ? "Wh" : "g"};
+    if (largest < 1) return Scale{0.001, 1, kwh ? "Wh" : "g"};
+    return Scale{1, 2, kwh ? "kWh" : "kg"};
+  }
+  if (unit == "bytes") {
+    constexpr double kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024, kTiB = kGiB * 1024;
+    if (largest >= kTiB) return Scale{kTiB, 2, "TiB"};
+    if (largest >= 10 * kGiB) return Scale{kGiB, 1, "GiB"};
+    if (largest >= kGiB) return Scale{kGiB, 2, "GiB"};
+    if (largest >= kMiB) return Scale{kMiB, 0, "MiB"};
+    if (largest >= kKiB) return Scale{kKiB, 0, "KiB"};
+    return Scale{1, 0, "B"};
+  }
+  return std::nullopt;
+}
+
+// "1:02:03" for each when the longest is an hour or more, "2:05" when a
+// minute or more ("0:45" then), else "4.2 s".
+std::string Clock(double seconds, double longest) {
+  if (longest < 60) return fmt::format("{:.1f} s", seconds);
+  auto total = static_cast<long>(std::lround(seconds));
+  long h = total / 3600, m = (total / 60) % 60, s = total % 60;
+  if (longest >= 3600 - 0.5) return fmt::format("{}:{:02}:{:02}", h, m, s);
+  return fmt::format("{}:{:02}", m, s);
+}
+
+// The cells of one row of `unit` ("-" for an unknown value), all in the unit
+// its largest value reads best in; money in each run's `currencies`.
+std::vector<std::string> RowCells(const Json& values, std::string_view unit,
+                                  const std::vector<std::string>& currencies) {
+  double largest = 0;
+  for (const Json& v : values) {
+    if (v.is_number()) largest = std::max(largest, std::fabs(v.get<double>()));
+  }
+  std::optional<Scale> scale = RowScale(unit, largest);
+  std::vector<std::string> cells;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Json& v = values[i];
+    if (!v.is_number()) {
+      cells.push_back("-");
+      continue;
+    }
+    double x = v.get<double>();
+    if (scale) {
+      cells.push_back(Fixed(x / scale->size, scale->decimals) + " " + std::string(scale->suffix));
+    } else if (unit == "seconds") {
+      cells.push_back(Clock(x, largest));
+    } else if (unit == "ratio") {
+      cells.push_back(FormatPercent(x));
+    } else if (unit == "score") {
+      cells.push_back(fmt::format("{:.0f}", x));
+    } else if (unit == "cores") {
+      cells.push_back(fmt::format("{:.2f}", x));
+    } else if (unit == "money") {
+      std::string cell = FormatMoney(x, i < currencies.size() ? currencies[i] : "");
+      while (!cell.empty() && cell.back() == ' ') cell.pop_back();
+      cells.push_back(cell);
+    } else {
+      cells.push_back(fmt::format("{:.4g}", x));
+    }
+  }
+  return cells;
 }
 
 std::string ChangeText(const Json& c, std::string_view unit) {
   if (!c.is_number()) return "";
   double x = c.get<double>();
   if (unit == "ratio") return fmt::format("{:+.0f} pts", x * 100);
+  if (unit == "score") return fmt::format("{:+.0f} pts", x);
   return fmt::format("{:+.0f}%", x * 100);
+}
+
+std::string StartText(double t, const char* format) {
+  std::time_t secs = static_cast<std::time_t>(t);
+  std::tm tm{};
+  localtime_r(&secs, &tm);
+  char text[32];
+  std::strftime(text, sizeof(text), format, &tm);
+  return text;
+}
+
+// The runs' labels, those that two runs share made unique with their start
+// time: the time of day when that tells them apart, else the date too, else
+// their place in the comparison.
+std::vector<std::string> UniqueLabels(const std::vector<ComparedRun>& runs) {
+  std::vector<std::string> names, labels;
+  for (const ComparedRun& r : runs) names.push_back(r.label.empty() ? "run" : r.label);
+  labels = names;
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::vector<size_t> same;
+    for (size_t j = 0; j < names.size(); ++j) {
+      if (names[j] == names[i]) same.push_back(j);
+    }
+    if (same.size() < 2 || same[0] != i) continue;  // each group once, from its first
+    bool told = false;
+    for (const char* format : {"%H:%M:%S", "%Y-%m-%d %H:%M:%S"}) {
+      std::vector<std::string> times;
+      for (size_t j : same) {
+        if (runs[j].start_t) times.push_back(StartText(*runs[j].start_t, format));
+      }
+      std::vector<std::string> sorted = times;
+      std::sort(sorted.begin(), sorted.end());
+      if (times.size() != same.size() ||
+          std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+        continue;
+      }
+      for (size_t k = 0; k < same.size(); ++k) {
+        labels[same[k]] = fmt::format("{} ({})", names[same[k]], times[k]);
+      }
+      told = true;
+      break;
+    }
+    if (told) continue;
+    for (size_t k = 0; k < same.size(); ++k) {
+      std::string when = runs[same[k]].start_t
+                             ? StartText(*runs[same[k]].start_t, "%Y-%m-%d %H:%M:%S") + ", "
+                             : "";
+      labels[same[k]] = fmt::format("{} ({}#{})", names[same[k]], when, k + 1);
+    }
+  }
+  return labels;
+}
+
+// Characters a terminal shows for UTF-8 `text` (one per code point).
+size_t Width(std::string_view text) {
+  return std::count_if(text.begin(), text.end(),
+                       [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+}
+
+// `text` in at most `width` characters: its start and end with "…" between.
+std::string Shorten(const std::string& text, size_t width) {
+  if (Width(text) <= width) return text;
+  std::vector<size_t> starts;  // of each code point
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+  }
+  size_t tail = (width - 1) / 2, head = width - 1 - tail;
+  return text.substr(0, starts[head]) + "…" + text.substr(starts[starts.size() - tail]);
 }
 
 }  // namespace
 
 Json CompareRuns(const std::vector<ComparedRun>& runs) {
   Json out = {{"runs", Json::array()}, {"figures", Json::array()}, {"epochs", Json::array()}};
-  for (const ComparedRun& r : runs) {
-    out["runs"].push_back({{"label", r.label}, {"run_dir", r.summary.value("run_dir", "")}});
+  std::vector<std::string> labels = UniqueLabels(runs);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    out["runs"].push_back(
+        {{"label", labels[i]}, {"run_dir", runs[i].summary.value("run_dir", "")}});
   }
   if (runs.empty()) return out;
-  const Json& currency_of = Member(Member(runs[0].summary, "cost"), "currency");
-  std::string currency = currency_of.is_string() ? currency_of.get<std::string>() : "";
-  if (!currency.empty()) out["currency"] = currency;
+  // Each run's money is in the currency it was priced in.
+  std::vector<std::string> currencies;
+  for (const ComparedRun& r : runs) {
+    const Json& currency = Member(Member(r.summary, "cost"), "currency");
+    currencies.push_back(currency.is_string() ? currency.get<std::string>() : "");
+  }
   for (const Figure& f : Figures()) {
     std::vector<std::optional<double>> values;
     for (const ComparedRun& r : runs) values.push_back(f.get(r.summary));
     if (std::none_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); }))
       continue;
     Json j = {{"key", f.key}, {"what", f.what}, {"unit", UnitName(f.unit)}};
-    Json vs = Json::array(), changes = Json::array();
+    Json vs = Json::array(), changes = Json::array(), money_in = Json::array();
     for (size_t i = 0; i < values.size(); ++i) {
       vs.push_back(values[i] ? Json(*values[i]) : Json());
-      changes.push_back(i == 0 ? Json() : Change(values[0], values[i], f.unit));
+      bool comparable = f.unit != Unit::kMoney || currencies[i] == currencies[0];
+      changes.push_back(i == 0 || !comparable ? Json() : Change(values[0], values[i], f.unit));
+      bool priced = values[i] && !currencies[i].empty();
+      money_in.push_back(priced ? Json(currencies[i]) : Json());
     }
     j["values"] = std::move(vs);
     j["changes"] = std::move(changes);
+    if (f.unit == Unit::kMoney) {
+      j["currencies"] = money_in;
+      // One currency for every priced run: the comparison's.
+      std::string common;
+      bool one = true;
+      for (const Json& c : money_in) {
+        if (!c.is_string()) continue;
+        if (!common.empty() && common != c.get<std::string>()) one = false;
+        common = c.get<std::string>();
+      }
+      if (one && !common.empty()) out["currency"] = common;
+    }
     out["figures"].push_back(std::move(j));
   }
   // Epochs every run has (complete), by number.
@@ -286,30 +470,60 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
 
 std::string FormatComparison(const Json& c) {
   const Json& runs = c["runs"];
+  const size_t n = runs.size();
   std::string currency = c.value("currency", std::string());
-  constexpr size_t kWhat = 24, kColumn = 22;
-  std::string out = fmt::format("{:<{}}", "", kWhat);
-  for (size_t i = 0; i < runs.size(); ++i) {
-    std::string label = fmt::format("{}: {}", static_cast<char>('A' + std::min<size_t>(i, 25)),
-                                    runs[i].value("label", ""));
-    if (label.size() > kColumn - 1) label = label.substr(0, kColumn - 2) + "…";
-    out += fmt::format("{:<{}}", label, kColumn);
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  out += "\n";
+  // The figures' cells first, so that each column is as wide as its widest.
+  std::vector<std::pair<std::string, std::vector<std::string>>> rows;
   for (const Json& f : c["figures"]) {
     std::string unit = f.value("unit", "");
-    out += fmt::format("{:<{}}", f.value("what", ""), kWhat);
-    for (size_t i = 0; i < f["values"].size(); ++i) {
-      std::string cell = Value(f["values"][i], unit, currency);
-      if (std::string change = ChangeText(f["changes"][i], unit); !change.empty()) {
-        cell += " " + change;
+    std::vector<std::string> currencies(n, currency);
+    if (auto it = f.find("currencies"); it != f.end() && it->is_array()) {
+      for (size_t i = 0; i < n && i < it->size(); ++i) {
+        if ((*it)[i].is_string()) currencies[i] = (*it)[i].get<std::string>();
       }
-      out += fmt::format("{:<{}}", cell, kColumn);
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
+    std::vector<std::string> cells = RowCells(f["values"], unit, currencies);
+    for (size_t i = 0; i < cells.size() && i < f["changes"].size(); ++i) {
+      if (std::string change = ChangeText(f["changes"][i], unit); !change.empty()) {
+        cells[i] += " " + change;
+      }
+    }
+    rows.emplace_back(f.value("what", ""), std::move(cells));
+  }
+  // A label is shortened only past kLongest characters, and then said whole above.
+  constexpr size_t kWhat = 24, kColumn = 22, kLongest = 40;
+  std::vector<std::string> heads, whole;
+  bool shortened = false;
+  for (size_t i = 0; i < n; ++i) {
+    std::string head = fmt::format("{}: {}", static_cast<char>('A' + std::min<size_t>(i, 25)),
+                                   VisibleText(runs[i].value("label", "")));
+    whole.push_back(head);
+    if (Width(head) > kLongest) {
+      head = Shorten(head, kLongest);
+      shortened = true;
+    }
+    heads.push_back(std::move(head));
+  }
+  std::vector<size_t> widths(n, kColumn);
+  for (size_t i = 0; i < n; ++i) {
+    widths[i] = std::max(widths[i], Width(heads[i]) + 2);
+    for (const auto& [what, cells] : rows) {
+      if (i < cells.size()) widths[i] = std::max(widths[i], Width(cells[i]) + 2);
+    }
+  }
+  auto line = [&](const std::string& what, const std::vector<std::string>& cells) {
+    std::string text = fmt::format("{:<{}}", what, kWhat);
+    for (size_t i = 0; i < cells.size(); ++i) text += fmt::format("{:<{}}", cells[i], widths[i]);
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    return text + "\n";
+  };
+  std::string out;
+  if (shortened) {
+    for (const std::string& w : whole) out += w + "\n";
     out += "\n";
   }
+  out += line("", heads);
+  for (const auto& [what, cells] : rows) out += line(what, cells);
   const Json& epochs = c["epochs"];
   if (epochs.empty()) return out;
   // A table: the epoch, then each figure for each run (B, C, ... with their change).
@@ -345,7 +559,7 @@ std::string FormatComparison(const Json& c) {
           cells.push_back("-");
           continue;
         }
-        std::string cell = Value(e[key][i], unit, currency);
+        std::string cell = RowCells(e[key], unit, {})[i];
         std::string change = ChangeText(Change(Num(e[key][0]), Num(e[key][i]), Unit::kNumber), "");
         if (i > 0 && !change.empty()) cell += " " + change;
         cells.push_back(cell);
@@ -353,16 +567,16 @@ std::string FormatComparison(const Json& c) {
     }
     table.push_back(std::move(cells));
   }
-  std::vector<size_t> widths(header.size(), 0);
+  std::vector<size_t> column(header.size(), 0);
   for (const auto& cells : table) {
-    if (cells.size() < widths.size()) continue;  // the "… more" line
-    for (size_t k = 0; k < cells.size(); ++k) widths[k] = std::max(widths[k], cells[k].size());
+    if (cells.size() < column.size()) continue;  // the "… more" line
+    for (size_t k = 0; k < cells.size(); ++k) column[k] = std::max(column[k], cells[k].size());
   }
   out += fmt::format("\nEpochs every run has ({}), by number\n", epochs.size());
   for (const auto& cells : table) {
     std::string line = " ";
     for (size_t k = 0; k < cells.size(); ++k) {
-      line += fmt::format(" {:<{}}", cells[k], cells.size() < widths.size() ? 0 : widths[k]);
+      line += fmt::format(" {:<{}}", cells[k], cells.size() < column.size() ? 0 : column[k]);
       if (k == 0 || (k - 1) % runs.size() == runs.size() - 1) line += " ";
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();

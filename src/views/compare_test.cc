@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 namespace tv {
 namespace {
 
@@ -73,6 +75,101 @@ TEST(Compare, AnEpochCutShortOrMissingIsNotMatched) {
   EXPECT_EQ(Figure(d, "steps_per_second")["values"], Json::parse("[10.0, null]"));
   EXPECT_EQ(Figure(d, "steps_per_second")["changes"], Json::parse("[null, null]"));
   EXPECT_EQ(FormatComparison(d).find("Epochs"), std::string::npos);
+}
+
+TEST(Compare, ColumnsAreTheRunsNamesToldApartByTheirStart) {
+  Json a = Summary(100, 10, 0.3, {});
+  // 2026-12-01 14:27:03 and 15:02:11, local time.
+  std::tm tm{};
+  tm.tm_year = 2026 - 1900;
+  tm.tm_mon = 11;
+  tm.tm_mday = 1;
+  tm.tm_hour = 14;
+  tm.tm_min = 27;
+  tm.tm_sec = 3;
+  tm.tm_isdst = -1;
+  double t = static_cast<double>(std::mktime(&tm));
+  Json c = CompareRuns({{"train.py", a, t}, {"train.py", a, t + 35 * 60 + 8}, {"resnet", a, t}});
+  EXPECT_EQ(c["runs"][0]["label"], "train.py (14:27:03)");
+  EXPECT_EQ(c["runs"][1]["label"], "train.py (15:02:11)");
+  EXPECT_EQ(c["runs"][2]["label"], "resnet");
+  // The same time of day on two days: the date too.
+  Json d = CompareRuns({{"x", a, t}, {"x", a, t + 86400}});
+  EXPECT_EQ(d["runs"][0]["label"], "x (2026-12-01 14:27:03)");
+  EXPECT_EQ(d["runs"][1]["label"], "x (2026-12-02 14:27:03)");
+  std::string text = FormatComparison(c);
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "                        A: train.py (14:27:03)  B: train.py (15:02:11)  C: resnet")
+      << text;
+}
+
+TEST(Compare, ALongNameIsShortenedInItsColumnAndSaidWhole) {
+  Json a = Summary(100, 10, 0.3, {});
+  std::string name = "resnet50-imagenet-bs512-amp-lr0.1-warmup5-cosine";
+  Json c = CompareRuns({{name, a}, {"b", a}});
+  std::string text = FormatComparison(c);
+  EXPECT_EQ(text.find("A: " + name + "\nB: b\n\n"), 0u) << text;
+  EXPECT_NE(text.find("A: resnet50-imagenet…r0.1-warmup5-cosine  B: b\n"), std::string::npos)
+      << text;
+}
+
+TEST(Compare, EachRowIsInOneUnitFromItsLargestValue) {
+  Json a = Summary(30, 10, 0.3, {});
+  Json b = Summary(3700, 10, 0.3, {});
+  a["cost"]["gpu_hours"] = 0.0;
+  b["cost"]["gpu_hours"] = 1.1 / 60;  // 1.1 GPU-min
+  a["cost"]["energy_kwh"] = 0.0004;
+  b["cost"]["energy_kwh"] = 2.5;
+  a["gpus"][0]["job_memory_bytes"]["max"] = 300.0 * (1 << 20);
+  b["gpus"][0]["job_memory_bytes"]["max"] = 12.0 * (1 << 30);
+  std::string text = FormatComparison(CompareRuns({{"a", a}, {"b", b}}));
+  EXPECT_NE(text.find("GPU-hours held          0.0 GPU-min           1.1 GPU-min\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("energy                  0.00040 kWh           2.50 kWh +624900%\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("peak GPU memory (job)   0.3 GiB               12.0 GiB +3996%\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("duration                0:00:30               1:01:40 +12233%\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Compare, MoneyHasItsCurrencyAndHealthChangesInPoints) {
+  Json a = Summary(100, 10, 0.3, {});
+  Json b = Summary(100, 10, 0.3, {});
+  Json e = Summary(100, 10, 0.3, {});
+  a["health"] = {{"score", 84}};
+  b["health"] = {{"score", 72}};
+  b["cost"]["money"] = 12.4;
+  b["cost"]["currency"] = "EUR";
+  a["cost"]["money"] = 10.0;
+  a["cost"]["currency"] = "EUR";
+  e["cost"]["money"] = 3.0;
+  e["cost"]["currency"] = "USD";
+  Json c = CompareRuns({{"a", a}, {"b", b}, {"e", e}});
+  EXPECT_EQ(Figure(c, "health")["unit"], "score");
+  EXPECT_EQ(Figure(c, "health")["changes"], Json::parse("[null, -12.0, null]"));
+  EXPECT_EQ(Figure(c, "money")["currencies"], Json::parse(R"(["EUR", "EUR", "USD"])"));
+  // Money in another currency is not compared.
+  EXPECT_EQ(Figure(c, "money")["changes"], Json::parse("[null, 0.24, null]"));
+  EXPECT_FALSE(c.contains("currency"));
+  std::string text = FormatComparison(c);
+  EXPECT_NE(text.find("money                   10.00 EUR             12.40 EUR +24%        3.00 "
+                      "USD\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("health                  84                    72 -12 pts            -\n"),
+            std::string::npos)
+      << text;
+  // A run without money, first: the others' money keeps its currency.
+  Json d = CompareRuns({{"plain", Summary(100, 10, 0.3, {})}, {"b", b}});
+  EXPECT_EQ(d["currency"], "EUR");
+  EXPECT_NE(FormatComparison(d).find("money                   -                     12.40 EUR\n"),
+            std::string::npos)
+      << FormatComparison(d);
 }
 
 }  // namespace
