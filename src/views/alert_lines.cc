@@ -30,8 +30,10 @@ std::string AlertLine(std::string_view type, const nlohmann::ordered_json& f) {
                        f.value("summary", std::string()));
   }
   if (type == "alert_resolved") {
-    return fmt::format("trainvitals: resolved {} after {}", Who(f),
-                       FormatDuration(f.value("firing_s", 0.0)));
+    std::string line = fmt::format("trainvitals: resolved {} after {}", Who(f),
+                                   FormatDuration(f.value("firing_s", 0.0)));
+    if (std::string now = f.value("summary", std::string()); !now.empty()) line += ": " + now;
+    return line;
   }
   if (type == "alert_notices_lost") {
     std::string each;

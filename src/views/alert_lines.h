@@ -10,7 +10,8 @@
 namespace tv {
 
 // "trainvitals: ALERT gpu-low-util (warning, GPU 0): <summary>", "trainvitals:
-// resolved gpu-low-util (GPU 0) after 12 s", "trainvitals: alert gpu-low-util:
+// resolved gpu-low-util (GPU 0) after 12 s: GPU 0 util 45%, back over 20%"
+// (its event's summary: what holds now), "trainvitals: alert gpu-low-util:
 // its webhook failed: <message>", "trainvitals: 3 alert notices were not
 // delivered (gpu-low-util webhook: 1 failed, 2 cut off by the end)".
 std::string FormatAlertLine(std::string_view type, const nlohmann::ordered_json& fields);

@@ -5,6 +5,27 @@
 namespace tv {
 namespace {
 
+TEST(AlertLines, AResolvedAlertSaysWhatHoldsNow) {
+  nlohmann::ordered_json fields = {{"alert", "job-mem-high"},
+                                   {"firing_s", 12.0},
+                                   {"summary", "job memory 524 MiB, back under 600 MiB"},
+                                   {"resolved_by", "condition"}};
+  EXPECT_EQ(FormatAlertLine("alert_resolved", fields),
+            "trainvitals: resolved job-mem-high after 12.0 s: job memory 524 MiB, back under 600 "
+            "MiB");
+  fields = {{"alert", "gpu-low-util"},
+            {"gpu", 0},
+            {"firing_s", 3.5},
+            {"summary", "the run ended (GPU 0 util was 0% under 20%)"},
+            {"resolved_by", "run_end"}};
+  EXPECT_EQ(FormatAlertLine("alert_resolved", fields),
+            "trainvitals: resolved gpu-low-util (GPU 0) after 3.5 s: the run ended (GPU 0 util "
+            "was 0% under 20%)");
+  // An event without its summary (an older run's) says what it can.
+  EXPECT_EQ(FormatAlertLine("alert_resolved", {{"alert", "r"}, {"firing_s", 2.0}}),
+            "trainvitals: resolved r after 2.0 s");
+}
+
 TEST(AlertLines, LostNoticesAreOneLineWithEachActionAndWhy) {
   nlohmann::ordered_json fields = {{"count", 5},
                                    {"actions",

@@ -58,6 +58,7 @@ struct AlertEvaluator::Impl {
     double pending_since = kNaN;  // the condition holds since
     double clear_since = kNaN;    // the condition has not held since (while firing)
     bool firing = false;
+    bool held = false;  // on the last row
     double starts_at = 0;
     double notified_t = 0;
     std::optional<double> value;  // the latest
@@ -112,6 +113,7 @@ struct AlertEvaluator::Impl {
     } else {
       holds = v > 0;
     }
+    in.held = holds;
     if (holds) {
       in.clear_since = kNaN;
       if (std::isnan(in.pending_since)) in.pending_since = t;
@@ -145,18 +147,20 @@ struct AlertEvaluator::Impl {
     if (!in.worst || (lower ? *in.value < *in.worst : *in.value > *in.worst)) in.worst = in.value;
   }
 
-  void Resolve(RuleState& rs, Instance& in, double t, std::vector<AlertChange>* out) {
+  void Resolve(RuleState& rs, Instance& in, double t, std::vector<AlertChange>* out,
+               bool run_ended = false) {
     in.firing = false;
     in.firing_s += t - in.starts_at;
     in.last_resolved_t = t;
     in.clear_since = kNaN;
     Change(rs, in, AlertNotice::State::kResolved, t, out);
+    out->back().run_ended = run_ended;
   }
 
   static void Change(const RuleState& rs, Instance& in, AlertNotice::State state, double t,
                      std::vector<AlertChange>* out) {
     in.notified_t = t;
-    out->push_back(AlertChange{rs.rule, in.gpu, state, t, in.starts_at, in.value});
+    out->push_back(AlertChange{rs.rule, in.gpu, state, t, in.starts_at, in.value, false, in.held});
   }
 
   bool InScope(const AlertRule& r, int gpu) const {
@@ -242,7 +246,7 @@ void AlertEvaluator::OnRow(const Row& row, std::vector<AlertChange>* changes) {
 void AlertEvaluator::Finish(double t, std::vector<AlertChange>* changes) {
   for (Impl::RuleState& rs : impl_->states) {
     for (Impl::Instance& in : rs.instances) {
-      if (in.used && in.firing) impl_->Resolve(rs, in, t, changes);
+      if (in.used && in.firing) impl_->Resolve(rs, in, t, changes, /*run_ended=*/true);
     }
   }
 }
@@ -298,6 +302,101 @@ nlohmann::ordered_json AlertEvaluator::Summary() const {
     }
   }
   return out;
+}
+
+namespace {
+
+// "job memory", "GPU 0 peak memory used", "host run dir free" for a metric as
+// written ("job.memory_bytes", "gpus[].memory_used_bytes_max").
+std::string MetricWords(const MetricRef& m, int gpu) {
+  std::string_view text = m.text;
+  size_t dot = text.find('.');
+  std::string_view scope = dot == std::string_view::npos ? "" : text.substr(0, dot);
+  std::string_view name = dot == std::string_view::npos ? text : text.substr(dot + 1);
+  bool peak = name.ends_with("_max");
+  if (peak) name.remove_suffix(4);
+  // The value says its unit: "job memory 524 MiB", not "job memory bytes 524 MiB".
+  for (std::string_view unit :
+       {"_bytes_per_second", "_bytes", "_ratio", "_celsius", "_watts", "_joules", "_seconds"}) {
+    if (name.ends_with(unit) && name.size() > unit.size()) {
+      name.remove_suffix(unit.size());
+      break;
+    }
+  }
+  std::string words;
+  if (scope == "gpus[]") {
+    words = gpu >= 0 ? fmt::format("GPU {}", gpu) : "GPU";
+  } else {
+    words = std::string(scope);
+  }
+  if (peak) words += words.empty() ? "peak" : " peak";
+  if (!words.empty()) words += ' ';
+  for (char c : name) words += c == '_' ? ' ' : c;
+  return words;
+}
+
+std::string OperandWords(const Operand& o, int gpu) {
+  std::string words;
+  for (const MetricRef& m : o.alternatives) {
+    words += (words.empty() ? "" : " or ") + MetricWords(m, gpu);
+  }
+  return o.alternatives.size() > 1 ? "(" + words + ")" : words;
+}
+
+// "5 min", "1 h", "90 s".
+std::string WindowWords(double seconds) {
+  auto s = static_cast<long>(std::lround(seconds));
+  if (s >= 3600 && s % 3600 == 0) return fmt::format("{} h", s / 3600);
+  if (s >= 60 && s % 60 == 0) return fmt::format("{} min", s / 60);
+  return fmt::format("{} s", s);
+}
+
+// "under", "over" or "at" `threshold`, as `value` stands to it.
+std::string_view Side(double value, double threshold) {
+  return value < threshold ? "under" : value > threshold ? "over" : "at";
+}
+
+}  // namespace
+
+std::string AlertSubjectText(const AlertRule& rule, int gpu) {
+  const AlertExpr& e = rule.expr;
+  if (!e.finding.empty()) return fmt::format("the finding {}", e.finding);
+  std::string words = OperandWords(e.numerator, gpu);
+  if (e.denominator) words += " / " + OperandWords(*e.denominator, gpu);
+  if (e.window_rows > 0 || e.window_s > 0) {
+    std::string_view agg = e.aggregate == Aggregate::kMean  ? "mean"
+                           : e.aggregate == Aggregate::kMax ? "max"
+                           : e.aggregate == Aggregate::kMin ? "min"
+                                                            : "last";
+    std::string window =
+        e.window_rows > 0 ? fmt::format("{} samples", e.window_rows) : WindowWords(e.window_s);
+    words += fmt::format(" ({} over {})", agg, window);
+  }
+  return words;
+}
+
+std::string AlertResolvedText(const AlertRule& rule, int gpu, std::optional<double> value,
+                              bool run_ended, bool held) {
+  std::string subject = AlertSubjectText(rule, gpu);
+  const AlertExpr& e = rule.expr;
+  if (!e.finding.empty()) {
+    if (run_ended) {
+      return fmt::format("the run ended ({} {})", subject, held ? "was open" : "had closed");
+    }
+    return subject + " closed";
+  }
+  std::string threshold = AlertValueText(rule, e.threshold);
+  if (run_ended) {
+    if (!value) return fmt::format("the run ended ({} had no value)", subject);
+    return fmt::format("the run ended ({} was {} {} {})", subject, AlertValueText(rule, *value),
+                       Side(*value, e.threshold), threshold);
+  }
+  if (!value) return fmt::format("{} has no value now", subject);
+  if (e.compare == Compare::kEqual) {
+    return fmt::format("{} {}, no longer {}", subject, AlertValueText(rule, *value), threshold);
+  }
+  return fmt::format("{} {}, back {} {}", subject, AlertValueText(rule, *value),
+                     Side(*value, e.threshold), threshold);
 }
 
 std::string AlertSummaryText(const AlertRule& rule, int gpu, std::optional<double> value) {

@@ -28,6 +28,8 @@ struct AlertChange {
   double t = 0;
   double starts_at = 0;
   std::optional<double> value;
+  bool run_ended = false;  // resolved: by the run's end, not by its condition clearing
+  bool held = false;       // the condition held on the last row evaluated
 };
 
 class AlertEvaluator {
@@ -57,5 +59,14 @@ std::string AlertValueText(const AlertRule& rule, double value);
 // The rule's summary with {gpu}, {value}, {threshold} and {name} filled in
 // (made from the expression when the rule has none).
 std::string AlertSummaryText(const AlertRule& rule, int gpu, std::optional<double> value);
+// What the rule's expression is about, in words: "job memory", "GPU 0 util",
+// "GPU 0 throttle thermal (mean over 5 min)".
+std::string AlertSubjectText(const AlertRule& rule, int gpu);
+// A resolved alert in words, with its value now: "job memory 524 MiB, back
+// under 600 MiB"; when the run's end resolved it, what it was then: "the run
+// ended (job memory was 700 MiB over 600 MiB)". `held`: the condition held
+// on the last row (a finding rule: its finding was open).
+std::string AlertResolvedText(const AlertRule& rule, int gpu, std::optional<double> value,
+                              bool run_ended, bool held);
 
 }  // namespace tv

@@ -209,6 +209,67 @@ TEST(AlertEvaluator, FinishResolvesAndSummarises) {
   EXPECT_DOUBLE_EQ(s[0]["worst_value"].get<double>(), 7);
 }
 
+TEST(AlertEvaluator, OnlyTheRunsEndMarksAResolveAsTheEnds) {
+  AlertEvaluator ev(OneRule("job.cpu_cores > 4"), 1);
+  auto changes = Feed(ev, {5, 1, 6, 7});
+  ev.Finish(5, &changes);
+  ASSERT_EQ(changes.size(), 4u);
+  EXPECT_EQ(changes[1].state, State::kResolved);  // cleared on the row of 1 core
+  EXPECT_FALSE(changes[1].run_ended);
+  EXPECT_FALSE(changes[1].held);
+  EXPECT_EQ(changes[1].value, 1);
+  EXPECT_EQ(changes[3].state, State::kResolved);  // still firing when the run ended
+  EXPECT_TRUE(changes[3].run_ended);
+  EXPECT_TRUE(changes[3].held);
+  EXPECT_EQ(changes[3].value, 7);
+}
+
+// A rule from its expression alone.
+AlertRule RuleOf(std::string expr) {
+  AlertRule r;
+  r.name = "r";
+  r.expr = ParseAlertExpr(expr);
+  return r;
+}
+
+TEST(AlertResolvedText, SaysTheValueNowAndWhereItIsBack) {
+  constexpr double kMiB = 1 << 20;
+  AlertRule mem = RuleOf("job.memory_bytes > 600MiB");
+  EXPECT_EQ(AlertResolvedText(mem, -1, 524 * kMiB, false, false),
+            "job memory 524 MiB, back under 600 MiB");
+  EXPECT_EQ(AlertResolvedText(mem, -1, 600 * kMiB, false, false),
+            "job memory 600 MiB, back at 600 MiB");
+  EXPECT_EQ(AlertResolvedText(mem, -1, std::nullopt, false, false), "job memory has no value now");
+  AlertRule idle = RuleOf("gpus[].util_ratio < 20%");
+  EXPECT_EQ(AlertResolvedText(idle, 1, 0.45, false, false), "GPU 1 util 45%, back over 20%");
+  AlertRule hot = RuleOf("mean(gpus[].throttle_thermal_ratio[5m]) > 25%");
+  EXPECT_EQ(AlertResolvedText(hot, 0, 0.1, false, false),
+            "GPU 0 throttle thermal (mean over 5 min) 10%, back under 25%");
+  AlertRule full = RuleOf(
+      "(gpus[].allocator_allocated_bytes or gpus[].memory_used_bytes) / "
+      "gpus[].memory_total_bytes > 95%");
+  EXPECT_EQ(AlertResolvedText(full, 0, 0.8, false, false),
+            "(GPU 0 allocator allocated or GPU 0 memory used) / GPU 0 memory total 80%, back "
+            "under 95%");
+  AlertRule peak = RuleOf("min(job.rss_bytes_max[3 samples]) >= 1GiB");
+  EXPECT_EQ(AlertSubjectText(peak, -1), "job peak rss (min over 3 samples)");
+}
+
+TEST(AlertResolvedText, TheRunsEndSaysWhatItWasThen) {
+  AlertRule mem = RuleOf("job.memory_bytes > 600MiB");
+  EXPECT_EQ(AlertResolvedText(mem, -1, 700.0 * (1 << 20), true, true),
+            "the run ended (job memory was 700 MiB over 600 MiB)");
+  EXPECT_EQ(AlertResolvedText(mem, -1, std::nullopt, true, false),
+            "the run ended (job memory had no value)");
+  AlertRule leak;
+  leak.name = "leak";
+  leak.expr.finding = "gpu-memory-leak";
+  EXPECT_EQ(AlertResolvedText(leak, 0, std::nullopt, true, true),
+            "the run ended (the finding gpu-memory-leak was open)");
+  EXPECT_EQ(AlertResolvedText(leak, 0, std::nullopt, false, false),
+            "the finding gpu-memory-leak closed");
+}
+
 TEST(AlertEvaluator, SummaryTextFillsItsPlaceholders) {
   AlertRule r;
   r.name = "idle";

@@ -56,6 +56,9 @@ nlohmann::ordered_json NoticeJson(const AlertNotice& notice, const AlertContext&
   j["starts_at"] = notice.starts_at;
   j["ends_at"] = notice.state == AlertNotice::State::kResolved ? nlohmann::ordered_json(notice.t)
                                                                : nlohmann::ordered_json();
+  j["resolved_by"] = notice.state != AlertNotice::State::kResolved
+                         ? nlohmann::ordered_json()
+                         : nlohmann::ordered_json(notice.run_ended ? "run_end" : "condition");
   j["run"] = context.run;
   j["host"] = context.host;
   j["text"] = NoticeText(notice, context);

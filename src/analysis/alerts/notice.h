@@ -21,7 +21,10 @@ struct AlertNotice {
   double t = 0;                     // unix seconds of the change
   double starts_at = 0;             // when this firing began
   std::optional<double> value;      // the expression's value at `t` (absent for a finding rule)
-  std::string summary;              // the rule's summary, filled in
+  // The rule's summary, filled in; for a resolved notice what holds now
+  // (AlertResolvedText: "job memory 524 MiB, back under 600 MiB").
+  std::string summary;
+  bool run_ended = false;  // resolved by the run's end, not by its condition clearing
 };
 
 // The run an alert belongs to, for its labels and its actions.
@@ -37,7 +40,8 @@ std::string_view StateName(AlertNotice::State state);
 
 // The alert as one JSON document: what the webhook posts, the command reads
 // on stdin and alert_* events carry: name, state, severity, gpu, value,
-// threshold, expr, summary, labels, starts_at, ends_at, run, host, and a
+// threshold, expr, summary, labels, starts_at, ends_at, resolved_by
+// ("condition" or "run_end"; null unless resolved), run, host, and a
 // Slack-compatible "text".
 nlohmann::ordered_json NoticeJson(const AlertNotice& notice, const AlertContext& context);
 

@@ -19,7 +19,7 @@ TEST(NoticeJson, FiringCarriesEveryFieldInBaseUnits) {
   for (const auto& [key, value] : j.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"name", "state", "severity", "gpu", "value",
                                             "threshold", "expr", "summary", "labels", "starts_at",
-                                            "ends_at", "run", "host", "text"}));
+                                            "ends_at", "resolved_by", "run", "host", "text"}));
   EXPECT_EQ(j["name"], "gpu-low-util");
   EXPECT_EQ(j["state"], "firing");
   EXPECT_EQ(j["severity"], "warning");
@@ -30,6 +30,7 @@ TEST(NoticeJson, FiringCarriesEveryFieldInBaseUnits) {
   EXPECT_EQ(j["labels"], nlohmann::ordered_json({{"team", "vision"}}));
   EXPECT_DOUBLE_EQ(j["starts_at"].get<double>(), 1764529200.5);
   EXPECT_TRUE(j["ends_at"].is_null());
+  EXPECT_TRUE(j["resolved_by"].is_null());
   EXPECT_EQ(j["run"], "resnet-42");
   EXPECT_EQ(j["host"], "node7");
   EXPECT_EQ(j["text"], "[FIRING] gpu-low-util (GPU 0) on node7/resnet-42: GPU 0 under 20 %");
@@ -38,12 +39,30 @@ TEST(NoticeJson, FiringCarriesEveryFieldInBaseUnits) {
 TEST(NoticeJson, ResolvedHasItsEndAndNoGpuIsNull) {
   AlertRule rule = Rule("job-memory-near-limit");
   rule.expr.per_gpu = false;
-  nlohmann::ordered_json j =
-      NoticeJson(Notice(rule, AlertNotice::State::kResolved, -1, "job at 91 %"), Context(""));
+  nlohmann::ordered_json j = NoticeJson(
+      Notice(rule, AlertNotice::State::kResolved, -1, "job memory util 85%, back under 90%"),
+      Context(""));
   EXPECT_EQ(j["state"], "resolved");
   EXPECT_TRUE(j["gpu"].is_null());
   EXPECT_DOUBLE_EQ(j["ends_at"].get<double>(), 1764529260.25);
-  EXPECT_EQ(j["text"], "[RESOLVED] job-memory-near-limit on node7/resnet-42: job at 91 %");
+  EXPECT_EQ(j["resolved_by"], "condition");
+  EXPECT_EQ(j["text"],
+            "[RESOLVED] job-memory-near-limit on node7/resnet-42: job memory util 85%, back under "
+            "90%");
+}
+
+TEST(NoticeJson, ResolvedByTheRunsEndSaysSo) {
+  AlertRule rule = Rule("job-mem-high");
+  rule.expr.per_gpu = false;
+  AlertNotice notice = Notice(rule, AlertNotice::State::kResolved, -1,
+                              "the run ended (job memory was 700 MiB over 600 MiB)");
+  notice.run_ended = true;
+  nlohmann::ordered_json j = NoticeJson(notice, Context(""));
+  EXPECT_EQ(j["resolved_by"], "run_end");
+  EXPECT_EQ(j["summary"], "the run ended (job memory was 700 MiB over 600 MiB)");
+  EXPECT_EQ(j["text"],
+            "[RESOLVED] job-mem-high on node7/resnet-42: the run ended (job memory was 700 MiB "
+            "over 600 MiB)");
 }
 
 TEST(NoticeJson, FindingRuleHasNoValueNorThreshold) {

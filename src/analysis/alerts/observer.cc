@@ -35,7 +35,10 @@ void AlertsObserver::Emit(const AlertChange& c, std::vector<Event>* events) {
   notice.t = c.t;
   notice.starts_at = c.starts_at;
   notice.value = c.value;
-  notice.summary = AlertSummaryText(r, c.gpu, c.value);
+  notice.run_ended = c.run_ended;
+  notice.summary = c.state == AlertNotice::State::kResolved
+                       ? AlertResolvedText(r, c.gpu, c.value, c.run_ended, c.held)
+                       : AlertSummaryText(r, c.gpu, c.value);
   if (c.state != AlertNotice::State::kRepeat) {
     Event e;
     e.t = c.t;
@@ -51,6 +54,7 @@ void AlertsObserver::Emit(const AlertChange& c, std::vector<Event>* events) {
     f["starts_at"] = std::round(c.starts_at * 1000) / 1000;
     if (c.state == AlertNotice::State::kResolved) {
       f["firing_s"] = std::round((c.t - c.starts_at) * 10) / 10;
+      f["resolved_by"] = c.run_ended ? "run_end" : "condition";
     }
     events->push_back(std::move(e));
   }
