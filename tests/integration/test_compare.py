@@ -1,11 +1,14 @@
 """`trainvitals compare` on two real PyTorch runs: the figures are each run's
 own summary figures, the changes are computed against the first, epochs are
 matched by number, and a run written before costs existed is costed from its
-summary as a new one is."""
+summary as a new one is. Runs are named by their --name or script, and found
+by it; each row is in one unit, money in its currency, health in points."""
 import json
 import os
+import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -16,8 +19,14 @@ ENV = {"TRAINVITALS_NVML_LIBRARY": str(FAKE),
        "FAKE_NVML_SCENARIO": str(ROOT / "tests" / "fake_nvml" / "scenarios" / "cost.json")}
 
 
+RATES = '[cost]\ncurrency = "EUR"\ngpu_hour_price = { default = 2.0 }\n'
+
+
 def train(out, steps):
+    rates = out.parent / "rates.toml"
+    rates.write_text(RATES)
     proc = subprocess.run([cli_path(), "run", "--quiet", "--interval", "0.5", "--out", str(out),
+                           "--config", str(rates), "--name", out.name,
                            "--", sys.executable, str(ROOT / "examples" / "torch_monitor.py"),
                            "--epochs", "2", "--steps", str(steps)],
                           capture_output=True, text=True, timeout=180,
@@ -32,9 +41,17 @@ def two_runs(tmp_path_factory):
     return (tmp / "short", train(tmp / "short", 1500)), (tmp / "long", train(tmp / "long", 4500))
 
 
-def compare(*args):
+def compare(*args, cwd=None):
     return subprocess.run([cli_path(), "compare", *map(str, args)], capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=60, cwd=cwd)
+
+
+UNIT = re.compile(r"-?[0-9.:]+ ?([A-Za-z%-]*)")
+
+
+def cells(line, widths):
+    """The cells of a table line, cut at the header's column starts."""
+    return [line[a:b].strip() for a, b in zip(widths, widths[1:] + [None])]
 
 
 def test_figures_are_the_runs_own_and_changes_against_the_first(two_runs):
@@ -60,6 +77,14 @@ def test_figures_are_the_runs_own_and_changes_against_the_first(two_runs):
                                       b["epochs"][0]["logs"]["loss"]]
     # The longer epochs took about three times as long.
     assert figures["epoch_s"]["changes"][1] > 1
+    # Money in the currency it was priced in; health changes in points.
+    assert c["currency"] == "EUR"
+    assert figures["money"]["currencies"] == ["EUR", "EUR"]
+    assert figures["money"]["values"] == [a["cost"]["money"], b["cost"]["money"]]
+    if "health" in figures:
+        health = [s["health"]["score"] for s in (a, b)]
+        assert figures["health"]["unit"] == "score"
+        assert figures["health"]["changes"][1] == round(health[1] - health[0], 1)
 
 
 def test_the_table_a_person_reads(two_runs):
@@ -74,6 +99,20 @@ def test_the_table_a_person_reads(two_runs):
     assert "Epochs every run has (2), by number" in lines
     header = lines[lines.index("Epochs every run has (2), by number") + 1].split()
     assert header[:3] == ["epoch", "time", "A"]
+    # Each row in one unit: one run's 0.0 GPU-s is not beside the other's 1.1 GPU-min.
+    starts = [0, lines[0].index("A:"), lines[0].index("B:")]
+    for line in lines[1:lines.index("Epochs every run has (2), by number")]:
+        if not line.strip():
+            continue
+        what, *row = cells(line, starts)
+        units = {UNIT.match(c).group(1) for c in row if c != "-"}
+        if what in ("GPU-hours held", "GPU-hours wasted", "energy", "energy per epoch",
+                    "CO2e (estimate)", "peak GPU memory (job)", "peak host memory (job)"):
+            assert len(units) == 1, line
+    money = next(l for l in lines if l.startswith("money "))
+    assert cells(money, starts)[1].endswith(" EUR") and " EUR" in cells(money, starts)[2], money
+    health = [l for l in lines if l.startswith("health ")]
+    assert all(l.rstrip().endswith(" pts") for l in health), health
 
 
 def test_a_run_from_before_costs_is_costed_from_its_summary(two_runs, tmp_path):
@@ -99,3 +138,48 @@ def test_what_cannot_be_compared_is_said(two_runs, tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"trainvitals: {running}: no summary.json: the run is still "
                                   "going, or it was killed before it ended"), proc.stderr
+
+
+def test_runs_are_named_and_found_by_their_name(tmp_path):
+    # Two runs named with --name and one of a script, under the default runs directory.
+    (tmp_path / "train.py").write_text("import time\ntime.sleep(0.3)\n")
+    (tmp_path / "rates.toml").write_text(RATES)
+    env = {**os.environ, **ENV}
+
+    def run(*flags):
+        proc = subprocess.run([cli_path(), "run", "--quiet", "--interval", "0.2", "--config",
+                               "rates.toml", *flags, "--", sys.executable, "train.py"],
+                              capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
+        assert proc.returncode == 0, proc.stderr
+        time.sleep(max(0.0, 1.05 - time.time() % 1))  # the next run starts in another second
+
+    run("--name", "cmp-named")
+    run("--name", "cmp-named")
+    run()
+    runs = sorted(p.name for p in (tmp_path / "trainvitals-runs").iterdir() if p.name != "latest")
+    assert [r.split("-", 2)[2] for r in runs] == ["cmp-named", "cmp-named", "train"]
+    # A name is its newest run; the script names a run without one.
+    proc = compare("cmp-named", "train.py", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    c = json.loads(proc.stdout)
+    assert [r["label"] for r in c["runs"]] == ["cmp-named", "train.py"]
+    assert [os.path.basename(r["run_dir"]) for r in c["runs"]] == [runs[1], runs[2]]
+    proc = compare("cmp-named", "train.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].split() == ["A:", "cmp-named", "B:", "train.py"]
+    money = next(l for l in proc.stdout.splitlines() if l.startswith("money "))
+    assert money.split()[1:3][1] == "EUR" and money.split()[3:5][1] == "EUR", money
+    # Two runs of one name are told apart by their start time.
+    proc = compare(*(f"trainvitals-runs/{r}" for r in runs[:2]), cwd=tmp_path)
+    head = proc.stdout.splitlines()[0]
+    assert re.fullmatch(r" +A: cmp-named \(\d\d:\d\d:\d\d\) +B: cmp-named \(\d\d:\d\d:\d\d\)",
+                        head), head
+    # Every command taking a RUN takes a name; one that names no run says which are near.
+    export = subprocess.run([cli_path(), "export", "cmp-named", "--format", "csv"],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert export.returncode == 0 and export.stdout.startswith("t,"), export.stderr
+    proc = compare("cmp-namd", "train.py", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == ("trainvitals: cmp-namd: no such run directory (nor "
+                           "trainvitals-runs/cmp-namd), nor a run named so in trainvitals-runs; "
+                           "did you mean 'cmp-named'?\n"), proc.stderr
