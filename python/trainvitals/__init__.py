@@ -135,29 +135,42 @@ def _no_wait() -> None:
 _NO_WAIT = (_no_wait, _no_wait)  # wait_begin, wait_end without a client
 
 
+def _failed(exc_type, exc) -> bool:
+    """Whether an exception leaving a `with` block cuts the epoch it had open:
+    any but ``sys.exit()`` / ``sys.exit(0)``, which end the script normally."""
+    if exc_type is None:
+        return False
+    if issubclass(exc_type, SystemExit):
+        return getattr(exc, "code", None) not in (None, 0)
+    return True
+
+
 class _Span:
     """An epoch or phase that Monitor.epoch()/phase() began at the call.
 
-    As a context manager it ends at the end of the block; otherwise it lasts
-    until the next epoch (or the next phase begun by a plain call), or close().
+    As a context manager it ends at the end of the block; otherwise an epoch
+    lasts until the next epoch, close() or the script's end, and a phase until
+    the next phase begun by a plain call or the end of the epoch it began in.
     """
 
-    __slots__ = ("monitor", "kind", "name", "recorded", "held", "ended")
+    __slots__ = ("monitor", "kind", "name", "recorded", "held", "ended", "epoch")
 
-    def __init__(self, monitor: "Monitor", kind: str, name, recorded=None, held=False):
+    def __init__(self, monitor: "Monitor", kind: str, name, recorded=None, held=False,
+                 epoch: Optional["_Span"] = None):
         self.monitor = monitor
         self.kind = kind  # "epoch", "phase", or "void" (a misuse: records nothing)
         self.name = name  # the epoch number as given, or the phase's name
         self.recorded = recorded  # the epoch number as recorded
         self.held = held  # inside a `with` block, or begun by epoch_begin/phase_begin
         self.ended = False
+        self.epoch = epoch  # a phase's: the epoch open when it began (None: outside any)
 
     def __enter__(self) -> "Monitor":
         self.monitor._enter(self)
         return self.monitor
 
     def __exit__(self, exc_type, exc, tb) -> bool:
-        self.monitor._exit(self, exc_type is not None)
+        self.monitor._exit(self, _failed(exc_type, exc))
         return False
 
     def __repr__(self) -> str:
@@ -226,6 +239,7 @@ class Monitor:
         if self._state == "new" or (self._run is not None and self._run.state == "closed"):
             self._state = "on"
             self._run = _run.current()
+            self._run.join(self)
             self._set_client(self._run.connect(self._options, self._rank, self.framework))
         return self
 
@@ -246,8 +260,9 @@ class Monitor:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         # The run goes on until the interpreter exits or close(): one script, one
-        # run. An exception leaves the open epoch open: recorded as not complete.
-        self.end_call(cut=exc_type is not None)
+        # run. An exception (not sys.exit(0)) leaves the open epoch open:
+        # recorded as not complete.
+        self.end_call(cut=_failed(exc_type, exc))
 
     @property
     def active(self) -> bool:
@@ -345,23 +360,22 @@ class Monitor:
     def end_call(self, cut: bool = False) -> None:
         """Ends the phases and the epoch this monitor has open; ``cut`` (an
         exception ends the call) leaves the epoch open, so the run records it as
-        not complete."""
+        not complete. The run's end (close(), the interpreter's exit) calls it."""
         try:
             if self._phases:
                 self._end_phase(self._phases[0])
             if self._epoch is not None:
-                if cut:
-                    self._epoch.ended = True
-                    self._epoch = None
-                else:
-                    self._end_epoch(self._epoch)
+                self._end_epoch(self._epoch, cut)
         except Exception as e:
             self._quiet(e)
         self._call = 0
 
     def epoch(self, epoch: int) -> _Span:
-        """Begins epoch ``epoch`` now, ending the previous one; ``with m.epoch(e):``
-        ends it with the block (an exception leaves it open: not complete)."""
+        """Begins epoch ``epoch`` now, ending the previous one and the phases begun
+        by plain calls inside it. It lasts until the next epoch, close() or the
+        script's end (an uncaught exception leaves it open: not complete);
+        ``with m.epoch(e):`` ends it with the block (an exception other than
+        ``sys.exit(0)`` leaves it open)."""
         return self._begin_epoch(epoch, held=False)
 
     def epoch_begin(self, epoch: int, epochs: Optional[int] = None) -> None:
@@ -379,8 +393,9 @@ class Monitor:
 
     def phase(self, phase: str) -> _Span:
         """Begins phase ``phase`` ("train", "eval", "test", "predict"...) now. A phase
-        begun by a plain call lasts until the next one begins; ``with m.phase(p):``
-        ends it with the block, and phases begun inside it nest."""
+        begun by a plain call lasts until the next one begins, or until the epoch
+        open at the call ends; ``with m.phase(p):`` ends it with the block, and
+        phases begun inside it nest."""
         return self._begin_phase(phase, held=False)
 
     def phase_begin(self, phase: str) -> None:
@@ -436,12 +451,19 @@ class Monitor:
         self._check_risk()
         return span
 
-    def _end_epoch(self, span: _Span) -> None:
+    def _end_epoch(self, span: _Span, cut: bool = False) -> None:
+        """Ends epoch `span` and the phases begun by plain calls inside it; ``cut``
+        leaves the epoch itself open, so the run records it as not complete."""
+        for phase in self._phases:
+            if phase.epoch is span and not phase.held:
+                self._end_phase(phase)  # and what was begun inside it
+                break
         span.ended = True
         if self._epoch is span:
             self._epoch = None
-        self._send("epoch_end", span.recorded, begin=False)
-        self._check_risk()
+        if not cut:
+            self._send("epoch_end", span.recorded, begin=False)
+            self._check_risk()
 
     def _begin_phase(self, phase, held: bool) -> _Span:
         if not isinstance(phase, str) or not _PHASE_NAME.match(phase):
@@ -451,7 +473,7 @@ class Monitor:
         # A phase begun by a plain call lasts until the next one begins.
         while self._phases and not self._phases[-1].held:
             self._end_phase(self._phases[-1])
-        span = _Span(self, "phase", phase, held=held)
+        span = _Span(self, "phase", phase, held=held, epoch=self._epoch)
         self._phases.append(span)
         self._send("phase_begin", phase)
         return span
@@ -486,13 +508,9 @@ class Monitor:
                 return
             if span.kind == "phase":
                 self._end_phase(span)
-            elif failed:
-                # An epoch an exception cuts stays open: the run records it as not complete.
-                span.ended = True
-                if self._epoch is span:
-                    self._epoch = None
             else:
-                self._end_epoch(span)
+                # An epoch an exception cuts stays open: the run records it as not complete.
+                self._end_epoch(span, cut=failed)
         except Exception as e:
             self._quiet(e)
 

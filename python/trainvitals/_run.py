@@ -20,7 +20,7 @@ import json
 import os
 import sys
 import threading
-from typing import Dict, Optional, Set
+from typing import Dict, List, Optional, Set
 
 from . import _core
 
@@ -56,6 +56,10 @@ class ProcessRun:
         self.summary: Optional[dict] = None
         self.calls = 0  # framework calls (fit, evaluate, ...) begun so far
         self.next_epoch = 0  # the lowest epoch number not yet recorded
+        # The monitors (and callbacks' monitors) that joined: what they hold open
+        # ends with the run. Held strongly: a loop's monitor that went out of
+        # scope with an epoch open still ends it at exit.
+        self.monitors: List[object] = []
         self._lock = threading.RLock()
 
     @property
@@ -96,6 +100,12 @@ class ProcessRun:
                 say_once("connect", f"not monitoring this run: {type(e).__name__}: {e}")
             return self.client
 
+    def join(self, monitor) -> None:
+        """`monitor` marks into this run: close() ends what it has open."""
+        with self._lock:
+            if not any(m is monitor for m in self.monitors):
+                self.monitors.append(monitor)
+
     def begin_call(self) -> int:
         """Numbers a framework call (fit, evaluate, predict, test, validate): 1, 2, ..."""
         with self._lock:
@@ -103,11 +113,19 @@ class ProcessRun:
             return self.calls
 
     def close(self, exception: Optional[BaseException] = None) -> Optional[dict]:
-        """Ends the run: disconnects (saying `exception` when the process is dying
-        of one) and, alone, writes and prints the summary once."""
+        """Ends the run: ends the epochs and phases its monitors have open (an
+        `exception` the process is dying of leaves the open epochs open: recorded
+        as not complete), disconnects (saying `exception`) and, alone, writes and
+        prints the summary once."""
         with self._lock:
             if self.state != "on" or os.getpid() != self.pid:
                 return self.summary
+            monitors, self.monitors = self.monitors, []
+            for monitor in monitors:
+                try:
+                    monitor.end_call(cut=exception is not None)
+                except Exception as e:  # never stop the run's end for one monitor
+                    say_once("end", f"{type(e).__name__}: {e}")
             self.state = "closed"
             try:
                 atexit.unregister(self._close_at_exit)
@@ -127,7 +145,6 @@ class ProcessRun:
             except Exception as e:
                 say_once("close", f"the run did not end cleanly: {type(e).__name__}: {e}")
             return self.summary
-
 
     def _close_at_exit(self) -> None:
         # The interpreter sets sys.last_value (3.12: last_exc) for the uncaught

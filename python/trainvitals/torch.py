@@ -14,7 +14,8 @@ the process's wait for its next batch (``training.data_wait_ratio``); it
 works with any iterable.
 
 ``m.epoch(e)`` and ``m.phase(name)`` also work as plain calls: an epoch lasts
-until the next begins, a phase until the next one begun the same way.
+until the next begins (or the script ends), a phase until the next one begun
+the same way or the end of the epoch it began in.
 
 ``trainvitals.torch.monitor(total_epochs=N, on_oom_risk="stop")``: when
 trainvitals finds the memory at risk, ``m.should_stop`` becomes True (check it

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from test_frameworks import env
 
 FRAMEWORKS = ("tensorflow", "keras", "paddle", "torch", "lightning", "pytorch_lightning", "jax")
@@ -53,7 +55,9 @@ def test_epoch_and_phase_as_plain_calls_begin_at_the_call(tmp_path):
         import sys, time, trainvitals
         m = trainvitals.monitor(out=sys.argv[1], interval=0.2, quiet=True)
         for epoch in range(3):
-            m.phase("train")  # before the epoch: no time of the epoch is outside a phase
+            # Before m.epoch(): it belongs to the epoch still open and ends with it;
+            # the new epoch's time outside a phase counts as training all the same.
+            m.phase("train")
             m.epoch(epoch)
             for step in range(5):
                 time.sleep(0.02)
@@ -70,6 +74,106 @@ def test_epoch_and_phase_as_plain_calls_begin_at_the_call(tmp_path):
     assert phases["train"]["count"] == 3 and phases["eval"]["count"] == 3, phases
     assert phases["eval"]["duration_s"] >= 0.25, phases
     assert phases["train"]["duration_s"] >= 0.25, phases
+
+
+# The README's loop, its epochs and phases as plain calls (or `with m.epoch(e):`),
+# and the ways a script ends. argv: form ("plain" or "with"), the step call
+# ("step()" or "step(n)"), whether each epoch says m.phase("train"), how the
+# script ends ("normal", "exit0", "exit3", "raise": inside epoch 1's training),
+# and alone the run directory. Each epoch: 4 steps of 0.1 s, then 0.2 s of eval.
+LOOP = """
+import sys, time, trainvitals
+form, step_call, train_phase, end = sys.argv[1:5]
+m = trainvitals.monitor(**(dict(out=sys.argv[5], interval=0.2, quiet=True)
+                           if len(sys.argv) > 5 else {}))
+
+def epoch_body(e):
+    if train_phase == "train":
+        m.phase("train")
+    for i in range(4):
+        time.sleep(0.1)
+        m.step(i) if step_call == "step(n)" else m.step()
+    if end == "raise" and e == 1:
+        raise RuntimeError("boom")
+    m.phase("eval")
+    time.sleep(0.2)
+
+for e in range(2):
+    if form == "with":
+        with m.epoch(e):
+            epoch_body(e)
+    else:
+        m.epoch(e)
+        epoch_body(e)
+if end == "exit0":
+    sys.exit(0)
+if end == "exit3":
+    sys.exit(3)
+"""
+EXIT_CODES = {"normal": 0, "exit0": 0, "exit3": 3, "raise": 1}
+
+
+def check_loop(summary, end):
+    """Each epoch its own 4 steps; every epoch complete but one an exception cut;
+    0.4 s of training and 0.2 s of eval an epoch, eval never counted as training
+    nor training as eval."""
+    epochs = [(e["epoch"], e["steps"], e.get("complete", True)) for e in summary["epochs"]]
+    phases = summary["phases"]
+    train, evals = phases["train"], phases["eval"]
+    assert train["count"] == 2, phases
+    assert train["duration_s"] >= 0.7, phases  # 2 x 0.4 s
+    if end == "raise":
+        # The epoch the exception cut stays open: not complete (its steps are the
+        # sampler's reading of the step counter).
+        assert epochs[0] == (0, 4, True) and epochs[1][0] == 1 and epochs[1][2] is False, epochs
+        assert evals["count"] == 1 and 0.15 <= evals["duration_s"] <= 0.35, phases
+    else:
+        assert epochs == [(0, 4, True), (1, 4, True)], epochs
+        assert evals["count"] == 2 and 0.35 <= evals["duration_s"] <= 0.6, phases
+
+
+@pytest.mark.parametrize("form,step_call,train_phase,end", [
+    ("plain", "step()", "train", "normal"),  # the README's loop, word for word
+    ("plain", "step(n)", "-", "normal"),  # no m.phase("train"): epoch 1 trains, not evals
+    ("plain", "step()", "-", "exit0"),
+    ("plain", "step(n)", "train", "exit3"),
+    ("plain", "step()", "train", "raise"),
+    ("with", "step()", "-", "normal"),  # the same epochs as the plain calls
+    ("with", "step(n)", "train", "raise"),
+])
+def test_plain_epoch_and_phase_calls_under_run_end_with_the_script(
+        run_tv, tmp_path, form, step_call, train_phase, end):
+    """Under `trainvitals run`, no close(): the script's end (normally, sys.exit,
+    an exception) ends the epoch and phases it left open, as docs/markers.md says;
+    a new epoch ends the phase the previous one left open."""
+    script = tmp_path / "loop.py"
+    script.write_text(LOOP)
+    r = run_tv([sys.executable, str(script), form, step_call, train_phase, end],
+               "--interval", "0.2", "--quiet", env=env())
+    assert r.proc.returncode == EXIT_CODES[end], r.proc.stderr[-4000:]
+    check_loop(r.summary, end)
+    if end == "raise":
+        assert r.summary["exception"]["type"] == "RuntimeError", r.summary.get("exception")
+    marks = [(e["type"], e.get("phase", e.get("epoch"))) for e in r.events
+             if e["type"] in ("phase_begin", "phase_end", "epoch_begin", "epoch_end")]
+    # Each epoch's eval ends before the epoch does; the run's end ends the last.
+    for i, mark in enumerate(marks):
+        if mark[0] == "epoch_end":
+            assert marks[i - 1] == ("phase_end", "eval"), marks
+    assert marks.count(("phase_begin", "eval")) == marks.count(("phase_end", "eval")), marks
+    assert [m for m in marks if m[0] == "epoch_end"] == \
+        [("epoch_end", 0)] + ([] if end == "raise" else [("epoch_end", 1)]), marks
+
+
+@pytest.mark.parametrize("end", ["normal", "exit3", "raise"])
+def test_plain_epoch_and_phase_calls_alone_end_with_the_script(tmp_path, end):
+    """The same loop without `trainvitals run`: the monitor's own run ends what is
+    open at the interpreter's exit, before its summary is written."""
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-c", LOOP, "plain", "step()", "-", end, str(out)],
+                          env=env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == EXIT_CODES[end], proc.stderr[-4000:]
+    check_loop(json.loads((out / "summary.json").read_text()), end)
 
 
 def test_epoch_and_phase_as_context_managers_and_a_misuse_warns_once(tmp_path):
