@@ -220,21 +220,14 @@ Json BuildCost(const Json& summary, const Json& meta, const CostRates& rates) {
     c["wasted_gpu_hours"] = Hours(held - busy);
   }
 
-  // Shares of the held time lost: an idle GPU, input waits, evaluation.
+  // Shares of the held time that did not train, from where the run's time
+  // went (health.goodput): they do not overlap, so they add up to at most 100 %.
   Json lost = Json::object();
-  if (busy_ratio) lost["idle_ratio"] = Round(1 - *busy_ratio, 1e4);
-  const Json epochs = summary.value("epochs", Json::array());
-  double waited = 0;
-  bool wait_measured = false;
-  for (const Json& e : epochs) {
-    auto wait = Number(e, "data_wait_ratio");
-    auto d = Number(e, "duration_s");
-    if (wait && d) waited += *wait * *d, wait_measured = true;
-  }
-  if (wait_measured && *duration > 0) lost["data_wait_ratio"] = Round(waited / *duration, 1e4);
-  const Json phases = summary.value("phases", Json::object());
-  if (auto eval = phases.find("eval"); eval != phases.end() && *duration > 0) {
-    if (auto d = Number(*eval, "duration_s")) lost["eval_ratio"] = Round(*d / *duration, 1e4);
+  const Json health = summary.value("health", Json::object());
+  const Json ratios = health.value("goodput", Json::object()).value("ratios", Json::object());
+  for (const char* key :
+       {"startup", "data_wait", "evaluation", "checkpoint", "stalled", "idle_gpu"}) {
+    if (auto r = Number(ratios, key); r && *r > 0) lost[std::string(key) + "_ratio"] = *r;
   }
   if (!used.empty()) c["lost"] = std::move(lost);
 
@@ -271,6 +264,8 @@ Json BuildCost(const Json& summary, const Json& meta, const CostRates& rates) {
     if (!unpriced.empty()) c["unpriced_models"] = std::move(unpriced);
   }
 
+  const Json epochs = summary.value("epochs", Json::array());
+  const Json phases = summary.value("phases", Json::object());
   Json epoch_costs = Json::array();
   for (const Json& e : epochs) {
     if (e.is_object()) epoch_costs.push_back(EpochCost(e, used, basis, rates));

@@ -16,9 +16,10 @@
 //   busy_basis           "sm_active_ratio" or "util_ratio"
 //   busy_ratio           busy / held
 //   wasted_gpu_hours     held - busy
-//   lost                 {idle_ratio, data_wait_ratio, eval_ratio}: shares of
-//                        the held time lost to an idle GPU, to input waits and
-//                        to evaluation (each absent when not measured)
+//   lost                 {startup_ratio, data_wait_ratio, evaluation_ratio,
+//                        checkpoint_ratio, stalled_ratio, idle_gpu_ratio}: shares
+//                        of the held time that did not train, from the run's
+//                        health.goodput (they do not overlap; each absent at 0)
 //   gpu_energy_kwh, cpu_energy_kwh (each absent when not measured), pue,
 //   energy_kwh           (gpu + cpu) x pue
 //   grid_g_per_kwh, co2e_kg, co2e_estimate (true: a grid average, not a meter)

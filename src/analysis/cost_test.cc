@@ -51,7 +51,15 @@ Json TwoHourSummary() {
                    {{"index", 3}, {"util_ratio_mean", 0.9}, {"energy_joules", 0.5 * 3.6e6}}}}}}},
               {"phases",
                {{"train", {{"duration_s", 6000}, {"share", 0.8333}}},
-                {"eval", {{"duration_s", 1200}, {"share", 0.1667}}}}}};
+                {"eval", {{"duration_s", 1200}, {"share", 0.1667}}}}},
+              {"health",
+               {{"goodput",
+                 {{"ratios",
+                   {{"productive", 0.6583},
+                    {"startup", 0.05},
+                    {"data_wait", 0.125},
+                    {"evaluation", 0.1667},
+                    {"stalled", 0}}}}}}}};
 }
 
 Json Meta() {
@@ -68,10 +76,13 @@ TEST(Cost, GpuHoursEnergyAndCo2eOfTheJobsGpus) {
   EXPECT_DOUBLE_EQ(c["wasted_gpu_hours"].get<double>(), 2.0);  // held - busy
   EXPECT_DOUBLE_EQ(c["busy_ratio"].get<double>(), 0.5);
   EXPECT_EQ(c["busy_basis"], "util_ratio");
-  EXPECT_DOUBLE_EQ(c["lost"]["idle_ratio"].get<double>(), 0.5);
-  EXPECT_DOUBLE_EQ(c["lost"]["data_wait_ratio"].get<double>(), 0.125);  // 0.25 x 1 h of 2 h
-  EXPECT_DOUBLE_EQ(c["lost"]["eval_ratio"].get<double>(), 0.1667);      // 20 min of 2 h
-  EXPECT_DOUBLE_EQ(c["gpu_energy_kwh"].get<double>(), 2.4);             // GPUs 0 and 1 only
+  // Where the run's time went (health.goodput), shares that do not overlap.
+  EXPECT_DOUBLE_EQ(c["lost"]["startup_ratio"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(c["lost"]["data_wait_ratio"].get<double>(), 0.125);
+  EXPECT_DOUBLE_EQ(c["lost"]["evaluation_ratio"].get<double>(), 0.1667);
+  EXPECT_FALSE(c["lost"].contains("stalled_ratio"));         // none
+  EXPECT_FALSE(c["lost"].contains("idle_ratio"));            // the busy share says it
+  EXPECT_DOUBLE_EQ(c["gpu_energy_kwh"].get<double>(), 2.4);  // GPUs 0 and 1 only
   EXPECT_DOUBLE_EQ(c["cpu_energy_kwh"].get<double>(), 0.6);
   EXPECT_DOUBLE_EQ(c["energy_kwh"].get<double>(), 3.0);
   EXPECT_DOUBLE_EQ(c["co2e_kg"].get<double>(), 1.425);  // 3 kWh x 475 g

@@ -82,6 +82,13 @@ struct Row {
     bool active = false;
   };
   std::vector<Finding> findings;
+  // The rules that apply but have not had the evidence to judge yet (static
+  // strings of the findings table), and where the time went so far: seconds
+  // by category (static names), and the productive share where step markers
+  // measure it.
+  std::vector<std::string_view> not_judged;
+  std::vector<std::pair<std::string_view, double>> time_spent_s;
+  std::optional<double> goodput_ratio;
   // Set by the alerts as the row closes (for Prometheus and the status line;
   // not written to samples.jsonl): each alert instance that has fired so far.
   struct Alert {

@@ -170,6 +170,35 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
     AppendSeriesStart(name, labels, format, &out, &first);
     AppendSampleEnd(*row.health_score, first, &out);
   }
+  // Where the time went so far (docs/findings.md "Where the time went").
+  static constexpr MetricDef kGoodput{
+      Scope::kTraining,
+      "goodput_ratio",
+      Unit::kRatio,
+      Kind::kGauge,
+      false,
+      "The share of the run's time in productive training steps so far (step markers)."};
+  if (row.goodput_ratio) {
+    static const std::string name = "trainvitals_goodput_ratio";
+    AppendFamilyHeader(kGoodput, name, format, &out);
+    AppendSeriesStart(name, labels, format, &out, &first);
+    AppendSampleEnd(*row.goodput_ratio, first, &out);
+  }
+  static constexpr MetricDef kTimeSpent{
+      Scope::kTraining,
+      "time_spent_seconds",
+      Unit::kSeconds,
+      Kind::kCounter,
+      false,
+      "The run's time so far by where it went (spent: productive, startup, data_wait, "
+      "evaluation, checkpoint, other_phases, stalled, idle_gpu, unattributed)."};
+  for (size_t i = 0; i < row.time_spent_s.size(); ++i) {
+    static const std::string name = PrometheusName(kTimeSpent);
+    if (i == 0) AppendFamilyHeader(kTimeSpent, name, format, &out);
+    AppendSeriesStart(name, labels, format, &out, &first);
+    AppendLabel("spent", row.time_spent_s[i].first, format, &first, &out);
+    AppendSampleEnd(row.time_spent_s[i].second, first, &out);
+  }
   static constexpr MetricDef kFindingActive{
       Scope::kTraining,
       "finding_active",

@@ -67,8 +67,10 @@ std::string FormatCost(const Json& cost) {
     const Json lost = cost.value("lost", Json::object());
     std::string parts;
     for (auto [key, what] :
-         {std::pair{"idle_ratio", "idle"}, std::pair{"data_wait_ratio", "waiting for input"},
-          std::pair{"eval_ratio", "in evaluation"}}) {
+         {std::pair{"startup_ratio", "start-up"}, std::pair{"data_wait_ratio", "waiting for input"},
+          std::pair{"evaluation_ratio", "in evaluation"},
+          std::pair{"checkpoint_ratio", "checkpoints"}, std::pair{"stalled_ratio", "stalled"},
+          std::pair{"idle_gpu_ratio", "held idle"}}) {
       if (auto r = Number(lost, key); r && *r >= 0.005) {
         parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", FormatPercent(*r), what);
       }

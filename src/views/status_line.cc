@@ -1,6 +1,7 @@
 #include "views/status_line.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -179,7 +180,11 @@ void StatusLine::OnRow(const Row& row) {
     first_row_seen_ = true;
     SayNotices();
   }
-  if (row.health_score) health_score_ = row.health_score;
+  if (row.health_score) {
+    health_score_ = row.health_score;
+    goodput_ratio_ = row.goodput_ratio;
+    not_judged_ = row.not_judged;
+  }
   if (row_ == nullptr) return;
   // The job's last row, after its processes ended, would read "RAM 0 B".
   auto processes = FindStat(metric::kJobProcesses, row.values);
@@ -216,8 +221,13 @@ void StatusLine::OnEvent(const Event& event) {
                        event.fields.value("message", ""));
   } else if (event.type == "epoch") {
     line = FormatEpochLine(event.fields);
-    // The run's score so far (docs/findings.md), once the analysis judges.
+    // The run's productive share and score so far (docs/findings.md), once
+    // the analysis judges, and the rules that could not judge yet.
+    if (goodput_ratio_) line += " | goodput " + FormatPercent(*goodput_ratio_);
     if (health_score_) line += fmt::format(" | health {:.0f}", *health_score_);
+    if (health_score_ && !not_judged_.empty()) {
+      line += fmt::format(" (not judged yet: {})", fmt::join(not_judged_, ", "));
+    }
   } else if (event.type == "cost_forecast") {
     // Said once, after the first epoch; later ones go to events.jsonl only.
     if (forecast_said_) return;

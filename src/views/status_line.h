@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -46,6 +47,8 @@ class StatusLine final : public Sink {
   std::vector<std::pair<std::string, std::string>> start_notices_;
   double finding_repeat_s_ = 300;
   std::optional<double> health_score_;            // the latest row's
+  std::optional<double> goodput_ratio_;           // the latest row's
+  std::vector<std::string_view> not_judged_;      // the latest row's (static names)
   std::map<std::string, double> finding_said_t_;  // finding id -> when its line was said
   bool forecast_said_ = false;
 };

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/format.h"
+#include "core/time_spent.h"
 
 namespace tv {
 namespace {
@@ -29,11 +30,47 @@ std::string FirstAdvice(const nlohmann::ordered_json& f) {
   return (*it)[0].get<std::string>();
 }
 
+// "productive steps 6%, start-up 5%, waiting for input 89%": the categories
+// with time, in whole percents that add up to 100.
+std::string TimeSpentText(const nlohmann::ordered_json& goodput) {
+  std::string out;
+  auto percent = goodput.find("percent");
+  if (percent == goodput.end() || !percent->is_object()) return out;
+  for (const auto& [name, value] : percent->items()) {
+    std::optional<Spent> spent = SpentFromName(name);
+    if (!spent || !value.is_number() || value.get<double>() <= 0) continue;
+    out += fmt::format("{}{} {:.0f}%", out.empty() ? "" : ", ", SpentWords(*spent),
+                       value.get<double>());
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string FormatTimeSpent(const nlohmann::ordered_json& health) {
+  if (!health.is_object()) return {};
+  const auto& goodput = health.value("goodput", nlohmann::ordered_json());
+  if (!goodput.is_object()) return {};
+  // Without step markers only GPUs held idle are known: said when there were some.
+  bool measured = goodput.contains("productive_ratio");
+  const auto& percent = goodput.value("percent", nlohmann::ordered_json::object());
+  if (!measured && percent.value("idle_gpu", 0) == 0) return {};
+  std::string text = TimeSpentText(goodput);
+  return text.empty() ? std::string() : "  Time     " + text + "\n";
+}
+
+std::string FormatNotJudged(const nlohmann::ordered_json& health) {
+  if (!health.is_object()) return {};
+  std::string out;
+  for (const auto& r : health.value("not_judged", nlohmann::ordered_json::array())) {
+    out += fmt::format("{}{} (needs {})", out.empty() ? "" : "; ", Text(r, "id"), Text(r, "needs"));
+  }
+  return out;
+}
 
 std::string FormatVerdict(const nlohmann::ordered_json& health,
                           const nlohmann::ordered_json& findings) {
-  std::string out;
+  std::string out = FormatTimeSpent(health);
   if (health.is_object() && health.contains("note") && health["note"].is_string()) {
     out += fmt::format("  Health   {}\n", health["note"].get<std::string>());
   }
@@ -53,6 +90,9 @@ std::string FormatVerdict(const nlohmann::ordered_json& health,
                             e.value("score", 0.0));
     }
     if (!epochs.empty()) out += "           per epoch " + epochs + "\n";
+    if (std::string waiting = FormatNotJudged(health); !waiting.empty()) {
+      out += "           not judged yet: " + waiting + "\n";
+    }
   }
   if (!findings.is_array() || findings.empty()) {
     if (health.is_object() && health.contains("score")) out += "  Findings none\n";

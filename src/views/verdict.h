@@ -13,6 +13,14 @@ namespace tv {
 std::string FormatVerdict(const nlohmann::ordered_json& health,
                           const nlohmann::ordered_json& findings);
 
+// "  Time     productive steps 62%, start-up 5%, ...": where the run's time went
+// (health.goodput), in whole percents that add up to 100; empty without step
+// markers unless GPUs were held idle.
+std::string FormatTimeSpent(const nlohmann::ordered_json& health);
+// "input-bound (needs 20 steps ...); ...": the rules not judged yet
+// (health.not_judged); empty when every rule that applies has judged.
+std::string FormatNotJudged(const nlohmann::ordered_json& health);
+
 // The summary's "Growth" lines from the analysis's memory trends (summary.json
 // "memory_trends"): each leak with its rate, then the figures without one.
 std::string FormatMemoryTrends(const nlohmann::ordered_json& trends);

@@ -61,6 +61,9 @@ Analyzer::Analyzer(Thresholds thresholds, double interval_s)
 void Analyzer::OnMark(const Mark& m, std::vector<Event>* events) {
   switch (m.type) {
     case Mark::Type::kClientStart: {
+      // The time before the first training process spoke was start-up.
+      if (!markers_) ledger_.Move(Spent::kUnattributed, Spent::kStartup);
+      if (!markers_) ledger_.Move(Spent::kIdleGpu, Spent::kStartup);
       markers_ = true;
       if (framework_ == Framework::kNone) framework_ = ParseFramework(m.framework);
       clients_[m.pid] = m.rank;
@@ -111,6 +114,13 @@ bool Analyzer::Training(const Frame& f) const {
   return f.phase.empty() || f.phase == "train";
 }
 
+bool Analyzer::StepEvidence(const Frame& f) const {
+  if (!first_step_t_ || !f.steps || !steps_at_first_) return false;
+  if (f.job_processes && *f.job_processes == 0) return false;
+  return *f.steps - *steps_at_first_ >= th_[Th::kJudgeMinSteps] &&
+         f.t - *first_step_t_ >= th_[Th::kJudgeMin_s];
+}
+
 bool Analyzer::Judged(const Frame& f) const {
   if (f.job_processes && *f.job_processes == 0) return false;  // the job is gone
   if (markers_) return first_step_t_ && f.t >= *first_step_t_ + th_[Th::kWarmup_s];
@@ -119,7 +129,12 @@ bool Analyzer::Judged(const Frame& f) const {
 
 void Analyzer::OnFrame(const Frame& f, std::vector<Event>* events) {
   if (!start_t_) start_t_ = f.t - f.elapsed_s;
-  if (!first_step_t_ && f.steps && *f.steps > 0) first_step_t_ = f.t;
+  if (!first_step_t_ && f.steps && *f.steps > 0) {
+    first_step_t_ = f.t;
+    steps_at_first_ = f.steps;
+  }
+  double spent_s = f.t - (ledger_t_ > 0 ? ledger_t_ : *start_t_);
+  ledger_t_ = f.t;
   double row_s = std::clamp(f.t - last_t_, 0.0, interval_s_ * 2);
   if (last_t_ == 0) row_s = interval_s_;
   last_t_ = f.t;
@@ -145,6 +160,7 @@ void Analyzer::OnFrame(const Frame& f, std::vector<Event>* events) {
   JudgeBalance(f, events);
   JudgeMemory(f, events);
   memory_trail_.Add(f);
+  Account(f, spent_s);
 }
 
 bool Analyzer::Due(Tracker& tr, double t, bool cond, double open_after_s,
@@ -165,8 +181,9 @@ void Analyzer::Open(FindingId id, Tracker& tr, double t, const nlohmann::ordered
                     Opening o, std::vector<Event>* events) {
   const FindingDef& def = Def(id);
   tr.record = static_cast<int>(records_.size());
-  records_.push_back(Record{id, o.severity, t, std::nullopt, subject, o.evidence, o.message});
-  std::string_view advice = AdviceFor(def, framework_);
+  std::string advice = o.advice.empty() ? std::string(AdviceFor(def, framework_)) : o.advice;
+  records_.push_back(
+      Record{id, o.severity, t, std::nullopt, subject, o.evidence, o.message, advice});
   events->push_back(Event{t,
                           "finding_open",
                           {{"id", def.name},
@@ -191,6 +208,7 @@ void Analyzer::Close(Tracker& tr, double t, std::vector<Event>* events) {
 
 void Analyzer::Finish(double t, std::vector<Event>* events) {
   FinishGpuUse(events);
+  FlushPending(StalledNow() ? Spent::kStalled : Spent::kProductive);
   end_t_ = t;
   JudgeOomEnd(events);
   for (auto& [e, s] : epochs_) {
@@ -234,7 +252,7 @@ nlohmann::ordered_json Analyzer::Findings() const {
     j["subject"] = r->subject;
     j["evidence"] = r->evidence;
     j["message"] = r->message;
-    j["advice"] = nlohmann::ordered_json::array({AdviceFor(def, framework_)});
+    j["advice"] = nlohmann::ordered_json::array({r->advice});
     out.push_back(std::move(j));
   }
   return out;

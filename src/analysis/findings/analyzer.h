@@ -9,6 +9,7 @@
 // Thread safety: none; one thread feeds it and reads it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "analysis/findings/frame.h"
+#include "analysis/findings/goodput.h"
 #include "analysis/findings/oom.h"
 #include "analysis/findings/table.h"
 #include "analysis/findings/trend.h"
@@ -77,10 +79,19 @@ class Analyzer {
   // Every finding, the worst first (severity, then share of the run), each in
   // the shape of ../DESIGN.md "Findings".
   nlohmann::ordered_json Findings() const;
-  // {"score": 0..100, "breakdown": [{"what", "points"}], "epochs": [{"epoch", "score"}]}.
+  // {"score": 0..100, "breakdown": [{"what", "points"}], "goodput": {...},
+  // "not_judged": [{"id", "needs"}], "epochs": [{"epoch", "score", "goodput"}]}
+  // (docs/findings.md "Health score").
   nlohmann::ordered_json Health() const;
   // The score so far (for Prometheus); nullopt before anything was judged.
   std::optional<double> HealthScore() const;
+  // Where the time went so far (goodput.h); ratios of it for the row.
+  const TimeLedger& TimeSpent() const { return ledger_; }
+  // Whether the run's step markers measure its productive time.
+  bool StepsMeasured() const { return markers_ && first_step_t_.has_value(); }
+  // The rules that apply to this run but have not had the evidence to judge
+  // yet (too few steps, too short a run), in table order.
+  void NotJudged(std::vector<std::string_view>* out) const;
   // Each finding id opened so far, in the order first opened: whether one is
   // open now and its worst severity (for Prometheus).
   void FindingStates(std::vector<Row::Finding>* out) const;
@@ -100,11 +111,13 @@ class Analyzer {
     nlohmann::ordered_json subject;
     nlohmann::ordered_json evidence;
     std::string message;
+    std::string advice;
   };
   struct Opening {
     Severity severity = Severity::kWarning;
     nlohmann::ordered_json evidence;
     std::string message;
+    std::string advice;  // empty: the table's advice for the framework
   };
   struct GpuState {
     WindowMean busy, busy_long, memory_long, throttle;
@@ -139,6 +152,13 @@ class Analyzer {
     std::optional<double> eval_since;
     double busy_sum = 0;
     int busy_rows = 0;
+    TimeLedger ledger;
+  };
+  // A training row whose steps had not advanced yet: part of a long step, or
+  // of a stall once one is established.
+  struct PendingRow {
+    double t = 0;
+    double seconds = 0;  // its computing part (its data wait is booked at once)
   };
 
   // Feeds `cond` at `t` into `tracker`, closing it once clear for hold_s;
@@ -151,6 +171,18 @@ class Analyzer {
 
   bool Training(const Frame& f) const;
   bool Judged(const Frame& f) const;
+  // With step markers: enough steps and training seconds since the first
+  // step for the step-based rules (judge_min_steps, judge_min_s).
+  bool StepEvidence(const Frame& f) const;
+  // The rule applies to this run / has had the evidence to judge it.
+  void Want(FindingId id) { judge_[static_cast<size_t>(id)] |= 1; }
+  void Judging(FindingId id) { judge_[static_cast<size_t>(id)] |= 3; }
+  // Where the row's time went (goodput.cc).
+  void Account(const Frame& f, double row_s);
+  void Book(Spent where, double t, double seconds);
+  void FlushPending(Spent where);
+  bool StalledNow() const;
+  bool HeldIdle(const Frame& f) const;
   // Rules, by what they read (rules_*.cc).
   void JudgeInput(const Frame& f, std::vector<Event>* events);
   void JudgeProgress(const Frame& f, std::vector<Event>* events);
@@ -202,10 +234,13 @@ class Analyzer {
   void OpenOom(double t, const nlohmann::ordered_json& subject, nlohmann::ordered_json cause,
                std::string message, std::vector<Event>* events);
   // Whether any row was judged or any finding opened: else no score.
-  bool JudgedAny() const { return start_t_ && (!records_.empty() || judged_s_ > 0); }
+  // With step markers the score stands from the first step (the time is measured).
+  bool JudgedAny() const {
+    return start_t_ && (!records_.empty() || judged_s_ > 0 || StepsMeasured());
+  }
   // The mean GPU busy of the judged training rows; nullopt without GPUs.
   std::optional<double> BusyMean() const;
-  double ScoreOf(double from_t, double to_t, std::optional<double> busy,
+  double ScoreOf(double from_t, double to_t, std::optional<double> busy, const TimeLedger& spent,
                  nlohmann::ordered_json* breakdown) const;
 
   Thresholds th_;
@@ -232,6 +267,12 @@ class Analyzer {
   double busy_sum_ = 0;  // mean GPU busy of judged training rows, for the health score
   int busy_rows_ = 0;
   double judged_s_ = 0;
+  TimeLedger ledger_;
+  std::vector<PendingRow> pending_;
+  std::optional<double> ledger_steps_;          // the job's steps at the previous row
+  double ledger_t_ = 0;                         // the previous row's end
+  std::optional<double> steps_at_first_;        // the job's steps at the first step's row
+  std::array<uint8_t, kFindingCount> judge_{};  // bit 0: applies; bit 1: judged
   std::vector<MemoryRisk> risks_;
   MemorySeries host_memory_series_;
   Tracker host_forecast_;

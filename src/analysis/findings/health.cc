@@ -1,6 +1,7 @@
-// The health score: 100, less points for the GPUs' idle share and for each
-// finding by its severity and the share of the time it covered, with the
-// breakdown that adds up to it.
+// The health score: 100, less a point per percent of the time lost (data
+// wait, stalls, GPUs held idle: goodput.h), points for the GPUs' idle share of
+// the rest, and points for each other finding by its severity and the share of
+// the time it covered, with the breakdown that adds up to it.
 #include <algorithm>
 #include <cmath>
 
@@ -15,21 +16,86 @@ constexpr double kSeverityPoints[] = {5, 25, 50};  // info, warning, critical
 // Points the GPUs cost when they are idle the whole judged time.
 constexpr double kIdleGpuPoints = 40;
 
+// The lost-time category whose points a finding's time already paid.
+std::optional<Spent> PaidBy(FindingId id) {
+  switch (id) {
+    case FindingId::kInputBound:
+      return Spent::kDataWait;
+    case FindingId::kStalled:
+      return Spent::kStalled;
+    case FindingId::kGpuIdle:
+    case FindingId::kGpuUnused:
+      return Spent::kIdleGpu;
+    default:
+      return std::nullopt;
+  }
+}
+
+// What a rule needs before it can judge, in words, for `not_judged`.
+std::string Needs(FindingId id, const Thresholds& th) {
+  switch (id) {
+    case FindingId::kInputBound:
+      return fmt::format("{:g} steps and {} of training after the first step",
+                         th[Th::kJudgeMinSteps], Span(th[Th::kJudgeMin_s]));
+    case FindingId::kStalled:
+      return fmt::format("{:g} steps and {} of training after the first step, or {} after it",
+                         th[Th::kJudgeMinSteps], Span(th[Th::kJudgeMin_s]),
+                         Span(th[Th::kWarmup_s]));
+    case FindingId::kStraggler:
+    case FindingId::kCpuBound:
+    case FindingId::kIoBound:
+      return fmt::format("{} of training after the warm-up ({})", Span(th[Th::kWindow_s]),
+                         Span(th[Th::kWarmup_s]));
+    case FindingId::kLowGpuUtil:
+      return fmt::format("{} of training after the warm-up ({})", Span(th[Th::kLowGpuUtilWindow_s]),
+                         Span(th[Th::kWarmup_s]));
+    case FindingId::kGpuIdle:
+      return fmt::format("{} holding a GPU after the warm-up ({})", Span(th[Th::kGpuIdle_s]),
+                         Span(th[Th::kWarmup_s]));
+    case FindingId::kHostMemoryLeak:
+    case FindingId::kGpuMemoryLeak:
+      return fmt::format("{:g} memory floors (one per epoch, else per {} after {})",
+                         th[Th::kLeakMinFloors], Span(th[Th::kLeakWindow_s]),
+                         Span(th[Th::kLeakWarmup_s]));
+    default:
+      return "more of the run";
+  }
+}
+
 }  // namespace
 
 double Analyzer::ScoreOf(double from_t, double to_t, std::optional<double> busy,
-                         nlohmann::ordered_json* breakdown) const {
+                         const TimeLedger& spent, nlohmann::ordered_json* breakdown) const {
   int score = 100;
-  if (busy) {
-    int points = static_cast<int>(std::lround((1 - std::clamp(*busy, 0.0, 1.0)) * kIdleGpuPoints));
+  auto take = [&](int points, std::string what) {
+    if (points <= 0) return;
     score -= points;
-    if (breakdown != nullptr) {
-      breakdown->push_back({{"what", fmt::format("GPUs busy {} of the judged time", Pct(*busy))},
-                            {"points", -points}});
+    if (breakdown != nullptr)
+      breakdown->push_back({{"what", std::move(what)}, {"points", -points}});
+  };
+  // Lost time, a point per percent: a run that waited or stalled 90 % of its
+  // time scores 10 at most.
+  std::map<FindingId, bool> opened;
+  for (const Record& r : records_) opened[r.id] = true;
+  double lost = 0;
+  for (Spent s : {Spent::kDataWait, Spent::kStalled, Spent::kIdleGpu}) {
+    double share = spent.Share(s);
+    lost += share;
+    std::string why;
+    for (const auto& [id, yes] : opened) {
+      if (PaidBy(id) == s) why = fmt::format(" ({})", Def(id).name);
     }
+    take(static_cast<int>(std::lround(share * 100)),
+         fmt::format("{} {} of the time{}", SpentWords(s), Pct(share), why));
+  }
+  // The GPUs' idle share of the rest of the time.
+  if (busy) {
+    double idle = 1 - std::clamp(*busy, 0.0, 1.0);
+    take(static_cast<int>(std::lround(idle * kIdleGpuPoints * (1 - std::min(lost, 1.0)))),
+         fmt::format("GPUs busy {} of the judged time", Pct(*busy)));
   }
   double span = to_t - from_t;
-  if (span <= 0) return score;
+  if (span <= 0) return std::max(score, 0);
   // Per finding id: its worst severity and the share of the span it covered
   // (on any GPU or rank), at most the whole span.
   struct Cost {
@@ -38,6 +104,8 @@ double Analyzer::ScoreOf(double from_t, double to_t, std::optional<double> busy,
   };
   std::map<FindingId, Cost> costs;
   for (const Record& r : records_) {
+    // Its time is counted above, as lost time.
+    if (auto paid = PaidBy(r.id); paid && spent[*paid] > 0) continue;
     double end = r.closed_t.value_or(to_t);
     double overlap = std::min(end, to_t) - std::max(r.opened_t, from_t);
     // A finding judged at an instant (an epoch's end) covers that epoch.
@@ -52,14 +120,9 @@ double Analyzer::ScoreOf(double from_t, double to_t, std::optional<double> busy,
   }
   for (const auto& [id, c] : costs) {
     double share = std::max(c.share, 0.01);
-    int points =
-        static_cast<int>(std::lround(kSeverityPoints[static_cast<int>(c.severity)] * share));
-    score -= points;
-    if (breakdown != nullptr) {
-      breakdown->push_back({{"what", fmt::format("{} ({}) for {} of the time", Def(id).name,
-                                                 SeverityName(c.severity), Pct(share))},
-                            {"points", -points}});
-    }
+    take(static_cast<int>(std::lround(kSeverityPoints[static_cast<int>(c.severity)] * share)),
+         fmt::format("{} ({}) for {} of the time", Def(id).name, SeverityName(c.severity),
+                     Pct(share)));
   }
   return std::max(score, 0);
 }
@@ -71,27 +134,43 @@ std::optional<double> Analyzer::BusyMean() const {
 
 std::optional<double> Analyzer::HealthScore() const {
   if (!JudgedAny()) return std::nullopt;
-  return ScoreOf(*start_t_, end_t_.value_or(last_t_), BusyMean(), nullptr);
+  return ScoreOf(*start_t_, end_t_.value_or(last_t_), BusyMean(), ledger_, nullptr);
 }
 
 nlohmann::ordered_json Analyzer::Health() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
   if (!JudgedAny()) {
-    return {{"note", markers_ && !first_step_t_
-                         ? "not judged: no training step was seen"
-                         : fmt::format("not judged: the run was shorter than its warm-up ({})",
-                                       Span(th_[Th::kWarmup_s]))}};
+    out["note"] = markers_ && !first_step_t_
+                      ? "not judged: no training step was seen"
+                      : fmt::format("not judged: the run was shorter than its warm-up ({})",
+                                    Span(th_[Th::kWarmup_s]));
+  } else {
+    nlohmann::ordered_json breakdown = nlohmann::ordered_json::array();
+    std::optional<double> busy = BusyMean();
+    out["score"] = ScoreOf(*start_t_, end_t_.value_or(last_t_), busy, ledger_, &breakdown);
+    out["breakdown"] = std::move(breakdown);
+    if (busy) out["gpu_busy_ratio"] = Round4(*busy);
   }
-  nlohmann::ordered_json breakdown = nlohmann::ordered_json::array();
-  std::optional<double> busy = BusyMean();
-  double score = ScoreOf(*start_t_, end_t_.value_or(last_t_), busy, &breakdown);
-  nlohmann::ordered_json out = {{"score", score}, {"breakdown", std::move(breakdown)}};
-  if (busy) out["gpu_busy_ratio"] = Round4(*busy);
+  if (start_t_) out["goodput"] = ledger_.Json(StepsMeasured());
+  std::vector<std::string_view> waiting;
+  NotJudged(&waiting);
+  if (!waiting.empty()) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < kFindingCount; ++i) {
+      if (judge_[i] != 1) continue;
+      auto id = static_cast<FindingId>(i);
+      list.push_back({{"id", Def(id).name}, {"needs", Needs(id, th_)}});
+    }
+    out["not_judged"] = std::move(list);
+  }
+  if (!JudgedAny()) return out;
   nlohmann::ordered_json epochs = nlohmann::ordered_json::array();
   for (const auto& [epoch, s] : done_epochs_) {
     std::optional<double> epoch_busy;
     if (s.busy_rows > 0) epoch_busy = s.busy_sum / s.busy_rows;
-    epochs.push_back(
-        {{"epoch", epoch}, {"score", ScoreOf(s.begin_t, s.end_t, epoch_busy, nullptr)}});
+    epochs.push_back({{"epoch", epoch},
+                      {"score", ScoreOf(s.begin_t, s.end_t, epoch_busy, s.ledger, nullptr)},
+                      {"goodput", s.ledger.Json(StepsMeasured())}});
   }
   if (!epochs.empty()) out["epochs"] = std::move(epochs);
   return out;

@@ -72,6 +72,15 @@ void FindingsObserver::OnRow(Row* row, std::vector<Event>* events) {
   }
   r.health_score = analyzer_.HealthScore();
   analyzer_.FindingStates(&r.findings);
+  analyzer_.NotJudged(&r.not_judged);
+  const TimeLedger& spent = analyzer_.TimeSpent();
+  r.time_spent_s.clear();
+  for (size_t i = 0; i < kSpentCount; ++i) {
+    auto s = static_cast<Spent>(i);
+    r.time_spent_s.emplace_back(SpentName(s), spent[s]);
+  }
+  r.goodput_ratio.reset();
+  if (analyzer_.StepsMeasured()) r.goodput_ratio = spent.Share(Spent::kProductive);
 }
 
 void FindingsObserver::OnFinish(double t, std::vector<Event>* events) {

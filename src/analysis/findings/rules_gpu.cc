@@ -71,6 +71,9 @@ void Analyzer::JudgeGpus(const Frame& f, std::vector<Event>* events) {
       Open(FindingId::kSharedGpu, g.shared, f.t, subject, std::move(o), events);
     }
 
+    if (gpu.busy && gpu.job_memory_bytes.value_or(0) > 0 && Training(f)) {
+      Want(FindingId::kLowGpuUtil);
+    }
     if (!judged || !gpu.busy) continue;
     double busy = *gpu.busy;
     g.busy.Add(f.t, busy);
@@ -78,6 +81,7 @@ void Analyzer::JudgeGpus(const Frame& f, std::vector<Event>* events) {
 
     double long_mean = *g.busy_long.Mean();
     bool long_full = g.busy_long.Full(interval_s_);
+    if (long_full) Judging(FindingId::kLowGpuUtil);
     bool low =
         long_full && long_mean < th_[Th::kLowGpuUtilRatio] && long_mean >= th_[Th::kGpuIdleRatio];
     if (Due(g.low, f.t, low, 0, events)) {
@@ -160,6 +164,8 @@ void Analyzer::JudgeGpuUse(GpuState& g, const GpuFrame& gpu, const Frame& f,
   }
   nlohmann::ordered_json subject = GpuSubject(gpu.index);
   double held_s = f.t - *g.held_since;
+  if (g.ever_busy) Want(FindingId::kGpuIdle);
+  if (g.ever_busy && Judged(f) && held_s >= th_[Th::kGpuIdle_s]) Judging(FindingId::kGpuIdle);
   if (Judged(f)) g.held_judged = GpuState::Held{*gpu.job_memory_bytes, *gpu.busy, held_s};
   if (Due(g.unused, f.t, !g.ever_busy && held_s >= th_[Th::kGpuUnused_s], 0, events)) {
     Opening o;

@@ -26,6 +26,12 @@ void Analyzer::JudgeHost(const Frame& f, std::vector<Event>* events) {
                 f.host_cpu_iowait_ratio.value_or(0) > th_[Th::kIoBoundIowaitRatio];
       cpu_bound_.Add(f.t, cpu ? 1 : 0);
       io_bound_.Add(f.t, io ? 1 : 0);
+      Want(FindingId::kCpuBound);
+      Want(FindingId::kIoBound);
+      if (cpu_bound_.Full(interval_s_)) {
+        Judging(FindingId::kCpuBound);
+        Judging(FindingId::kIoBound);
+      }
       double share = *cpu_bound_.Mean();
       if (Due(cpu_, f.t, cpu_bound_.Full(interval_s_) && share > th_[Th::kCpuBoundShare],
               th_[Th::kOpen_s], events)) {

@@ -105,6 +105,7 @@ bool Analyzer::FeedSeries(MemorySeries& s, std::optional<double> value, double t
 void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
   std::optional<int64_t> unit = FloorUnit(f);
   bool alive = f.job_processes.value_or(1) > 0;
+  if (f.job_memory_bytes) Want(FindingId::kHostMemoryLeak);
   if (unit && alive) {
     FeedSeries(host_memory_series_, f.job_memory_bytes, f.t, *unit);
     for (const RankFrame& r : f.ranks) {
@@ -112,6 +113,7 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
       FeedSeries(rank_memory_[r.pid], r.memory_bytes, f.t, *unit);
     }
     for (const GpuFrame& g : f.gpus) {
+      if (g.job_memory_bytes.value_or(0) > 0) Want(FindingId::kGpuMemoryLeak);
       GpuMemory& m = gpu_memory_[g.index];
       FeedSeries(m.job, g.job_memory_bytes, f.t, *unit);
       FeedSeries(m.allocated, g.allocator_allocated_bytes, f.t, *unit);
@@ -187,6 +189,7 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
 
 void Analyzer::JudgeLeak(MemorySeries& s, FindingId id, MemoryWho who, double t,
                          std::vector<Event>* events) {
+  if (s.trend.floors >= static_cast<size_t>(th_[Th::kLeakMinFloors])) Judging(id);
   if (!Due(s.tracker, t, s.leak, 0, events)) return;
   Opening o;
   o.severity = Severity::kWarning;

@@ -18,18 +18,28 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 void Analyzer::JudgeInput(const Frame& f, std::vector<Event>* events) {
-  if (!Judged(f) || !Training(f) || !f.data_wait_ratio) return;
+  if (!Training(f) || !f.data_wait_ratio) return;
+  Want(FindingId::kInputBound);
+  // From the row after the first step's (whose wait is start-up: workers
+  // spawning, the first batch), judged once the steps are evidence enough
+  // (the mean since then) or the window is full.
+  if (!first_step_t_ || f.t <= *first_step_t_) return;
+  if (f.job_processes && *f.job_processes == 0) return;
   data_wait_.Add(f.t, *f.data_wait_ratio);
   double wait = *data_wait_.Mean();
-  bool cond = data_wait_.Full(interval_s_) && wait >= th_[Th::kInputBoundRatio];
+  bool evidence = data_wait_.Full(interval_s_) || StepEvidence(f);
+  if (evidence) Judging(FindingId::kInputBound);
+  bool cond = evidence && wait >= th_[Th::kInputBoundRatio];
   if (!Due(input_, f.t, cond, th_[Th::kOpen_s], events)) return;
+  double over_s = std::min(th_[Th::kWindow_s], data_wait_.Covered(interval_s_));
   Opening o;
   o.severity = wait >= th_[Th::kInputBoundHighRatio] ? Severity::kWarning : Severity::kInfo;
-  o.evidence = {{"data_wait_ratio", Round4(wait)}, {"window_s", th_[Th::kWindow_s]}};
+  o.evidence = {{"data_wait_ratio", Round4(wait)}, {"window_s", Round4(over_s)}};
+  if (f.steps) o.evidence["steps"] = *f.steps;
   o.message = fmt::format(
       "The training spent {} of its time waiting for the next batch over the last {}: "
       "{}.",
-      Pct(wait), Span(th_[Th::kWindow_s]),
+      Pct(wait), Span(over_s),
       f.gpus.empty() ? "the input pipeline limits the step rate"
                      : "the GPUs wait for the input pipeline");
   Open(FindingId::kInputBound, input_, f.t, nlohmann::ordered_json::object(), std::move(o), events);
@@ -49,7 +59,7 @@ void Analyzer::JudgeProgress(const Frame& f, std::vector<Event>* events) {
     Open(FindingId::kSlowStart, slow_start_, f.t, nlohmann::ordered_json::object(), std::move(o),
          events);
   }
-  bool judge = alive && Judged(f);
+  bool judge = alive && (Judged(f) || StepEvidence(f));
   if (f.ranks.empty()) {
     // One training process: name it (py-spy needs its pid); several that
     // report no ranks: the job as a whole.
@@ -94,6 +104,8 @@ void Analyzer::JudgeStep(StepState& s, std::optional<double> steps,
     limit = std::max(limit, th_[Th::kStalledFactor] * *median);
   }
   double quiet_s = f.t - s.last_step_t;
+  Want(FindingId::kStalled);
+  if (judge && Training(f) && median) Judging(FindingId::kStalled);
   bool cond = judge && Training(f) && median && quiet_s >= limit;
   if (!Due(s.stalled, f.t, cond, 0, events)) return;
   Opening o;
@@ -111,11 +123,15 @@ void Analyzer::JudgeStep(StepState& s, std::optional<double> steps,
       "No training step for {}{} while its process lives (a step takes {:.2g} s): the "
       "training has stopped making progress.",
       Span(quiet_s), where, *median);
+  int pid = subject.contains("pid") ? subject["pid"].get<int>() : 0;
+  o.advice = StalledAdvice(framework_, pid, clients_.size() > 1 || subject.contains("rank"));
   Open(FindingId::kStalled, s.stalled, f.t, subject, std::move(o), events);
 }
 
 void Analyzer::JudgeRanks(const Frame& f, std::vector<Event>* events) {
-  if (f.ranks.size() < 2 || !Judged(f) || !Training(f)) return;
+  if (f.ranks.size() < 2) return;
+  Want(FindingId::kStraggler);
+  if (!Judged(f) || !Training(f)) return;
   double window = th_[Th::kWindow_s];
   // Per rank over the window: its step rate (ranks that do not wait for each
   // other) and its data-wait share (synchronised ranks step together, so the
@@ -139,6 +155,7 @@ void Analyzer::JudgeRanks(const Frame& f, std::vector<Event>* events) {
   for (auto& [rank, s] : ranks_) {
     std::optional<double> rate;
     if (auto it = rates.find(rank); it != rates.end() && rates.size() >= 2) rate = it->second;
+    if (rates.size() >= 2 || waits.size() >= 2) Judging(FindingId::kStraggler);
     std::optional<double> wait, others;
     if (auto it = waits.find(rank); it != waits.end() && waits.size() >= 2) {
       wait = it->second;

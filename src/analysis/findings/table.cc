@@ -150,13 +150,11 @@ constexpr FindingDef kFindings[] = {
     {F::kStalled, "stalled",
      "A training process that was stepping makes no step for {stalled_s} or {stalled_factor}× "
      "its median step time, whichever is longer, while it lives and outside evaluation.",
-     "The training stopped making progress: a deadlock (a collective waiting for a rank), a "
-     "stuck data loader worker or a hung file system. `py-spy dump --pid PID` shows where "
-     "it waits.",
-     "",
-     "Set `NCCL_ASYNC_ERROR_HANDLING=1` and a `timeout=` in `init_process_group` so a "
-     "lost rank fails instead of hanging; `DataLoader(timeout=...)` for stuck workers.",
-     "", ""},
+     "The training stopped making progress. One process: the finding names its PID and the "
+     "command that shows where it waits (`py-spy dump --pid PID`). Several ranks: a "
+     "collective waits for a rank that stopped; the finding says how to make a lost rank fail "
+     "instead of hanging.",
+     "", "", "", ""},
     {F::kSlowStart, "slow-start",
      "A training process connected but no first step comes within {slow_start_s}.",
      "Start-up is slow: data indexing, downloads or compilation before the first step. Cache "
@@ -237,6 +235,13 @@ constexpr ThresholdDef kThresholds[] = {
     {Th::kWarmup_s, "warmup_s", 30, "seconds",
      "own: after the first step (or the start, without markers), compilation and cache "
      "filling are not judged"},
+    {Th::kJudgeMinSteps, "judge_min_steps", 20, "count",
+     "own: with step markers, input-bound and stalled judge from this many steps after the "
+     "first, not a full window (TensorFlow's input-pipeline analyzer judges a profile of 20 "
+     "steps or fewer)"},
+    {Th::kJudgeMin_s, "judge_min_s", 20, "seconds",
+     "own: ... and this much training time after the first step, so a few slow first batches "
+     "do not decide"},
     {Th::kWindow_s, "window_s", 60, "seconds", "own: the sliding window rules average over"},
     {Th::kOpen_s, "open_s", 30, "seconds",
      "own: a condition must hold this long before its finding opens"},
@@ -405,6 +410,30 @@ std::string_view AdviceFor(const FindingDef& def, Framework framework) {
       break;
   }
   return own.empty() ? def.advice : own;
+}
+
+std::string StalledAdvice(Framework framework, int pid, bool ranks) {
+  std::string stacks =
+      pid > 0 ? fmt::format("`py-spy dump --pid {}`", pid) : std::string("`py-spy dump --pid PID`");
+  if (!ranks) {
+    return fmt::format(
+        "See where it waits: {} prints its Python stacks (`pip install py-spy`; add "
+        "`--native` for C++ frames). A DataLoader worker that hangs shows as the main "
+        "process waiting in `_get_data`; a file system that hangs, in a read.",
+        stacks);
+  }
+  if (framework == Framework::kTorch || framework == Framework::kLightning) {
+    return fmt::format(
+        "A collective waits for a rank that stopped: {} on each rank shows which. Set "
+        "`TORCH_NCCL_ASYNC_ERROR_HANDLING=1` (`NCCL_ASYNC_ERROR_HANDLING` before PyTorch 2.2) "
+        "and a `timeout=` in `init_process_group`, so a lost rank fails instead of hanging; "
+        "`DataLoader(timeout=...)` for stuck workers.",
+        stacks);
+  }
+  return fmt::format(
+      "A collective waits for a rank that stopped: {} on each rank shows which; set the "
+      "collective timeout of your launcher so a lost rank fails instead of hanging.",
+      stacks);
 }
 
 std::span<const ThresholdDef> ThresholdDefs() { return kThresholds; }

@@ -67,9 +67,15 @@ std::span<const FindingDef> FindingDefs();
 // The advice for `framework`: its own, else the generic one.
 std::string_view AdviceFor(const FindingDef& def, Framework framework);
 
+// stalled's advice fits the job: one training process gets the command that
+// takes its stacks (with its pid); several ranks the collective settings.
+std::string StalledAdvice(Framework framework, int pid, bool ranks);
+
 // Every threshold, by name. Values are SI units (seconds, ratios 0..1, bytes).
 enum class Th {
   kWarmup_s,
+  kJudgeMinSteps,
+  kJudgeMin_s,
   kWindow_s,
   kOpen_s,
   kHold_s,
@@ -114,7 +120,7 @@ enum class Th {
   kAllocatorGrowthShare,
   kOomHorizon_s,
 };
-inline constexpr size_t kThresholdCount = 44;
+inline constexpr size_t kThresholdCount = 46;
 
 struct ThresholdDef {
   Th id;

@@ -113,7 +113,7 @@ TEST_F(ReportPage, CostTableShowsTheSummarysCostAsWritten) {
                          {"busy_basis", "sm_active_ratio"},
                          {"busy_ratio", 0.75},
                          {"wasted_gpu_hours", 4},
-                         {"lost", {{"idle_ratio", 0.2}}},
+                         {"lost", {{"data_wait_ratio", 0.2}}},
                          {"energy_kwh", 9.5},
                          {"pue", 1.2},
                          {"co2e_kg", 4.5},
@@ -132,7 +132,7 @@ TEST_F(ReportPage, CostTableShowsTheSummarysCostAsWritten) {
   std::string cost = page.substr(table, page.find("</table>", table) - table);
   EXPECT_NE(cost.find("<td>GPU hours busy</td><td>12.0 h (by sm_active_ratio)</td>"),
             std::string::npos);
-  EXPECT_NE(cost.find("<td>Lost to an idle GPU</td><td>20%</td>"), std::string::npos);
+  EXPECT_NE(cost.find("<td>Lost to input waits</td><td>20%</td>"), std::string::npos);
   EXPECT_NE(cost.find("<td>Cost</td><td>41.50 EUR</td>"), std::string::npos);
   EXPECT_NE(cost.find("4.5 kg (grid average estimate)"), std::string::npos);
   EXPECT_NE(cost.find("<td>Energy</td><td>9.5 kWh (PUE 1.2)</td>"), std::string::npos);

@@ -231,9 +231,12 @@ std::string Cost(const ReportRun& run, const std::string& id) {
   row("Busy share", Or(Num(cost, "busy_ratio"), FormatPercent));
   row("GPU hours wasted", Or(Num(cost, "wasted_gpu_hours"), Hours));
   const Json& lost = Field(cost, "lost");
-  row("Lost to an idle GPU", Or(Num(lost, "idle_ratio"), FormatPercent));
+  row("Lost to start-up", Or(Num(lost, "startup_ratio"), FormatPercent));
   row("Lost to input waits", Or(Num(lost, "data_wait_ratio"), FormatPercent));
-  row("Lost to evaluation", Or(Num(lost, "eval_ratio"), FormatPercent));
+  row("Lost to evaluation", Or(Num(lost, "evaluation_ratio"), FormatPercent));
+  row("Lost to checkpoints", Or(Num(lost, "checkpoint_ratio"), FormatPercent));
+  row("Lost to stalls", Or(Num(lost, "stalled_ratio"), FormatPercent));
+  row("Lost to GPUs held idle", Or(Num(lost, "idle_gpu_ratio"), FormatPercent));
   auto kwh = [](double v) { return FormatEnergy(v * 3.6e6); };
   if (auto v = Num(cost, "gpu_energy_kwh")) row("GPU energy", kwh(*v));
   if (auto v = Num(cost, "cpu_energy_kwh")) row("CPU energy", kwh(*v));

@@ -1,0 +1,165 @@
+// Where the time went and the score that stands on it, on runs with step
+// markers at the default thresholds: the starved loop, the hung job, the
+// healthy loop and a run too short to judge.
+#include "analysis/findings/goodput.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/findings/analyzer.h"
+
+namespace tv {
+namespace {
+
+constexpr double kStart = 1700000000;
+constexpr int kPid = 42;
+
+struct Loop {
+  Analyzer analyzer;
+  std::vector<Event> events;
+  double steps = 0;
+  explicit Loop(int clients = 1) : analyzer(Thresholds(), 1) {
+    for (int i = 0; i < clients; ++i) {
+      Mark hello{Mark::Type::kClientStart, kStart, kPid + i, clients > 1 ? i : -1, {}, "", "torch"};
+      analyzer.OnMark(hello, &events);
+    }
+  }
+  // Rows from second `from` to `to`: `rate` steps a second, waiting `wait`
+  // of the time for data, in `phase`; no GPU.
+  void Rows(int from, int to, double rate, double wait, const std::string& phase = "") {
+    for (int s = from; s < to; ++s) {
+      steps += rate;
+      Frame f;
+      f.t = kStart + s + 1;
+      f.elapsed_s = s + 1;
+      f.job_processes = 1;
+      f.job_cpu_util_ratio = 0.3;
+      f.steps = steps;
+      if (phase.empty() || phase == "train") f.data_wait_ratio = wait;
+      f.phase = phase;
+      analyzer.OnFrame(f, &events);
+    }
+  }
+  const Event* Opened(const std::string& id) const {
+    for (const Event& e : events) {
+      if (e.type == "finding_open" && e.fields["id"] == id) return &e;
+    }
+    return nullptr;
+  }
+  nlohmann::ordered_json Finish(int at) {
+    analyzer.Finish(kStart + at, &events);
+    return analyzer.Health();
+  }
+};
+
+int BreakdownSum(const nlohmann::ordered_json& health) {
+  int sum = 0;
+  for (const auto& item : health["breakdown"]) sum += item["points"].get<int>();
+  return sum;
+}
+
+TEST(TimeLedger, WholePercentsAddUpTo100) {
+  TimeLedger l;
+  l.Add(Spent::kProductive, 1);
+  l.Add(Spent::kStartup, 1);
+  l.Add(Spent::kDataWait, 1);
+  nlohmann::ordered_json j = l.Json(true);
+  int sum = 0;
+  for (const auto& [k, v] : j["percent"].items()) sum += v.get<int>();
+  EXPECT_EQ(sum, 100);
+  EXPECT_DOUBLE_EQ(j["wall_s"].get<double>(), 3);
+  EXPECT_NEAR(j["productive_ratio"].get<double>(), 0.3333, 1e-4);
+  EXPECT_FALSE(l.Json(false).contains("productive_ratio"));
+}
+
+TEST(Goodput, StarvedLoopIsInputBoundWithinAMinuteAndScoresAtMost10) {
+  Loop run;
+  run.Rows(0, 3, 0, 0);  // start-up: imports, no step
+  run.Rows(3, 85, 2, 0.99);
+  const Event* e = run.Opened("input-bound");
+  ASSERT_NE(e, nullptr);
+  double first_step_t = kStart + 4;
+  EXPECT_LE(e->t - first_step_t, 60);
+  EXPECT_EQ(e->fields["severity"], "warning");
+  nlohmann::ordered_json h = run.Finish(85);
+  const auto& g = h["goodput"];
+  EXPECT_NEAR(g["ratios"]["data_wait"].get<double>(), 0.99 * 81 / 85, 0.01);
+  EXPECT_NEAR(g["ratios"]["startup"].get<double>(), 4.0 / 85, 0.01);
+  EXPECT_NEAR(g["productive_ratio"].get<double>(), 0.01 * 81 / 85, 0.01);
+  EXPECT_LE(h["score"].get<double>(), 10);
+  EXPECT_EQ(100 + BreakdownSum(h), h["score"].get<int>());
+  EXPECT_NE(h["breakdown"][0]["what"].get<std::string>().find("waiting for input"),
+            std::string::npos);
+  EXPECT_FALSE(h.contains("not_judged") &&
+               h["not_judged"].dump().find("input-bound") != std::string::npos);
+}
+
+TEST(Goodput, HealthyLoopGetsNothingAndKeepsItsScore) {
+  Loop run;
+  run.Rows(0, 3, 0, 0);
+  run.Rows(3, 85, 20, 0.02);
+  nlohmann::ordered_json h = run.Finish(85);
+  EXPECT_EQ(run.analyzer.Findings(), nlohmann::ordered_json::array());
+  EXPECT_GE(h["score"].get<double>(), 97);
+  EXPECT_NEAR(h["goodput"]["productive_ratio"].get<double>(), 0.98 * 81 / 85, 0.01);
+}
+
+TEST(Goodput, TooShortARunSaysNotJudgedYetNeverHealthy) {
+  Loop run;
+  run.Rows(0, 2, 0, 0);
+  run.Rows(2, 12, 2, 0.99);  // 10 s of steps: fewer than judge_min_s
+  nlohmann::ordered_json h = run.Finish(12);
+  EXPECT_EQ(run.Opened("input-bound"), nullptr);
+  ASSERT_TRUE(h.contains("not_judged"));
+  EXPECT_EQ(h["not_judged"][0]["id"], "input-bound");
+  EXPECT_NE(h["not_judged"][0]["needs"].get<std::string>().find("20 steps"), std::string::npos);
+  EXPECT_LE(h["score"].get<double>(), 30);  // the wait it had is lost time all the same
+  std::vector<std::string_view> ids;
+  run.analyzer.NotJudged(&ids);
+  EXPECT_EQ(ids, (std::vector<std::string_view>{"input-bound", "stalled"}));
+}
+
+TEST(Goodput, HungJobIsStalledForTheTimeItHung) {
+  Loop run;
+  run.Rows(0, 3, 0, 0);
+  run.Rows(3, 35, 10, 0.02);
+  run.Rows(35, 120, 0, 0);  // hung: the process lives, no step
+  const Event* e = run.Opened("stalled");
+  ASSERT_NE(e, nullptr);
+  std::string advice = e->fields["advice"][0].get<std::string>();
+  EXPECT_NE(advice.find("py-spy dump --pid 42"), std::string::npos);
+  nlohmann::ordered_json h = run.Finish(120);
+  EXPECT_NEAR(h["goodput"]["ratios"]["stalled"].get<double>(), 85.0 / 120, 0.02);
+  EXPECT_LE(h["score"].get<double>(), 30);
+  EXPECT_EQ(100 + BreakdownSum(h), h["score"].get<int>());
+}
+
+TEST(Goodput, SeveralRanksStalledGetTheCollectiveAdvice) {
+  Loop run(2);
+  run.Rows(0, 3, 0, 0);
+  run.Rows(3, 35, 10, 0.02);
+  run.Rows(35, 120, 0, 0);
+  const Event* e = run.Opened("stalled");
+  ASSERT_NE(e, nullptr);
+  std::string advice = e->fields["advice"][0].get<std::string>();
+  EXPECT_NE(advice.find("TORCH_NCCL_ASYNC_ERROR_HANDLING"), std::string::npos);
+}
+
+TEST(Goodput, PhasesGoToTheirCategoriesAndTheSharesAddUp) {
+  Loop run;
+  run.Rows(0, 5, 0, 0);
+  run.Rows(5, 45, 10, 0.25, "train");
+  run.Rows(45, 55, 0, 0, "eval");
+  run.Rows(55, 60, 0, 0, "checkpoint");
+  nlohmann::ordered_json h = run.Finish(60);
+  const auto& s = h["goodput"]["seconds"];
+  EXPECT_NEAR(s["evaluation"].get<double>(), 10, 1e-6);
+  EXPECT_NEAR(s["checkpoint"].get<double>(), 5, 1e-6);
+  EXPECT_NEAR(s["data_wait"].get<double>(), 39 * 0.25, 1e-6);
+  double total = 0;
+  for (const auto& [k, v] : s.items()) total += v.get<double>();
+  EXPECT_NEAR(total, 60, 1e-6);
+  EXPECT_NEAR(h["goodput"]["wall_s"].get<double>(), 60, 1e-6);
+}
+
+}  // namespace
+}  // namespace tv
