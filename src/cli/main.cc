@@ -1,5 +1,6 @@
 // trainvitals: the command-line front door. Parses the command, runs it, and
-// turns setup mistakes into one clear message and exit code 2.
+// turns setup mistakes into one clear message and exit code 2: the parser's
+// errors worded by cli/usage_error.h, the others (ConfigError) as thrown.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -9,6 +10,7 @@
 
 #include "cli/child.h"
 #include "cli/commands.h"
+#include "cli/usage_error.h"
 #include "core/config.h"
 
 int main(int argc, char** argv) {
@@ -46,7 +48,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    fmt::print(stderr, "{}\n", tv::UsageErrorMessage(app, e));
+    return 2;
+  } catch (const tv::ConfigError& e) {
+    fmt::print(stderr, "trainvitals: {}\n", e.what());
+    return 2;
+  }
+  if (std::string why = tv::UnknownLeadingOptionMessage(app); !why.empty()) {
+    fmt::print(stderr, "{}\n", why);
     return 2;
   }
   // `run` and `attach` wait for their signals (sigtimedwait, signalfd): they

@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 
+#include "cli/commands.h"
+#include "core/size.h"
 #include "sources/gpu_source.h"
 
 namespace tv {
@@ -17,7 +21,45 @@ std::string Upper(std::string_view s) {
   return out;
 }
 
+// Checks one flag's value as it is parsed, so a bad value is a usage error of
+// the command that took it (cli/usage_error.h words it): the table's own
+// check, run on a scratch configuration. Throws CLI::ValidationError.
+void CheckValue(const OptionDef& def, const std::string& value) {
+  std::string flag(def.flag);
+  if (def.type == "seconds" || def.type == "number") {
+    double v = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v)) {
+      throw CLI::ValidationError(flag, fmt::format("\"{}\" is not a number{}", value,
+                                                   def.type == "seconds" ? " of seconds" : ""));
+    }
+  }
+  Config scratch;
+  try {
+    def.set(scratch, value);
+  } catch (const ConfigError& e) {
+    std::string_view what = e.what();
+    if (what.starts_with(flag + ": ")) {
+      throw CLI::ValidationError(flag, std::string(what.substr(flag.size() + 2)));
+    }
+    throw CLI::ValidationError(std::string(what));
+  }
+}
+
 }  // namespace
+
+CLI::Validator SizeValue() {
+  return CLI::Validator(
+      [](std::string& value) {
+        std::string error;
+        std::optional<uint64_t> bytes = ParseSize(value, &error);
+        if (!bytes) return error;
+        value = std::to_string(*bytes);
+        return std::string();
+      },
+      // As --help has always shown it.
+      "SIZE [b, kb(=1000b), kib(=1024b), ...]");
+}
 
 void MonitorOptions::AddTo(CLI::App* cmd) {
   cmd->add_option("--config", config_file_,
@@ -25,9 +67,11 @@ void MonitorOptions::AddTo(CLI::App* cmd) {
   for (const OptionDef& def : Options()) {
     std::string help(def.help);
     if (def.type == "bool") {
-      cmd->add_flag_function(
+      // Called for the flag given, or given a true value ("--quiet=yes"); a value
+      // that is no truth value ("--quiet=maybe") is a usage error.
+      cmd->add_flag_callback(
           std::string(def.flag),
-          [this, d = &def](int64_t) {
+          [this, d = &def] {
             // "--no-X" turns off what its config key turns on.
             given_.emplace_back(d, d->flag.starts_with("--no-") ? "false" : "true");
           },
@@ -35,7 +79,11 @@ void MonitorOptions::AddTo(CLI::App* cmd) {
     } else {
       cmd->add_option_function<std::string>(
              std::string(def.flag),
-             [this, d = &def](const std::string& v) { given_.emplace_back(d, v); }, help)
+             [this, d = &def](const std::string& v) {
+               CheckValue(*d, v);
+               given_.emplace_back(d, v);
+             },
+             help)
           ->type_name(Upper(def.type));
     }
   }

@@ -61,7 +61,7 @@ void AddPickCommand(CLI::App& app, Action* action) {
   cmd->add_option("N", *count, "How many GPUs")->check(CLI::Range(1, 1024))->capture_default_str();
   cmd->add_option("--min-free-memory", *min_free,
                   "Only GPUs with at least this much free memory (40GiB, 8GB, bytes)")
-      ->transform(CLI::AsSizeValue(true));
+      ->transform(SizeValue());
   cmd->add_option("--max-util", *max_util,
                   "Only GPUs at most this busy over the window (20% or 0.2)")
       ->capture_default_str();
