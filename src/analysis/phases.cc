@@ -14,8 +14,13 @@ const std::string kNone;
 double Round(double v, double scale) { return std::round(v * scale) / scale; }
 int64_t Whole(double v) { return std::llround(v); }
 
-// The job's and each GPU's figures over a span, from its reduced row.
-void PutResources(const Row& row, nlohmann::ordered_json* out) {
+// The job's and each GPU's figures over a span, from its reduced row and the
+// GPUs' held job SM shares over it. `wait_measured`: the span's data-wait share
+// is its training loop's (else it is left out: a boundary sample may carry the
+// wait of the training next to it).
+template <typename ShareMeans>
+void PutResources(const Row& row, bool wait_measured, const ShareMeans& shares,
+                  nlohmann::ordered_json* out) {
   auto& o = *out;
   if (auto s = FindStat(metric::kJobCpuCores, row.values))
     o["cpu_cores_mean"] = Round(s->mean, 1e3);
@@ -24,7 +29,7 @@ void PutResources(const Row& row, nlohmann::ordered_json* out) {
     o["host_memory_used_bytes_max"] = Whole(s->max);
   }
   // The mean over the span's samples in which a process timed its data wait.
-  if (auto s = FindStat(metric::kTrainingDataWaitRatio, row.values))
+  if (auto s = FindStat(metric::kTrainingDataWaitRatio, row.values); s && wait_measured)
     o["data_wait_ratio"] = Round(s->mean, 1e4);
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
   for (const GpuRow& g : row.gpus) {
@@ -38,8 +43,11 @@ void PutResources(const Row& row, nlohmann::ordered_json* out) {
       j["sm_active_ratio_mean"] = Round(s->mean, 1e4);
     if (auto s = FindStat(metric::kGpuJobMemoryBytes, g.values))
       j["job_memory_bytes_max"] = Whole(s->max);
-    if (auto s = FindStat(metric::kGpuJobSmUtilRatio, g.values))
-      j["job_sm_util_ratio_mean"] = Round(s->mean, 1e4);
+    std::optional<Stat> job_sm = FindStat(metric::kGpuJobSmUtilRatio, g.values);
+    for (const auto& m : shares) {
+      if (m.index == g.index && m.mig_instance == g.mig_instance) job_sm = m.ratio.Get();
+    }
+    if (job_sm) j["job_sm_util_ratio_mean"] = Round(job_sm->mean, 1e4);
     if (auto s = FindStat(metric::kGpuOtherMemoryBytes, g.values))
       j["other_memory_bytes_max"] = Whole(s->max);
     if (auto s = FindStat(metric::kGpuAllocatorPeakBytes, g.values))
@@ -68,10 +76,18 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
   };
   for (const GpuSample& g : sample.gpus) {
     if (g.power_watts) find(gpu_watts_, g.index)->joules = *g.power_watts;
+    if (!g.job_sm_util_ratio) continue;
+    auto held = std::find_if(job_sm_.begin(), job_sm_.end(), [&](const HeldShare& h) {
+      return h.index == g.index && h.mig_instance == g.mig_instance;
+    });
+    if (held == job_sm_.end()) held = job_sm_.insert(job_sm_.end(), {g.index, g.mig_instance});
+    held->ratio = *g.job_sm_util_ratio;
+    held->mono_s = sample.mono_s;
   }
   if (sample.host.cpu_power_watts) cpu_watts_ = sample.host.cpu_power_watts;
   for (auto& [index, e] : open_) {
     e.resources.Add(sample);
+    AddShares(sample, &e.job_sm);
     if (std::optional<double> steps = sample.training.steps) {
       if (*steps > e.steps_first.value_or(0) && steps != e.steps_last) e.last_step_t = sample.t;
       e.steps_last = steps;
@@ -79,12 +95,24 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
     for (const EnergyMark& w : gpu_watts_) find(e.gpu_joules, w.index)->joules += w.joules * dt;
     if (cpu_watts_) e.cpu_joules = e.cpu_joules.value_or(0) + *cpu_watts_ * dt;
   }
-  if (const std::string& now = Effective(); !now.empty()) phases_[now].resources.Add(sample);
+  const auto& changes = sample.training.phase_changes;
+  const auto& markers = sample.training.events;
+  if (const std::string& now = Effective(); !now.empty()) {
+    PhaseTotals& p = phases_[now];
+    p.resources.Add(sample);
+    AddShares(sample, &p.job_sm);
+    // Only an interval that crossed no boundary tells: one that did may carry
+    // the steps and the wait of the training that began or resumed inside it.
+    bool crossed =
+        !changes.empty() || std::any_of(markers.begin(), markers.end(), [](const auto& m) {
+          return m.type == TrainingEventType::kEpochBegin || m.type == TrainingEventType::kEpochEnd;
+        });
+    bool stepped = sample.training.steps && last_steps_ && *sample.training.steps > *last_steps_;
+    if (!crossed && (stepped || sample.training.data_wait_ratio)) p.wait_measured = true;
+  }
   // The source says when the phase changed (the lowest rank's innermost one);
   // taken in time order with the epoch markers, which also move time into and
   // out of training.
-  const auto& changes = sample.training.phase_changes;
-  const auto& markers = sample.training.events;
   size_t next_change = 0;
   for (size_t i = 0; i <= markers.size(); ++i) {
     for (; next_change < changes.size() &&
@@ -172,6 +200,20 @@ void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<E
   }
 }
 
+void PhaseTracker::AddShares(const Sample& sample, std::vector<ShareMean>* means) const {
+  for (const GpuSample& g : sample.gpus) {
+    auto held = std::find_if(job_sm_.begin(), job_sm_.end(), [&](const HeldShare& h) {
+      return h.index == g.index && h.mig_instance == g.mig_instance;
+    });
+    if (held == job_sm_.end() || sample.mono_s - held->mono_s > kShareHeld_s) continue;
+    auto mean = std::find_if(means->begin(), means->end(), [&](const ShareMean& m) {
+      return m.index == g.index && m.mig_instance == g.mig_instance;
+    });
+    if (mean == means->end()) mean = means->insert(means->end(), {g.index, g.mig_instance, {}});
+    mean->ratio.Add(held->ratio);
+  }
+}
+
 const std::string& PhaseTracker::Effective() const {
   if (!phase_.empty()) return phase_;
   return open_.empty() ? kNone : kTrain;
@@ -191,7 +233,10 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
   if (!complete && e.steps_first && e.steps_last)
     steps = std::llround(*e.steps_last - *e.steps_first);
   // An epoch shorter than one sample period: the sample it ended with.
-  if (e.resources.samples() == 0 && now != nullptr) e.resources.Add(*now);
+  if (e.resources.samples() == 0 && now != nullptr) {
+    e.resources.Add(*now);
+    AddShares(*now, &e.job_sm);
+  }
   nlohmann::ordered_json rec = {{"epoch", index},
                                 {"start_t", Round(e.start_t, 1e3)},
                                 {"duration_s", Round(duration, 1e3)},
@@ -203,7 +248,7 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
     rec["planned_epochs"] = planned->second;
   if (!complete) rec["complete"] = false;
   Row row = e.resources.Peek(end_t, duration);
-  PutResources(row, &rec);
+  PutResources(row, true, e.job_sm, &rec);
   if (rec.contains("gpus")) {
     for (auto& g : rec["gpus"]) {
       for (const EnergyMark& m : e.gpu_joules) {
@@ -269,7 +314,7 @@ nlohmann::ordered_json PhaseTracker::Phases() const {
     const PhaseTotals& p = phases_.at(name);
     nlohmann::ordered_json j = {{"duration_s", Round(p.seconds, 1e3)}, {"count", p.count}};
     if (total > 0) j["share"] = Round(p.seconds / total, 1e4);
-    PutResources(p.resources.Peek(0, p.seconds), &j);
+    PutResources(p.resources.Peek(0, p.seconds), name == kTrain || p.wait_measured, p.job_sm, &j);
     out[name] = std::move(j);
   }
   return out;

@@ -8,7 +8,11 @@
 // not at the end of the process's teardown. Phases (train, eval, predict)
 // follow the lowest rank: time goes to its innermost open phase, so evaluation
 // inside a training epoch counts as evaluation; time inside an epoch outside
-// any phase is training time.
+// any phase is training time. A phase's data-wait share is recorded only where
+// it was measured: training, a phase whose steps advanced, or one whose own
+// loop timed its wait. A GPU's job SM
+// share (NVML process utilization, read every few seconds) is held between its
+// readings, so a span shorter than the reading period still has one.
 //
 // Thread safety: a SampleObserver, fed on the sampler thread; Epochs/Phases
 // after the sampler stopped.
@@ -40,6 +44,19 @@ class PhaseTracker final : public SampleObserver {
     int index = 0;
     double joules = 0;
   };
+  // One GPU's job SM share: the latest reading and when it was read.
+  struct HeldShare {
+    int index = 0;
+    int mig_instance = -1;
+    double ratio = 0;
+    double mono_s = 0;
+  };
+  // One GPU's job SM share over a span's samples, held values included.
+  struct ShareMean {
+    int index = 0;
+    int mig_instance = -1;
+    StatAccumulator ratio;
+  };
   struct OpenEpoch {
     double start_t = 0;
     // The script's framework call, as its first epoch_begin said.
@@ -47,6 +64,7 @@ class PhaseTracker final : public SampleObserver {
     std::map<int, double> begun;                      // rank -> t
     std::map<int, std::pair<double, int64_t>> ended;  // rank -> (t, steps)
     Aggregator resources;
+    std::vector<ShareMean> job_sm;
     // Energy over the epoch, integrated from the power of each sample (the
     // energy counters themselves are read only once per row).
     std::vector<EnergyMark> gpu_joules;
@@ -63,6 +81,10 @@ class PhaseTracker final : public SampleObserver {
     double seconds = 0;
     int count = 0;
     Aggregator resources;
+    std::vector<ShareMean> job_sm;
+    // Over a sample interval wholly inside the phase, training.steps advanced
+    // or a process timed its data wait (a loop under m.data()).
+    bool wait_measured = false;
   };
 
   // `now`: the sample the marker came with.
@@ -73,6 +95,8 @@ class PhaseTracker final : public SampleObserver {
   void Switch(double t);
   // Where time goes now: the current phase, else training inside an epoch.
   const std::string& Effective() const;
+  // Adds each GPU's held job SM share at `sample` to `means`.
+  void AddShares(const Sample& sample, std::vector<ShareMean>* means) const;
 
   // Epochs begun and not yet ended by every rank that began them; at most
   // kMaxOpenEpochs (docs/markers.md).
@@ -94,6 +118,11 @@ class PhaseTracker final : public SampleObserver {
   // is read once per row).
   std::vector<EnergyMark> gpu_watts_;  // joules field holds watts
   std::optional<double> cpu_watts_;
+  // The latest job SM share of each GPU, held for at most kShareHeld_s: NVML's
+  // process utilization is read every 5 s (sources/nvml/nvml_backend.h
+  // kProcessUtilEvery_s), so three missed readings let it go.
+  static constexpr double kShareHeld_s = 15;
+  std::vector<HeldShare> job_sm_;
 };
 
 }  // namespace tv

@@ -176,5 +176,130 @@ TEST(PhaseTracker, NoDataWaitKeyWhenNothingTimesIt) {
   EXPECT_FALSE(events[0].fields.contains("data_wait_ratio"));
 }
 
+TEST(PhaseTracker, APhaseWithoutStepsHasNoDataWaitFromTheTrainingBesideIt) {
+  // Training at 12 % data wait, 2 s of evaluation, training again. The sample
+  // whose interval holds eval's end carries the resumed loop's steps and wait.
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  double steps = 0;
+  for (int i = 0; i <= 150; ++i) {
+    Sample s;
+    s.t = 100 + i * 0.1;
+    s.mono_s = s.t;
+    bool eval = i > 100 && i <= 120;  // samples of intervals inside evaluation
+    if (!eval) {
+      steps += 5;
+      if (i > 0) s.training.data_wait_ratio = 0.12;
+    }
+    s.training.steps = steps;
+    if (i == 0) {
+      s.training.phase_changes = {{100, "train", true}};
+      s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, 100, 0)};
+    }
+    if (i == 101) s.training.phase_changes = {{110.01, "eval", true}};
+    if (i == 121) s.training.phase_changes = {{112.02, "train", false}};
+    tracker.OnSample(s, &events);
+  }
+  tracker.OnFinish(115, &events);
+  auto phases = tracker.Phases();
+  EXPECT_NEAR(phases["train"]["data_wait_ratio"].get<double>(), 0.12, 1e-9);
+  EXPECT_FALSE(phases["eval"].contains("data_wait_ratio")) << phases["eval"];
+  EXPECT_NEAR(events.at(0).fields["data_wait_ratio"].get<double>(), 0.12, 1e-9);
+}
+
+TEST(PhaseTracker, AnyPhaseWhoseStepsAdvancedKeepsItsDataWait) {
+  // A phase of the script's own naming that trains: its steps advance and its
+  // loop times its data wait.
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  for (int i = 0; i <= 30; ++i) {
+    Sample s;
+    s.t = 100 + i * 0.1;
+    s.mono_s = s.t;
+    s.training.steps = i * 2.0;
+    if (i > 0) s.training.data_wait_ratio = 0.3;
+    if (i == 0) s.training.phase_changes = {{100, "finetune", true}};
+    tracker.OnSample(s, &events);
+  }
+  tracker.OnFinish(103, &events);
+  EXPECT_NEAR(tracker.Phases()["finetune"]["data_wait_ratio"].get<double>(), 0.3, 1e-9);
+}
+
+TEST(PhaseTracker, AnEvalLoopThatTimesItsOwnWaitKeepsIt) {
+  // Evaluation under m.data(): its own loop's wait, no training steps.
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  for (int i = 0; i <= 30; ++i) {
+    Sample s;
+    s.t = 100 + i * 0.1;
+    s.mono_s = s.t;
+    s.training.steps = 7;
+    if (i > 0) s.training.data_wait_ratio = 0.2;
+    if (i == 0) s.training.phase_changes = {{100, "eval", true}};
+    tracker.OnSample(s, &events);
+  }
+  tracker.OnFinish(103, &events);
+  EXPECT_NEAR(tracker.Phases()["eval"]["data_wait_ratio"].get<double>(), 0.2, 1e-9);
+}
+
+// A GPU sample with the job's SM share only where NVML's process utilization
+// was read (every 5 s: one sample in 50 at 10 Hz).
+GpuSample Gpu(int i) {
+  GpuSample g;
+  g.index = 0;
+  g.util_ratio = 0.83;
+  if (i % 50 == 10) g.job_sm_util_ratio = i < 300 ? 0.4 : 0.6;
+  return g;
+}
+
+TEST(PhaseTracker, EveryEpochHoldsTheJobsSmShareBetweenReadings) {
+  // 2.5 s epochs at 10 Hz, the job's SM share read every 5 s: half the epochs
+  // hold no reading of their own.
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  for (int i = 0; i <= 400; ++i) {
+    Sample s;
+    s.t = 100 + i * 0.1;
+    s.mono_s = s.t;
+    s.gpus = {Gpu(i)};
+    s.training.steps = i;
+    int epoch = i / 25;
+    if (i % 25 == 0 && i < 400) {
+      if (i > 0)
+        s.training.events.push_back(Epoch(TrainingEventType::kEpochEnd, -1, s.t, epoch - 1, 25));
+      s.training.events.push_back(Epoch(TrainingEventType::kEpochBegin, -1, s.t, epoch));
+    }
+    if (i == 400) s.training.events = {Epoch(TrainingEventType::kEpochEnd, -1, s.t, 15, 25)};
+    tracker.OnSample(s, &events);
+  }
+  ASSERT_EQ(events.size(), 16u);
+  // Epoch 0 holds the first reading (1 s in) over the rest of its samples.
+  for (const Event& e : events) {
+    const auto& g = e.fields["gpus"].at(0);
+    ASSERT_TRUE(g.contains("job_sm_util_ratio_mean")) << e.fields;
+    double expected = e.fields["start_t"].get<double>() < 131 ? 0.4 : 0.6;
+    if (e.fields["epoch"] == 12) continue;  // the reading changes inside it
+    EXPECT_NEAR(g["job_sm_util_ratio_mean"].get<double>(), expected, 1e-9) << e.fields;
+  }
+}
+
+TEST(PhaseTracker, AHeldSmShareLapsesWhenReadingsStop) {
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  for (int i = 0; i <= 400; ++i) {
+    Sample s;
+    s.t = 100 + i * 0.1;
+    s.mono_s = s.t;
+    s.gpus = {Gpu(i)};
+    if (i > 20) s.gpus[0].job_sm_util_ratio.reset();  // one reading, at 101 s
+    if (i == 200) s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, s.t, 0)};
+    if (i == 400) s.training.events = {Epoch(TrainingEventType::kEpochEnd, -1, s.t, 0, 10)};
+    tracker.OnSample(s, &events);
+  }
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_FALSE(events[0].fields["gpus"].at(0).contains("job_sm_util_ratio_mean"))
+      << events[0].fields;
+}
+
 }  // namespace
 }  // namespace tv
