@@ -4,6 +4,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -63,6 +64,51 @@ std::string FitColumns(std::string_view text, int columns) {
   std::string out(text.substr(0, end));
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return out + "…";
+}
+
+std::string WrapColumns(std::string_view line, int width, int indent) {
+  if (width <= 0 || DisplayColumns(line) <= width) return std::string(line);
+  indent = std::clamp(indent, 0, width / 2);
+  std::string out;
+  out.reserve(line.size() + 16);
+  int col = 0;            // columns on the current output line
+  bool has_word = false;  // the current output line holds a word
+  size_t i = 0;
+  while (i < line.size()) {
+    size_t gap_end = line.find_first_not_of(' ', i);
+    if (gap_end == std::string_view::npos) break;  // trailing spaces
+    size_t word_end = line.find(' ', gap_end);
+    if (word_end == std::string_view::npos) word_end = line.size();
+    std::string_view gap = line.substr(i, gap_end - i);
+    std::string_view word = line.substr(gap_end, word_end - gap_end);
+    int gap_cols = static_cast<int>(gap.size());
+    int word_cols = DisplayColumns(word);
+    if (has_word && col + gap_cols + word_cols > width) {
+      out += '\n';
+      out.append(static_cast<size_t>(indent), ' ');
+      col = indent;
+    } else {
+      out.append(gap);
+      col += gap_cols;
+    }
+    out.append(word);
+    col += word_cols;
+    has_word = true;
+    i = word_end;
+  }
+  return out;
+}
+
+int TerminalColumns(int fd) {
+  if (::isatty(fd) == 0) return 0;
+  winsize ws{};
+  if (::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (const char* env = std::getenv("COLUMNS"); env != nullptr) {
+    char* end = nullptr;
+    long n = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && n > 0 && n < 100000) return static_cast<int>(n);
+  }
+  return 0;
 }
 
 std::unique_ptr<TerminalRow> TerminalRow::Open(int fd) {

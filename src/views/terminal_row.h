@@ -69,5 +69,15 @@ class TerminalRow {
 std::string FitColumns(std::string_view text, int columns);
 // Display columns of UTF-8 `text` (every code point one column).
 int DisplayColumns(std::string_view text);
+// One line of text (no newline) broken at its spaces into lines of at most
+// `width` display columns, joined by '\n' (none at the end); each continuation
+// starts with `indent` spaces (at most width / 2) in place of the space it broke
+// at. Words are never cut: one longer than a line stands whole on its own.
+// Spaces inside a line are kept; those at a break are dropped. `width` <= 0:
+// the line unchanged. Pure.
+std::string WrapColumns(std::string_view line, int width, int indent);
+// The width of the terminal `fd` is (TIOCGWINSZ, else $COLUMNS); 0 when `fd`
+// is not a terminal (a file, a pipe: lines go whole) or its width is unknown.
+int TerminalColumns(int fd);
 
 }  // namespace tv
