@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/escape.h"
@@ -10,6 +11,7 @@
 #include "views/alert_lines.h"
 #include "views/cost_lines.h"
 #include "views/epoch_line.h"
+#include "views/terminal_row.h"
 #include "views/verdict.h"
 
 namespace tv {
@@ -58,15 +60,22 @@ std::string DescribeException(const nlohmann::ordered_json& e) {
   return text;
 }
 
-// "  Top CPU  main 41.0 s, DataLoader worker 12.3 s" and the same for memory.
+// "  Top CPU  python train.py (main, pid 412) 41.0 s, python train.py
+// (DataLoader worker, pid 413) 12.3 s" and the same for memory.
 std::string FormatTopProcesses(const nlohmann::ordered_json& s) {
   constexpr size_t kShown = 3;
+  constexpr int kProgramColumns = 40;
   auto procs = s.find("processes");
   if (procs == s.end() || !procs->is_object()) return "";
   auto label = [](const nlohmann::ordered_json& p) {
-    std::string who = p.value("role", std::string());
-    if (who.empty()) who = p.value("name", std::string());
-    return fmt::format("{} (pid {})", VisibleText(who), p.value("pid", 0));
+    std::string program = ShortProgram(p.value("command", std::string()));
+    if (program.empty()) program = p.value("name", std::string());
+    program = FitColumns(VisibleText(program), kProgramColumns);
+    std::string role = VisibleText(p.value("role", std::string()));
+    std::string pid = fmt::format("pid {}", p.value("pid", 0));
+    if (program.empty()) return role.empty() ? pid : fmt::format("{} ({})", role, pid);
+    return role.empty() ? fmt::format("{} ({})", program, pid)
+                        : fmt::format("{} ({}, {})", program, role, pid);
   };
   std::string out;
   auto line = [&](const char* title, const char* key, auto value) {
@@ -86,6 +95,68 @@ std::string FormatTopProcesses(const nlohmann::ordered_json& s) {
 }
 
 }  // namespace
+
+std::string ShortProgram(std::string_view command) {
+  std::vector<std::string_view> args;
+  for (size_t i = 0; i < command.size();) {
+    size_t end = command.find(' ', i);
+    if (end == std::string_view::npos) end = command.size();
+    if (end > i) args.push_back(command.substr(i, end - i));
+    i = end + 1;
+  }
+  if (args.empty()) return "";
+  auto base = [](std::string_view path) {
+    size_t slash = path.rfind('/');
+    return slash == std::string_view::npos || slash + 1 == path.size() ? path
+                                                                       : path.substr(slash + 1);
+  };
+  std::string program(base(args[0]));
+  bool interpreter = program.starts_with("python") || program.starts_with("pypy");
+  for (std::string_view shell : {"sh", "bash", "dash", "zsh", "perl", "ruby", "node", "Rscript"}) {
+    interpreter = interpreter || program == shell;
+  }
+  if (!interpreter) return program;
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string_view a = args[i];
+    if (a == "-c" || a == "-e" || a == "-") break;  // code on the command line: no script
+    if (a == "-m") {
+      if (i + 1 < args.size()) program += fmt::format(" -m {}", args[i + 1]);
+      break;
+    }
+    if (a == "-W" || a == "-X") {  // an option with its value apart
+      ++i;
+      continue;
+    }
+    if (a == "--") {
+      if (i + 1 < args.size()) program += fmt::format(" {}", base(args[i + 1]));
+      break;
+    }
+    if (a.starts_with('-')) continue;
+    program += fmt::format(" {}", base(a));
+    break;
+  }
+  return program;
+}
+
+std::string WrapSummary(std::string_view text, int width) {
+  if (width <= 0) return std::string(text);
+  constexpr int kLabelColumn = 11;  // "  GPU0     " : two spaces and a 9-column label
+  constexpr std::string_view kHeadline = "trainvitals: ";
+  std::string out;
+  out.reserve(text.size() + 64);
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    int lead = static_cast<int>(std::min(line.find_first_not_of(' '), line.size()));
+    int indent = lead <= 2 ? kLabelColumn : lead < kLabelColumn ? lead + 2 : lead;
+    if (lead == 0 && line.starts_with(kHeadline)) indent = static_cast<int>(kHeadline.size());
+    out += WrapColumns(line, width, indent);
+    if (end == std::string_view::npos) break;
+    out += '\n';
+    text.remove_prefix(end + 1);
+  }
+  return out;
+}
 
 nlohmann::ordered_json BuildSummary(const RunOutcome& o, const Row& run_row) {
   nlohmann::ordered_json j;
@@ -122,7 +193,7 @@ nlohmann::ordered_json BuildSummary(const RunOutcome& o, const Row& run_row) {
   return j;
 }
 
-std::string FormatSummary(const nlohmann::ordered_json& s) {
+std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
   std::string out;
   std::string command = ShellCommand(
       s.value("command", nlohmann::ordered_json::array()).get<std::vector<std::string>>());
@@ -276,7 +347,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s) {
   if (s.contains("run_dir")) {
     out += fmt::format("  Run      {}\n", VisibleText(s["run_dir"].get<std::string>()));
   }
-  return out;
+  return WrapSummary(out, width);
 }
 
 }  // namespace tv

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/row.h"
@@ -27,7 +28,23 @@ struct RunOutcome {
 // gauges and the last value for counters, over the whole run.
 nlohmann::ordered_json BuildSummary(const RunOutcome& outcome, const Row& run_row);
 
-// The human summary printed at the end (several lines, ends with a newline).
-std::string FormatSummary(const nlohmann::ordered_json& summary);
+// The human summary printed at the end (several lines, ends with a newline),
+// each line wrapped at its spaces to `width` columns (WrapSummary); `width` 0
+// (the default): whole lines, for a file or a pipe. Said on stderr, `width` is
+// TerminalColumns(STDERR_FILENO) (views/terminal_row.h).
+std::string FormatSummary(const nlohmann::ordered_json& summary, int width = 0);
+
+// `text` (lines ending in '\n') with each line wider than `width` columns
+// broken at its spaces (WrapColumns), continuing under the line's label column:
+// column 11 for "  Label    ..." lines, under the text after "trainvitals: "
+// for the first line, two columns in for the deeper items (a finding, its
+// advice). `width` <= 0: unchanged. Pure.
+std::string WrapSummary(std::string_view text, int width);
+
+// The program a command line runs, short: the executable's base name, and for
+// an interpreter (python, sh, ...) its script's base name or `-m module`
+// ("/venv/bin/python -u /src/train.py --lr 1e-3" -> "python train.py";
+// "python3 -c ..." -> "python3"). Empty for an empty command. Pure.
+std::string ShortProgram(std::string_view command);
 
 }  // namespace tv

@@ -119,25 +119,94 @@ TEST(Summary, CutEpochIsLeftOutOfTheMeansAndTheExceptionIsSaid) {
       << text;
 }
 
-TEST(Summary, TopProcessesAndLeakedOnesAreNamed) {
+TEST(Summary, TopProcessesAreNamedForTheirProgramWithTheirRole) {
   RunOutcome o;
   o.command = {"python", "train.py"};
   o.exit_code = 0;
   auto j = BuildSummary(o, Row{});
   j["processes"] = {
       {"by_cpu",
-       {{{"pid", 10}, {"role", "main"}, {"name", "python"}, {"cpu_seconds", 41.0}},
-        {{"pid", 11}, {"role", "DataLoader worker"}, {"name", "python"}, {"cpu_seconds", 12.3}}}},
-      {"by_memory", {{{"pid", 10}, {"name", "python"}, {"memory_bytes_max", 2.0 * (1 << 30)}}}}};
+       {{{"pid", 412},
+         {"role", "main"},
+         {"name", "python"},
+         {"command", "/venv/bin/python -u /home/a/train.py --epochs 3"},
+         {"cpu_seconds", 41.0}},
+        {{"pid", 413},
+         {"role", "DataLoader worker"},
+         {"name", "pt_data_worker"},
+         {"command", "/venv/bin/python -u /home/a/train.py --epochs 3"},
+         {"cpu_seconds", 12.3}},
+        {{"pid", 414}, {"name", "nvidia-smi"}, {"cpu_seconds", 1.0}}}},
+      {"by_memory", {{{"pid", 412}, {"name", "python"}, {"memory_bytes_max", 2.0 * (1 << 30)}}}}};
   j["leaked"] = {{{"pid", 12}, {"name", "sleep"}, {"command", "sleep 30"}}};
   std::string text = FormatSummary(j);
-  EXPECT_NE(text.find("Top CPU  main (pid 10) 41.0 s, DataLoader worker (pid 11) 12.3 s"),
+  EXPECT_NE(text.find("Top CPU  python train.py (main, pid 412) 41.0 s, python train.py "
+                      "(DataLoader worker, pid 413) 12.3 s, nvidia-smi (pid 414) 1.0 s"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("Top RAM  python (pid 10) 2.00 GiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("Top RAM  python (pid 412) 2.00 GiB"), std::string::npos) << text;
   EXPECT_NE(text.find("still running after the command ended: sleep 30 (pid 12)"),
             std::string::npos)
       << text;
+}
+
+TEST(Summary, ShortProgramIsTheExecutableAndAnInterpretersScript) {
+  EXPECT_EQ(ShortProgram("/venv/bin/python -u /home/a/train.py --lr 1e-3"), "python train.py");
+  EXPECT_EQ(ShortProgram("python3.11 -W ignore -X dev train.py"), "python3.11 train.py");
+  EXPECT_EQ(ShortProgram("python3 -m torch.distributed.run --nproc-per-node 2 train.py"),
+            "python3 -m torch.distributed.run");
+  EXPECT_EQ(ShortProgram("python3 -c import time; time.sleep(1)"), "python3");
+  EXPECT_EQ(ShortProgram("sh -c sleep 30 & python3 x.py"), "sh");
+  EXPECT_EQ(ShortProgram("bash ./run.sh"), "bash run.sh");
+  EXPECT_EQ(ShortProgram("/usr/local/bin/torchrun --standalone train.py"), "torchrun");
+  EXPECT_EQ(ShortProgram("sleep 30"), "sleep");
+  EXPECT_EQ(ShortProgram(""), "");
+}
+
+TEST(Summary, LinesWiderThanTheTerminalWrapAtWordsUnderTheLabel) {
+  RunOutcome o;
+  o.command = {"python", "train.py"};
+  o.exit_code = 0;
+  o.start_t = 0;
+  o.end_t = 60;
+  auto j = BuildSummary(o, Row{});
+  j["gpus"] = {{{"index", 0},
+                {"util_ratio", {{"mean", 0.83}, {"max", 1.0}}},
+                {"job_sm_util_ratio", {{"mean", 0.4}, {"max", 0.9}}},
+                {"memory_used_bytes", {{"mean", 20e9}, {"max", 30e9}}},
+                {"energy_joules", 300.0},
+                {"temperature_celsius", {{"mean", 70.0}, {"max", 81.0}}}}};
+  std::string whole = FormatSummary(j);
+  std::string gpu_line =
+      "  GPU0     util mean 83%, max 100%; job's SM share mean 40%; memory peak "
+      "27.9 GiB; energy 300 J; max 81°C\n";
+  ASSERT_NE(whole.find(gpu_line), std::string::npos) << whole;  // a pipe: one line
+  std::string wrapped = FormatSummary(j, 85);
+  EXPECT_NE(wrapped.find("  GPU0     util mean 83%, max 100%; job's SM share mean 40%; memory peak "
+                         "27.9 GiB;\n"
+                         "           energy 300 J; max 81°C\n"),
+            std::string::npos)
+      << wrapped;
+  EXPECT_EQ(FormatSummary(j, 0), whole);
+  EXPECT_EQ(FormatSummary(j, 200), whole);  // nothing wider than 200: unchanged
+}
+
+TEST(Summary, WrapSummaryContinuesUnderEachLinesText) {
+  std::string text =
+      "trainvitals: python train.py --data /datasets/imagenet — exit code 0 after 1.0 s\n"
+      "  Findings 1\n"
+      "    input-bound [warning]: the GPUs waited for data most of the time\n"
+      "      → raise num_workers of the DataLoader\n";
+  EXPECT_EQ(WrapSummary(text, 40),
+            "trainvitals: python train.py --data\n"
+            "             /datasets/imagenet — exit\n"
+            "             code 0 after 1.0 s\n"
+            "  Findings 1\n"
+            "    input-bound [warning]: the GPUs\n"
+            "      waited for data most of the time\n"
+            "      → raise num_workers of the\n"
+            "        DataLoader\n");
+  EXPECT_EQ(WrapSummary(text, 0), text);
 }
 
 TEST(Summary, ForeignNamesAndCommandsAreShownVisible) {

@@ -117,3 +117,36 @@ def test_shared_gpu_shows_the_jobs_share_and_its_processes(run_tv, tmp_path):
     assert {(p["job"], p["memory_bytes"]) for p in procs} == {(True, 4e9), (False, 25e9)}, procs
     assert any(p["pid"] == 4242 and p["sm_util_ratio"] == pytest.approx(0.87) for p in procs)
     check_run_dir(r.out)
+
+
+def test_top_cpu_names_the_program_with_its_role_beside_it(run_tv):
+    r = run_tv([*SCRIPT, "--steps", "5"], env=ENV)
+    assert r.proc.returncode == 0, r.proc.stderr
+    main = next(p for p in r.summary["processes"]["by_cpu"] if p.get("role") == "main")
+    program = f"{os.path.basename(sys.executable)} markers_script.py"
+    top = next(line for line in r.proc.stderr.splitlines() if line.startswith("  Top CPU "))
+    assert f"{program} (main, pid {main['pid']}) " in top, top
+
+
+def test_every_short_epoch_shows_the_jobs_sm_share_held_between_readings(run_tv, tmp_path):
+    # NVML's process utilization is read every 5 s; epochs of under 1 s each.
+    scenario = {"devices": [{"uuid": "GPU-5a5a5a5a-epochs", "series": {"util_gpu": 83},
+                             "processes": [{"pid": "job", "memory_bytes": 4e9, "sm_util": 40}]}]}
+    path = tmp_path / "epochs.json"
+    path.write_text(json.dumps(scenario))
+    env = {**ENV, "TRAINVITALS_NVML_LIBRARY": str(FAKE), "FAKE_NVML_SCENARIO": str(path)}
+    r = run_tv([*SCRIPT, "--steps", "50", "--epochs", "5"], "--interval", "0.5", env=env)
+    assert r.proc.returncode == 0, r.proc.stderr
+    epochs = r.summary["epochs"]
+    assert len(epochs) == 5, epochs
+    reads = [row["t"] for row in r.rows if "job_sm_util_ratio" in row["gpus"][0]]
+    assert reads, r.rows
+    held = [e for e in epochs if e["start_t"] + e["duration_s"] > reads[0]]
+    for e in held:
+        assert e["gpus"][0]["job_sm_util_ratio_mean"] == pytest.approx(0.4), e
+    # The case at hand: epochs without a reading of their own still show it.
+    alone = [e for e in held
+             if not any(e["start_t"] <= t <= e["start_t"] + e["duration_s"] for t in reads)]
+    assert alone, (reads, epochs)
+    lines = [line for line in r.proc.stderr.splitlines() if line.startswith("trainvitals: epoch")]
+    assert sum("(job SM 40%)" in line for line in lines) >= len(held), lines
