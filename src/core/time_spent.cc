@@ -17,7 +17,7 @@ constexpr SpentDef kSpent[] = {
     {"data_wait", "waiting for input", true},
     {"evaluation", "evaluation", false},
     {"checkpoint", "checkpoints", false},
-    {"other_phases", "other phases", false},
+    {"other_phases", "other phases and teardown", false},
     {"stalled", "stalled", true},
     {"idle_gpu", "GPUs held idle", true},
     {"unattributed", "not split (no step markers)", false},

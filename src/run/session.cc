@@ -21,6 +21,7 @@
 #include "sources/proc_pid_parse.h"
 #include "views/report/report.h"
 #include "views/summary.h"
+#include "views/terminal_row.h"
 
 namespace tv {
 namespace fs = std::filesystem;
@@ -300,7 +301,7 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   AddProcesses(exit_code.has_value() && mode_ == "run", &summary);
   bool written = WriteSummary(summary);
   if (!config_.quiet) {
-    std::string text = FormatSummary(summary);
+    std::string text = FormatSummary(summary, TerminalColumns(STDERR_FILENO));
     std::fwrite(text.data(), 1, text.size(), stderr);
   }
   if (config_.report) WriteRunReport();
