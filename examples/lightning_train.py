@@ -41,13 +41,6 @@ class Classifier(pl.LightningModule):
         return torch.optim.Adam(self.parameters(), lr=1e-3)
 
 
-try:
-    import torch.distributed._shard.sharded_tensor  # noqa: F401
-except Exception:  # e.g. Debian's torch 1.13 under Python 3.11: a dataclass error on import
-    # Lightning registers sharded-tensor state-dict hooks on torch < 2.1; none are used here.
-    Classifier._register_sharded_tensor_state_dict_hooks_if_available = lambda self: None
-
-
 def synthetic(n, seed):
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(n, 16, generator=g)

@@ -88,10 +88,12 @@ PYTHON_PACKAGES=(
 # install a PyPI torch (a CUDA build, gigabytes) over Debian's. Its small
 # dependencies are named here instead (PyYAML and typing-extensions come from Debian).
 # 2.2 is the last Lightning for torch 1.13 (2.3 and later import torch 2.0's
-# LRScheduler). Known limit: LightningModule() imports torch.distributed._shard,
-# which Debian's torch 1.13 cannot import under Python 3.11 (a dataclass default
-# 3.11 refuses), so a plain Lightning script fails here at its model's __init__;
-# examples/lightning_train.py skips that hook (sharded-tensor state dicts, unused).
+# LRScheduler). LightningModule() imports torch.distributed._shard, which
+# Debian's torch 1.13 cannot import under Python 3.11 (a dataclass default 3.11
+# refuses); the venv carries PyTorch 2.0's one-line fix of that module
+# (scripts/venv/_trainvitals_torch311.py, below), so users' Lightning scripts run
+# unpatched. The alternative, a PyPI torch 2.x, is a 3.0 GB download (its CUDA
+# libraries) and 5.4 GB on disk.
 LIGHTNING_PACKAGES=(
   lightning==2.2.5 lightning-utilities==0.11.9 torchmetrics==1.2.1 fsspec==2024.6.1 tqdm==4.70.1
 )
@@ -127,6 +129,25 @@ read -r -a need <<< "$(unmet "${PYTHON_PACKAGES[@]}")"
 [ ${#need[@]} -eq 0 ] || pip_install "${PYTHON_PACKAGES[@]}"
 read -r -a need <<< "$(unmet "${LIGHTNING_PACKAGES[@]}")"
 [ ${#need[@]} -eq 0 ] || pip_install --no-deps "${LIGHTNING_PACKAGES[@]}"
+# PyTorch 2.0's fix of torch/distributed/_shard/sharded_tensor/metadata.py for
+# Python 3.11, loaded by a .pth line at start-up, for a torch older than 2.0 only.
+"$VENV/bin/python" - scripts/venv/_trainvitals_torch311.py <<'PY'
+import pathlib, shutil, sys, sysconfig
+from importlib.metadata import PackageNotFoundError, version
+site = pathlib.Path(sysconfig.get_paths()["purelib"])
+try:
+    old_torch = int(version("torch").split(".")[0]) < 2
+except PackageNotFoundError:
+    old_torch = False
+hook, pth = site / "_trainvitals_torch311.py", site / "_trainvitals_torch311.pth"
+if old_torch and sys.version_info >= (3, 11):
+    if not hook.exists() or hook.read_bytes() != pathlib.Path(sys.argv[1]).read_bytes():
+        shutil.copyfile(sys.argv[1], hook)
+    pth.write_text("import _trainvitals_torch311\n")
+else:
+    hook.unlink(missing_ok=True)
+    pth.unlink(missing_ok=True)
+PY
 if [ "$mode" = "--bench" ]; then
   read -r -a need <<< "$(unmet "${BENCH_PACKAGES[@]}")"
   # numpy==1.26.4 again: a peer's requirements must not lift it to 2.x.

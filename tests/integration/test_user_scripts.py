@@ -80,13 +80,6 @@ for epoch in range(2):
 print("val_loss", val_loss.item())
 """
 
-# Debian 12's PyTorch 1.13 under its Python 3.11: torch.distributed._shard.sharded_tensor
-# does not import (a dataclass default that Python 3.11 refuses), and Lightning 2.2
-# imports it in LightningModule.__init__ on PyTorch < 2.1.
-SHARDED_TENSOR_BUG = "mutable default <class 'torch.distributed._shard.sharded_tensor.metadata" \
-    ".TensorProperties'> for field tensor_properties is not allowed"
-
-
 def run_script(run_tv, tmp_path, monkeypatch, name, text):
     if not VENV_PY.exists():
         pytest.skip(f"{VENV_PY} is missing: `make deps` creates it")
@@ -117,10 +110,6 @@ def check_trained(run):
 
 def test_lightning_script(run_tv, tmp_path, monkeypatch):
     run = run_script(run_tv, tmp_path, monkeypatch, "lightning_user", LIGHTNING_SCRIPT)
-    if run.proc.returncode != 0 and SHARDED_TENSOR_BUG in run.proc.stderr:
-        pytest.xfail("this environment's PyTorch (Debian 12's 1.13 under Python 3.11) cannot "
-                     "construct a LightningModule: torch.distributed._shard.sharded_tensor "
-                     "fails to import")
     check_trained(run)
     # Lightning's own default checkpoint, one per fit, after the last epoch.
     checkpoints = list((tmp_path / "lightning_logs").glob("version_*/checkpoints/*.ckpt"))
