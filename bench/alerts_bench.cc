@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "analysis/alerts/actions.h"
+#include "actions/actions.h"
 #include "analysis/alerts/observer.h"
 #include "analysis/alerts/rules_file.h"
 #include "training_row.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/alerts/actions.h"
+#include "actions/actions.h"
 #include "analysis/alerts/observer.h"
 #include "analysis/alerts/rules_file.h"
 #include "analysis/cost.h"

@@ -7,8 +7,10 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <vector>
 
 #include "analysis/alerts/rules_file.h"
+#include "core/near.h"
 
 namespace tv {
 namespace {
@@ -298,23 +300,9 @@ std::optional<MetricRef> ResolveMetricName(std::string_view name) {
 }
 
 std::string NearestMetric(std::string_view name) {
-  std::string best;
-  size_t best_distance = 0;
-  // A name cut short ("gpus[].util"): the shortest metric it begins.
-  for (const std::string& candidate : AllMetricNames()) {
-    if (candidate.starts_with(name) && (best.empty() || candidate.size() < best.size())) {
-      best = candidate;
-    }
-  }
-  if (!best.empty()) return best;
-  for (const std::string& candidate : AllMetricNames()) {
-    size_t d = EditDistance(name, candidate);
-    if (best.empty() || d < best_distance) {
-      best = candidate;
-      best_distance = d;
-    }
-  }
-  return best_distance <= std::max<size_t>(3, name.size() / 3) ? best : std::string();
+  std::vector<std::string> names = AllMetricNames();
+  std::vector<std::string_view> words(names.begin(), names.end());
+  return std::string(NearestWord(name, words));
 }
 
 double ParseDuration(std::string_view text) {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/alerts/actions_test_util.h"
+#include "actions/actions_test_util.h"
 
 namespace tv {
 namespace {

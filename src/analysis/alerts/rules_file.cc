@@ -6,8 +6,9 @@
 #include <algorithm>
 #include <csignal>
 
-#include "analysis/alerts/actions.h"
+#include "analysis/alerts/action_url.h"
 #include "analysis/findings/table.h"
+#include "core/near.h"
 
 namespace tv {
 namespace {

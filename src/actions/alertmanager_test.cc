@@ -12,9 +12,9 @@
 
 #include <filesystem>
 
-#include "analysis/alerts/actions.h"
-#include "analysis/alerts/actions_internal.h"
-#include "analysis/alerts/actions_test_util.h"
+#include "actions/actions.h"
+#include "actions/actions_internal.h"
+#include "actions/actions_test_util.h"
 
 extern char** environ;
 

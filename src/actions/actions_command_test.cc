@@ -7,8 +7,8 @@
 #include <atomic>
 #include <filesystem>
 
-#include "analysis/alerts/actions.h"
-#include "analysis/alerts/actions_test_util.h"
+#include "actions/actions.h"
+#include "actions/actions_test_util.h"
 
 namespace tv {
 namespace {

@@ -31,7 +31,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "analysis/alerts/actions_internal.h"
+#include "actions/actions_internal.h"
 
 extern char** environ;
 

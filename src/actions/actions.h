@@ -51,10 +51,4 @@ class AlertActions {
   std::unique_ptr<Impl> impl_;
 };
 
-// Whether `url` can be a rule's webhook or alertmanager address: "" when it
-// can, else why not ("it must start with http:// or https://"), for the rule
-// loader's message. https is checked against the server's certificate (the
-// system's CA store; SSL_CERT_FILE / SSL_CERT_DIR name others).
-std::string CheckActionUrl(std::string_view url);
-
 }  // namespace tv

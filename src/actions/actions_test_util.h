@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "analysis/alerts/actions.h"
+#include "actions/actions.h"
 
 namespace tv::testing_alerts {
 

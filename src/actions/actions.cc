@@ -1,4 +1,4 @@
-#include "analysis/alerts/actions.h"
+#include "actions/actions.h"
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -8,7 +8,7 @@
 #include <deque>
 #include <thread>
 
-#include "analysis/alerts/actions_internal.h"
+#include "actions/actions_internal.h"
 #include "core/thread.h"
 
 namespace tv {

@@ -1,14 +1,14 @@
 // AlertActions as a whole: the signal action, Notify's cost, Finish. The
 // command, webhook and Alertmanager actions have tests of their own.
-#include "analysis/alerts/actions.h"
+#include "actions/actions.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
-#include "analysis/alerts/actions_internal.h"
-#include "analysis/alerts/actions_test_util.h"
+#include "actions/actions_internal.h"
+#include "actions/actions_test_util.h"
 
 extern char** environ;
 
