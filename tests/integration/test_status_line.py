@@ -11,6 +11,7 @@ import select
 import shlex
 import signal
 import struct
+import subprocess
 import sys
 import termios
 import time
@@ -318,3 +319,31 @@ def test_renumbered_gpu_shows_its_physical_index(tmp_path):
     status = rows(term.screen())[ROWS - 1]
     assert "| GPU0 (phys 1) " in status, status
     term.finish()
+
+
+def test_the_summary_wraps_at_words_within_a_narrow_terminal(tmp_path):
+    """At 60 columns every summary line fits, broken between words and continued
+    under its label; piped, the same summary keeps whole lines."""
+    script = "import time; time.sleep(1.5)"
+    term = Pty(run_argv(tmp_path, script), 60, tv_env(1))
+    term.finish()
+    lines = scrolled_and_rows(term.screen())
+    start = next(i for i, line in enumerate(lines)
+                 if line.startswith("trainvitals: ") and "not measured" not in line)
+    summary = [line for line in lines[start:] if line]
+    assert all(len(line) <= 60 for line in summary), "\n".join(summary)
+    gpu = next(i for i, line in enumerate(summary) if line.startswith("  GPU0"))
+    assert summary[gpu + 1].startswith(" " * 11) and summary[gpu + 1][11] != " ", summary[gpu:gpu + 3]
+    piped = subprocess.run(run_argv(tmp_path / "piped", script), capture_output=True, text=True,
+                           env=tv_env(1), timeout=60)
+    gpu_line = next(line for line in piped.stderr.splitlines() if line.startswith("  GPU0"))
+    assert len(gpu_line) > 60, piped.stderr
+    # The words of the wrapped GPU line, rejoined, are the piped line's words.
+    wrapped = [summary[gpu]]
+    for line in summary[gpu + 1:]:
+        if not line.startswith(" " * 11):
+            break
+        wrapped.append(line)
+    def words(text):  # the words without figures: the runs' numbers differ
+        return [w for w in text.split() if not any(c.isdigit() for c in w)]
+    assert words(" ".join(wrapped)) == words(gpu_line), (wrapped, gpu_line)
