@@ -137,6 +137,8 @@ bool MarkerClient::EpochBegin(int64_t epoch, int64_t call, int64_t planned_epoch
   Marker m;
   m.type = MarkerType::kEpochBegin;
   m.epoch = epoch;
+  // The count so far: an epoch the process never ends is counted from here to its bye.
+  m.steps = static_cast<int64_t>(steps_);
   if (call > 0) m.call = call;
   if (planned_epochs > 0) m.planned_epochs = planned_epochs;
   return Send(std::move(m));

@@ -105,6 +105,8 @@ class MarkerClient {
   // phase is no data wait of the training loop.
   // `call`: the script's framework call the epoch belongs to (1, 2, ...); 0: not said.
   // `planned_epochs`: how many epochs the call plans, from its first; 0: not said.
+  // EpochBegin also says the steps counted so far (bye's count, less it, is an
+  // epoch's that the process never ends).
   bool EpochBegin(int64_t epoch, int64_t call = 0, int64_t planned_epochs = 0);
   bool EpochEnd(int64_t epoch);  // with the steps counted since EpochBegin
   bool PhaseBegin(std::string phase);

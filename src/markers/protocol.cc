@@ -90,6 +90,17 @@ bool Fail(std::string* error, std::string message) {
   return false;
 }
 
+// "steps", when there: epoch_begin's so far, epoch_end's in the epoch, bye's in all.
+bool OptionalSteps(const nlohmann::json& j, Marker* m, std::string* error) {
+  auto steps = j.find("steps");
+  if (steps == j.end()) return true;
+  if (!steps->is_number_integer() || steps->get<int64_t>() < 0) {
+    return Fail(error, "\"steps\" must be a whole number >= 0");
+  }
+  m->steps = steps->get<int64_t>();
+  return true;
+}
+
 bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
   switch (m->type) {
     case MarkerType::kEpochBegin:
@@ -99,13 +110,7 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
         return Fail(error, "\"epoch\" must be a whole number >= 0");
       }
       m->epoch = epoch->get<int64_t>();
-      auto steps = j.find("steps");
-      if (steps != j.end()) {
-        if (!steps->is_number_integer() || steps->get<int64_t>() < 0) {
-          return Fail(error, "\"steps\" must be a whole number >= 0");
-        }
-        m->steps = steps->get<int64_t>();
-      }
+      if (!OptionalSteps(j, m, error)) return false;
       auto call = j.find("call");
       if (call != j.end()) {
         if (!call->is_number_integer() || call->get<int64_t>() < 1 ||
@@ -179,6 +184,7 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
       return true;
     }
     case MarkerType::kBye: {
+      if (!OptionalSteps(j, m, error)) return false;
       auto ex = j.find("exception");
       if (ex != j.end() && ex->is_string()) m->exception = ex->get<std::string>().substr(0, 128);
       auto msg = j.find("message");

@@ -155,7 +155,7 @@ struct Marker {
   std::optional<int64_t> call;   // epoch_begin: the script's framework call (1, 2, ...)
   // epoch_begin ("epochs"): how many epochs the call plans, from its first.
   std::optional<int64_t> planned_epochs;
-  std::optional<int64_t> steps;  // epoch_end: steps in the epoch
+  std::optional<int64_t> steps;  // epoch_begin: so far; epoch_end: in the epoch; bye: all
   std::string phase;             // phase markers: "train", "eval", "predict"
   std::string framework;         // hello
   // bye: the exception the process is dying of (its type, e.g. "ValueError",

@@ -94,6 +94,7 @@ TEST(MarkerProtocol, ByeCarriesTheExceptionTheProcessDiedOf) {
   ASSERT_TRUE(back) << error;
   EXPECT_EQ(back->exception, "ValueError");
   EXPECT_EQ(back->message, "bad \"shape\"");
+  EXPECT_EQ(back->steps, 3);  // all it took: an epoch it never ended counts from its begin
   m.exception.clear();
   EXPECT_EQ(EncodeMarker(m).find("exception"), std::string::npos);
 }
@@ -112,6 +113,7 @@ TEST(MarkerProtocol, RejectsMalformedWithAReason) {
       {R"({"v":1,"type":"epoch_begin","t":1})", "\"epoch\""},
       {R"({"v":1,"type":"epoch_end","t":1,"epoch":-1})", "\"epoch\""},
       {R"({"v":1,"type":"epoch_end","t":1,"epoch":1,"steps":"x"})", "\"steps\""},
+      {R"({"v":1,"type":"bye","t":1,"steps":-1})", "\"steps\""},
       {R"({"v":1,"type":"phase_begin","t":1,"phase":"a b"})", "\"phase\""},
       {R"({"v":1,"type":"scalars","t":1,"values":{"loss":"high"}})", "scalar \"loss\""},
       {R"({"v":1,"type":"allocator","t":1,"devices":[{"allocated_bytes":1}]})", "\"device\""},
