@@ -4,6 +4,7 @@
 
 #include "analysis/cost.h"
 #include "core/config.h"
+#include "core/near.h"
 
 namespace tv {
 namespace {

@@ -6,7 +6,6 @@
 // Setup mistakes throw ConfigError (caught at the CLI boundary, exit code 2).
 #pragma once
 
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -72,10 +71,6 @@ const OptionDef* FindOptionByKey(std::string_view key);
 // The option key `key` is probably a typo of ("intervall": "interval"); empty
 // when none is near.
 std::string_view NearestKey(std::string_view key);
-// The word of `words` that `key` is probably a typo of; empty when none is near.
-std::string_view NearestWord(std::string_view key, std::span<const std::string_view> words);
-// Edits from `a` to `b` (a swap of two neighbours is one), for "did you mean".
-size_t EditDistance(std::string_view a, std::string_view b);
 
 // Applies a TOML config file over `config`. Throws ConfigError naming the file,
 // line and key for unknown keys (with the near key, if any), wrong types and bad

@@ -35,8 +35,16 @@ std::string_view NearestWord(std::string_view key, std::span<const std::string_v
     }
   }
   // A typo, not another word: at most 2 edits, and fewer than half the key.
-  if (best_distance > 2 || best_distance * 2 >= key.size()) return {};
-  return best;
+  if (!best.empty() && best_distance <= 2 && best_distance * 2 < key.size()) return best;
+  // A word cut short: most of it typed, and enough of it to tell it apart.
+  std::string_view cut;
+  for (std::string_view w : words) {
+    if (key.size() >= 4 && key.size() * 2 > w.size() && w.starts_with(key) &&
+        (cut.empty() || w.size() < cut.size())) {
+      cut = w;
+    }
+  }
+  return cut;
 }
 
 }  // namespace tv

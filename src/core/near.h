@@ -16,7 +16,10 @@ size_t EditDistance(std::string_view a, std::string_view b);
 
 // The word of `words` that `key` is probably a typo of: the nearest, when it
 // is at most 2 edits away and those edits are fewer than half of `key` (so
-// "ou" is no typo of "out"). Empty when none is near; on a tie, the first.
+// "ou" is no typo of "out"). Failing that, a word `key` cut short: the
+// shortest word that begins with `key`, when `key` has at least 4 characters
+// and is more than half of that word ("gpus[].util" for "gpus[].util_ratio").
+// Empty when none is near; on a tie, the first.
 std::string_view NearestWord(std::string_view key, std::span<const std::string_view> words);
 
 }  // namespace tv

@@ -32,6 +32,19 @@ TEST(Near, SuggestsTheNearestWordOnlyForATypo) {
   EXPECT_EQ(NearestWord("anything", std::span<const std::string_view>()), "");
 }
 
+TEST(Near, SuggestsAWordCutShortWhenMostOfItIsTyped) {
+  constexpr std::array<std::string_view, 3> kMetrics = {"gpus[].util_ratio_max",
+                                                        "gpus[].util_ratio", "cpu.util_ratio"};
+  EXPECT_EQ(NearestWord("gpus[].util", kMetrics), "gpus[].util_ratio");  // the shortest it begins
+  EXPECT_EQ(NearestWord("gpus[].utl", kMetrics), "");  // the start of none, and too far
+  EXPECT_EQ(NearestWord("gpus[", kMetrics), "");       // under half of each
+  constexpr std::array<std::string_view, 3> kWords = {"report", "reports_dir", "out"};
+  EXPECT_EQ(NearestWord("repo", kWords), "report");  // 2 edits of 4, but its start
+  EXPECT_EQ(NearestWord("ou", kWords), "");          // too short to tell apart
+  constexpr std::array<std::string_view, 2> kTypoFirst = {"stats_window", "statz"};
+  EXPECT_EQ(NearestWord("stats", kTypoFirst), "statz");  // a typo beats a word cut short
+}
+
 TEST(Near, OnATieTheFirstWordWins) {
   constexpr std::array<std::string_view, 2> kUnits = {"GB", "GiB"};
   EXPECT_EQ(NearestWord("GiBB", kUnits), "GiB");

@@ -15,6 +15,7 @@
 
 #include "core/escape.h"
 #include "core/json_shape.h"
+#include "core/near.h"
 #include "core/private_path.h"
 #include "core/run_file.h"
 

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string_view>
+#include <vector>
+
+#include "core/near.h"
 
 namespace tv {
 namespace {
@@ -452,18 +456,11 @@ Thresholds::Thresholds() {
 std::string Thresholds::Set(std::string_view key, double value) {
   const ThresholdDef* t = FindThreshold(key);
   if (t == nullptr) {
-    std::string_view near;
-    size_t best = 0;
-    for (const ThresholdDef& d : kThresholds) {
-      // Same prefix or suffix as a known key: likely meant it.
-      size_t common = 0;
-      while (common < key.size() && common < d.key.size() && key[common] == d.key[common]) {
-        ++common;
-      }
-      if (common > best) best = common, near = d.key;
-    }
+    std::vector<std::string_view> keys;
+    for (const ThresholdDef& d : kThresholds) keys.push_back(d.key);
+    std::string_view near = NearestWord(key, keys);
     return fmt::format("unknown threshold '{}'{} (docs/findings.md lists them)", key,
-                       best >= 4 ? fmt::format(", did you mean '{}'?", near) : "");
+                       near.empty() ? "" : fmt::format(", did you mean '{}'?", near));
   }
   if (!std::isfinite(value) || value < 0) {
     return fmt::format("'{}' must be a number >= 0, not {}", key, value);
