@@ -85,13 +85,18 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
     held->mono_s = sample.mono_s;
   }
   if (sample.host.cpu_power_watts) cpu_watts_ = sample.host.cpu_power_watts;
+  // The step count read with this sample: the latest of every epoch open at
+  // it, those its markers begin included (read after them).
+  auto note_steps = [&sample](OpenEpoch& e) {
+    std::optional<double> steps = sample.training.steps;
+    if (!steps) return;
+    if (*steps > e.steps_first.value_or(0) && steps != e.steps_last) e.last_step_t = sample.t;
+    e.steps_last = steps;
+  };
   for (auto& [index, e] : open_) {
     e.resources.Add(sample);
     AddShares(sample, &e.job_sm);
-    if (std::optional<double> steps = sample.training.steps) {
-      if (*steps > e.steps_first.value_or(0) && steps != e.steps_last) e.last_step_t = sample.t;
-      e.steps_last = steps;
-    }
+    note_steps(e);
     for (const EnergyMark& w : gpu_watts_) find(e.gpu_joules, w.index)->joules += w.joules * dt;
     if (cpu_watts_) e.cpu_joules = e.cpu_joules.value_or(0) + *cpu_watts_ * dt;
   }
@@ -132,6 +137,7 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
     }
     if (i < markers.size()) Mark(markers[i], sample, events);
   }
+  for (auto& [index, e] : open_) note_steps(e);
   if (sample.training.steps) last_steps_ = sample.training.steps;
 }
 
@@ -155,10 +161,14 @@ void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<E
         if (this_one) break;
       }
       if (fresh) {
+        // Both are counts the job had reached at the begin; the previous
+        // sample's alone misses the steps the epoch before took since it.
         it->second.start_t = m.t;
-        it->second.steps_first = last_steps_.value_or(0);
+        it->second.steps_first =
+            std::max(last_steps_.value_or(0), static_cast<double>(m.steps.value_or(0)));
       }
       it->second.begun.try_emplace(rank, m.t);
+      if (m.steps) it->second.begun_steps.try_emplace(rank, m.pid, *m.steps);
       if (!it->second.call) it->second.call = m.call;
       if (m.planned_epochs) planned_[m.call.value_or(0)] = *m.planned_epochs;
       break;
@@ -179,6 +189,17 @@ void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<E
         Close(it->first, it->second, end, true, &now, events);
         if (open_.size() == 1) Switch(end);
         open_.erase(it);
+      }
+      break;
+    }
+    case TrainingEventType::kClientEnd: {
+      // Its count at its bye ends the epochs it began and left open; a hang-up
+      // says no count.
+      if (!m.steps) break;
+      for (auto& [index, e] : open_) {
+        auto begun = e.begun_steps.find(rank);
+        if (begun == e.begun_steps.end() || begun->second.first != m.pid) continue;
+        if (e.ended.count(rank) == 0) e.final_steps[rank] = *m.steps;
       }
       break;
     }
@@ -228,10 +249,21 @@ void PhaseTracker::Switch(double t) {
 void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complete,
                          const Sample* now, std::vector<Event>* events) {
   double duration = std::max(0.0, end_t - e.start_t);
-  int64_t steps = 0;
-  for (const auto& [rank, te] : e.ended) steps = std::max(steps, te.second);
-  if (!complete && e.steps_first && e.steps_last)
-    steps = std::llround(*e.steps_last - *e.steps_first);
+  // The most any rank took, by its own count: at its epoch_end, or from its
+  // epoch_begin to its bye when the run ended inside the epoch.
+  std::optional<int64_t> counted;
+  for (const auto& [rank, te] : e.ended) counted = std::max(counted.value_or(0), te.second);
+  if (!complete) {
+    for (const auto& [rank, last] : e.final_steps) {
+      auto begun = e.begun_steps.find(rank);
+      if (begun != e.begun_steps.end())
+        counted = std::max(counted.value_or(0), std::max<int64_t>(0, last - begun->second.second));
+    }
+  }
+  int64_t steps = counted.value_or(0);
+  // No rank's count: the sampler's, from the epoch's begin to its last sample.
+  if (!counted && e.steps_first && e.steps_last)
+    steps = std::max<int64_t>(0, std::llround(*e.steps_last - *e.steps_first));
   // An epoch shorter than one sample period: the sample it ended with.
   if (e.resources.samples() == 0 && now != nullptr) {
     e.resources.Add(*now);

@@ -5,14 +5,16 @@
 // temperature and energy over exactly that span, and the loss and metrics the
 // lowest rank logged (user scalars) between its begin and end of the epoch.
 // An epoch the run ended inside (an exception, a kill) ends at its last step,
-// not at the end of the process's teardown. Phases (train, eval, predict)
-// follow the lowest rank: time goes to its innermost open phase, so evaluation
-// inside a training epoch counts as evaluation; time inside an epoch outside
-// any phase is training time. A phase's data-wait share is recorded only where
-// it was measured: training, a phase whose steps advanced, or one whose own
-// loop timed its wait. A GPU's job SM
-// share (NVML process utilization, read every few seconds) is held between its
-// readings, so a span shorter than the reading period still has one.
+// not at the end of the process's teardown; its steps are the most any rank
+// took in it by its own count (from its epoch_begin to its epoch_end or bye),
+// else those the sampler saw between its begin and its last sample. Phases
+// (train, eval, predict) follow the lowest rank: time goes to its innermost
+// open phase, so evaluation inside a training epoch counts as evaluation; time
+// inside an epoch outside any phase is training time. A phase's data-wait
+// share is recorded only where it was measured: training, a phase whose steps
+// advanced, or one whose own loop timed its wait. A GPU's job SM share (NVML
+// process utilization, read every few seconds) is held between its readings,
+// so a span shorter than the reading period still has one.
 //
 // Thread safety: a SampleObserver, fed on the sampler thread; Epochs/Phases
 // after the sampler stopped.
@@ -63,14 +65,20 @@ class PhaseTracker final : public SampleObserver {
     std::optional<int64_t> call;
     std::map<int, double> begun;                      // rank -> t
     std::map<int, std::pair<double, int64_t>> ended;  // rank -> (t, steps)
+    // The steps of a rank the run ended inside the epoch: its process's step
+    // count when it began the epoch (epoch_begin's steps) and when it said bye
+    // without having ended it (client_end's steps). rank -> (pid, steps).
+    std::map<int, std::pair<int, int64_t>> begun_steps;
+    std::map<int, int64_t> final_steps;  // rank -> steps
     Aggregator resources;
     std::vector<ShareMean> job_sm;
     // Energy over the epoch, integrated from the power of each sample (the
     // energy counters themselves are read only once per row).
     std::vector<EnergyMark> gpu_joules;
     std::optional<double> cpu_joules;
-    // training.steps before the epoch began and at its latest sample: the
-    // steps of an epoch that never ended (the run stopped inside it).
+    // training.steps when the epoch began (at least the previous sample's and
+    // the beginning process's count) and at its latest sample: the steps of an
+    // epoch that never ended when no rank's own count says them.
     std::optional<double> steps_first, steps_last;
     std::optional<double> last_step_t;  // the sample that first showed steps_last
     // The lowest rank's logs: its scalars when it ended the epoch.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace tv {
 namespace {
@@ -18,6 +19,33 @@ TrainingEvent Epoch(TrainingEventType type, int rank, double t, int64_t epoch, i
   m.epoch = epoch;
   if (type == TrainingEventType::kEpochEnd) m.steps = steps;
   return m;
+}
+
+// epoch_begin as a client sends it: with its process's step count so far.
+TrainingEvent Begin(int rank, double t, int64_t epoch, int64_t steps_so_far) {
+  TrainingEvent m = Epoch(TrainingEventType::kEpochBegin, rank, t, epoch);
+  m.steps = steps_so_far;
+  return m;
+}
+
+// A process's end: its bye with all its steps, or a hang-up (no count).
+TrainingEvent End(int rank, double t, std::optional<int64_t> steps) {
+  TrainingEvent m;
+  m.type = TrainingEventType::kClientEnd;
+  m.pid = 10 + std::max(rank, 0);
+  m.rank = rank;
+  m.t = t;
+  m.steps = steps;
+  return m;
+}
+
+Sample At(double t, double steps, std::vector<TrainingEvent> events = {}) {
+  Sample s;
+  s.t = t;
+  s.mono_s = t;
+  s.training.steps = steps;
+  s.training.events = std::move(events);
+  return s;
 }
 
 TrainingEvent Scalars(int rank, double t, std::vector<std::pair<std::string, double>> values) {
@@ -51,6 +79,82 @@ TEST(PhaseTracker, EpochCutByAnExceptionEndsAtItsLastStep) {
   EXPECT_DOUBLE_EQ(rec["steps_per_second"].get<double>(), 10.0);
   // Its time in training ends there too.
   EXPECT_DOUBLE_EQ(tracker.Phases()["train"]["duration_s"].get<double>(), 5.0);
+}
+
+TEST(PhaseTracker, AnEpochBegunAndCutBetweenTwoReadingsHasTheStepsReadWithIt) {
+  // Markers without step counts (an older client; the process hung up): the
+  // sampler's readings are all there is.
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  tracker.OnSample(At(1, 0, {Epoch(TrainingEventType::kEpochBegin, -1, 0.5, 0)}), &events);
+  tracker.OnSample(At(2, 10), &events);
+  // Epoch 1 begins after the reading of epoch 0's last step, takes 4 steps and
+  // the process dies, all before the next reading.
+  tracker.OnSample(At(3, 14,
+                      {Epoch(TrainingEventType::kEpochEnd, -1, 2.1, 0, 10),
+                       Epoch(TrainingEventType::kEpochBegin, -1, 2.2, 1), End(-1, 2.9, {})}),
+                   &events);
+  tracker.OnFinish(3.5, &events);
+  ASSERT_EQ(events.size(), 2u);
+  const auto& rec = events[1].fields;
+  EXPECT_EQ(rec["epoch"], 1);
+  EXPECT_EQ(rec["complete"], false);
+  EXPECT_EQ(rec["steps"], 4) << rec;
+  // It ends at the reading that showed its last step.
+  EXPECT_DOUBLE_EQ(rec["duration_s"].get<double>(), 0.8);
+}
+
+TEST(PhaseTracker, AnEpochCutShortCountsNoneOfTheStepsBeforeItBegan) {
+  // Epoch 0 takes 4 more steps after the reading of 6; epoch 1 begins at the
+  // process's count of 10, takes 6 and the process is killed (no bye).
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  tracker.OnSample(At(1, 0, {Begin(-1, 0.5, 0, 0)}), &events);
+  tracker.OnSample(At(2, 6), &events);
+  tracker.OnSample(
+      At(3, 13, {Epoch(TrainingEventType::kEpochEnd, -1, 2.4, 0, 10), Begin(-1, 2.5, 1, 10)}),
+      &events);
+  tracker.OnSample(At(4, 16, {End(-1, 3.9, {})}), &events);
+  tracker.OnFinish(4.5, &events);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].fields["complete"], false);
+  EXPECT_EQ(events[1].fields["steps"], 6) << events[1].fields;
+}
+
+TEST(PhaseTracker, AnEpochCutOnTwoRanksHasTheMostEitherCountedBeforeItsBye) {
+  // Uneven ranks: rank 1 took 12 steps in epoch 0, rank 0 10. In epoch 1 rank 0
+  // takes 7 and rank 1 3 before both die of an exception; the job's count (the
+  // most any process took) says neither.
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  tracker.OnSample(At(1, 0, {Begin(0, 0.5, 0, 0), Begin(1, 0.5, 0, 0)}), &events);
+  tracker.OnSample(At(2, 8), &events);
+  tracker.OnSample(At(3, 12,
+                      {Epoch(TrainingEventType::kEpochEnd, 0, 2.2, 0, 10),
+                       Epoch(TrainingEventType::kEpochEnd, 1, 2.3, 0, 12), Begin(1, 2.35, 1, 12),
+                       Begin(0, 2.4, 1, 10)}),
+                   &events);
+  tracker.OnSample(At(4, 17, {End(0, 3.6, 17), End(1, 3.7, 15)}), &events);
+  tracker.OnFinish(4.5, &events);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].fields["steps"], 12);
+  const auto& rec = events[1].fields;
+  EXPECT_EQ(rec["complete"], false);
+  EXPECT_EQ(rec["steps"], 7) << rec;
+}
+
+TEST(PhaseTracker, AByeCountsOnlyForTheProcessThatBeganTheEpoch) {
+  // Rank 0's process began epoch 1 at its count of 20; another process of the
+  // same rank (a restart, its own count from 0) says bye at 3.
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  tracker.OnSample(At(1, 20, {Begin(0, 0.5, 1, 20)}), &events);
+  TrainingEvent other = End(0, 1.5, 3);
+  other.pid = 99;
+  tracker.OnSample(At(2, 25, {other}), &events);
+  tracker.OnFinish(2.5, &events);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].fields["steps"], 5) << events[0].fields;  // the sampler's count
 }
 
 TEST(PhaseTracker, EpochTimeOutsideAnyPhaseIsTraining) {
