@@ -23,9 +23,7 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
   auto run = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   auto config_file = std::make_shared<std::string>();
-  cmd->add_option("RUN", *run,
-                  "Run directory, or its name in trainvitals-runs/ (\"latest\": the newest run)")
-      ->required();
+  cmd->add_option("RUN", *run, RunArgumentHelp("The run"))->required();
   cmd->add_flag("--json", *json, "Print the verdict as JSON (health, findings)");
   cmd->add_option("--config", *config_file,
                   "TOML file whose [findings] table sets the thresholds to judge with instead "

@@ -74,7 +74,7 @@ void AddAttachCommand(CLI::App& app, Action* action) {
   auto options = std::make_shared<MonitorOptions>();
   auto pid = std::make_shared<int>(0);
   options->AddTo(cmd);
-  cmd->add_option("pid", *pid, "PID of the process to watch")
+  cmd->add_option("PID", *pid, "PID of the process to watch")
       ->required()
       ->check(CLI::PositiveNumber);
   cmd->callback([options, pid, action] {

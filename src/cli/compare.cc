@@ -16,6 +16,21 @@
 #include "run/run_dir.h"
 
 namespace tv {
+namespace {
+
+// CLI11 shows two or more RUNs as "RUN(2x)": the usage line says "RUN RUN [RUN...]".
+class CompareUsage : public CLI::Formatter {
+ public:
+  std::string make_option_usage(const CLI::Option* opt) const override {
+    std::string name = make_option_name(opt, true);
+    std::string out = name;
+    for (int i = 1; i < opt->get_expected_min(); ++i) out += " " + name;
+    if (opt->get_expected_max() > opt->get_expected_min()) out += " [" + name + "...]";
+    return out;
+  }
+};
+
+}  // namespace
 
 void AddCompareCommand(CLI::App& app, Action* action) {
   auto* cmd = app.add_subcommand(
@@ -26,11 +41,11 @@ void AddCompareCommand(CLI::App& app, Action* action) {
   auto runs = std::make_shared<std::vector<std::string>>();
   auto json = std::make_shared<bool>(false);
   auto config_file = std::make_shared<std::string>();
-  cmd->add_option("RUN", *runs,
-                  "Two or more runs: a run directory, its directory's name in "
-                  "trainvitals-runs/, a run's --name (its newest run) or \"latest\"")
+  cmd->add_option("RUN", *runs, RunArgumentHelp("Two or more runs"))
       ->required()
-      ->expected(2, 64);
+      ->expected(2, 64)
+      ->option_text("TEXT ... REQUIRED");
+  cmd->formatter(std::make_shared<CompareUsage>());
   cmd->add_flag("--json", *json, "Print the comparison as JSON (figures, changes, epochs)");
   cmd->add_option("--config", *config_file,
                   "TOML file whose [cost] table prices runs written before costs existed "

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "core/config.h"
 #include "run/run_dir.h"
 #include "sinks/csv_export.h"
@@ -20,9 +21,7 @@ void AddExportCommand(CLI::App& app, Action* action) {
   auto run = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("csv");
   auto output = std::make_shared<std::string>();
-  cmd->add_option("RUN", *run,
-                  "Run directory, or its name in trainvitals-runs/ (\"latest\": the newest run)")
-      ->required();
+  cmd->add_option("RUN", *run, RunArgumentHelp("The run"))->required();
   cmd->add_option("--format", *format, "Output format")
       ->check(CLI::IsMember({"csv"}))
       ->capture_default_str();

@@ -89,6 +89,13 @@ void MonitorOptions::AddTo(CLI::App* cmd) {
   }
 }
 
+std::string RunArgumentHelp(std::string_view what) {
+  return fmt::format(
+      "{}: a run directory, its directory's name in trainvitals-runs/ (\"latest\": the newest "
+      "run), or a run's --name or script (the newest run of that name)",
+      what);
+}
+
 std::string ConfigFilePath(const std::string& given) {
   if (!given.empty()) return given;
   const char* env = std::getenv("TRAINVITALS_CONFIG");

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,10 @@ class MonitorOptions {
 // The config file to read: `given` (--config), else $TRAINVITALS_CONFIG;
 // empty for none.
 std::string ConfigFilePath(const std::string& given);
+
+// The help of the RUN argument of export, analyze, report and compare, led by
+// `what` ("The run"): every form ResolveRunDir (run/run_dir.h) takes.
+std::string RunArgumentHelp(std::string_view what);
 
 // Checks --gpus against the GPUs the job sees (CUDA_VISIBLE_DEVICES applied).
 // Throws ConfigError naming an index that is not there. Without an NVIDIA

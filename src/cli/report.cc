@@ -74,9 +74,7 @@ void AddReportCommand(CLI::App& app, Action* action) {
   auto out = std::make_shared<std::string>();
   auto compare = std::make_shared<std::string>();
   auto config_file = std::make_shared<std::string>();
-  cmd->add_option("RUN", *run,
-                  "Run directory, or its name in trainvitals-runs/ (\"latest\": the newest run)")
-      ->required();
+  cmd->add_option("RUN", *run, RunArgumentHelp("The run"))->required();
   cmd->add_option("-o,--out", *out, "The page to write. Default: RUN/report.html");
   cmd->add_option("--compare", *compare,
                   "A second run (directory or name) overlaid on the charts, aligned by elapsed "

@@ -204,16 +204,16 @@ void AddRunsCommand(CLI::App& app, Action* action) {
   stats_common->AddTo(stats, true);
   stats->footer("Example: trainvitals runs stats --since 30d --host node7");
 
-  auto* import = cmd->add_subcommand(
+  auto* import_cmd = cmd->add_subcommand(
       "import",
       "Index run directories (a directory of run directories imports each), e.g. runs made "
       "before the history existed or on another machine. Runs without a cost in summary.json "
       "are costed with the config file's [cost] rates.");
   auto import_common = std::make_shared<Common>();
   auto import_dirs = std::make_shared<std::vector<std::string>>();
-  import->add_option("DIR", *import_dirs, "Run directory, or a directory of them")->required();
-  import_common->AddTo(import, false);
-  import->footer("Example: trainvitals runs import trainvitals-runs/");
+  import_cmd->add_option("DIR", *import_dirs, "Run directory, or a directory of them")->required();
+  import_common->AddTo(import_cmd, false);
+  import_cmd->footer("Example: trainvitals runs import trainvitals-runs/");
 
   cmd->callback([cmd, common, filters, sort, limit, action] {
     if (cmd->got_subcommand("stats") || cmd->got_subcommand("import")) return;
@@ -272,11 +272,9 @@ void AddRunsCommand(CLI::App& app, Action* action) {
       return 0;
     };
   });
-  import->callback([import_common, import_dirs, action] {
-    *action = [import_common, import_dirs]() { return Import(*import_common, *import_dirs);
-};
-}  // namespace tv
-);
+  import_cmd->callback([import_common, import_dirs, action] {
+    *action = [import_common, import_dirs]() { return Import(*import_common, *import_dirs); };
+  });
 }
 
 }  // namespace tv

@@ -163,6 +163,7 @@ void AddTopCommand(CLI::App& app, Action* action) {
   auto json = std::make_shared<bool>(false);
   auto no_gpus = std::make_shared<bool>(false);
   cmd->add_option("--interval", *interval, "Seconds between refreshes")
+      ->type_name("SECONDS")
       ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
   cmd->add_flag("--once", *once, "Print one frame as plain text and exit (for scripts)");

@@ -42,6 +42,7 @@ MISTAKES = [
     (["run"],
      "trainvitals: run: missing COMMAND (give it after --); "
      "usage: trainvitals run [OPTIONS] [--] COMMAND [ARGS...]"),
+    (["attach"], "trainvitals: attach: missing PID; usage: trainvitals attach [OPTIONS] PID"),
     # commands: mistyped, far from any, none
     (["frobnicate"],
      "trainvitals: unknown command \"frobnicate\"; commands: run, attach, check, export, "
@@ -72,12 +73,15 @@ MISTAKES = [
     (["analyze", "--json=maybe", "a"],
      "trainvitals: analyze: --json takes no value (\"maybe\" given)"),
     (["compare", "a"], "trainvitals: compare: needs at least 2 RUN arguments, got 1"),
+    (["compare"],
+     "trainvitals: compare: missing RUN; usage: trainvitals compare [OPTIONS] RUN RUN [RUN...]"),
     (["compare", "a", "b", "--jsn"],
      "trainvitals: compare: unknown option --jsn (did you mean --json?)"),
     (["report", "a", "--comprae", "b"],
      "trainvitals: report: unknown option --comprae (did you mean --compare?)"),
     # top's refresh interval
-    (["top", "--interval", "fast"], "trainvitals: top: --interval: \"fast\" is not a number"),
+    (["top", "--interval", "fast"],
+     "trainvitals: top: --interval: \"fast\" is not a number of seconds"),
     (["top", "--interval", "0"],
      "trainvitals: top: --interval: 0 is out of range: give 0.1 to 3600"),
     (["top", "--bogus"],
