@@ -5,7 +5,9 @@
 // A pure function of summary.json and meta.json, so a run directory written
 // before costs existed is costed exactly as a new one (`runs import`,
 // `report`, `compare`). Rates come from the config file's [cost] table
-// (docs/cost.md), never from the code: with no price, no money is said.
+// (docs/cost.md), never from the code: with no price, no money is said. The
+// used-GPU rule and the run-level arithmetic (busy share, energy, money) are
+// core/run_cost.h's, which the live row figures use too (cost_observer.h).
 //
 // summary.json "cost" (docs/schema.md):
 //   gpus_used            GPUs the job used (its processes or memory on them;
@@ -33,23 +35,13 @@
 //                         planned epoch (only when it stopped short of them)
 #pragma once
 
-#include <map>
+#include <cstdint>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 
-namespace tv {
+#include "core/run_cost.h"
 
-struct CostRates {
-  double pue = 1.0;                 // power usage effectiveness of the site
-  double grid_g_per_kwh = 475;      // CO2e per kWh: the world average CodeCarbon uses
-  std::optional<double> kwh_price;  // money per kWh
-  std::string currency = "USD";
-  // Money per GPU-hour by GPU model: a key is matched as a case-insensitive
-  // substring of the model's name ("H100" matches "NVIDIA H100 80GB HBM3");
-  // "default" covers any other model.
-  std::map<std::string, double> gpu_hour_price;
-};
+namespace tv {
 
 // Reads the [cost] table of the TOML config file `path` ("" or no table:
 // the defaults). Throws ConfigError with the file, line and key on a wrong

@@ -28,6 +28,39 @@ std::string Text(const Json& j, const char* key) {
   return v.is_string() ? v.template get<std::string>() : std::string();
 }
 
+// summary["gpus"][i][key]["field"] (a gauge) or the plain number (a counter).
+template <typename Json>
+std::optional<double> Stat(const Json& gpu, const char* key, const char* field) {
+  const Json& v = Member(gpu, key);
+  if (v.is_number()) {
+    double d = v.template get<double>();
+    return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
+  }
+  return Number(v, field);
+}
+
+template <typename Json>
+std::vector<GpuUse> Uses(const Json& summary) {
+  std::vector<GpuUse> out;
+  const Json& gpus = Member(summary, "gpus");
+  if (!gpus.is_array()) return out;
+  for (const Json& g : gpus) {
+    if (!g.is_object()) continue;
+    GpuUse& u = out.emplace_back();
+    if (auto i = Number(g, "index");
+        i && *i >= std::numeric_limits<int>::min() && *i <= std::numeric_limits<int>::max()) {
+      u.index = static_cast<int>(*i);
+    }
+    u.processes_listed = g.contains("job_processes");
+    u.job_processes_max = Stat(g, "job_processes", "max").value_or(0);
+    u.job_memory_bytes_max = Stat(g, "job_memory_bytes", "max").value_or(0);
+    u.util_ratio_mean = Stat(g, "util_ratio", "mean");
+    u.sm_active_ratio_mean = Stat(g, "sm_active_ratio", "mean");
+    u.energy_joules = Stat(g, "energy_joules", "");
+  }
+  return out;
+}
+
 template <typename Json>
 RunHeadline Read(const Json& summary) {
   RunHeadline h;
@@ -42,6 +75,13 @@ RunHeadline Read(const Json& summary) {
   h.energy_kwh = Number(cost, "energy_kwh");
   h.money = Number(cost, "money");
   if (h.money) h.currency = Text(cost, "currency");
+  std::vector<GpuUse> gpus = Uses(summary);
+  std::vector<bool> used = JobUsedGpus(gpus);
+  std::vector<const GpuUse*> used_gpus;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    if (used[i]) used_gpus.push_back(&gpus[i]);
+  }
+  h.gpu_util_ratio = BusyShareOn(used_gpus, BusyBasis::kUtil);
   const Json& health = Member(summary, "health");
   h.health_score = Number(health, "score");
   if (!h.health_score) h.health_note = Text(health, "note");
@@ -52,5 +92,7 @@ RunHeadline Read(const Json& summary) {
 
 RunHeadline HeadlineOf(const nlohmann::json& summary) { return Read(summary); }
 RunHeadline HeadlineOf(const nlohmann::ordered_json& summary) { return Read(summary); }
+std::vector<GpuUse> GpuUsesOf(const nlohmann::json& summary) { return Uses(summary); }
+std::vector<GpuUse> GpuUsesOf(const nlohmann::ordered_json& summary) { return Uses(summary); }
 
 }  // namespace tv

@@ -9,6 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "core/run_cost.h"
 
 namespace tv {
 
@@ -21,6 +24,9 @@ struct RunHeadline {
   std::optional<double> energy_kwh;      // cost.energy_kwh: GPUs and CPUs, times the PUE
   std::optional<double> money;           // cost.money, only with prices
   std::string currency;                  // cost.currency, with money
+  // summary.json "gpus": the mean util_ratio over the GPUs the job used (the
+  // rule of core/run_cost.h), whatever basis the busy share is on.
+  std::optional<double> gpu_util_ratio;
   // summary.json "health": the score, else the note saying why there is none.
   std::optional<double> health_score;
   std::string health_note;
@@ -30,5 +36,10 @@ struct RunHeadline {
 // wrong type, stays unknown.
 RunHeadline HeadlineOf(const nlohmann::json& summary);
 RunHeadline HeadlineOf(const nlohmann::ordered_json& summary);
+
+// What summary.json "gpus" says of each GPU for core/run_cost.h (in its
+// order; entries that are not objects left out). Prices are not filled.
+std::vector<GpuUse> GpuUsesOf(const nlohmann::json& summary);
+std::vector<GpuUse> GpuUsesOf(const nlohmann::ordered_json& summary);
 
 }  // namespace tv

@@ -46,5 +46,26 @@ TEST(Headline, WhatIsMissingOrMistypedStaysUnknown) {
   EXPECT_FALSE(none.health_score);
 }
 
+TEST(Headline, GpuUtilIsOverTheGpusTheJobUsed) {
+  nlohmann::ordered_json summary = nlohmann::ordered_json::parse(R"j({
+    "gpus": [{"index": 0, "util_ratio": {"mean": 0.4}, "job_processes": {"max": 1},
+              "sm_active_ratio": {"mean": 0.3}, "energy_joules": 900},
+             {"index": 1, "util_ratio": {"mean": 0.9}, "job_processes": {"max": 0},
+              "job_memory_bytes": {"max": 0}},
+             {"index": 2, "util_ratio": {"mean": 0.6}, "job_processes": {"max": 0},
+              "job_memory_bytes": {"max": 1e9}},
+             "not a GPU"]})j");
+  EXPECT_DOUBLE_EQ(*HeadlineOf(summary).gpu_util_ratio, 0.5);  // GPUs 0 and 2
+  std::vector<GpuUse> uses = GpuUsesOf(summary);
+  ASSERT_EQ(uses.size(), 3u);
+  EXPECT_TRUE(uses[0].processes_listed);
+  EXPECT_EQ(uses[0].sm_active_ratio_mean, 0.3);
+  EXPECT_EQ(uses[0].energy_joules, 900);
+  EXPECT_EQ(uses[2].index, 2);
+  EXPECT_EQ(uses[2].job_memory_bytes_max, 1e9);
+  EXPECT_FALSE(uses[1].energy_joules);
+  EXPECT_FALSE(HeadlineOf(nlohmann::json::object()).gpu_util_ratio);
+}
+
 }  // namespace
 }  // namespace tv
