@@ -1,8 +1,30 @@
 #include "analysis/cost_observer.h"
 
+#include <algorithm>
+
 #include "core/metrics.h"
 
 namespace tv {
+namespace {
+
+// meta.json's name of GPU `index`; "" when it has none.
+std::string ModelOf(const nlohmann::ordered_json& meta, int index) {
+  auto gpus = meta.find("gpus");
+  if (gpus == meta.end() || !gpus->is_array()) return "";
+  for (const nlohmann::ordered_json& g : *gpus) {
+    if (g.is_object() && g.value("index", -1) == index) return g.value("name", "");
+  }
+  return "";
+}
+
+// Adds `s`'s samples to a running sum and returns the mean so far.
+double AddMean(const Stat& s, double* sum, double* samples) {
+  *sum += s.mean * s.count;
+  *samples += s.count;
+  return *sum / *samples;
+}
+
+}  // namespace
 
 CostForecaster::CostForecaster(CostRates rates, nlohmann::ordered_json meta)
     : rates_(std::move(rates)), meta_(std::move(meta)) {}
@@ -12,16 +34,38 @@ void CostForecaster::OnRow(Row* row, std::vector<Event>* events) {
   elapsed_s_ = row->elapsed_s;
   if (start_t_ == 0) start_t_ = row->t - row->elapsed_s;
   for (const GpuRow& g : row->gpus) {
-    Gpu& gpu = gpus_[g.index];
+    auto it = std::find_if(gpus_.begin(), gpus_.end(),
+                           [&](const GpuUse& u) { return u.index == g.index; });
+    if (it == gpus_.end()) {
+      // Once per GPU: its model's price.
+      GpuUse& use = gpus_.emplace_back();
+      use.index = g.index;
+      use.gpu_hour_price = GpuHourPrice(rates_, ModelOf(meta_, g.index));
+      sums_.emplace_back();
+      it = gpus_.end() - 1;
+    }
+    GpuUse& use = *it;
+    Sums& sums = sums_[static_cast<size_t>(it - gpus_.begin())];
     if (auto s = FindStat(metric::kGpuJobProcesses, g.values)) {
-      gpu.processes_listed = true;
-      gpu.job_processes_max = std::max(gpu.job_processes_max, s->max);
+      use.processes_listed = true;
+      use.job_processes_max = std::max(use.job_processes_max, s->max);
     }
     if (auto s = FindStat(metric::kGpuJobMemoryBytes, g.values))
-      gpu.job_memory_max = std::max(gpu.job_memory_max, s->max);
-    if (auto s = FindStat(metric::kGpuEnergyJoules, g.values)) gpu.energy_joules = s->last;
+      use.job_memory_bytes_max = std::max(use.job_memory_bytes_max, s->max);
+    if (auto s = FindStat(metric::kGpuEnergyJoules, g.values)) use.energy_joules = s->last;
+    if (auto s = FindStat(metric::kGpuUtilRatio, g.values); s && s->count > 0)
+      use.util_ratio_mean = AddMean(*s, &sums.util, &sums.util_samples);
+    if (auto s = FindStat(metric::kGpuSmActiveRatio, g.values); s && s->count > 0)
+      use.sm_active_ratio_mean = AddMean(*s, &sums.sm_active, &sums.sm_active_samples);
   }
   if (auto s = FindStat(metric::kHostCpuEnergyJoules, row->values)) cpu_energy_joules_ = s->last;
+
+  RunCost run = ComputeRunCost(gpus_, cpu_energy_joules_, row->elapsed_s, rates_);
+  row->run_gpus_used = static_cast<int>(run.used.size());
+  if (run.busy) row->run_gpu_busy_ratio = run.busy->ratio;
+  row->run_gpu_energy_joules = run.gpu_energy_joules;
+  row->run_money = run.money.Total();
+  if (row->run_money) row->run_currency.assign(run.currency);
 }
 
 void CostForecaster::OnSample(const Sample& sample, std::vector<Event>* events) {
@@ -35,10 +79,10 @@ void CostForecaster::OnSample(const Sample& sample, std::vector<Event>* events) 
   // The run so far as summary.json would say it, for BuildCost.
   nlohmann::ordered_json summary = {{"duration_s", std::max(elapsed_s_, sample.t - start_t_)}};
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
-  for (const auto& [index, g] : gpus_) {
-    nlohmann::ordered_json j = {{"index", index}};
+  for (const GpuUse& g : gpus_) {
+    nlohmann::ordered_json j = {{"index", g.index}};
     if (g.processes_listed) j["job_processes"] = {{"max", g.job_processes_max}};
-    j["job_memory_bytes"] = {{"max", g.job_memory_max}};
+    j["job_memory_bytes"] = {{"max", g.job_memory_bytes_max}};
     if (g.energy_joules) j["energy_joules"] = *g.energy_joules;
     gpus.push_back(std::move(j));
   }

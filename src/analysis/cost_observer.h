@@ -1,16 +1,24 @@
-// CostForecaster: once an epoch of a framework call that said how many epochs
-// it plans has ended, forecasts the whole run's time, energy, CO2e and money
-// (a "cost_forecast" event, with the forecast of src/analysis/cost.h), from
-// the run so far and the mean of its complete epochs. It keeps a summary-like
-// record of the run as rows close and asks BuildCost, so the live forecast and
-// summary.json's are one computation.
+// CostForecaster: the run's cost as it goes.
+//
+// On every row it sets the run-level figures so far on the row
+// (Row::run_gpus_used, run_gpu_busy_ratio, run_gpu_energy_joules, run_money,
+// run_currency; Prometheus exposes them) by core/run_cost.h, the code that
+// BuildCost writes summary.json's "cost" with: from typed running sums of each
+// GPU (no JSON), so the figures at the run's last row are summary.json's.
+//
+// Once an epoch of a framework call that said how many epochs it plans has
+// ended, it forecasts the whole run's time, energy, CO2e and money (a
+// "cost_forecast" event, with the forecast of src/analysis/cost.h), from the
+// run so far and the mean of its complete epochs: it makes a summary-like
+// record of the run (rare: once per epoch) and asks BuildCost, so the live
+// forecast and summary.json's are one computation.
 //
 // Thread safety: a SampleObserver, fed on the sampler thread; placed after the
 // PhaseTracker, whose "epoch" events of the same sample it reads.
 #pragma once
 
-#include <map>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "analysis/cost.h"
 #include "core/sampler.h"
@@ -25,17 +33,22 @@ class CostForecaster final : public SampleObserver {
   void OnRow(Row* row, std::vector<Event>* events) override;
 
  private:
-  struct Gpu {
-    double job_processes_max = 0;
-    double job_memory_max = 0;
-    bool processes_listed = false;
-    std::optional<double> energy_joules;  // the counter's latest value
+  // The sums of one GPU's rows' means weighted by their sample counts: the
+  // run's mean so far, as the run's own row (summary.json) has it.
+  struct Sums {
+    double util = 0;
+    double util_samples = 0;
+    double sm_active = 0;
+    double sm_active_samples = 0;
   };
+
   CostRates rates_;
   nlohmann::ordered_json meta_;
   double elapsed_s_ = 0;
   double start_t_ = 0;  // unix seconds when monitoring began (the first row's t - elapsed)
-  std::map<int, Gpu> gpus_;
+  // Each GPU's whole run so far, by first sight, and its sums (parallel).
+  std::vector<GpuUse> gpus_;
+  std::vector<Sums> sums_;
   std::optional<double> cpu_energy_joules_;
   nlohmann::ordered_json epochs_ = nlohmann::ordered_json::array();
 };

@@ -89,6 +89,16 @@ struct Row {
   std::vector<std::string_view> not_judged;
   std::vector<std::pair<std::string_view, double>> time_spent_s;
   std::optional<double> goodput_ratio;
+  // Set by the cost accounting as the row closes (for Prometheus; not written
+  // to samples.jsonl): the run so far over the GPUs the job used, by the code
+  // that writes summary.json's "cost" (core/run_cost.h): how many, their mean
+  // busy share, their energy since monitoring began, and the money at the
+  // run's rates with its currency.
+  std::optional<int> run_gpus_used;
+  std::optional<double> run_gpu_busy_ratio;
+  std::optional<double> run_gpu_energy_joules;
+  std::optional<double> run_money;
+  std::string run_currency;  // with run_money
   // Set by the alerts as the row closes (for Prometheus and the status line;
   // not written to samples.jsonl): each alert instance that has fired so far.
   struct Alert {

@@ -44,7 +44,7 @@ void AppendSampleEnd(double v, bool first, std::string* out) {
   out->push_back('\n');
 }
 
-void AppendFamilyHeader(const MetricDef& m, const std::string& name, PromFormat format,
+void AppendFamilyHeader(const MetricDef& m, std::string_view name, PromFormat format,
                         std::string* out) {
   // OpenMetrics names a counter family without its _total suffix.
   std::string_view family = name;
@@ -81,6 +81,61 @@ std::vector<const GpuProcess*> TopProcesses(const GpuRow& gpu) {
   });
   if (top.size() > kGpuTopProcesses) top.resize(kGpuTopProcesses);
   return top;
+}
+
+// The run so far over the GPUs the job used, as summary.json's "cost" will
+// say it (Row::run_*): one series each, so the count stays bounded.
+void AppendRunCost(const Row& row, const PromLabels& labels, PromFormat format, std::string* out) {
+  static constexpr MetricDef kGpusUsed{
+      Scope::kTraining,
+      "run_gpus_used",
+      Unit::kCount,
+      Kind::kGauge,
+      false,
+      "GPUs the job has used so far (its processes or memory seen on them; docs/cost.md)."};
+  static constexpr MetricDef kBusy{
+      Scope::kTraining,
+      "run_gpu_busy_ratio",
+      Unit::kRatio,
+      Kind::kGauge,
+      false,
+      "The run's busy share so far of the GPUs the job used: the mean over them of each one's "
+      "mean sm_active_ratio where every one measured it, else util_ratio (summary.json "
+      "cost.busy_ratio)."};
+  static constexpr MetricDef kEnergy{
+      Scope::kTraining,
+      "run_gpu_energy_joules",
+      Unit::kJoules,
+      Kind::kCounter,
+      false,
+      "Energy drawn by the GPUs the job used since monitoring began (summary.json "
+      "cost.gpu_energy_kwh)."};
+  static constexpr MetricDef kCost{
+      Scope::kTraining,
+      "run_cost",
+      Unit::kNone,
+      Kind::kCounter,
+      false,
+      "The run's cost so far in money at its [cost] rates: GPU-hours held and energy drawn "
+      "(summary.json cost.money; docs/cost.md)."};
+  bool first = true;
+  auto plain = [&](const MetricDef& def, std::string_view name, std::optional<double> v) {
+    if (!v) return;
+    AppendFamilyHeader(def, name, format, out);
+    AppendSeriesStart(name, labels, format, out, &first);
+    AppendSampleEnd(*v, first, out);
+  };
+  plain(kGpusUsed, "trainvitals_run_gpus_used",
+        row.run_gpus_used ? std::optional<double>(*row.run_gpus_used) : std::nullopt);
+  plain(kBusy, "trainvitals_run_gpu_busy_ratio", row.run_gpu_busy_ratio);
+  plain(kEnergy, "trainvitals_run_gpu_energy_joules_total", row.run_gpu_energy_joules);
+  if (row.run_money) {
+    static constexpr std::string_view kName = "trainvitals_run_cost_total";
+    AppendFamilyHeader(kCost, kName, format, out);
+    AppendSeriesStart(kName, labels, format, out, &first);
+    AppendLabel("currency", row.run_currency, format, &first, out);
+    AppendSampleEnd(*row.run_money, first, out);
+  }
 }
 
 }  // namespace
@@ -184,6 +239,7 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
     AppendSeriesStart(name, labels, format, &out, &first);
     AppendSampleEnd(*row.goodput_ratio, first, &out);
   }
+  AppendRunCost(row, labels, format, &out);
   static constexpr MetricDef kTimeSpent{
       Scope::kTraining,
       "time_spent_seconds",

@@ -308,5 +308,35 @@ TEST(WantsOpenMetrics, FromAcceptHeader) {
   EXPECT_FALSE(WantsOpenMetrics(""));
 }
 
+TEST(RenderPrometheus, RunLevelCostFiguresAreOneSeriesEach) {
+  Row row;
+  row.run_gpus_used = 1;
+  row.run_gpu_busy_ratio = 0.4;
+  row.run_gpu_energy_joules = 1250;
+  row.run_money = 0.0125;
+  row.run_currency = "EUR";
+  std::string text = RenderPrometheus(row, SampleLabels(), PromFormat::kText004);
+  for (const char* line :
+       {"# TYPE trainvitals_run_gpus_used gauge\n"
+        "trainvitals_run_gpus_used{host=\"node-1\",run=\"train\"} 1\n",
+        "# TYPE trainvitals_run_gpu_busy_ratio gauge\n"
+        "trainvitals_run_gpu_busy_ratio{host=\"node-1\",run=\"train\"} 0.4\n",
+        "# TYPE trainvitals_run_gpu_energy_joules_total counter\n"
+        "trainvitals_run_gpu_energy_joules_total{host=\"node-1\",run=\"train\"} 1250\n",
+        "# TYPE trainvitals_run_cost_total counter\n"
+        "trainvitals_run_cost_total{host=\"node-1\",run=\"train\",currency=\"EUR\"} 0.0125\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin:\n" << text;
+  }
+  std::string om = RenderPrometheus(row, SampleLabels(), PromFormat::kOpenMetrics);
+  EXPECT_NE(om.find("# TYPE trainvitals_run_cost counter\n"), std::string::npos) << om;
+  // Unknown figures are left out, never 0; no money, no cost series.
+  row.run_gpu_busy_ratio.reset();
+  row.run_money.reset();
+  text = RenderPrometheus(row, SampleLabels(), PromFormat::kText004);
+  EXPECT_EQ(text.find("trainvitals_run_gpu_busy_ratio"), std::string::npos);
+  EXPECT_EQ(text.find("trainvitals_run_cost"), std::string::npos);
+  EXPECT_NE(text.find("trainvitals_run_gpu_energy_joules_total"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tv
