@@ -103,7 +103,7 @@ std::optional<int> UserVersion(sqlite3* db, std::string* error) {
 }
 
 using MigrationStep = bool (*)(sqlite3*, std::string*);
-constexpr MigrationStep kMigrations[] = {MigrateTo1, MigrateTo2};
+constexpr MigrationStep kMigrations[] = {MigrateTo1, MigrateTo2, MigrateTo3};
 static_assert(std::size(kMigrations) == RunIndex::kSchemaVersion);
 
 // The columns a query reads, in RunRecord order.
@@ -111,7 +111,7 @@ constexpr const char* kColumns =
     "id, run_dir, name, command_json, command, host, start_t, end_t, duration_s, exit_code, "
     "signal, gpu_count, gpu_models, gpu_util_ratio_mean, gpu_memory_bytes_max, "
     "job_memory_bytes_max, steps, epochs, health_score, gpu_hours, busy_gpu_hours, "
-    "wasted_gpu_hours, busy_ratio, energy_kwh, co2e_kg, money, currency";
+    "wasted_gpu_hours, busy_ratio, energy_kwh, co2e_kg, money, currency, gpu_energy_kwh";
 
 RunRecord ReadRecord(const Statement& s) {
   RunRecord r;
@@ -142,6 +142,7 @@ RunRecord ReadRecord(const Statement& s) {
   r.co2e_kg = s.Real(c++);
   r.money = s.Real(c++);
   r.currency = s.Text(c++);
+  r.gpu_energy_kwh = s.Real(c++);
   return r;
 }
 
@@ -204,6 +205,12 @@ bool MigrateTo2(sqlite3* db, std::string* error) {
                  "ALTER TABLE runs ADD COLUMN money REAL;"
                  "ALTER TABLE runs ADD COLUMN currency TEXT NOT NULL DEFAULT '';",
                  error);
+}
+
+// The GPUs' own energy (summary.json cost.gpu_energy_kwh); rows indexed
+// before keep it unknown until `runs import` reads their run again.
+bool MigrateTo3(sqlite3* db, std::string* error) {
+  return ExecSql(db, "ALTER TABLE runs ADD COLUMN gpu_energy_kwh REAL;", error);
 }
 
 std::string DefaultRunIndexPath() {
@@ -321,8 +328,9 @@ bool RunIndex::Put(const RunRecord& r, std::string* error) {
                 " duration_s, exit_code, signal, gpu_count, gpu_models, gpu_util_ratio_mean,"
                 " gpu_memory_bytes_max, job_memory_bytes_max, steps, epochs, health_score,"
                 " gpu_hours, busy_gpu_hours, wasted_gpu_hours, busy_ratio, energy_kwh, co2e_kg,"
-                " money, currency, indexed_t) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (julianday('now') - 2440587.5) * 86400.0)",
+                " money, currency, gpu_energy_kwh, indexed_t) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                " (julianday('now') - 2440587.5) * 86400.0)",
                 error);
   if (!ins.ok()) return false;
   ins.Bind(r.run_dir);
@@ -351,6 +359,7 @@ bool RunIndex::Put(const RunRecord& r, std::string* error) {
   ins.Bind(r.co2e_kg);
   ins.Bind(r.money);
   ins.Bind(r.currency);
+  ins.Bind(r.gpu_energy_kwh);
   if (ins.Step() != SQLITE_DONE) return *error = sqlite3_errmsg(db_), false;
   int64_t id = sqlite3_last_insert_rowid(db_);
   if (!r.findings.empty()) {

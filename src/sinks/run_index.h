@@ -53,7 +53,7 @@ const RunSortKey* FindRunSortKey(std::string_view key);
 
 class RunIndex {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   static constexpr int kBusyTimeoutMs = 5000;
 
   // Opens (creating the file and its directory when needed) and migrates the
@@ -88,5 +88,6 @@ class RunIndex {
 bool ExecSql(sqlite3* db, const char* sql, std::string* error);
 bool MigrateTo1(sqlite3* db, std::string* error);
 bool MigrateTo2(sqlite3* db, std::string* error);
+bool MigrateTo3(sqlite3* db, std::string* error);
 
 }  // namespace tv

@@ -125,6 +125,38 @@ TEST_F(RunIndexTest, MigratesAVersionOneDatabaseKeepingItsRuns) {
   EXPECT_EQ(runs[0].gpu_hours, 1.5);
 }
 
+TEST_F(RunIndexTest, MigratesAVersionTwoDatabaseWithGpuEnergyUnknown) {
+  fs::create_directories(fs::path(Db()).parent_path());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(Db().c_str(), &db), SQLITE_OK);
+  std::string error;
+  ASSERT_TRUE(MigrateTo1(db, &error)) << error;
+  ASSERT_TRUE(MigrateTo2(db, &error)) << error;
+  ASSERT_TRUE(ExecSql(db,
+                      "PRAGMA user_version = 2;"
+                      "INSERT INTO runs (run_dir, name, command_json, command, host, start_t,"
+                      " gpu_count, gpu_models, energy_kwh, indexed_t) VALUES ('/old/run', 'old',"
+                      " '[\"x\"]', 'x', 'h', 1000, 1, 'NVIDIA A100', 0.5, 1000);",
+                      &error))
+      << error;
+  sqlite3_close(db);
+
+  auto index = OpenOk();
+  ASSERT_NE(index, nullptr);
+  EXPECT_EQ(UserVersion(Db()), RunIndex::kSchemaVersion);
+  std::vector<RunRecord> runs;
+  ASSERT_TRUE(index->Query(RunQuery(), &runs, &error)) << error;
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].energy_kwh, 0.5);
+  EXPECT_FALSE(runs[0].gpu_energy_kwh.has_value()) << "the column came with version 3";
+  RunRecord r = Run("new", 2000);
+  r.gpu_energy_kwh = 0.25;
+  ASSERT_TRUE(index->Put(r, &error)) << error;
+  ASSERT_TRUE(index->Query(RunQuery(), &runs, &error)) << error;
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].gpu_energy_kwh, 0.25);
+}
+
 TEST_F(RunIndexTest, RefusesADatabaseFromANewerVersion) {
   fs::create_directories(fs::path(Db()).parent_path());
   sqlite3* db = nullptr;

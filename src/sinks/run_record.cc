@@ -94,21 +94,20 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const J
   r.signal = Int(summary, "exit_signal");
 
   const Json& gpus = Member(summary, "gpus");
-  double util_sum = 0;
-  int util_n = 0;
   if (gpus.is_array()) {
     r.gpu_count = static_cast<int>(gpus.size());
     for (const Json& g : gpus) {
-      if (auto u = Stat(g, "util_ratio", "mean")) util_sum += *u, ++util_n;
       if (auto m = Stat(g, "memory_used_bytes", "max")) {
         r.gpu_memory_bytes_max = std::max(r.gpu_memory_bytes_max.value_or(0), *m);
       }
     }
   }
-  if (util_n > 0) r.gpu_util_ratio_mean = util_sum / util_n;
-  // The headline figures as every view reads them (core/headline.h).
-  RunHeadline headline = HeadlineOf(Json{{"cost", cost}, {"health", Member(summary, "health")}});
+  // The headline figures as every view reads them (core/headline.h): the
+  // GPU figures over the GPUs the job used, never a mean over every GPU.
+  RunHeadline headline =
+      HeadlineOf(Json{{"cost", cost}, {"health", Member(summary, "health")}, {"gpus", gpus}});
   if (headline.gpus_used) r.gpu_count = *headline.gpus_used;
+  r.gpu_util_ratio_mean = headline.gpu_util_ratio;
   std::vector<std::string> models;
   const Json& meta_gpus = Member(meta, "gpus");
   if (meta_gpus.is_array()) {
@@ -135,6 +134,7 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const J
   r.wasted_gpu_hours = Number(cost, "wasted_gpu_hours");
   r.busy_ratio = headline.gpu_busy_ratio;
   r.energy_kwh = headline.energy_kwh;
+  r.gpu_energy_kwh = headline.gpu_energy_kwh;
   r.co2e_kg = Number(cost, "co2e_kg");
   r.money = headline.money;
   r.currency = headline.currency;
@@ -179,6 +179,7 @@ Json RecordJson(const RunRecord& r) {
   Put(j, "wasted_gpu_hours", r.wasted_gpu_hours);
   Put(j, "busy_ratio", r.busy_ratio);
   Put(j, "energy_kwh", r.energy_kwh);
+  Put(j, "gpu_energy_kwh", r.gpu_energy_kwh);
   Put(j, "co2e_kg", r.co2e_kg);
   Put(j, "money", r.money);
   j["currency"] = r.money ? Json(r.currency) : Json();

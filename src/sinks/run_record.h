@@ -30,7 +30,7 @@ struct RunRecord {
   std::optional<int> signal;
   int gpu_count = 0;                           // GPUs the job used (cost), else watched
   std::string gpu_models;                      // distinct models, ", "-joined
-  std::optional<double> gpu_util_ratio_mean;   // mean over the GPUs of their mean
+  std::optional<double> gpu_util_ratio_mean;   // util_ratio over the GPUs the job used
   std::optional<double> gpu_memory_bytes_max;  // highest GPU memory in use
   std::optional<double> job_memory_bytes_max;  // the job's peak (shared pages once)
   std::optional<int64_t> steps;
@@ -42,6 +42,7 @@ struct RunRecord {
   std::optional<double> wasted_gpu_hours;
   std::optional<double> busy_ratio;
   std::optional<double> energy_kwh;
+  std::optional<double> gpu_energy_kwh;  // the GPUs the job used, before the PUE
   std::optional<double> co2e_kg;
   std::optional<double> money;
   std::string currency;  // with money

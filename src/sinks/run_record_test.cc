@@ -144,5 +144,22 @@ TEST(RunStats, NoRunsKnowNothing) {
   EXPECT_TRUE(StatsJson(s)["busy_ratio"].is_null());
 }
 
+TEST(RunRecord, GpuUtilAndEnergyAreOverTheGpusTheJobUsedOnly) {
+  // GPU 1 held another job's work at 90 %: a mean over every GPU would say 65 %.
+  Json summary = Json::parse(R"({
+    "gpus": [{"index": 0, "util_ratio": {"mean": 0.4, "max": 1},
+              "job_processes": {"mean": 1, "max": 1}, "energy_joules": 900},
+             {"index": 1, "util_ratio": {"mean": 0.9, "max": 1},
+              "job_processes": {"mean": 0, "max": 0}, "energy_joules": 1440}]})");
+  Json cost = Json::parse(R"({"gpus_used": 1, "busy_ratio": 0.5, "busy_basis": "sm_active_ratio",
+    "gpu_energy_kwh": 0.00025, "energy_kwh": 0.0003})");
+  RunRecord r = RecordFromRun("/runs/x", summary, Json::object(), cost);
+  EXPECT_EQ(r.gpu_count, 1);
+  EXPECT_DOUBLE_EQ(*r.gpu_util_ratio_mean, 0.4) << "util_ratio, whatever the busy basis";
+  EXPECT_EQ(r.busy_ratio, 0.5);
+  EXPECT_EQ(r.gpu_energy_kwh, 0.00025);
+  EXPECT_EQ(RecordJson(r)["gpu_energy_kwh"], 0.00025);
+}
+
 }  // namespace
 }  // namespace tv
