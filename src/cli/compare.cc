@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "analysis/cost.h"
+#include "analysis/judges.h"
 #include "cli/commands.h"
 #include "cli/json_out.h"
 #include "cli/options.h"
@@ -56,11 +57,14 @@ void AddCompareCommand(CLI::App& app, Action* action) {
       if (std::string file = ConfigFilePath(*config_file); !file.empty()) {
         ApplyConfigFile(file, config);
       }
-      CostRates rates = LoadCostRates(config.cost_file);
+      CostRates config_rates = LoadCostRates(config.cost_file);
       std::vector<ComparedRun> compared;
       for (const std::string& run : *runs) {
         std::string dir = ResolveRunDir(run, config.runs_dir);
-        RunFiles files = ReadFinishedRun(dir, rates);
+        // A run without a cost is costed at the rates its meta.json recorded,
+        // the config's only where it recorded none (as report does).
+        std::optional<CostRates> own = ReadRunJudges(dir).cost_rates;
+        RunFiles files = ReadFinishedRun(dir, own ? *own : config_rates);
         // Named as its owner knows it: its --name, else its script; else its directory.
         std::string label = RunLabel(files.meta);
         if (label.empty()) {

@@ -11,6 +11,7 @@
 
 #include "core/escape.h"
 #include "core/format.h"
+#include "core/headline.h"
 #include "views/cost_lines.h"
 
 namespace tv {
@@ -80,80 +81,77 @@ enum class Unit {
   kMoney
 };
 
+// A figure of a run from its summary.json; the headline figures (GPU busy,
+// energy, money, health) from its headline, as every view reads them.
 struct Figure {
   std::string_view key;
   std::string_view what;
   Unit unit;
-  std::function<std::optional<double>(const Json&)> get;
+  std::function<std::optional<double>(const Json&, const RunHeadline&)> get;
 };
 
 const std::vector<Figure>& Figures() {
   static const std::vector<Figure> figures = {
       {"duration_s", "duration", Unit::kDuration,
-       [](const Json& s) { return At(s, {"duration_s"}); }},
+       [](const Json& s, const RunHeadline&) { return At(s, {"duration_s"}); }},
       {"epochs", "epochs", Unit::kNumber,
-       [](const Json& s) -> std::optional<double> {
+       [](const Json& s, const RunHeadline&) -> std::optional<double> {
          const Json epochs = s.value("epochs", Json::array());
          if (epochs.empty()) return std::nullopt;
          return static_cast<double>(std::count_if(epochs.begin(), epochs.end(), Complete));
        }},
       {"epoch_s", "time per epoch", Unit::kDuration,
-       [](const Json& s) { return EpochMean(s.value("epochs", Json::array()), "duration_s"); }},
+       [](const Json& s, const RunHeadline&) {
+         return EpochMean(s.value("epochs", Json::array()), "duration_s");
+       }},
       {"steps_per_second", "steps/s", Unit::kNumber,
-       [](const Json& s) {
+       [](const Json& s, const RunHeadline&) {
          return At(s, {"training", "steps_per_second", "mean"});
        }},
       {"data_wait_ratio", "data wait", Unit::kShare,
-       [](const Json& s) {
+       [](const Json& s, const RunHeadline&) {
          return At(s, {"training", "data_wait_ratio", "mean"});
        }},
       {"gpu_busy_ratio", "GPU busy", Unit::kShare,
-       [](const Json& s) {
-         return At(s, {"cost", "busy_ratio"});
-       }},
+       [](const Json&, const RunHeadline& h) { return h.gpu_busy_ratio; }},
       {"gpu_memory_peak_bytes", "peak GPU memory (job)", Unit::kBytes,
-       [](const Json& s) { return GpuPeak(s, "job_memory_bytes"); }},
+       [](const Json& s, const RunHeadline&) { return GpuPeak(s, "job_memory_bytes"); }},
       {"allocator_peak_bytes", "peak allocator memory", Unit::kBytes,
-       [](const Json& s) { return GpuPeak(s, "allocator_allocated_bytes"); }},
+       [](const Json& s, const RunHeadline&) { return GpuPeak(s, "allocator_allocated_bytes"); }},
       {"job_memory_peak_bytes", "peak host memory (job)", Unit::kBytes,
-       [](const Json& s) {
+       [](const Json& s, const RunHeadline&) {
          return At(s, {"job", "memory_bytes", "max"});
        }},
       {"job_cpu_cores", "CPU cores (job, mean)", Unit::kCores,
-       [](const Json& s) {
+       [](const Json& s, const RunHeadline&) {
          return At(s, {"job", "cpu_cores", "mean"});
        }},
       {"gpu_hours", "GPU-hours held", Unit::kGpuHours,
-       [](const Json& s) {
+       [](const Json& s, const RunHeadline&) {
          return At(s, {"cost", "gpu_hours"});
        }},
       {"wasted_gpu_hours", "GPU-hours wasted", Unit::kGpuHours,
-       [](const Json& s) {
+       [](const Json& s, const RunHeadline&) {
          return At(s, {"cost", "wasted_gpu_hours"});
        }},
+      {"gpu_energy_kwh", "GPU energy", Unit::kKwh,
+       [](const Json&, const RunHeadline& h) { return h.gpu_energy_kwh; }},
       {"energy_kwh", "energy", Unit::kKwh,
-       [](const Json& s) {
-         return At(s, {"cost", "energy_kwh"});
-       }},
+       [](const Json&, const RunHeadline& h) { return h.energy_kwh; }},
       {"epoch_energy_kwh", "energy per epoch", Unit::kKwh,
-       [](const Json& s) {
+       [](const Json& s, const RunHeadline&) {
          const Json& epochs = Member(Member(s, "cost"), "epochs");
          return epochs.is_array() ? EpochMean(epochs, "energy_kwh") : std::nullopt;
        }},
       {"co2e_kg", "CO2e (estimate)", Unit::kKg,
-       [](const Json& s) {
+       [](const Json& s, const RunHeadline&) {
          return At(s, {"cost", "co2e_kg"});
        }},
-      {"money", "money", Unit::kMoney,
-       [](const Json& s) {
-         return At(s, {"cost", "money"});
-       }},
+      {"money", "money", Unit::kMoney, [](const Json&, const RunHeadline& h) { return h.money; }},
       {"health", "health", Unit::kScore,
-       [](const Json& s) {
-         return At(s, {"health", "score"});
-       }},
+       [](const Json&, const RunHeadline& h) { return h.health_score; }},
       {"loss", "last loss", Unit::kNumber,
-       [](const Json& s) -> std::optional<double> {
+       [](const Json& s, const RunHeadline&) -> std::optional<double> {
          const Json epochs = s.value("epochs", Json::array());
          if (epochs.empty()) return std::nullopt;
          return At(epochs.back(), {"logs", "loss"});
@@ -375,15 +373,17 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
         {{"label", labels[i]}, {"run_dir", runs[i].summary.value("run_dir", "")}});
   }
   if (runs.empty()) return out;
-  // Each run's money is in the currency it was priced in.
+  // The headline figures as every view reads them (core/headline.h); each
+  // run's money is in the currency it was priced in.
+  std::vector<RunHeadline> headlines;
   std::vector<std::string> currencies;
   for (const ComparedRun& r : runs) {
-    const Json& currency = Member(Member(r.summary, "cost"), "currency");
-    currencies.push_back(currency.is_string() ? currency.get<std::string>() : "");
+    headlines.push_back(HeadlineOf(r.summary));
+    currencies.push_back(headlines.back().currency);
   }
   for (const Figure& f : Figures()) {
     std::vector<std::optional<double>> values;
-    for (const ComparedRun& r : runs) values.push_back(f.get(r.summary));
+    for (size_t i = 0; i < runs.size(); ++i) values.push_back(f.get(runs[i].summary, headlines[i]));
     if (std::none_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); }))
       continue;
     Json j = {{"key", f.key}, {"what", f.what}, {"unit", UnitName(f.unit)}};

@@ -172,5 +172,24 @@ TEST(Compare, MoneyHasItsCurrencyAndHealthChangesInPoints) {
       << FormatComparison(d);
 }
 
+TEST(Compare, GpuEnergyBesideTheWholeEnergyAndTheHeadlinesOwnFigures) {
+  Json a = Summary(100, 10, 0.3, {});
+  Json b = Summary(100, 10, 0.3, {});
+  a["cost"]["gpu_energy_kwh"] = 0.0002;
+  b["cost"]["gpu_energy_kwh"] = 0.0003;
+  b["cost"]["busy_ratio"] = "50 %";  // mistyped: unknown, as every view reads it
+  Json c = CompareRuns({{"a", a}, {"b", b}});
+  const Json& gpu = Figure(c, "gpu_energy_kwh");
+  EXPECT_EQ(gpu["what"], "GPU energy");
+  EXPECT_EQ(gpu["unit"], "kwh");
+  EXPECT_EQ(gpu["values"], Json::parse("[0.0002, 0.0003]"));
+  EXPECT_EQ(gpu["changes"], Json::parse("[null, 0.5]"));
+  EXPECT_EQ(Figure(c, "gpu_busy_ratio")["values"], Json::parse("[0.5, null]"));
+  std::string text = FormatComparison(c);
+  EXPECT_NE(text.find("GPU energy              0.20 Wh               0.30 Wh +50%\n"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace tv

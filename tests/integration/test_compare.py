@@ -96,6 +96,7 @@ def test_the_table_a_person_reads(two_runs):
     steps = next(l for l in lines if l.startswith("steps/s "))
     assert steps.rstrip().endswith("%"), steps
     assert any(l.startswith("energy per epoch ") for l in lines)
+    assert any(l.startswith("GPU energy ") for l in lines)
     assert "Epochs every run has (2), by number" in lines
     header = lines[lines.index("Epochs every run has (2), by number") + 1].split()
     assert header[:3] == ["epoch", "time", "A"]
@@ -106,8 +107,9 @@ def test_the_table_a_person_reads(two_runs):
             continue
         what, *row = cells(line, starts)
         units = {UNIT.match(c).group(1) for c in row if c != "-"}
-        if what in ("GPU-hours held", "GPU-hours wasted", "energy", "energy per epoch",
-                    "CO2e (estimate)", "peak GPU memory (job)", "peak host memory (job)"):
+        if what in ("GPU-hours held", "GPU-hours wasted", "GPU energy", "energy",
+                    "energy per epoch", "CO2e (estimate)", "peak GPU memory (job)",
+                    "peak host memory (job)"):
             assert len(units) == 1, line
     money = next(l for l in lines if l.startswith("money "))
     assert cells(money, starts)[1].endswith(" EUR") and " EUR" in cells(money, starts)[2], money
@@ -125,7 +127,25 @@ def test_a_run_from_before_costs_is_costed_from_its_summary(two_runs, tmp_path):
     c = json.loads(compare(old, b_dir, "--json").stdout)
     figures = {f["key"]: f for f in c["figures"]}
     assert figures["energy_kwh"]["values"][0] == a["cost"]["energy_kwh"]
+    assert figures["gpu_energy_kwh"]["values"][0] == a["cost"]["gpu_energy_kwh"]
     assert figures["gpu_hours"]["values"][0] == a["cost"]["gpu_hours"]
+    # At the rates its meta.json recorded (EUR), not the defaults (no prices)
+    # nor another config's: a run's money is what it cost when it ran.
+    assert figures["money"]["values"][0] == a["cost"]["money"]
+    assert figures["money"]["currencies"][0] == "EUR"
+    other = tmp_path / "other.toml"
+    other.write_text('[cost]\ncurrency = "USD"\ngpu_hour_price = { default = 9.0 }\n')
+    c = json.loads(compare(old, b_dir, "--json", "--config", other).stdout)
+    money = next(f for f in c["figures"] if f["key"] == "money")
+    assert (money["values"][0], money["currencies"][0]) == (a["cost"]["money"], "EUR")
+    # A run that recorded no rates: the config's.
+    meta = json.loads((old / "meta.json").read_text())
+    del meta["cost_rates"]
+    (old / "meta.json").write_text(json.dumps(meta))
+    c = json.loads(compare(old, b_dir, "--json", "--config", other).stdout)
+    money = next(f for f in c["figures"] if f["key"] == "money")
+    assert money["currencies"][0] == "USD"
+    assert money["values"][0] == pytest.approx(9.0 * a["cost"]["gpu_hours"], rel=1e-5)
 
 
 def test_what_cannot_be_compared_is_said(two_runs, tmp_path):
