@@ -9,7 +9,7 @@
 
 #include <filesystem>
 
-#include "sinks/run_index.h"
+#include "store/run_index.h"
 #include "views/runs_table.h"
 
 namespace tv {

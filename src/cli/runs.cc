@@ -1,7 +1,7 @@
 // trainvitals runs [filters] [--sort KEY] [--limit N] [--json]
 // trainvitals runs stats [filters] [--json]
 // trainvitals runs import DIR...
-// The run history: every finished run, indexed in runs.db (sinks/run_index.h).
+// The run history: every finished run, indexed in runs.db (store/run_index.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,7 +15,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "run/run_history.h"
-#include "sinks/run_index.h"
+#include "store/run_index.h"
 #include "views/runs_table.h"
 
 namespace tv {

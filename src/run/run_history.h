@@ -1,7 +1,7 @@
 // The run history's link to run directories: reads a finished run's
 // summary.json and meta.json into a RunRecord (its cost computed when the
 // summary predates cost accounting) and indexes it in runs.db
-// (sinks/run_index.h). Used when a run ends (Session::Finish) and by
+// (store/run_index.h). Used when a run ends (Session::Finish) and by
 // `trainvitals runs import`.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "analysis/cost.h"
-#include "sinks/run_index.h"
+#include "store/run_index.h"
 
 namespace tv {
 

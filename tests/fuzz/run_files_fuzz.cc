@@ -12,7 +12,7 @@
 
 #include "analysis/cost.h"
 #include "run/run_dir.h"
-#include "sinks/run_record.h"
+#include "store/run_record.h"
 #include "views/compare.h"
 #include "views/report/page.h"
 #include "views/report/run_data.h"

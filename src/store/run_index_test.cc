@@ -1,4 +1,4 @@
-#include "sinks/run_index.h"
+#include "store/run_index.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

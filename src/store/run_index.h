@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "sinks/run_record.h"
+#include "store/run_record.h"
 
 struct sqlite3;
 

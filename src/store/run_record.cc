@@ -1,4 +1,4 @@
-#include "sinks/run_record.h"
+#include "store/run_record.h"
 
 #include <algorithm>
 #include <cctype>
