@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sinks/run_record.h"
+#include "store/run_record.h"
 
 namespace tv {
 
