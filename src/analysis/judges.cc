@@ -154,16 +154,11 @@ RunJudges JudgesFromMeta(const nlohmann::json& meta, const std::string& meta_pat
 RunJudges ReadRunJudges(const std::string& run_dir) {
   std::string path = (std::filesystem::path(run_dir) / "meta.json").string();
   nlohmann::json meta;
-  Status s = ReadJsonDocument(path, &meta);
-  if (s.code() == Status::Code::kNotFound) return {};
-  std::error_code ec;
-  if (!s.ok()) {
-    // An empty meta.json: a run just starting, judged as one without judges.
-    if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0) {
-      return {};
-    }
-    throw std::runtime_error(s.message());
-  }
+  // meta.json only adds to a run: one that cannot be read (missing, empty as
+  // a run just starting has it, no regular file, no JSON) is a run without
+  // judges, and the readers of the rest of meta.json say it was left out.
+  // Judges it holds but wrongly are an error (JudgesFromMeta).
+  if (!ReadJsonDocument(path, &meta).ok()) return {};
   return JudgesFromMeta(meta, path);
 }
 

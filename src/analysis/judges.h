@@ -45,8 +45,9 @@ struct RunJudges {
 // used ("RUN/meta.json: key thresholds.input_bound_ratio: expected a number >=
 // 0, got \"high\"").
 RunJudges JudgesFromMeta(const nlohmann::json& meta, const std::string& meta_path);
-// The same from RUN_DIR/meta.json; none recorded when it is absent or empty.
-// Throws std::runtime_error when it is there but cannot be read or used.
+// The same from RUN_DIR/meta.json; none recorded when it cannot be read (absent,
+// empty, no regular file, no JSON: the other readers of meta.json say it was
+// left out). Throws std::runtime_error when judges it holds cannot be used.
 RunJudges ReadRunJudges(const std::string& run_dir);
 
 // A threshold judged at another value than the run's own.

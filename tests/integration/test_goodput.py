@@ -146,7 +146,10 @@ def test_a_keras_job_splits_its_time_into_start_up_training_and_evaluation(runs)
     # import and the first compiled step), evaluation (validation_data) and the
     # teardown after its last epoch.
     assert "productive_ratio" in g and g["ratios"]["data_wait"] == 0
-    assert g["ratios"]["startup"] > 0.05 and g["ratios"]["productive"] > 0.3, g
+    assert g["ratios"]["startup"] > 0.05 and g["ratios"]["productive"] > 0.1, g
+    # Its productive time is training: no more than the train phase took.
+    train_s = run.summary["phases"]["train"]["duration_s"]
+    assert g["seconds"]["productive"] <= train_s + 1.5, (g, run.summary["phases"])
     eval_s = run.summary["phases"].get("eval", {}).get("duration_s", 0)
     assert g["seconds"]["evaluation"] == pytest.approx(eval_s, abs=2.5), (g, run.summary["phases"])
     check_adds_up(run)
