@@ -13,6 +13,7 @@ mode=${1:-}
 
 DEBIAN_PACKAGES=(
   cmake ninja-build g++ pkg-config
+  ccache   # one compile shared by the release build and `pip install .` (its test)
   libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
   libsimdjson-dev   # reading samples.jsonl back (trainvitals analyze)
   libgtest-dev googletest libbenchmark-dev
