@@ -31,31 +31,36 @@ std::string FirstAdvice(const nlohmann::ordered_json& f) {
 }
 
 // "productive steps 6%, start-up 5%, waiting for input 89%": the categories
-// with time, in whole percents that add up to 100.
-std::string TimeSpentText(const nlohmann::ordered_json& goodput) {
+// with time, in their order, in whole percents that add up to 100.
+std::string TimeSpentText(const nlohmann::json& goodput) {
   std::string out;
   auto percent = goodput.find("percent");
   if (percent == goodput.end() || !percent->is_object()) return out;
-  for (const auto& [name, value] : percent->items()) {
-    std::optional<Spent> spent = SpentFromName(name);
-    if (!spent || !value.is_number() || value.get<double>() <= 0) continue;
-    out += fmt::format("{}{} {:.0f}%", out.empty() ? "" : ", ", SpentWords(*spent),
-                       value.get<double>());
+  for (size_t i = 0; i < kSpentCount; ++i) {
+    auto spent = static_cast<Spent>(i);
+    auto value = percent->find(std::string(SpentName(spent)));
+    if (value == percent->end() || !value->is_number() || value->get<double>() <= 0) continue;
+    out += fmt::format("{}{} {:.0f}%", out.empty() ? "" : ", ", SpentWords(spent),
+                       value->get<double>());
   }
   return out;
 }
 
 }  // namespace
 
-std::string FormatTimeSpent(const nlohmann::ordered_json& health) {
+std::string TimeSpentWords(const nlohmann::json& health) {
   if (!health.is_object()) return {};
-  const auto& goodput = health.value("goodput", nlohmann::ordered_json());
-  if (!goodput.is_object()) return {};
+  auto goodput = health.find("goodput");
+  if (goodput == health.end() || !goodput->is_object()) return {};
   // Without step markers only GPUs held idle are known: said when there were some.
-  bool measured = goodput.contains("productive_ratio");
-  const auto& percent = goodput.value("percent", nlohmann::ordered_json::object());
+  bool measured = goodput->contains("productive_ratio");
+  const auto& percent = goodput->value("percent", nlohmann::json::object());
   if (!measured && percent.value("idle_gpu", 0) == 0) return {};
-  std::string text = TimeSpentText(goodput);
+  return TimeSpentText(*goodput);
+}
+
+std::string FormatTimeSpent(const nlohmann::ordered_json& health) {
+  std::string text = TimeSpentWords(nlohmann::json(health));
   return text.empty() ? std::string() : "  Time     " + text + "\n";
 }
 

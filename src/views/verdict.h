@@ -17,6 +17,8 @@ std::string FormatVerdict(const nlohmann::ordered_json& health,
 // (health.goodput), in whole percents that add up to 100; empty without step
 // markers unless GPUs were held idle.
 std::string FormatTimeSpent(const nlohmann::ordered_json& health);
+// The same words without the label and line: "productive steps 62%, ...".
+std::string TimeSpentWords(const nlohmann::json& health);
 // "input-bound (needs 20 steps ...); ...": the rules not judged yet
 // (health.not_judged); empty when every rule that applies has judged.
 std::string FormatNotJudged(const nlohmann::ordered_json& health);

@@ -14,6 +14,7 @@
 #include "views/cost_lines.h"
 #include "views/report/assets.h"
 #include "views/report/tables.h"
+#include "views/verdict.h"
 
 namespace tv {
 namespace {
@@ -100,6 +101,11 @@ std::string Health(const ReportRun& run) {
   return h.health_score ? fmt::format("{:.0f} / 100", *h.health_score) : h.health_note;
 }
 
+// Where the run's time went, in the summary's words (health.goodput).
+std::string TimeSpent(const ReportRun& run) {
+  return TimeSpentWords(run.verdict.value("health", Json::object()));
+}
+
 std::string GpuBusy(const ReportRun& run) {
   RunHeadline h = HeadlineOf(run.summary);
   if (!h.gpu_busy_ratio) return "";
@@ -145,6 +151,7 @@ std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
        }},
       {"Exit code", Exit},
       {"Health", Health},
+      {"Time", TimeSpent},
       {"Steps/s (mean)",
        [](const ReportRun& r) {
          auto v = Num(r.summary, {"training", "steps_per_second", "mean"});

@@ -45,7 +45,8 @@ class ReportPage : public ::testing::Test {
         << R"({"t":1001.5,"type":"alert_firing","alert":"GpuIdle","gpu":0})"
         << "\n";
     std::ofstream(dir_ / "summary.json") << R"({"duration_s":3.2,"exit_code":0,
-      "health":{"score":87},
+      "health":{"score":87,"goodput":{"productive_ratio":0.6,
+        "percent":{"waiting_for_nothing":5,"data_wait":30,"productive":60,"startup":10}}},
       "epochs":[{"epoch":0,"start_t":1000.5,"duration_s":1,"steps":10,"logs":{"loss":0.5}},
                 {"epoch":1,"start_t":1001.5,"duration_s":1,"steps":10,"logs":{"loss":0.25}}],
       "findings":[{"id":"input-bound","severity":"warning","opened_t":1001,
@@ -54,6 +55,14 @@ class ReportPage : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;
 };
+
+TEST_F(ReportPage, TheHeaderSaysWhereTheTimeWentInTheSummarysWords) {
+  ReportRun run = LoadReportRun(dir_.string());
+  std::string page = RenderPage(run, nullptr, 1500);
+  EXPECT_NE(page.find("<tr><th>Time</th><td>productive steps 60%, start-up before the first "
+                      "step 10%, waiting for input 30%</td></tr>"),
+            std::string::npos);
+}
 
 TEST_F(ReportPage, UserTextCannotCloseTheScriptsOrAddMarkup) {
   ReportRun run = LoadReportRun(dir_.string());
