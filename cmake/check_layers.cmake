@@ -1,24 +1,9 @@
 cmake_minimum_required(VERSION 3.20)
-# The layers of src/ and what each may include (docs/architecture.md): run as
-# part of every build (cmake -DSRC=<src dir> -DSTAMP=<file> -P check_layers.cmake),
-# it fails the build on an #include that crosses a layer, naming the file and
-# line. Unit tests (*_test.cc) may use any layer's test helpers.
-#
-# Five floors: core; markers, sources and store; sinks, analysis and views
-# (side by side: none includes another); actions and run (run wires actions);
-# cli and the Python binding.
-set(TV_LAYER_core "")
-set(TV_LAYER_markers core)
-set(TV_LAYER_sources core markers)
-set(TV_LAYER_store core)
-set(TV_LAYER_sinks core markers sources store)
-set(TV_LAYER_analysis core markers sources store)
-set(TV_LAYER_views core markers sources store)
-set(TV_LAYER_actions core markers sources store sinks analysis views)
-set(TV_LAYER_run core markers sources store sinks analysis views actions)
-set(TV_LAYER_cli core markers sources store sinks analysis views actions run)
-set(TV_LAYER_python core markers sources store sinks analysis views actions run)
-set(TV_LAYERS core markers sources store sinks analysis views actions run cli python)
+# Run as part of every build (cmake -DSRC=<src dir> -DSTAMP=<file> -P
+# check_layers.cmake): fails the build on an #include that crosses the layers
+# of cmake/layers.cmake, naming the file and line. Unit tests (*_test.cc) may
+# use any layer's test helpers.
+include(${CMAKE_CURRENT_LIST_DIR}/layers.cmake)
 
 set(errors "")
 foreach(layer IN LISTS TV_LAYERS)
