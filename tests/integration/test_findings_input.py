@@ -76,7 +76,10 @@ def test_the_ddp_rank_whose_loader_sleeps_is_the_straggler(run_tv, tmp_path, tv)
     assert len(stragglers) == 1, run.summary["findings"]
     assert stragglers[0]["subject"]["rank"] == 1
     evidence = stragglers[0]["evidence"]
-    assert evidence["data_wait_ratio"] == pytest.approx(planted(run), abs=0.07)
+    # The slow rank's own clock is the oracle: its sleeps plus the loading work
+    # around them (more of it on a loaded machine).
+    assert fetched(run) >= planted(run) - 0.01
+    assert evidence["data_wait_ratio"] == pytest.approx(fetched(run), abs=0.07)
     assert evidence["others_data_wait_ratio"] < 0.1
     # The job as a whole waits too (rank 1 waits, rank 0 waits for rank 1 in
     # its all-reduce, which is not data wait): input-bound may come with it,
