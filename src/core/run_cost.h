@@ -106,11 +106,11 @@ struct RunCost {
   std::optional<double> gpu_energy_joules;
   std::optional<double> energy_kwh;  // GPUs and CPUs, times the PUE
   MoneyParts money;
-  std::string_view currency;  // rates.currency when they price anything; else empty
+  std::string currency;  // rates.currency when they price anything; else empty
 };
 
 // `gpus` (all the run watched), `cpu_energy_joules` (the CPU packages, where
-// measured) and the run's duration at `rates`. `rates` must outlive the result.
+// measured) and the run's duration at `rates`.
 RunCost ComputeRunCost(std::span<const GpuUse> gpus, std::optional<double> cpu_energy_joules,
                        double duration_s, const CostRates& rates);
 
