@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sources/gpu_survey.h"
+#include "core/gpu_candidate.h"
 
 namespace tv {
 
