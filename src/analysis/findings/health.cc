@@ -75,19 +75,18 @@ double Analyzer::ScoreOf(double from_t, double to_t, std::optional<double> busy,
   };
   // Lost time, a point per percent: a run that waited or stalled 90 % of its
   // time scores 10 at most.
-  std::map<FindingId, bool> opened;
-  for (const Record& r : records_) opened[r.id] = true;
-  double lost = 0;
-  for (Spent s : {Spent::kDataWait, Spent::kStalled, Spent::kIdleGpu}) {
+  for (size_t i = 0; i < kSpentCount; ++i) {
+    auto s = static_cast<Spent>(i);
+    if (!SpentLost(s)) continue;
     double share = spent.Share(s);
-    lost += share;
     std::string why;
-    for (const auto& [id, yes] : opened) {
-      if (PaidBy(id) == s) why = fmt::format(" ({})", Def(id).name);
+    for (const Record& r : records_) {
+      if (PaidBy(r.id) == s) why = fmt::format(" ({})", Def(r.id).name);
     }
     take(static_cast<int>(std::lround(share * 100)),
          fmt::format("{} {} of the time{}", SpentWords(s), Pct(share), why));
   }
+  double lost = spent.LostShare();
   // The GPUs' idle share of the rest of the time.
   if (busy) {
     double idle = 1 - std::clamp(*busy, 0.0, 1.0);
