@@ -129,12 +129,12 @@ TEST(Summary, TopProcessesAreNamedForTheirProgramWithTheirRole) {
        {{{"pid", 412},
          {"role", "main"},
          {"name", "python"},
-         {"command", "/venv/bin/python -u /home/a/train.py --epochs 3"},
+         {"command", "venv/bin/python -u runs/a/train.py --epochs 3"},
          {"cpu_seconds", 41.0}},
         {{"pid", 413},
          {"role", "DataLoader worker"},
          {"name", "pt_data_worker"},
-         {"command", "/venv/bin/python -u /home/a/train.py --epochs 3"},
+         {"command", "venv/bin/python -u runs/a/train.py --epochs 3"},
          {"cpu_seconds", 12.3}},
         {{"pid", 414}, {"name", "nvidia-smi"}, {"cpu_seconds", 1.0}}}},
       {"by_memory", {{{"pid", 412}, {"name", "python"}, {"memory_bytes_max", 2.0 * (1 << 30)}}}}};
@@ -151,7 +151,7 @@ TEST(Summary, TopProcessesAreNamedForTheirProgramWithTheirRole) {
 }
 
 TEST(Summary, ShortProgramIsTheExecutableAndAnInterpretersScript) {
-  EXPECT_EQ(ShortProgram("/venv/bin/python -u /home/a/train.py --lr 1e-3"), "python train.py");
+  EXPECT_EQ(ShortProgram("venv/bin/python -u runs/a/train.py --lr 1e-3"), "python train.py");
   EXPECT_EQ(ShortProgram("python3.11 -W ignore -X dev train.py"), "python3.11 train.py");
   EXPECT_EQ(ShortProgram("python3 -m torch.distributed.run --nproc-per-node 2 train.py"),
             "python3 -m torch.distributed.run");
