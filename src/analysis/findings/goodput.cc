@@ -11,10 +11,6 @@ double Round4(double v) { return std::round(v * 1e4) / 1e4; }
 
 }  // namespace
 
-void TimeLedger::Add(const TimeLedger& other) {
-  for (size_t i = 0; i < kSpentCount; ++i) seconds_[i] += other.seconds_[i];
-}
-
 double TimeLedger::Total() const { return std::accumulate(seconds_.begin(), seconds_.end(), 0.0); }
 
 double TimeLedger::Share(Spent s) const {

@@ -18,7 +18,6 @@ namespace tv {
 class TimeLedger {
  public:
   void Add(Spent s, double seconds) { seconds_[static_cast<size_t>(s)] += seconds; }
-  void Add(const TimeLedger& other);
   // Books the seconds of `from` to `to` instead.
   void Move(Spent from, Spent to) {
     Add(to, (*this)[from]);
