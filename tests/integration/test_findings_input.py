@@ -62,10 +62,11 @@ def test_workers_loading_ahead_leave_nothing_to_find(run_tv, tmp_path):
     run, _ = train(run_tv, tmp_path, "--sleep-ms", "20", "--work-ms", "25", "--workers", "2")
     assert run.summary["findings"] == [], run.summary["findings"]
     assert not [e for e in run.events if e["type"].startswith("finding_")]
-    # The few batches the workers had not loaded yet are the only time lost.
+    # The few batches the workers had not loaded yet are the only time lost:
+    # no more than the loop's own clock saw it wait (over the run's longer wall).
     health = run.summary["health"]
     lost = health["goodput"]["ratios"]["data_wait"]
-    assert lost < 0.05, health
+    assert lost <= fetched(run) + 0.01, (health, run.proc.stdout)
     assert health["score"] == 100 - round(100 * lost), health
 
 

@@ -110,8 +110,10 @@ void Analyzer::OnMark(const Mark& m, std::vector<Event>* events) {
 
 bool Analyzer::Training(const Frame& f) const {
   // Without phase markers every row is training; evaluation, prediction and
-  // testing are not (an idle GPU there is no idle run).
-  return f.phase.empty() || f.phase == "train";
+  // testing are not (an idle GPU there is no idle run), nor, once the job has
+  // named its train phase, the time outside every phase (between framework
+  // calls, the teardown after the last).
+  return f.phase == "train" || (f.phase.empty() && !train_marked_);
 }
 
 bool Analyzer::StepEvidence(const Frame& f) const {
@@ -128,6 +130,7 @@ bool Analyzer::Judged(const Frame& f) const {
 }
 
 void Analyzer::OnFrame(const Frame& f, std::vector<Event>* events) {
+  if (f.phase == "train") train_marked_ = true;
   if (!start_t_) start_t_ = f.t - f.elapsed_s;
   if (!first_step_t_ && f.steps && *f.steps > 0) {
     first_step_t_ = f.t;

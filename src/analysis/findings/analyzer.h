@@ -247,6 +247,7 @@ class Analyzer {
   double interval_s_;
   Framework framework_ = Framework::kNone;
   bool markers_ = false;
+  bool train_marked_ = false;  // the job has named its train phase
   std::optional<double> start_t_;
   std::optional<double> first_step_t_;
   std::optional<double> end_t_;
@@ -258,6 +259,8 @@ class Analyzer {
   std::map<int64_t, EpochState> epochs_;
   std::vector<std::pair<int64_t, EpochState>> done_epochs_;
   WindowMean data_wait_, cpu_bound_, io_bound_, cpu_long_;
+  double wait_sum_ = 0;  // data-wait shares of the training rows since the first step's
+  int wait_rows_ = 0;
   std::deque<std::pair<double, double>> swap_;  // (t, swap used) over the window
   Tracker input_, cpu_, io_, host_memory_, swapping_, eval_, slow_start_;
   std::map<int, GpuState> gpus_;

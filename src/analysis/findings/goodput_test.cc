@@ -17,7 +17,7 @@ struct Loop {
   Analyzer analyzer;
   std::vector<Event> events;
   double steps = 0;
-  explicit Loop(int clients = 1) : analyzer(Thresholds(), 1) {
+  explicit Loop(int clients = 1, Thresholds th = Thresholds()) : analyzer(th, 1) {
     for (int i = 0; i < clients; ++i) {
       Mark hello{Mark::Type::kClientStart, kStart, kPid + i, clients > 1 ? i : -1, {}, "", "torch"};
       analyzer.OnMark(hello, &events);
@@ -38,6 +38,15 @@ struct Loop {
       f.phase = phase;
       analyzer.OnFrame(f, &events);
     }
+  }
+  // The row at second `at` that finds the training processes gone.
+  void Gone(int at) {
+    Frame f;
+    f.t = kStart + at;
+    f.elapsed_s = at;
+    f.job_processes = 0;
+    f.steps = steps;
+    analyzer.OnFrame(f, &events);
   }
   const Event* Opened(const std::string& id) const {
     for (const Event& e : events) {
@@ -159,6 +168,50 @@ TEST(Goodput, PhasesGoToTheirCategoriesAndTheSharesAddUp) {
   for (const auto& [k, v] : s.items()) total += v.get<double>();
   EXPECT_NEAR(total, 60, 1e-6);
   EXPECT_NEAR(h["goodput"]["wall_s"].get<double>(), 60, 1e-6);
+}
+
+TEST(Goodput, TimeAfterTheTrainPhaseIsNotTraining) {
+  // A Keras job: fit() names its train phase, ends, and TensorFlow takes
+  // five seconds to tear down: other phases, not productive, not stalled.
+  Loop run;
+  run.Rows(0, 5, 0, 0);
+  run.Rows(5, 40, 10, 0, "train");
+  run.Rows(40, 45, 0, 0, "");
+  run.Gone(46);
+  nlohmann::ordered_json h = run.Finish(46);
+  const auto& s = h["goodput"]["seconds"];
+  EXPECT_NEAR(s["productive"].get<double>(), 34, 1e-6);
+  EXPECT_NEAR(s["other_phases"].get<double>(), 6, 1e-6);
+  EXPECT_EQ(run.analyzer.Findings(), nlohmann::ordered_json::array());
+}
+
+TEST(Goodput, RowsWithoutStepsBeforeTheProcessesLeaveAreTheirTeardown) {
+  // A plain loop (no phases) saves its model for three seconds after its last step.
+  Loop run;
+  run.Rows(0, 3, 0, 0);
+  run.Rows(3, 40, 10, 0);
+  run.Rows(40, 43, 0, 0);
+  run.Gone(44);
+  nlohmann::ordered_json h = run.Finish(44);
+  const auto& s = h["goodput"]["seconds"];
+  EXPECT_NEAR(s["productive"].get<double>(), 36, 1e-6);
+  EXPECT_NEAR(s["other_phases"].get<double>(), 4, 1e-6);
+}
+
+TEST(Goodput, TheLoadersStartIsWarmUpNotInputBound) {
+  // Workers that load ahead, after a first second of waiting while they spawn:
+  // the window starts after the warm-up, so only steady waits are judged.
+  Thresholds th;
+  for (auto [key, value] : {std::pair{"warmup_s", 2.0}, {"window_s", 4.0}, {"open_s", 1.0}}) {
+    ASSERT_EQ(th.Set(key, value), "");
+  }
+  Loop run(1, th);
+  run.Rows(0, 3, 0, 0);
+  run.Rows(3, 4, 10, 0);    // the first step's row
+  run.Rows(4, 5, 10, 0.9);  // the workers spawning
+  run.Rows(5, 20, 20, 0.02);
+  EXPECT_EQ(run.Opened("input-bound"), nullptr);
+  EXPECT_EQ(run.analyzer.Findings(), nlohmann::ordered_json::array());
 }
 
 }  // namespace

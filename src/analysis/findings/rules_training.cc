@@ -20,18 +20,22 @@ double Median(std::vector<double> v) {
 void Analyzer::JudgeInput(const Frame& f, std::vector<Event>* events) {
   if (!Training(f) || !f.data_wait_ratio) return;
   Want(FindingId::kInputBound);
-  // From the row after the first step's (whose wait is start-up: workers
-  // spawning, the first batch), judged once the steps are evidence enough
-  // (the mean since then) or the window is full.
+  // The window holds the rows after the warm-up; until it is full, the steps
+  // judge once they are evidence enough: the mean from the row after the
+  // first step's (whose wait is start-up: workers spawning, the first batch).
   if (!first_step_t_ || f.t <= *first_step_t_) return;
   if (f.job_processes && *f.job_processes == 0) return;
-  data_wait_.Add(f.t, *f.data_wait_ratio);
-  double wait = *data_wait_.Mean();
-  bool evidence = data_wait_.Full(interval_s_) || StepEvidence(f);
+  wait_sum_ += *f.data_wait_ratio;
+  ++wait_rows_;
+  if (Judged(f)) data_wait_.Add(f.t, *f.data_wait_ratio);
+  bool full = data_wait_.Full(interval_s_);
+  bool evidence = full || StepEvidence(f);
+  double wait = full ? *data_wait_.Mean() : wait_sum_ / wait_rows_;
   if (evidence) Judging(FindingId::kInputBound);
   bool cond = evidence && wait >= th_[Th::kInputBoundRatio];
   if (!Due(input_, f.t, cond, th_[Th::kOpen_s], events)) return;
-  double over_s = std::min(th_[Th::kWindow_s], data_wait_.Covered(interval_s_));
+  double over_s = full ? std::min(th_[Th::kWindow_s], data_wait_.Covered(interval_s_))
+                      : f.t - *first_step_t_;
   Opening o;
   o.severity = wait >= th_[Th::kInputBoundHighRatio] ? Severity::kWarning : Severity::kInfo;
   o.evidence = {{"data_wait_ratio", Round4(wait)}, {"window_s", Round4(over_s)}};

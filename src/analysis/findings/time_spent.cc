@@ -59,7 +59,9 @@ void Analyzer::Account(const Frame& f, double row_s) {
   }
   bool gone = (f.job_processes && *f.job_processes == 0) || clients_.empty();
   if (gone || !Training(f)) {
-    FlushPending(Spent::kProductive);
+    // Steps that did not advance before a phase ended were its last long
+    // step; before the processes left, their teardown.
+    FlushPending(gone ? Spent::kOtherPhases : Spent::kProductive);
     if (gone) {
       Book(HeldIdle(f) ? Spent::kIdleGpu : Spent::kOtherPhases, f.t, row_s);
     } else {

@@ -8,7 +8,7 @@ With --ranks 2 it runs two DistributedDataParallel ranks (gloo, CPU), each its
 own process and marker client, and only rank R's dataset sleeps: the ranks
 synchronise at every step, so R holds the other back. Prints "planted R" with
 the share of the loop's wall time the dataset slept (rank R's, or the one rank's;
-without workers, where the sleep is the loop's own wait), and "fetched F" with
+0 with workers, whose sleeps are not the loop's wait), and "fetched F" with
 the share it waited for batches by its own clock (the sleeps plus the loading
 work, which a slow machine makes longer).
 """
@@ -68,8 +68,10 @@ def train(args, rank=-1):
         ready = time.perf_counter()
     wall = time.perf_counter() - start
     m.close()
-    if rank in (-1, args.slow_rank) and not args.workers:
-        print("planted", batches * sleep_ms / 1000.0 / wall, "fetched", fetched / wall, flush=True)
+    if rank in (-1, args.slow_rank):
+        # With workers the sleeps are theirs, not the loop's wait: nothing planted.
+        planted = 0.0 if args.workers else batches * sleep_ms / 1000.0 / wall
+        print("planted", planted, "fetched", fetched / wall, flush=True)
 
 
 def rank_main(rank, args):
