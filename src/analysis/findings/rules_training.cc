@@ -34,8 +34,8 @@ void Analyzer::JudgeInput(const Frame& f, std::vector<Event>* events) {
   if (evidence) Judging(FindingId::kInputBound);
   bool cond = evidence && wait >= th_[Th::kInputBoundRatio];
   if (!Due(input_, f.t, cond, th_[Th::kOpen_s], events)) return;
-  double over_s = full ? std::min(th_[Th::kWindow_s], data_wait_.Covered(interval_s_))
-                      : f.t - *first_step_t_;
+  double over_s =
+      full ? std::min(th_[Th::kWindow_s], data_wait_.Covered(interval_s_)) : f.t - *first_step_t_;
   Opening o;
   o.severity = wait >= th_[Th::kInputBoundHighRatio] ? Severity::kWarning : Severity::kInfo;
   o.evidence = {{"data_wait_ratio", Round4(wait)}, {"window_s", Round4(over_s)}};
