@@ -7,17 +7,21 @@
 # (-gline-tables-only: a report still names each frame's function, file and
 # line) and precompile their common headers (TRAINVITALS_PCH), which makes them
 # compile about a fifth faster. The integration tests' Python side
-# uses the release build's module (make build). With --build it only
-# configures and builds the trees (.ci/run builds them while other tests run).
-#   scripts/sanitize.sh [--build] [asan] [tsan]
+# uses the release build's module (make build). One phase alone: --build only
+# configures and builds the trees, --unit builds them and runs the unit tests,
+# --integration runs the integration tests in trees already built (.ci/run
+# runs the first two while other tests run).
+#   scripts/sanitize.sh [--build|--unit|--integration] [asan] [tsan]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-build_only=
-if [ "${1:-}" = --build ]; then
-  build_only=1
-  shift
-fi
+root=$PWD
+build=1 unit=1 integrate=1
+case "${1:-}" in
+  --build) unit= integrate= && shift ;;
+  --unit) integrate= && shift ;;
+  --integration) build= unit= && shift ;;
+esac
 presets=("$@")
 [ ${#presets[@]} -gt 0 ] || presets=(asan tsan)
 integration=(tests/integration/test_run_dir.py tests/integration/test_exit_codes.py
@@ -29,30 +33,41 @@ integration=(tests/integration/test_run_dir.py tests/integration/test_exit_codes
 select="not alone"
 
 status=0
-for preset in "${presets[@]}"; do
-  build=build/$preset
-  [ -f $build/build.ninja ] || cmake --preset "$preset" >/dev/null
-  cmake --build $build
-  [ -z "$build_only" ] || continue
-  logs=$PWD/$build/sanitizer-logs
+# Runs "$@" with the sanitizers' reports going to <build>/sanitizer-logs, and
+# fails when a test failed or a sanitizer reported.
+checked() {
+  local logs=$root/$tree/sanitizer-logs
   rm -rf "$logs"
   mkdir -p "$logs"
-  export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:strict_string_checks=1"
-  export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1"
-  export TSAN_OPTIONS="log_path=$logs/tsan:second_deadlock_stack=1"
-  echo "sanitize: $preset: unit tests"
-  (cd $build && ctest --output-on-failure -j2) || status=1
-  echo "sanitize: $preset: integration tests"
-  TRAINVITALS_BUILD=$build PYTHONPATH=python "$PYTHON" -m pytest -q -k "$select" \
-    "${integration[@]}" || status=1
-  unset ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS
+  local rc=0
+  ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:strict_string_checks=1" \
+    UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1" \
+    TSAN_OPTIONS="log_path=$logs/tsan:second_deadlock_stack=1" "$@" || rc=1
   if [ -n "$(ls -A "$logs")" ]; then
     echo "sanitize: $preset: sanitizer reports:"
     for f in "$logs"/*; do
       echo "== $f"
       cat "$f"
     done
-    status=1
+    rc=1
+  fi
+  return $rc
+}
+
+for preset in "${presets[@]}"; do
+  tree=build/$preset
+  if [ -n "$build" ]; then
+    [ -f $tree/build.ninja ] || cmake --preset "$preset" >/dev/null
+    cmake --build $tree
+  fi
+  if [ -n "$unit" ]; then
+    echo "sanitize: $preset: unit tests"
+    (cd $tree && checked ctest --output-on-failure -j2) || status=1
+  fi
+  if [ -n "$integrate" ]; then
+    echo "sanitize: $preset: integration tests"
+    TRAINVITALS_BUILD=$tree PYTHONPATH=python checked "$PYTHON" -m pytest -q -k "$select" \
+      "${integration[@]}" || status=1
   fi
 done
 exit $status

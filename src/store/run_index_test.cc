@@ -54,6 +54,7 @@ class RunIndexTest : public ::testing::Test {
     std::string error;
     EXPECT_TRUE(index.Query(q, &runs, &error)) << error;
     std::vector<std::string> out;
+    out.reserve(runs.size());
     for (const RunRecord& r : runs) out.push_back(r.name);
     return out;
   }

@@ -9,6 +9,12 @@ import pytest
 
 from prom_services import free_port, http_get, start_prometheus, wait_for
 
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "install: the installation tier (`pip install .`, `make demo` with only "
+        "Debian on PATH): make test-install, run once by .ci/run, not by make test")
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HELPERS = pathlib.Path(__file__).resolve().parent / "helpers"
 

@@ -13,6 +13,8 @@ from conftest import ROOT
 
 VENV_PY = ROOT / "build" / "venv" / "bin" / "python"
 
+pytestmark = pytest.mark.install
+
 
 def debian_only_env(**extra):
     """What a fresh login on Debian has: no other Python first on PATH."""

@@ -7,7 +7,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import HELPERS, ROOT
+
+pytestmark = pytest.mark.install
 
 
 def test_pip_install_gives_the_package_and_the_cli(tmp_path):

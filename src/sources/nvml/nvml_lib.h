@@ -38,6 +38,7 @@ class NvmlLib {
   // nvmlErrorString, or the number when the library lacks it.
   std::string Error(nvmlReturn_t r) const;
 
+// NOLINTNEXTLINE(bugprone-macro-parentheses): fn is a name, not an expression
 #define TV_NVML_FN(fn) decltype(&::fn) fn = nullptr;
   // Resolved from the newest version present; named for the newest.
   TV_NVML_FN(nvmlInit_v2)
