@@ -1,6 +1,6 @@
-// trainvitals docs metrics|options|findings|alerts: prints the generated Markdown that
-// docs/schema.md, docs/cli.md, docs/findings.md and docs/alerts.md carry (hidden; used by `make
-// docs`).
+// trainvitals docs metrics|events|options|findings|alerts: prints the generated Markdown
+// that docs/schema.md, docs/cli.md, docs/findings.md and docs/alerts.md carry (hidden; used by
+// `make docs`).
 #include <fmt/format.h>
 
 #include "analysis/alerts/promql.h"
@@ -8,6 +8,7 @@
 #include "analysis/findings/table.h"
 #include "cli/commands.h"
 #include "core/config.h"
+#include "core/event_type.h"
 #include "core/metrics.h"
 
 namespace tv {
@@ -16,12 +17,14 @@ void AddDocsCommand(CLI::App& app, Action* action) {
   auto* cmd = app.add_subcommand("docs", "Print generated documentation tables");
   cmd->group("");  // hidden from --help
   auto what = std::make_shared<std::string>();
-  cmd->add_option("what", *what, "metrics, options, findings, alerts or prometheus-rules")
+  cmd->add_option("what", *what, "metrics, events, options, findings, alerts or prometheus-rules")
       ->required()
-      ->check(CLI::IsMember({"metrics", "options", "findings", "alerts", "prometheus-rules"}));
+      ->check(CLI::IsMember(
+          {"metrics", "events", "options", "findings", "alerts", "prometheus-rules"}));
   cmd->callback([what, action] {
     *action = [what]() {
       fmt::print("{}", *what == "metrics"    ? MetricsMarkdown()
+                       : *what == "events"   ? EventsMarkdown()
                        : *what == "options"  ? OptionsMarkdown()
                        : *what == "findings" ? FindingsMarkdown()
                        : *what == "alerts"   ? BuiltinAlertsMarkdown()

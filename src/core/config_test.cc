@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/event_type.h"
 #include "core/metrics.h"
 
 namespace tv {
@@ -136,9 +137,9 @@ TEST(Config, IntervalShorterThanOneSampleIsRejected) {
 }
 
 // The generated block as scripts/gen-docs.sh writes it: trailing newlines trimmed.
-std::string Trimmed(std::string s) {
+std::string Trimmed(std::string s, std::string_view block = "") {
   while (!s.empty() && s.back() == '\n') s.pop_back();
-  return s + "\n<!-- end generated -->";
+  return s + "\n<!-- end generated" + (block.empty() ? "" : " " + std::string(block)) + " -->";
 }
 
 TEST(Docs, CliDocListsEveryOptionAsGenerated) {
@@ -148,6 +149,12 @@ TEST(Docs, CliDocListsEveryOptionAsGenerated) {
 
 TEST(Docs, SchemaDocListsEveryMetricAsGenerated) {
   EXPECT_NE(ReadSourceFile("docs/schema.md").find(Trimmed(MetricsMarkdown())), std::string::npos)
+      << "docs/schema.md is stale: run `make docs`";
+}
+
+TEST(Docs, SchemaDocListsEveryEventTypeAsGenerated) {
+  EXPECT_NE(ReadSourceFile("docs/schema.md").find(Trimmed(EventsMarkdown(), "events")),
+            std::string::npos)
       << "docs/schema.md is stale: run `make docs`";
 }
 
