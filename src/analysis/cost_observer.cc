@@ -29,6 +29,12 @@ double AddMean(const Stat& s, double* sum, double* samples) {
 CostForecaster::CostForecaster(CostRates rates, nlohmann::ordered_json meta)
     : rates_(std::move(rates)), meta_(std::move(meta)) {}
 
+void CostForecaster::AddTo(nlohmann::ordered_json* summary) const {
+  if (nlohmann::ordered_json cost = BuildCost(*summary, meta_, rates_); !cost.is_null()) {
+    (*summary)["cost"] = std::move(cost);
+  }
+}
+
 void CostForecaster::OnRow(Row* row, std::vector<Event>* events) {
   (void)events;
   elapsed_s_ = row->elapsed_s;

@@ -13,8 +13,13 @@
 // record of the run (rare: once per epoch) and asks BuildCost, so the live
 // forecast and summary.json's are one computation.
 //
+// Its part of summary.json: "cost", by BuildCost from the summary before it
+// (the whole-run figures, "health", "epochs" and "phases"), absent when that
+// has no duration.
+//
 // Thread safety: a SampleObserver, fed on the sampler thread; placed after the
-// PhaseTracker, whose "epoch" events of the same sample it reads.
+// PhaseTracker, whose "epoch" events of the same sample it reads. AddTo after
+// the sampler stopped.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -22,15 +27,17 @@
 
 #include "analysis/cost.h"
 #include "core/sampler.h"
+#include "core/summary_part.h"
 
 namespace tv {
 
-class CostForecaster final : public SampleObserver {
+class CostForecaster final : public SampleObserver, public SummaryPart {
  public:
   // `meta`: meta.json (the GPU models, for their prices).
   CostForecaster(CostRates rates, nlohmann::ordered_json meta);
   void OnSample(const Sample& sample, std::vector<Event>* events) override;
   void OnRow(Row* row, std::vector<Event>* events) override;
+  void AddTo(nlohmann::ordered_json* summary) const override;
 
  private:
   // The sums of one GPU's rows' means weighted by their sample counts: the

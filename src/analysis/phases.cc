@@ -330,6 +330,11 @@ void PhaseTracker::OnFinish(double t, std::vector<Event>* events) {
   phase_.clear();
 }
 
+void PhaseTracker::AddTo(nlohmann::ordered_json* summary) const {
+  (*summary)["epochs"] = epochs_;
+  (*summary)["phases"] = Phases();
+}
+
 nlohmann::ordered_json PhaseTracker::Phases() const {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   double total = 0;

@@ -16,8 +16,10 @@
 // process utilization, read every few seconds) is held between its readings,
 // so a span shorter than the reading period still has one.
 //
+// summary.json's part: "epochs" (Epochs) and "phases" (Phases).
+//
 // Thread safety: a SampleObserver, fed on the sampler thread; Epochs/Phases
-// after the sampler stopped.
+// and AddTo after the sampler stopped.
 #pragma once
 
 #include <map>
@@ -28,10 +30,11 @@
 
 #include "core/aggregator.h"
 #include "core/sampler.h"
+#include "core/summary_part.h"
 
 namespace tv {
 
-class PhaseTracker final : public SampleObserver {
+class PhaseTracker final : public SampleObserver, public SummaryPart {
  public:
   void OnSample(const Sample& sample, std::vector<Event>* events) override;
   void OnFinish(double t, std::vector<Event>* events) override;
@@ -40,6 +43,7 @@ class PhaseTracker final : public SampleObserver {
   const nlohmann::ordered_json& Epochs() const { return epochs_; }
   // {"train": {...}, "eval": {...}}: time, share and resources per phase.
   nlohmann::ordered_json Phases() const;
+  void AddTo(nlohmann::ordered_json* summary) const override;
 
  private:
   struct EnergyMark {

@@ -118,6 +118,13 @@ nlohmann::ordered_json ProcessTable::Top(size_t n) const {
           {"by_memory", pick([](const Entry& e) { return e.memory_bytes_max; })}};
 }
 
+void ProcessTable::AddTo(nlohmann::ordered_json* summary) const {
+  auto& s = *summary;
+  s["processes"] = Top(kTopProcesses);
+  if (still_running_) s["leaked"] = StillRunning(still_running_);
+  if (!exception_.is_null()) s["exception"] = exception_;
+}
+
 nlohmann::ordered_json ProcessTable::StillRunning(
     const std::function<bool(int, const std::string&)>& running) const {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();

@@ -3,10 +3,12 @@
 // role where known (main, launcher, rank N, DataLoader worker, worker), its CPU
 // time and its peak memory; the processes still running when the command
 // ended (leaked workers); and the exception a training process said it was
-// dying of (docs/markers.md, `bye`).
+// dying of (docs/markers.md, `bye`). Its part of summary.json: "processes"
+// (the top kTopProcesses), "leaked" once the command ended (set_command_ended)
+// and "exception" when a process said one.
 //
-// Thread safety: a SampleObserver, fed on the sampler thread; the accessors
-// after the sampler stopped.
+// Thread safety: a SampleObserver, fed on the sampler thread; the accessors,
+// set_command_ended and AddTo after the sampler stopped.
 #pragma once
 
 #include <functional>
@@ -17,10 +19,11 @@
 #include <vector>
 
 #include "core/sampler.h"
+#include "core/summary_part.h"
 
 namespace tv {
 
-class ProcessTable final : public SampleObserver {
+class ProcessTable final : public SampleObserver, public SummaryPart {
  public:
   // `root_pid`: the command's own process (role "main" or "launcher").
   explicit ProcessTable(int root_pid = 0) : root_pid_(root_pid) {}
@@ -40,6 +43,15 @@ class ProcessTable final : public SampleObserver {
   // {"type","message","pid","rank"} of the first process that said it died of
   // an exception; null when none did.
   nlohmann::ordered_json Exception() const { return exception_; }
+
+  // The processes summary.json lists by CPU time and by memory.
+  static constexpr size_t kTopProcesses = 5;
+  // The command has ended: AddTo lists as "leaked" the members that
+  // `running(pid, name)` says still run (StillRunning).
+  void set_command_ended(std::function<bool(int, const std::string&)> running) {
+    still_running_ = std::move(running);
+  }
+  void AddTo(nlohmann::ordered_json* summary) const override;
 
  private:
   struct Entry {
@@ -68,6 +80,7 @@ class ProcessTable final : public SampleObserver {
   std::vector<Entry> done_;           // exited
   std::map<int, Training> training_;  // processes that sent markers, by PID
   nlohmann::ordered_json exception_;
+  std::function<bool(int, const std::string&)> still_running_;  // set once the command ended
 };
 
 }  // namespace tv

@@ -10,15 +10,14 @@
 #include <filesystem>
 
 #include "analysis/judges.h"
-#include "core/env.h"
 #include "core/host.h"
 #include "core/thread.h"
 #include "run/live_dir.h"
 #include "run/run_dir.h"
 #include "run/run_history.h"
 #include "run/sources.h"
+#include "run/still_running.h"
 #include "sources/markers.h"
-#include "sources/proc_pid_parse.h"
 #include "views/report/report.h"
 #include "views/summary.h"
 #include "views/terminal_row.h"
@@ -287,18 +286,15 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
       BuildSummary(outcome, sampler != nullptr ? sampler->run_row() : Row{});
   if (jsonl_ && jsonl_->rows_lost() > 0) summary["rows_unwritten"] = jsonl_->rows_lost();
   if (jsonl_ && !jsonl_->open_error().empty()) summary["jsonl_error"] = jsonl_->open_error();
-  summary["epochs"] = phases_.Epochs();
-  summary["phases"] = phases_.Phases();
-  if (findings_) {
-    summary["health"] = findings_->analyzer().Health();
-    summary["findings"] = findings_->analyzer().Findings();
-    summary["memory_trends"] = findings_->analyzer().MemoryTrends();
-  }
-  if (alerts_) summary["alerts"] = alerts_->Summary();
-  if (nlohmann::ordered_json cost = BuildCost(summary, meta_, cost_rates_); !cost.is_null()) {
-    summary["cost"] = std::move(cost);
-  }
-  AddProcesses(exit_code.has_value() && mode_ == "run", &summary);
+  // Monitoring never started: the cost of the run's time alone.
+  if (!cost_forecaster_) cost_forecaster_ = std::make_unique<CostForecaster>(cost_rates_, meta_);
+  if (exit_code.has_value() && mode_ == "run") processes_.set_command_ended(StillRunning);
+  std::vector<const SummaryPart*> parts = {&phases_};
+  if (findings_) parts.push_back(findings_.get());
+  if (alerts_) parts.push_back(alerts_.get());
+  parts.push_back(cost_forecaster_.get());
+  parts.push_back(&processes_);
+  for (const SummaryPart* part : parts) part->AddTo(&summary);
   bool written = WriteSummary(summary);
   if (!config_.quiet) {
     std::string text = FormatSummary(summary, TerminalColumns(STDERR_FILENO));
@@ -352,21 +348,6 @@ bool Session::WriteSummary(const nlohmann::ordered_json& summary) {
   }
   fmt::print(stderr, "trainvitals: gave up writing {}\n", path);
   return false;
-}
-
-void Session::AddProcesses(bool ended, nlohmann::ordered_json* summary) const {
-  auto& s = *summary;
-  s["processes"] = processes_.Top(5);
-  if (ended) {
-    s["leaked"] = processes_.StillRunning([](int pid, const std::string& name) {
-      std::string stat;
-      if (!Env::Default()->ReadFile(fmt::format("/proc/{}/stat", pid).c_str(), &stat).ok())
-        return false;
-      std::optional<ProcStat> st = ParseProcStat(stat);
-      return st && st->state != 'Z' && st->comm == name;
-    });
-  }
-  if (nlohmann::ordered_json e = processes_.Exception(); !e.is_null()) s["exception"] = e;
 }
 
 void Session::Abandon() {

@@ -84,9 +84,6 @@ class Session {
   // Writes summary.json, waiting up to kSummaryWait_s for space on a full disk;
   // false when it could not.
   bool WriteSummary(const nlohmann::ordered_json& summary);
-  // summary.json's top processes, the exception the training died of, and,
-  // when the command has ended (`ended`), the processes it left running.
-  void AddProcesses(bool ended, nlohmann::ordered_json* summary) const;
   // The Prometheus and Pushgateway sinks, when asked for; labels from `meta`.
   void AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*>* sinks);
 

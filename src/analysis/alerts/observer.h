@@ -5,8 +5,8 @@
 // row's `alerts` (Prometheus, the status line). Allocation-free once every
 // instance exists; 50 rules on 8 GPUs cost microseconds (bench/).
 //
-// Thread safety: a SampleObserver, fed on the sampler thread; Summary after the
-// sampler stopped.
+// Thread safety: a SampleObserver, fed on the sampler thread; Summary and AddTo
+// after the sampler stopped.
 #pragma once
 
 #include <functional>
@@ -17,10 +17,11 @@
 #include "analysis/alerts/evaluator.h"
 #include "analysis/alerts/notice.h"
 #include "core/sampler.h"
+#include "core/summary_part.h"
 
 namespace tv {
 
-class AlertsObserver final : public SampleObserver {
+class AlertsObserver final : public SampleObserver, public SummaryPart {
  public:
   AlertsObserver(std::shared_ptr<const std::vector<AlertRule>> rules, double interval_s);
 
@@ -37,6 +38,8 @@ class AlertsObserver final : public SampleObserver {
 
   // summary.json "alerts": each instance that fired (when, how often, how long).
   nlohmann::ordered_json Summary() const { return evaluator_.Summary(); }
+  // Its part of summary.json: "alerts" (Summary).
+  void AddTo(nlohmann::ordered_json* summary) const override { (*summary)["alerts"] = Summary(); }
 
  private:
   void Emit(const AlertChange& change, std::vector<Event>* events);

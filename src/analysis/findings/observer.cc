@@ -43,6 +43,12 @@ bool MarkFromTrainingEvent(const TrainingEvent& e, Mark* m) {
   return true;
 }
 
+void FindingsObserver::AddTo(nlohmann::ordered_json* summary) const {
+  (*summary)["health"] = analyzer_.Health();
+  (*summary)["findings"] = analyzer_.Findings();
+  (*summary)["memory_trends"] = analyzer_.MemoryTrends();
+}
+
 void FindingsObserver::OnSample(const Sample& sample, std::vector<Event>* events) {
   (void)events;
   Mark m;

@@ -1,10 +1,11 @@
 // FindingsObserver: the live side of the analysis. On the sampler thread it
 // collects what the training processes say and hands each row, as
 // samples.jsonl will hold it, to the Analyzer; findings go to the sinks as
-// events, and each row carries the health score so far.
+// events, and each row carries the health score so far. Its part of
+// summary.json: the analyzer's "health", "findings" and "memory_trends".
 //
 // Thread safety: a SampleObserver, fed on the sampler thread; the accessors
-// after the sampler stopped.
+// and AddTo after the sampler stopped.
 #pragma once
 
 #include <functional>
@@ -12,6 +13,7 @@
 
 #include "analysis/findings/analyzer.h"
 #include "core/sampler.h"
+#include "core/summary_part.h"
 
 namespace tv {
 
@@ -19,7 +21,7 @@ namespace tv {
 // boundaries); false for the others.
 bool MarkFromTrainingEvent(const TrainingEvent& event, Mark* mark);
 
-class FindingsObserver final : public SampleObserver {
+class FindingsObserver final : public SampleObserver, public SummaryPart {
  public:
   explicit FindingsObserver(Thresholds thresholds = Thresholds(), double interval_s = 1)
       : analyzer_(thresholds, interval_s) {}
@@ -29,6 +31,7 @@ class FindingsObserver final : public SampleObserver {
   void OnFinish(double t, std::vector<Event>* events) override;
 
   const Analyzer& analyzer() const { return analyzer_; }
+  void AddTo(nlohmann::ordered_json* summary) const override;
   // How the job ended, judged at OnFinish; set from the thread that stops the
   // sampler, before it stops it.
   void set_job_end(JobEnd end) { job_end_ = std::move(end); }
