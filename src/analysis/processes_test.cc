@@ -89,5 +89,15 @@ TEST(ProcessTable, TheExceptionAProcessDiedOf) {
             (nlohmann::ordered_json{{"type", "ValueError"}, {"message", "bad shape"}, {"pid", 7}}));
 }
 
+TEST(ProcessTable, SummaryListsLeakedOnlyOnceTheCommandEnded) {
+  ProcessTable table(1);
+  nlohmann::ordered_json summary = nlohmann::ordered_json::object();
+  table.AddTo(&summary);
+  EXPECT_FALSE(summary.contains("leaked"));
+  table.set_command_ended([](int, const std::string&) { return true; });
+  table.AddTo(&summary);
+  EXPECT_EQ(summary["leaked"], nlohmann::ordered_json::array());
+}
+
 }  // namespace
 }  // namespace tv

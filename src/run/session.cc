@@ -135,7 +135,7 @@ void Session::Start(int root_pid) {
 
 void Session::StartMonitoring(int root_pid) {
   std::string dir = run_dir_;
-  RunSources sources = MakeSources(config_, root_pid, dir);
+  RunSources sources = MakeSources(config_, root_pid, dir, markers_.get(), markers_error_);
   nlohmann::ordered_json meta = Meta(root_pid);
   if (sources.gpu_info.is_object()) {
     nlohmann::ordered_json driver;
@@ -184,47 +184,33 @@ void Session::StartMonitoring(int root_pid) {
   sinks_ = std::make_unique<SinkThread>(std::move(sinks));
   sinks_->Start();
   AddEvent("start", {{"pid", root_pid}, {"mode", mode_}});
-  MarkerSource* marker_source = nullptr;
-  if (markers_) {
-    auto source = std::make_unique<MarkerSource>(markers_.get());
-    marker_source = source.get();
-    sources.sources.push_back(std::move(source));
-  } else {
-    sources.notices.push_back({"markers", markers_error_});
-  }
-  for (const auto& source : sources.sources) {
-    if (auto* cgroup = dynamic_cast<CgroupSource*>(source.get())) oom_kills_ = cgroup->oom_kills();
-  }
+  MarkerSource* marker_source = sources.markers;
+  oom_kills_ = sources.oom_kills;
   for (const Notice& n : sources.notices) {
     AddEvent("source_unavailable", {{"source", n.source}, {"message", n.message}});
   }
   SamplerOptions options{config_.sample_hz, config_.interval_s};
-  processes_.set_root_pid(root_pid);
+  observers_.processes.set_root_pid(root_pid);
   // Each observer on its own: one that fails is turned off, the others go on.
-  findings_ = std::make_unique<FindingsObserver>(thresholds_, config_.interval_s);
+  observers_.findings = std::make_unique<FindingsObserver>(thresholds_, config_.interval_s);
   if (marker_source != nullptr) {
     // The back-channel (docs/markers.md): each memory risk the analysis opens
     // goes to every training process. Both run on the sampler thread; the
     // sampler owns the source and outlives every call of the handler.
-    findings_->set_risk_handler(
+    observers_.findings->set_risk_handler(
         [marker_source](const MemoryRisk& risk) { marker_source->PublishRisk(risk); });
   }
-  // After the findings: a finding rule reads the row's findings.
-  alerts_ = std::make_unique<AlertsObserver>(alert_rules_, config_.interval_s);
+  observers_.alerts = std::make_unique<AlertsObserver>(alert_rules_, config_.interval_s);
   if (marker_source != nullptr) {
     // A rule with `stop = true` asks the training processes to stop, through
     // the same back-channel as the memory risks (docs/markers.md).
-    alerts_->set_stop_handler(
+    observers_.alerts->set_stop_handler(
         [marker_source](const AlertRule& rule) { marker_source->RequestStop(rule.name); });
   }
   StartAlertActions(meta["host"].get<std::string>(), root_pid);
-  // After the phases: it reads their epoch records of the same sample.
-  cost_forecaster_ = std::make_unique<CostForecaster>(cost_rates_, meta_);
-  std::vector<SampleObserver*> observers = {&training_events_,      &phases_,
-                                            cost_forecaster_.get(), &processes_,
-                                            findings_.get(),        alerts_.get()};
+  observers_.cost = std::make_unique<CostForecaster>(cost_rates_, meta_);
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
-                                       sinks_.get(), std::move(observers));
+                                       sinks_.get(), observers_.InTickOrder());
   sampler_->Start();
 }
 
@@ -244,7 +230,7 @@ void Session::StartAlertActions(const std::string& host, int root_pid) {
         if (sinks_) sinks_->PushEvent(std::move(e));
       });
   alert_actions_->Start();
-  alerts_->set_notify(
+  observers_.alerts->set_notify(
       [actions = alert_actions_.get()](AlertNotice n) { actions->Notify(std::move(n)); });
 }
 
@@ -287,14 +273,9 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   if (jsonl_ && jsonl_->rows_lost() > 0) summary["rows_unwritten"] = jsonl_->rows_lost();
   if (jsonl_ && !jsonl_->open_error().empty()) summary["jsonl_error"] = jsonl_->open_error();
   // Monitoring never started: the cost of the run's time alone.
-  if (!cost_forecaster_) cost_forecaster_ = std::make_unique<CostForecaster>(cost_rates_, meta_);
-  if (exit_code.has_value() && mode_ == "run") processes_.set_command_ended(StillRunning);
-  std::vector<const SummaryPart*> parts = {&phases_};
-  if (findings_) parts.push_back(findings_.get());
-  if (alerts_) parts.push_back(alerts_.get());
-  parts.push_back(cost_forecaster_.get());
-  parts.push_back(&processes_);
-  for (const SummaryPart* part : parts) part->AddTo(&summary);
+  if (!observers_.cost) observers_.cost = std::make_unique<CostForecaster>(cost_rates_, meta_);
+  if (exit_code.has_value() && mode_ == "run") observers_.processes.set_command_ended(StillRunning);
+  for (const SummaryPart* part : observers_.InSummaryOrder()) part->AddTo(&summary);
   bool written = WriteSummary(summary);
   if (!config_.quiet) {
     std::string text = FormatSummary(summary, TerminalColumns(STDERR_FILENO));
@@ -316,7 +297,7 @@ void Session::NoteJobEnd(std::optional<int> exit_signal) {
     end.cgroup = kills->cgroup;
     AddEvent("oom_kill", {{"count", kills->count}, {"cgroup", kills->cgroup}});
   }
-  if (findings_) findings_->set_job_end(std::move(end));
+  if (observers_.findings) observers_.findings->set_job_end(std::move(end));
 }
 
 void Session::WriteRunReport() const {

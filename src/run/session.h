@@ -13,18 +13,13 @@
 #include <vector>
 
 #include "actions/actions.h"
-#include "analysis/alerts/observer.h"
 #include "analysis/alerts/rules_file.h"
 #include "analysis/cost.h"
-#include "analysis/cost_observer.h"
-#include "analysis/findings/observer.h"
-#include "analysis/phases.h"
-#include "analysis/processes.h"
 #include "core/config.h"
 #include "core/sampler.h"
 #include "core/sink_thread.h"
 #include "markers/endpoint.h"
-#include "markers/training_events.h"
+#include "run/pipeline.h"
 #include "sinks/jsonl_sink.h"
 #include "sinks/live_file.h"
 #include "sinks/metrics_server.h"
@@ -95,17 +90,12 @@ class Session {
   std::unique_ptr<MetricsServer> metrics_server_;
   std::unique_ptr<MarkerEndpoint> markers_;  // made before the child starts
   std::string markers_error_;
-  PhaseTracker phases_;  // bound before the child starts
-  TrainingEventLog training_events_;
-  ProcessTable processes_;
+  RunObservers observers_;  // in the order of run/pipeline.h
   Thresholds thresholds_;
   CostRates cost_rates_;
   nlohmann::ordered_json meta_;  // what meta.json says (the GPU models, for the cost)
-  std::unique_ptr<CostForecaster> cost_forecaster_;
-  std::unique_ptr<FindingsObserver> findings_;
   // The alert rules outlive every row the sinks hold (rows name them).
   std::shared_ptr<const std::vector<AlertRule>> alert_rules_;
-  std::unique_ptr<AlertsObserver> alerts_;
   std::unique_ptr<AlertActions> alert_actions_;  // when a rule has actions beyond the log
   std::shared_ptr<OomKillWatch> oom_kills_;      // the cgroup source's, outlives it
   std::unique_ptr<JsonlSink> jsonl_;

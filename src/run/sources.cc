@@ -3,30 +3,72 @@
 #include <unistd.h>
 
 #include "core/env.h"
+#include "sources/cgroup.h"
 #include "sources/gpu_source.h"
 #include "sources/host_sources.h"
+#include "sources/markers.h"
 #include "sources/process_tree.h"
 #include "sources/run_dir_space.h"
 
 namespace tv {
+namespace {
 
-RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir) {
+void Add(Stage stage, std::unique_ptr<Source> source, RunSources* out) {
+  out->sources.push_back(std::move(source));
+  out->stages.push_back(stage);
+}
+
+}  // namespace
+
+RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir,
+                       MarkerEndpoint* markers, const std::string& markers_error) {
   Env* env = Env::Default();
   RunSources out;
-  out.sources = MakeHostSources(env, root_pid);
-  if (!run_dir.empty()) out.sources.push_back(std::make_unique<RunDirSpaceSource>(run_dir));
-  ProcessTreeOptions tree;
-  // Watching an ancestor (attach to one's shell) must not count ourselves; in
-  // the Python mode the job is this very process.
-  if (root_pid != ::getpid()) tree.excluded_pid = ::getpid();
-  out.sources.push_back(
-      std::make_unique<ProcessTreeSource>(env, std::vector<int>{root_pid}, std::move(tree)));
-  GpuSourceOptions gpu = GpuSourceOptions::FromEnvironment();
-  gpu.gpus = config.gpus;
-  gpu.real_ids = config.gpu_ids;
-  if (auto source = GpuSource::Create(gpu, &out.notices)) {
-    out.gpu_info = source->static_info();
-    out.sources.push_back(std::move(source));
+  for (Stage stage : kTickOrder) {
+    switch (stage) {
+      case Stage::kHost:
+        for (auto& source : MakeHostSources(env, root_pid)) {
+          if (auto* cgroup = dynamic_cast<CgroupSource*>(source.get())) {
+            out.oom_kills = cgroup->oom_kills();
+          }
+          Add(stage, std::move(source), &out);
+        }
+        break;
+      case Stage::kRunDirSpace:
+        if (!run_dir.empty()) Add(stage, std::make_unique<RunDirSpaceSource>(run_dir), &out);
+        break;
+      case Stage::kProcessTree: {
+        ProcessTreeOptions tree;
+        // Watching an ancestor (attach to one's shell) must not count
+        // ourselves; in the Python mode the job is this very process.
+        if (root_pid != ::getpid()) tree.excluded_pid = ::getpid();
+        Add(stage,
+            std::make_unique<ProcessTreeSource>(env, std::vector<int>{root_pid}, std::move(tree)),
+            &out);
+        break;
+      }
+      case Stage::kGpu: {
+        GpuSourceOptions gpu = GpuSourceOptions::FromEnvironment();
+        gpu.gpus = config.gpus;
+        gpu.real_ids = config.gpu_ids;
+        if (auto source = GpuSource::Create(gpu, &out.notices)) {
+          out.gpu_info = source->static_info();
+          Add(stage, std::move(source), &out);
+        }
+        break;
+      }
+      case Stage::kMarkers:
+        if (markers != nullptr) {
+          auto source = std::make_unique<MarkerSource>(markers);
+          out.markers = source.get();
+          Add(stage, std::move(source), &out);
+        } else {
+          out.notices.push_back({"markers", markers_error});
+        }
+        break;
+      default:  // an observer
+        break;
+    }
   }
   return out;
 }

@@ -1,6 +1,7 @@
-// Builds the sources for a run, in the order a tick reads them: host first,
-// then the process tree, then GPUs (which attribute device memory to the tree's
-// PIDs).
+// Builds the sources for a run, in the order a tick reads them (run/pipeline.h
+// kTickOrder): host first, then the run directory's space, the process tree,
+// the GPUs (which attribute device memory to the tree's PIDs) and the markers
+// (which fill the allocator figures of the GPUs found).
 #pragma once
 
 #include <memory>
@@ -10,19 +11,33 @@
 
 #include "core/config.h"
 #include "core/source.h"
+#include "run/pipeline.h"
 
 namespace tv {
 
+class MarkerEndpoint;
+class MarkerSource;
+class OomKillWatch;
+
 struct RunSources {
   std::vector<std::unique_ptr<Source>> sources;
+  std::vector<Stage> stages;  // each source's stage (parallel to `sources`)
   // meta.json's GPU part: {"backend", "driver_version", ..., "gpus": [...]}; null without GPUs.
   nlohmann::json gpu_info;
   // Problems met while opening sources (no GPU driver, ...), said once.
   std::vector<Notice> notices;
+  // The markers' source (owned by `sources`, then by the sampler); null without
+  // an endpoint. It carries the back-channel to the training processes.
+  MarkerSource* markers = nullptr;
+  // The cgroup source's count of OOM kills; it outlives the source. Null
+  // without a cgroup source.
+  std::shared_ptr<OomKillWatch> oom_kills;
 };
 
 // `run_dir`: the run directory, whose file system's space the sources watch
-// (none when empty).
-RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir);
+// (none when empty). `markers`: the endpoint the training processes report
+// to, not owned; when null, `markers_error` says why, as a notice.
+RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir,
+                       MarkerEndpoint* markers, const std::string& markers_error);
 
 }  // namespace tv
