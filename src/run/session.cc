@@ -12,11 +12,11 @@
 #include "analysis/judges.h"
 #include "core/host.h"
 #include "core/thread.h"
-#include "run/live_dir.h"
 #include "run/run_dir.h"
 #include "run/run_history.h"
 #include "run/sources.h"
 #include "run/still_running.h"
+#include "sinks/jsonl_sink.h"
 #include "sources/markers.h"
 #include "views/report/report.h"
 #include "views/summary.h"
@@ -36,66 +36,19 @@ Session::Session(Config config, std::vector<std::string> command, std::string mo
   thresholds_ = ThresholdsFrom(config_.findings);  // a wrong [findings] entry is a setup error
   alert_rules_ = LoadAlertRules(config_);          // so is a wrong [[alert]] rule
   cost_rates_ = LoadCostRates(config_.cost_file);  // and a wrong [cost] rate
-  if (!config_.prometheus.empty()) {
-    // Bound here, before the child starts, so a port in use fails the run early.
-    metrics_server_ =
-        std::make_unique<MetricsServer>(ParseListenAddress("--prometheus", config_.prometheus));
-    if (!config_.quiet) {
-      fmt::print(stderr, "trainvitals: Prometheus metrics at http://{}:{}/metrics\n",
-                 metrics_server_->host(), metrics_server_->port());
-    }
-  }
+  // Before the child starts, so a port in use fails the run early.
+  exporters_ = std::make_unique<Exporters>(config_);
   start_wall_ = Clock::Default()->WallSeconds();
   run_dir_ = PrepareRunDir(config_, command_, start_wall_);
   markers_ = MarkerEndpoint::Create(config_.interval_s, &markers_error_);
-  if (!config_.tensorboard.empty()) {
-    std::string error;
-    tfevents_ = TfeventsSink::Open(config_.tensorboard, start_wall_, config_.interval_s, &error);
-    if (!tfevents_) {
-      Abandon();
-      throw ConfigError(error);
-    }
-  }
-  if (!config_.visualdl.empty()) {
-    std::string error;
-    visualdl_ = VdlSink::Open(config_.visualdl, start_wall_, config_.interval_s, &error);
-    if (!visualdl_) {
-      Abandon();
-      throw ConfigError(error);
-    }
+  if (std::string error = exporters_->OpenBoards(start_wall_); !error.empty()) {
+    Abandon();
+    throw ConfigError(error);
   }
 }
 
 Session::~Session() {
   if (!finished_ && (sampler_ || sinks_)) Finish(std::nullopt, std::nullopt);
-}
-
-void Session::AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*>* sinks) {
-  if (!metrics_server_ && config_.pushgateway.empty()) return;
-  PromLabels labels;
-  labels.host = meta["host"].get<std::string>();
-  labels.run = RunName();
-  for (const auto& g : meta["gpus"]) {
-    if (!g.is_object() || !g.contains("index")) continue;
-    PromGpuLabel label;
-    label.index = g["index"].get<int>();
-    label.mig_instance = g.value("mig_instance", -1);
-    label.model = g.value("name", std::string());
-    labels.gpus.push_back(std::move(label));
-  }
-  // Names of other processes on the GPUs stay on this machine unless asked.
-  labels.outside_process_names = config_.prometheus_process_names;
-  if (metrics_server_) {
-    PromLabels served = labels;
-    served.outside_process_names |= IsLoopbackHost(metrics_server_->host());
-    prometheus_ = std::make_unique<PrometheusSink>(metrics_server_.get(), std::move(served));
-    sinks->push_back(prometheus_.get());
-  }
-  if (!config_.pushgateway.empty()) {
-    pushgateway_ = std::make_unique<PushgatewaySink>(
-        ParseHttpUrl("--pushgateway", config_.pushgateway), labels, config_.pushgateway_delete);
-    sinks->push_back(pushgateway_.get());
-  }
 }
 
 nlohmann::ordered_json Session::Meta(int root_pid) const {
@@ -148,40 +101,14 @@ void Session::StartMonitoring(int root_pid) {
     }
     meta["gpu_driver"] = driver;
   }
-  if (metrics_server_) {
-    meta["prometheus_url"] =
-        fmt::format("http://{}:{}/metrics", metrics_server_->host(), metrics_server_->port());
-  }
+  if (std::string url = exporters_->metrics_url(); !url.empty()) meta["prometheus_url"] = url;
   WriteJsonFile(dir + "/meta.json", meta);
   meta_ = meta;
   if (config_.out.empty()) PointLatestLink(config_.runs_dir, dir);
-  jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
-  std::vector<Sink*> sinks = {jsonl_.get()};
-  if (tfevents_) sinks.push_back(tfevents_.get());
-  if (visualdl_) sinks.push_back(visualdl_.get());
-  if (!config_.quiet) {
-    // Inside the training process the terminal belongs to the framework's own
-    // progress bars: no live line there (no row set), only the notices and
-    // epoch lines.
-    status_ = std::make_unique<StatusLine>(STDERR_FILENO, live_row_);
-    status_->set_finding_repeat_s(thresholds_[Th::kRepeatLine_s]);
-    sinks.push_back(status_.get());
-  }
-  std::string live_error;
-  if (std::string live_dir = LiveSessionsDir(true, &live_error); !live_dir.empty()) {
-    // `trainvitals top` lists the session while it runs.
-    live_ = std::make_unique<LiveFile>(
-        live_dir, LiveIdentity{::getpid(), root_pid, mode_, RunName(), command_, dir, start_wall_,
-                               config_.interval_s});
-    sinks.push_back(live_.get());
-  }
-  requested_tfevents_ = std::make_unique<RequestedTfevents>(
-      config_.tensorboard, start_wall_, config_.interval_s, [this](const std::string& line) {
-        if (status_) status_->Say(line);
-      });
-  sinks.push_back(requested_tfevents_.get());
-  AddExporters(meta, &sinks);
-  sinks_ = std::make_unique<SinkThread>(std::move(sinks));
+  ExporterContext context{LiveIdentity{::getpid(), root_pid, mode_, RunName(), command_, dir,
+                                       start_wall_, config_.interval_s},
+                          &meta_, live_row_, thresholds_[Th::kRepeatLine_s]};
+  sinks_ = std::make_unique<SinkThread>(exporters_->MakeSinks(context));
   sinks_->Start();
   AddEvent("start", {{"pid", root_pid}, {"mode", mode_}});
   MarkerSource* marker_source = sources.markers;
@@ -265,13 +192,14 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   outcome.end_t = end;
   outcome.exit_code = exit_code;
   outcome.exit_signal = exit_signal;
-  outcome.rows_written = jsonl_ ? jsonl_->rows_written() : 0;
+  const JsonlSink* jsonl = exporters_->jsonl();
+  outcome.rows_written = jsonl ? jsonl->rows_written() : 0;
   outcome.rows_dropped = sinks_ ? sinks_->dropped_rows() : 0;
   outcome.late_ticks = sampler != nullptr ? sampler->late_ticks() : 0;
   nlohmann::ordered_json summary =
       BuildSummary(outcome, sampler != nullptr ? sampler->run_row() : Row{});
-  if (jsonl_ && jsonl_->rows_lost() > 0) summary["rows_unwritten"] = jsonl_->rows_lost();
-  if (jsonl_ && !jsonl_->open_error().empty()) summary["jsonl_error"] = jsonl_->open_error();
+  if (jsonl && jsonl->rows_lost() > 0) summary["rows_unwritten"] = jsonl->rows_lost();
+  if (jsonl && !jsonl->open_error().empty()) summary["jsonl_error"] = jsonl->open_error();
   // Monitoring never started: the cost of the run's time alone.
   if (!observers_.cost) observers_.cost = std::make_unique<CostForecaster>(cost_rates_, meta_);
   if (exit_code.has_value() && mode_ == "run") observers_.processes.set_command_ended(StillRunning);
@@ -332,8 +260,7 @@ bool Session::WriteSummary(const nlohmann::ordered_json& summary) {
 }
 
 void Session::Abandon() {
-  if (tfevents_) tfevents_->Discard();
-  if (visualdl_) visualdl_->Discard();
+  if (exporters_) exporters_->Discard();
   std::error_code ec;
   fs::remove(fs::path(run_dir_) / "meta.json", ec);
   fs::remove(run_dir_, ec);  // only if empty

@@ -19,15 +19,8 @@
 #include "core/sampler.h"
 #include "core/sink_thread.h"
 #include "markers/endpoint.h"
+#include "run/exporters.h"
 #include "run/pipeline.h"
-#include "sinks/jsonl_sink.h"
-#include "sinks/live_file.h"
-#include "sinks/metrics_server.h"
-#include "sinks/prometheus_sink.h"
-#include "sinks/pushgateway_sink.h"
-#include "sinks/tfevents/requested_tfevents.h"
-#include "sinks/tfevents/tfevents_sink.h"
-#include "sinks/visualdl/vdl_sink.h"
 #include "sources/cgroup.h"
 #include "views/status_line.h"
 
@@ -79,15 +72,13 @@ class Session {
   // Writes summary.json, waiting up to kSummaryWait_s for space on a full disk;
   // false when it could not.
   bool WriteSummary(const nlohmann::ordered_json& summary);
-  // The Prometheus and Pushgateway sinks, when asked for; labels from `meta`.
-  void AddExporters(const nlohmann::ordered_json& meta, std::vector<Sink*>* sinks);
 
   Config config_;
   std::vector<std::string> command_;
   std::string mode_;
   std::string run_dir_;
   double start_wall_ = 0;
-  std::unique_ptr<MetricsServer> metrics_server_;
+  std::unique_ptr<Exporters> exporters_;     // made before the child starts
   std::unique_ptr<MarkerEndpoint> markers_;  // made before the child starts
   std::string markers_error_;
   RunObservers observers_;  // in the order of run/pipeline.h
@@ -98,15 +89,7 @@ class Session {
   std::shared_ptr<const std::vector<AlertRule>> alert_rules_;
   std::unique_ptr<AlertActions> alert_actions_;  // when a rule has actions beyond the log
   std::shared_ptr<OomKillWatch> oom_kills_;      // the cgroup source's, outlives it
-  std::unique_ptr<JsonlSink> jsonl_;
-  std::unique_ptr<PrometheusSink> prometheus_;
-  std::unique_ptr<PushgatewaySink> pushgateway_;
   TerminalRow* live_row_ = nullptr;
-  std::unique_ptr<StatusLine> status_;
-  std::unique_ptr<LiveFile> live_;
-  std::unique_ptr<TfeventsSink> tfevents_;
-  std::unique_ptr<RequestedTfevents> requested_tfevents_;  // a training's log_dir (markers)
-  std::unique_ptr<VdlSink> visualdl_;
   std::unique_ptr<SinkThread> sinks_;
   std::unique_ptr<Sampler> sampler_;
   Sampler* left_behind_ = nullptr;  // its thread is stuck in a source: never freed
