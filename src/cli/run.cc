@@ -12,6 +12,7 @@
 #include "cli/child.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "markers/protocol.h"
 #include "run/gpu_claim.h"
 #include "run/session.h"
 #include "views/terminal_row.h"

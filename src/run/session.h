@@ -1,7 +1,10 @@
 // Session: one monitored run from start to summary, shared by `run`, `attach`
-// and the in-process Python mode. It owns the run directory, the sources, the
-// sampler and the sinks, and writes meta.json, samples.jsonl, events.jsonl and
-// summary.json.
+// and the in-process Python mode. It owns the run directory, the marker
+// endpoint, the sampler with its sources (run/sources.h) and observers
+// (run/pipeline.h, in their declared order), the sinks (run/exporters.h) and
+// the alert actions (run/alert_delivery.h), and writes meta.json
+// (run/run_meta.h), samples.jsonl, events.jsonl and summary.json
+// (run/run_end.h: the observers' parts, collected in their declared order).
 //
 // Thread safety: all methods from one controlling thread; AddEvent from any.
 #pragma once
@@ -12,19 +15,19 @@
 #include <string>
 #include <vector>
 
-#include "actions/actions.h"
-#include "analysis/alerts/rules_file.h"
-#include "analysis/cost.h"
 #include "core/config.h"
-#include "core/sampler.h"
-#include "core/sink_thread.h"
-#include "markers/endpoint.h"
-#include "run/exporters.h"
 #include "run/pipeline.h"
-#include "sources/cgroup.h"
-#include "views/status_line.h"
+#include "run/run_meta.h"
 
 namespace tv {
+
+class AlertActions;
+class Exporters;
+class MarkerEndpoint;
+class OomKillWatch;
+class Sampler;
+class SinkThread;
+class TerminalRow;
 
 class Session {
  public:
@@ -37,7 +40,7 @@ class Session {
 
   // The marker socket training processes report to (TRAINVITALS_SOCKET); empty
   // when it could not be made (the run goes on without markers).
-  std::string marker_socket() const { return markers_ ? markers_->socket_path() : std::string(); }
+  std::string marker_socket() const;
 
   // Where the live status goes (a terminal's reserved row, not owned, which
   // must outlive this session); none unless set before Start.
@@ -59,34 +62,24 @@ class Session {
   void Abandon();
 
  private:
-  nlohmann::ordered_json Meta(int root_pid) const;
-  std::string RunName() const;  // --name, else one made from the command
-  // The alert actions' threads, when a rule has actions; notices go to them.
-  void StartAlertActions(const std::string& host, int root_pid);
+  // The run as meta.json, the live file and the sinks' labels name it.
+  LiveIdentity Identity(int root_pid) const;
   void StartMonitoring(int root_pid);
   // Tells the analysis how the job ended (its signal, the kernel OOM killer's
   // kills in its cgroup, written as an `oom_kill` event), before it stops.
   void NoteJobEnd(std::optional<int> exit_signal);
-  // Writes report.html into the run directory (run --report).
-  void WriteRunReport() const;
-  // Writes summary.json, waiting up to kSummaryWait_s for space on a full disk;
-  // false when it could not.
-  bool WriteSummary(const nlohmann::ordered_json& summary);
 
   Config config_;
   std::vector<std::string> command_;
   std::string mode_;
   std::string run_dir_;
   double start_wall_ = 0;
+  RunJudging judging_;
   std::unique_ptr<Exporters> exporters_;     // made before the child starts
-  std::unique_ptr<MarkerEndpoint> markers_;  // made before the child starts
+  std::unique_ptr<MarkerEndpoint> markers_;  // likewise
   std::string markers_error_;
-  RunObservers observers_;  // in the order of run/pipeline.h
-  Thresholds thresholds_;
-  CostRates cost_rates_;
+  RunObservers observers_;
   nlohmann::ordered_json meta_;  // what meta.json says (the GPU models, for the cost)
-  // The alert rules outlive every row the sinks hold (rows name them).
-  std::shared_ptr<const std::vector<AlertRule>> alert_rules_;
   std::unique_ptr<AlertActions> alert_actions_;  // when a rule has actions beyond the log
   std::shared_ptr<OomKillWatch> oom_kills_;      // the cgroup source's, outlives it
   TerminalRow* live_row_ = nullptr;

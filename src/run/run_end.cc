@@ -1,0 +1,54 @@
+#include "run/run_end.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "core/clock.h"
+#include "run/run_dir.h"
+#include "sinks/jsonl_sink.h"
+#include "views/report/report.h"
+
+namespace tv {
+
+nlohmann::ordered_json CollectSummary(const RunOutcome& outcome, const Row& run_row,
+                                      const JsonlSink* jsonl, const RunObservers& observers) {
+  nlohmann::ordered_json summary = BuildSummary(outcome, run_row);
+  if (jsonl && jsonl->rows_lost() > 0) summary["rows_unwritten"] = jsonl->rows_lost();
+  if (jsonl && !jsonl->open_error().empty()) summary["jsonl_error"] = jsonl->open_error();
+  for (const SummaryPart* part : observers.InSummaryOrder()) part->AddTo(&summary);
+  return summary;
+}
+
+bool WriteSummaryFile(const std::string& run_dir, const nlohmann::ordered_json& summary,
+                      double wait_s) {
+  std::string path = run_dir + "/summary.json";
+  if (WriteJsonFile(path, summary)) return true;
+  // Most likely a full disk: the run's one summary is worth a short wait.
+  fmt::print(stderr, "trainvitals: waiting up to {:.0f} s for space to write {}\n", wait_s, path);
+  double deadline = Clock::Default()->MonotonicSeconds() + wait_s;
+  while (Clock::Default()->MonotonicSeconds() < deadline) {
+    ::usleep(250'000);
+    if (WriteJsonFile(path, summary, /*say=*/false)) {
+      fmt::print(stderr, "trainvitals: wrote {}\n", path);
+      return true;
+    }
+  }
+  fmt::print(stderr, "trainvitals: gave up writing {}\n", path);
+  return false;
+}
+
+void WriteRunReport(const std::string& run_dir, bool quiet) {
+  try {
+    ReportRequest request;
+    request.run_dir = run_dir;
+    ReportWritten written = WriteReport(request);
+    if (!quiet) fmt::print(stderr, "trainvitals: report {}\n", written.path);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "trainvitals: no report: {}\n", e.what());
+  }
+}
+
+}  // namespace tv

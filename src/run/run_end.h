@@ -1,0 +1,35 @@
+// What a run leaves once it ended: summary.json, collected from the outcome,
+// the whole-run figures and each observer's part in the declared order
+// (run/pipeline.h kSummaryOrder), written even on a disk that is full for a
+// while; and report.html when asked for.
+//
+// Thread safety: the controlling thread, after the sampler stopped.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/row.h"
+#include "run/pipeline.h"
+#include "views/summary.h"
+
+namespace tv {
+
+class JsonlSink;
+
+// summary.json: BuildSummary's outcome and figures, what samples.jsonl lost
+// (`jsonl`; null: none made), then each observer's part.
+nlohmann::ordered_json CollectSummary(const RunOutcome& outcome, const Row& run_row,
+                                      const JsonlSink* jsonl, const RunObservers& observers);
+
+// Writes <run_dir>/summary.json, waiting up to `wait_s` for space on a full
+// disk (saying so on stderr); false when it could not.
+bool WriteSummaryFile(const std::string& run_dir, const nlohmann::ordered_json& summary,
+                      double wait_s);
+
+// Writes report.html into `run_dir` (run --report) and says where unless
+// `quiet`. A page the run's owner asked for, not part of the run: a failure is
+// one line on stderr and changes nothing else.
+void WriteRunReport(const std::string& run_dir, bool quiet);
+
+}  // namespace tv

@@ -1,0 +1,41 @@
+// meta.json of a run, and what the run is judged with: the findings
+// thresholds, the alert rules and the cost rates, loaded from the config before
+// the child starts and recorded in meta.json (analysis/judges.h) so that
+// `analyze` and `report` reach the run's verdict without its config.
+//
+// Thread safety: pure, except LoadJudging (reads the config's files) and
+// RunMeta (the host's name, kernel and working directory).
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/alerts/rule.h"
+#include "analysis/cost.h"
+#include "analysis/findings/table.h"
+#include "core/config.h"
+#include "sinks/live_file.h"
+
+namespace tv {
+
+struct RunJudging {
+  Thresholds thresholds;
+  // Shared: they outlive every row the sinks hold (rows name them).
+  std::shared_ptr<const std::vector<AlertRule>> alert_rules;
+  CostRates cost_rates;
+};
+
+// Throws ConfigError on a wrong [findings] entry, [[alert]] rule or [cost] rate.
+RunJudging LoadJudging(const Config& config);
+
+// meta.json (docs/schema.md): the run (`run`; its "pid" is the job's root),
+// the machine, the sampling rates, the GPUs its sources found (`gpu_info`, as
+// run/sources.h RunSources has it; null: none), --prometheus's URL (empty:
+// none) and the judging.
+nlohmann::ordered_json RunMeta(const LiveIdentity& run, const Config& config,
+                               const RunJudging& judging, const nlohmann::json& gpu_info,
+                               const std::string& prometheus_url);
+
+}  // namespace tv
