@@ -199,7 +199,15 @@ void ProcessTreeSource::Visit(const Candidate& c, bool look, bool all_threads, J
     p.comm = st->comm;
     p.cmdline.clear();
     if (env_->ReadFile(Path(c.pid, "cmdline"), &buf_).ok()) p.cmdline = FormatCmdline(buf_);
+    p.cmdline_retries = p.cmdline.empty() ? kCmdlineRetries : 0;
     if (known) job->execed.push_back(InfoOf(c.pid, st->ppid, p.comm, p.cmdline));
+  } else if (p.cmdline_retries > 0) {  // caught inside exec: its arguments come now
+    --p.cmdline_retries;
+    if (env_->ReadFile(Path(c.pid, "cmdline"), &buf_).ok()) p.cmdline = FormatCmdline(buf_);
+    if (!p.cmdline.empty()) {
+      p.cmdline_retries = 0;
+      job->execed.push_back(InfoOf(c.pid, st->ppid, p.comm, p.cmdline));
+    }
   }
   if (!known) job->started.push_back(InfoOf(c.pid, st->ppid, p.comm, p.cmdline));
   uint64_t cpu = st->utime_ticks + st->stime_ticks;

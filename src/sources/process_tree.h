@@ -115,6 +115,9 @@ class ProcessTreeSource final : public Source {
     int ppid = 0;
     std::string comm;
     std::string cmdline;
+    // Ticks left to read an empty cmdline again: exec sets the new name before
+    // the new arguments, and a read between the two finds none.
+    int cmdline_retries = 0;
     uint64_t cpu_ticks = 0;       // utime + stime at the last tick
     uint64_t children_ticks = 0;  // cutime + cstime at the last tick
     bool zombie = false;
@@ -191,6 +194,7 @@ class ProcessTreeSource final : public Source {
   uint64_t changed_seq_ = 0;         // the tick that first saw that change
   bool baseline_walk_ = false;       // the first walk from the roots: time so far is not ours
   static constexpr int kMaxShortTicks = 10;
+  static constexpr int kCmdlineRetries = 3;
   int64_t cpu_delta_ticks_ = 0;  // this tick; negative carried into the next
   int short_ticks_ = 0;          // ticks it has been negative
   double tick_dt_s_ = 0;         // since the last tick

@@ -206,6 +206,25 @@ TEST(ProcessTree, ReportsAMemberThatRanANewProgram) {
   EXPECT_TRUE(t.At(0.2).execed.empty());
 }
 
+TEST(ProcessTree, AProgramCaughtInsideExecGetsItsCommandLineOnALaterTick) {
+  FakeProc fs;
+  fs.Add(100, 1, "sh");
+  fs.Add(101, 100, "sh");
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  t.At(0);
+  fs[101].comm = "sleep";  // exec has named it, its arguments are not there yet
+  fs.Publish();
+  fs.env.Set("/proc/101/cmdline", "");
+  ASSERT_EQ(Pids(t.At(0.1).execed), std::vector<int>{101});
+  fs.Publish();  // exec has finished
+  const JobSample& job = t.At(0.2);
+  ASSERT_EQ(Pids(job.execed), std::vector<int>{101});
+  EXPECT_EQ(job.execed[0].cmdline, "sleep --flag");
+  EXPECT_TRUE(t.At(0.3).execed.empty());
+}
+
 TEST(ProcessTree, SetRootsStartsAFreshTree) {
   FakeProc fs;
   fs.Add(100, 1, "a");
