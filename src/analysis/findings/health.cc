@@ -62,10 +62,12 @@ std::string Needs(FindingId id, const Thresholds& th) {
   }
 }
 
-}  // namespace
-
-double Analyzer::ScoreOf(double from_t, double to_t, std::optional<double> busy,
-                         const TimeLedger& spent, nlohmann::ordered_json* breakdown) const {
+// The score of the span from `from_t` to `to_t`, whose time went as `spent`
+// and whose GPUs were busy `busy`; appends the points taken to `breakdown`
+// when given.
+double ScoreOf(const std::vector<FindingRecord>& records, double from_t, double to_t,
+               std::optional<double> busy, const TimeLedger& spent,
+               nlohmann::ordered_json* breakdown) {
   int score = 100;
   auto take = [&](int points, std::string what) {
     if (points <= 0) return;
@@ -80,7 +82,7 @@ double Analyzer::ScoreOf(double from_t, double to_t, std::optional<double> busy,
     if (!SpentLost(s)) continue;
     double share = spent.Share(s);
     std::string why;
-    for (const Record& r : records_) {
+    for (const FindingRecord& r : records) {
       if (PaidBy(r.id) == s) why = fmt::format(" ({})", Def(r.id).name);
     }
     take(static_cast<int>(std::lround(share * 100)),
@@ -102,7 +104,7 @@ double Analyzer::ScoreOf(double from_t, double to_t, std::optional<double> busy,
     double share = 0;
   };
   std::map<FindingId, Cost> costs;
-  for (const Record& r : records_) {
+  for (const FindingRecord& r : records) {
     // Its time is counted above, as lost time.
     if (auto paid = PaidBy(r.id); paid && spent[*paid] > 0) continue;
     double end = r.closed_t.value_or(to_t);
@@ -126,50 +128,50 @@ double Analyzer::ScoreOf(double from_t, double to_t, std::optional<double> busy,
   return std::max(score, 0);
 }
 
-std::optional<double> Analyzer::BusyMean() const {
-  if (busy_rows_ == 0) return std::nullopt;
-  return busy_sum_ / busy_rows_;
-}
+}  // namespace
 
 std::optional<double> Analyzer::HealthScore() const {
   if (!JudgedAny()) return std::nullopt;
-  return ScoreOf(*start_t_, end_t_.value_or(last_t_), BusyMean(), ledger_, nullptr);
+  return ScoreOf(log_.records(), *run_.start_t, run_.end_t.value_or(run_.last_t), time_.BusyMean(),
+                 time_.ledger(), nullptr);
 }
 
 nlohmann::ordered_json Analyzer::Health() const {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   if (!JudgedAny()) {
-    out["note"] = markers_ && !first_step_t_
+    out["note"] = run_.markers && !run_.first_step_t
                       ? "not judged: no training step was seen"
                       : fmt::format("not judged: the run was shorter than its warm-up ({})",
-                                    Span(th_[Th::kWarmup_s]));
+                                    Span(run_.th[Th::kWarmup_s]));
   } else {
     nlohmann::ordered_json breakdown = nlohmann::ordered_json::array();
-    std::optional<double> busy = BusyMean();
-    out["score"] = ScoreOf(*start_t_, end_t_.value_or(last_t_), busy, ledger_, &breakdown);
+    std::optional<double> busy = time_.BusyMean();
+    out["score"] = ScoreOf(log_.records(), *run_.start_t, run_.end_t.value_or(run_.last_t), busy,
+                           time_.ledger(), &breakdown);
     out["breakdown"] = std::move(breakdown);
     if (busy) out["gpu_busy_ratio"] = Round4(*busy);
   }
-  if (start_t_) out["goodput"] = ledger_.Json(StepsMeasured());
+  if (run_.start_t) out["goodput"] = time_.ledger().Json(StepsMeasured());
   std::vector<std::string_view> waiting;
   NotJudged(&waiting);
   if (!waiting.empty()) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (size_t i = 0; i < kFindingCount; ++i) {
-      if (judge_[i] != 1) continue;
       auto id = static_cast<FindingId>(i);
-      list.push_back({{"id", Def(id).name}, {"needs", Needs(id, th_)}});
+      if (!log_.Waiting(id)) continue;
+      list.push_back({{"id", Def(id).name}, {"needs", Needs(id, run_.th)}});
     }
     out["not_judged"] = std::move(list);
   }
   if (!JudgedAny()) return out;
   nlohmann::ordered_json epochs = nlohmann::ordered_json::array();
-  for (const auto& [epoch, s] : done_epochs_) {
+  for (const TimeAccount::Epoch& s : time_.done_epochs()) {
     std::optional<double> epoch_busy;
     if (s.busy_rows > 0) epoch_busy = s.busy_sum / s.busy_rows;
-    epochs.push_back({{"epoch", epoch},
-                      {"score", ScoreOf(s.begin_t, s.end_t, epoch_busy, s.ledger, nullptr)},
-                      {"goodput", s.ledger.Json(StepsMeasured())}});
+    epochs.push_back(
+        {{"epoch", s.epoch},
+         {"score", ScoreOf(log_.records(), s.begin_t, s.end_t, epoch_busy, s.ledger, nullptr)},
+         {"goodput", s.ledger.Json(StepsMeasured())}});
   }
   if (!epochs.empty()) out["epochs"] = std::move(epochs);
   return out;

@@ -1,12 +1,9 @@
-// Rules on memory that creeps: host-memory-leak, gpu-memory-leak,
-// allocator-growth and oom-forecast. Each figure gets floors (the minimum of
-// each epoch after the first, else of each leak_window_s after
-// leak_warmup_s); a leak is floors that rise by the Mann-Kendall test, by a
-// Theil-Sen slope that adds leak_min_growth, and still rise in their newer half.
+// Memory that creeps (memory_rules.h).
+#include "analysis/findings/memory_rules.h"
+
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/findings/analyzer.h"
 #include "analysis/findings/format.h"
 #include "core/format.h"
 
@@ -61,7 +58,17 @@ int GpuOf(const Who& who) {
 
 }  // namespace
 
-std::optional<int64_t> Analyzer::FloorUnit(const Frame& f) {
+void MemoryRules::OnMark(const Mark& m, RuleContext& cx) {
+  if (m.type != Mark::Type::kEpochBegin || m.pid != cx.run.lowest_rank_pid || !m.epoch) return;
+  epoch_now_ = m.epoch;
+  ++epochs_begun_;
+  if (m.call != call_ || m.planned_epochs != planned_epochs_) call_epoch_begins_.clear();
+  call_ = m.call;
+  planned_epochs_ = m.planned_epochs;
+  call_epoch_begins_.push_back(m.t);
+}
+
+std::optional<int64_t> MemoryRules::FloorUnit(const Frame& f) {
   if (epoch_now_) {
     if (!floors_by_epoch_) {  // epochs replace windows: start the floors over
       floors_by_epoch_ = true;
@@ -79,7 +86,7 @@ std::optional<int64_t> Analyzer::FloorUnit(const Frame& f) {
   return static_cast<int64_t>(std::floor(since / std::max(th_[Th::kLeakWindow_s], 0.001)));
 }
 
-bool Analyzer::FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit) {
+bool MemoryRules::FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit) {
   if (!value) return false;
   if (!s.floors.Add(t, *value, unit)) return false;
   // Floors within leak_min_growth of each other cannot grow by it: no test.
@@ -102,10 +109,10 @@ bool Analyzer::FeedSeries(MemorySeries& s, std::optional<double> value, double t
   return true;
 }
 
-void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
+void MemoryRules::OnFrame(const Frame& f, RuleContext& cx) {
   std::optional<int64_t> unit = FloorUnit(f);
   bool alive = f.job_processes.value_or(1) > 0;
-  if (f.job_memory_bytes) Want(FindingId::kHostMemoryLeak);
+  if (f.job_memory_bytes) cx.Want(FindingId::kHostMemoryLeak);
   if (unit && alive) {
     FeedSeries(host_memory_series_, f.job_memory_bytes, f.t, *unit);
     for (const RankFrame& r : f.ranks) {
@@ -113,7 +120,7 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
       FeedSeries(rank_memory_[r.pid], r.memory_bytes, f.t, *unit);
     }
     for (const GpuFrame& g : f.gpus) {
-      if (g.job_memory_bytes.value_or(0) > 0) Want(FindingId::kGpuMemoryLeak);
+      if (g.job_memory_bytes.value_or(0) > 0) cx.Want(FindingId::kGpuMemoryLeak);
       GpuMemory& m = gpu_memory_[g.index];
       FeedSeries(m.job, g.job_memory_bytes, f.t, *unit);
       FeedSeries(m.allocated, g.allocator_allocated_bytes, f.t, *unit);
@@ -121,11 +128,10 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
     }
   }
 
-  JudgeLeak(host_memory_series_, FindingId::kHostMemoryLeak, {Who::Kind::kJob}, f.t, events);
+  JudgeLeak(host_memory_series_, FindingId::kHostMemoryLeak, {Who::Kind::kJob}, f.t, cx);
   // Each training process, when there are several: which rank holds the leak.
   for (auto& [pid, s] : rank_memory_) {
-    JudgeLeak(s, FindingId::kHostMemoryLeak, {Who::Kind::kRank, rank_of_pid_[pid], pid}, f.t,
-              events);
+    JudgeLeak(s, FindingId::kHostMemoryLeak, {Who::Kind::kRank, rank_of_pid_[pid], pid}, f.t, cx);
   }
   // Room: what the host has available, and under a cgroup limit what is left of it.
   if (f.host_memory_available_bytes) {
@@ -135,7 +141,7 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
       room = std::min(room, *f.host_memory_limit_bytes - *f.host_cgroup_memory_current_bytes);
     }
     JudgeForecast(host_forecast_, host_memory_series_.leak ? &host_memory_series_ : nullptr,
-                  std::max(room, 0.0), limit, {Who::Kind::kHost}, f.t, events);
+                  std::max(room, 0.0), limit, {Who::Kind::kHost}, f.t, cx);
   }
 
   for (const GpuFrame& g : f.gpus) {
@@ -147,18 +153,18 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
     bool reserved_only = allocator && m.reserved.leak && !m.allocated.leak;
     MemorySeries& judged =
         allocator && (m.allocated.leak || !m.job.leak || reserved_only) ? m.allocated : m.job;
-    if (&judged == &m.allocated && m.job.tracker.open()) Due(m.job.tracker, f.t, false, 0, events);
+    if (&judged == &m.allocated && m.job.tracker.open()) cx.Due(m.job.tracker, f.t, false, 0);
     if (&judged == &m.job && m.allocated.tracker.open()) {
-      Due(m.allocated.tracker, f.t, false, 0, events);
+      cx.Due(m.allocated.tracker, f.t, false, 0);
     }
     JudgeLeak(judged, FindingId::kGpuMemoryLeak,
               {&judged == &m.job ? Who::Kind::kGpuJob : Who::Kind::kGpuAllocated, g.index}, f.t,
-              events);
+              cx);
 
     bool growth =
         m.reserved.leak && m.allocated.trend.slope_per_s <
                                th_[Th::kAllocatorGrowthShare] * m.reserved.trend.slope_per_s;
-    if (Due(m.growth, f.t, growth, 0, events)) {
+    if (cx.Due(m.growth, f.t, growth, 0)) {
       Opening o;
       o.severity = Severity::kWarning;
       o.evidence = TrendJson(m.reserved);
@@ -170,8 +176,8 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
           "grows {}/h: fragmentation or a growing cache, not the tensors.",
           g.index, FormatBytes(m.reserved.trend.slope_per_s * 3600),
           FormatBytes(std::max(allocated, 0.0) * 3600));
-      Open(FindingId::kAllocatorGrowth, m.growth, f.t, SubjectOf({Who::Kind::kGpu, g.index}),
-           std::move(o), events);
+      cx.Open(FindingId::kAllocatorGrowth, m.growth, f.t, SubjectOf({Who::Kind::kGpu, g.index}),
+              std::move(o));
     }
 
     // What fills the device: the tensors (with allocator figures), else the
@@ -182,15 +188,15 @@ void Analyzer::JudgeMemory(const Frame& f, std::vector<Event>* events) {
     if (g.memory_total_bytes && g.memory_used_bytes) {
       JudgeForecast(m.forecast, leaking,
                     std::max(*g.memory_total_bytes - *g.memory_used_bytes, 0.0),
-                    *g.memory_total_bytes, {Who::Kind::kGpu, g.index}, f.t, events);
+                    *g.memory_total_bytes, {Who::Kind::kGpu, g.index}, f.t, cx);
     }
   }
 }
 
-void Analyzer::JudgeLeak(MemorySeries& s, FindingId id, MemoryWho who, double t,
-                         std::vector<Event>* events) {
-  if (s.trend.floors >= static_cast<size_t>(th_[Th::kLeakMinFloors])) Judging(id);
-  if (!Due(s.tracker, t, s.leak, 0, events)) return;
+void MemoryRules::JudgeLeak(MemorySeries& s, FindingId id, MemoryWho who, double t,
+                            RuleContext& cx) {
+  if (s.trend.floors >= static_cast<size_t>(th_[Th::kLeakMinFloors])) cx.Judging(id);
+  if (!cx.Due(s.tracker, t, s.leak, 0)) return;
   Opening o;
   o.severity = Severity::kWarning;
   o.evidence = TrendJson(s);
@@ -202,16 +208,16 @@ void Analyzer::JudgeLeak(MemorySeries& s, FindingId id, MemoryWho who, double t,
                   WordsFor(who), per_epoch, FormatBytes(s.trend.slope_per_s * 3600), s.trend.floors,
                   floors_by_epoch_ ? "epochs" : "windows", ConfidenceText(s.trend.p_value));
   if (!o.message.empty()) o.message[0] = static_cast<char>(std::toupper(o.message[0]));
-  Open(id, s.tracker, t, SubjectOf(who), std::move(o), events);
+  cx.Open(id, s.tracker, t, SubjectOf(who), std::move(o));
   int gpu = GpuOf(who);
-  risks_.push_back(MemoryRisk{
+  cx.Risk(MemoryRisk{
       .kind = gpu >= 0 ? MemoryRisk::Kind::kGpuMemoryLeak : MemoryRisk::Kind::kHostMemoryLeak,
       .gpu = gpu,
       .growth_bytes_per_second = s.trend.slope_per_s});
 }
 
-Analyzer::Forecast Analyzer::ForecastOf(const MemorySeries& s, double room, double limit,
-                                        double t) const {
+MemoryRules::Forecast MemoryRules::ForecastOf(const MemorySeries& s, double room, double limit,
+                                              double t) const {
   Forecast fc;
   fc.slope_per_s = s.trend.slope_per_s;
   if (floors_by_epoch_) fc.slope_per_epoch = s.trend.slope_per_unit;
@@ -238,8 +244,8 @@ Analyzer::Forecast Analyzer::ForecastOf(const MemorySeries& s, double room, doub
   return fc;
 }
 
-void Analyzer::JudgeForecast(Tracker& tr, const MemorySeries* leaking, double room, double limit,
-                             MemoryWho who, double t, std::vector<Event>* events) {
+void MemoryRules::JudgeForecast(Tracker& tr, const MemorySeries* leaking, double room, double limit,
+                                MemoryWho who, double t, RuleContext& cx) {
   std::optional<Forecast> fc;
   bool cond = false;
   if (leaking) {
@@ -247,7 +253,7 @@ void Analyzer::JudgeForecast(Tracker& tr, const MemorySeries* leaking, double ro
     cond = fc->run_left_s ? fc->seconds_left < *fc->run_left_s
                           : fc->seconds_left < th_[Th::kOomHorizon_s];
   }
-  if (!Due(tr, t, cond, 0, events)) return;
+  if (!cx.Due(tr, t, cond, 0)) return;
   Opening o;
   o.severity = Severity::kCritical;
   o.evidence = {{"growth_bytes_per_hour", std::round(fc->slope_per_s * 3600)}};
@@ -267,16 +273,16 @@ void Analyzer::JudgeForecast(Tracker& tr, const MemorySeries* leaking, double ro
                          : fmt::format("in about {}", Span(fc->seconds_left));
   o.message = fmt::format("At +{}, {} runs out {}{}.", rate, WordsFor(who), when,
                           fc->run_left_s ? ", before the run ends" : "");
-  Open(FindingId::kOomForecast, tr, t, SubjectOf(who), std::move(o), events);
-  risks_.push_back(MemoryRisk{.kind = MemoryRisk::Kind::kOomForecast,
-                              .gpu = GpuOf(who),
-                              .seconds_left = fc->seconds_left,
-                              .epoch = fc->epoch,
-                              .planned_epochs = fc->planned_epochs,
-                              .growth_bytes_per_second = fc->slope_per_s});
+  cx.Open(FindingId::kOomForecast, tr, t, SubjectOf(who), std::move(o));
+  cx.Risk(MemoryRisk{.kind = MemoryRisk::Kind::kOomForecast,
+                     .gpu = GpuOf(who),
+                     .seconds_left = fc->seconds_left,
+                     .epoch = fc->epoch,
+                     .planned_epochs = fc->planned_epochs,
+                     .growth_bytes_per_second = fc->slope_per_s});
 }
 
-nlohmann::ordered_json Analyzer::TrendJson(const MemorySeries& s) const {
+nlohmann::ordered_json MemoryRules::TrendJson(const MemorySeries& s) const {
   // A figure that did not rise was not fitted as it was judged: fit it now.
   FloorTrend tr = s.leak_trend     ? *s.leak_trend
                   : s.trend.fitted ? s.trend
@@ -294,7 +300,7 @@ nlohmann::ordered_json Analyzer::TrendJson(const MemorySeries& s) const {
   return j;
 }
 
-nlohmann::ordered_json Analyzer::MemoryTrends() const {
+nlohmann::ordered_json MemoryRules::Trends() const {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   auto add = [&](const MemorySeries& s, nlohmann::ordered_json subject, const char* figure) {
     if (s.floors.empty()) return;

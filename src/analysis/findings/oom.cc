@@ -1,28 +1,12 @@
-// The `oom` finding: the job died of memory. Three ways to know: the kernel's
-// OOM killer counted a kill in the job's cgroup; the command was killed by
-// SIGKILL while the job was at its memory limit (the OOM killer where no
-// cgroup count can be read); a training process said it died of the
-// framework's out-of-memory error (client_end). The evidence holds the last
-// minutes of memory figures.
-#include <fmt/format.h>
+// JobEnd, out-of-memory errors and the memory trail (oom.h).
+#include "analysis/findings/oom.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <csignal>
-
-#include "analysis/findings/analyzer.h"
-#include "analysis/findings/format.h"
-#include "analysis/findings/oom.h"
 
 namespace tv {
 namespace {
-
-// The job's last rows before it ended that tell whether it was at its limit:
-// the OOM killer acts within moments of the job reaching it.
-constexpr double kAtLimitWindow_s = 10;
-
-std::string Mib(double bytes) { return fmt::format("{:.0f} MiB", bytes / (1 << 20)); }
 
 bool ContainsNoCase(std::string_view text, std::string_view word) {
   auto it = std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
@@ -163,66 +147,6 @@ std::optional<double> MemoryTrail::JobPeakBytes() const {
     if (p.job_memory_bytes) peak = std::max(peak.value_or(0), *p.job_memory_bytes);
   }
   return peak;
-}
-
-void Analyzer::OpenOom(double t, const nlohmann::ordered_json& subject,
-                       nlohmann::ordered_json cause, std::string message,
-                       std::vector<Event>* events) {
-  if (oom_.open()) return;  // one per run: the first cause
-  Put(&cause, "memory_limit_bytes", memory_trail_.LimitBytes());
-  Put(&cause, "job_memory_bytes_peak", memory_trail_.JobPeakBytes());
-  events->push_back(Event{t, "oom", cause});
-  Opening o;
-  o.severity = Severity::kCritical;
-  o.evidence = std::move(cause);
-  o.evidence["memory"] = memory_trail_.Points();
-  o.evidence["window_s"] = std::round(memory_trail_.Covered_s(interval_s_) * 10) / 10;
-  o.message = std::move(message);
-  Open(FindingId::kOom, oom_, t, subject, std::move(o), events);
-}
-
-void Analyzer::JudgeOomMark(const Mark& m, std::vector<Event>* events) {
-  if (m.exception.empty() || !IsOutOfMemoryError(m.exception, m.message)) return;
-  nlohmann::ordered_json subject = nlohmann::ordered_json::object();
-  if (m.rank >= 0) subject["rank"] = m.rank;
-  subject["pid"] = m.pid;
-  nlohmann::ordered_json cause = {{"killed_by", "exception"},
-                                  {"exception", m.exception},
-                                  {"exception_message", m.message},
-                                  {"pid", m.pid}};
-  std::string message =
-      fmt::format("A training process (pid {}) died of {}{}: it ran out of memory.", m.pid,
-                  m.exception, m.message.empty() ? "" : " (" + m.message + ")");
-  OpenOom(m.t, subject, std::move(cause), std::move(message), events);
-}
-
-void Analyzer::JudgeOomEnd(std::vector<Event>* events) {
-  if (!job_end_) return;
-  double t = last_t_ > 0 ? last_t_ : end_t_.value_or(0);
-  const JobEnd& end = *job_end_;
-  std::optional<double> limit = memory_trail_.LimitBytes();
-  if (end.oom_kills > 0) {
-    nlohmann::ordered_json cause = {
-        {"killed_by", "oom_kill"}, {"oom_kills", end.oom_kills}, {"cgroup", end.cgroup}};
-    if (end.signal) cause["signal"] = *end.signal;
-    std::string message = fmt::format(
-        "The kernel's OOM killer killed {} of the job in its cgroup {}{}: the job ran out of "
-        "memory.",
-        end.oom_kills == 1 ? "a process" : fmt::format("{} processes", end.oom_kills), end.cgroup,
-        limit ? fmt::format(" (limit {})", Mib(*limit)) : "");
-    OpenOom(t, nlohmann::ordered_json::object(), std::move(cause), std::move(message), events);
-    return;
-  }
-  if (end.signal != SIGKILL) return;
-  std::optional<MemoryTrail::AtLimit> at = memory_trail_.Closest(kAtLimitWindow_s);
-  if (!at || at->ratio < th_[Th::kHostMemoryCriticalRatio]) return;
-  nlohmann::ordered_json cause = {
-      {"killed_by", "sigkill_at_limit"}, {"signal", SIGKILL}, {"limit_ratio", Round4(at->ratio)}};
-  std::string message = fmt::format(
-      "The job was killed (SIGKILL) while it used {} of the memory it may use ({} of {}): most "
-      "likely by the kernel's OOM killer.",
-      Pct(at->ratio), Mib(at->used_bytes), Mib(at->limit_bytes));
-  OpenOom(t, nlohmann::ordered_json::object(), std::move(cause), std::move(message), events);
 }
 
 }  // namespace tv

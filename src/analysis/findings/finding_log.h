@@ -1,0 +1,78 @@
+// FindingLog: every finding the rules opened in a run, open or closed, and
+// which rules applied to the run and had the evidence to judge it (for
+// `not_judged`). The rules write it through their RuleContext (rule.h); the
+// analyzer reads it for the findings list, the health score and Prometheus.
+//
+// Thread safety: none; the analyzer's thread owns it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "analysis/findings/table.h"
+#include "core/event.h"
+#include "core/row.h"
+#include "core/training_sample.h"
+
+namespace tv {
+
+// What a rule says when its finding opens.
+struct Opening {
+  Severity severity = Severity::kWarning;
+  nlohmann::ordered_json evidence;
+  std::string message;
+  std::string advice;  // empty: the table's advice for the framework
+};
+
+struct FindingRecord {
+  FindingId id;
+  Severity severity;
+  double opened_t;
+  std::optional<double> closed_t;  // none: open, or open at the run's end
+  nlohmann::ordered_json subject;
+  nlohmann::ordered_json evidence;
+  std::string message;
+  std::string advice;
+};
+
+class FindingLog {
+ public:
+  // Records a finding opened at `t` and appends its finding_open event;
+  // returns its index.
+  int Open(FindingId id, double t, Framework framework, const nlohmann::ordered_json& subject,
+           Opening opening, std::vector<Event>* events);
+  // Closes the finding at `index` and appends its finding_close event.
+  void Close(int index, double t, std::vector<Event>* events);
+
+  // The rule of `id` applies to this run / has had the evidence to judge it.
+  void Want(FindingId id) { judge_[static_cast<size_t>(id)] |= 1; }
+  void Judging(FindingId id) { judge_[static_cast<size_t>(id)] |= 3; }
+  // Whether `id` applies but has not been judged yet.
+  bool Waiting(FindingId id) const { return judge_[static_cast<size_t>(id)] == 1; }
+
+  void AddRisk(const MemoryRisk& risk) { risks_.push_back(risk); }
+  std::vector<MemoryRisk> TakeRisks() { return std::exchange(risks_, {}); }
+
+  const std::vector<FindingRecord>& records() const { return records_; }
+  // Every finding, the worst first (severity, then share of the run up to
+  // `end_t`), each in the shape of ../DESIGN.md "Findings".
+  nlohmann::ordered_json Json(double end_t) const;
+  // Each finding id opened so far, in the order first opened: whether one is
+  // open now and its worst severity.
+  void States(std::vector<Row::Finding>* out) const;
+  // The ids that apply but have not been judged, in table order.
+  void NotJudged(std::vector<std::string_view>* out) const;
+
+ private:
+  std::vector<FindingRecord> records_;
+  std::array<uint8_t, kFindingCount> judge_{};  // bit 0: applies; bit 1: judged
+  std::vector<MemoryRisk> risks_;
+};
+
+}  // namespace tv

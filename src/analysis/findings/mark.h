@@ -1,0 +1,34 @@
+// Mark: what a training process said, as events.jsonl holds it (client start
+// and end, epochs, phases), the analyzer's second input beside its rows.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace tv {
+
+// A mark is fed before the first row that ends at least this long after it:
+// marks reach the sampler up to a tick late, so live and replayed runs see
+// them at the same row.
+inline constexpr double kMarkHold_s = 0.5;
+
+struct Mark {
+  enum class Type { kClientStart, kClientEnd, kEpochBegin, kEpochEnd, kPhaseBegin, kPhaseEnd };
+  Type type = Type::kClientStart;
+  double t = 0;
+  int pid = 0;
+  int rank = -1;
+  std::optional<int64_t> epoch;
+  std::string phase;
+  std::string framework;
+  std::optional<int64_t> planned_epochs;  // epoch_begin: the call's planned epochs
+  std::optional<int64_t> call;            // epoch_begin: the framework call (1, 2, ...)
+  std::string exception;  // client_end: what the process died of ("OutOfMemoryError")
+  std::string message;
+};
+// The mark an events.jsonl event is; false for other event types.
+bool MarkFromEvent(const nlohmann::json& event, Mark* mark);
+
+}  // namespace tv

@@ -1,0 +1,114 @@
+// slow-start and stalled (progress.h).
+#include "analysis/findings/progress.h"
+
+#include <algorithm>
+
+#include "analysis/findings/format.h"
+
+namespace tv {
+namespace {
+
+constexpr size_t kStepTimes = 64;  // step-time estimates kept for the median
+
+double Median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+void ProgressRule::OnMark(const Mark& m, RuleContext& /*cx*/) {
+  if (m.type == Mark::Type::kClientEnd) rank_steps_.erase(m.pid);
+}
+
+bool ProgressRule::StalledNow() const {
+  if (job_steps_.stalled.true_since) return true;
+  return std::any_of(rank_steps_.begin(), rank_steps_.end(),
+                     [](const auto& r) { return r.second.stalled.true_since.has_value(); });
+}
+
+void ProgressRule::OnFrame(const Frame& f, RuleContext& cx) {
+  bool alive = !cx.run.clients.empty() && f.job_processes.value_or(1) > 0;
+  bool cond = cx.run.markers && alive && !cx.run.first_step_t && cx.run.start_t &&
+              f.t - *cx.run.start_t >= cx.th[Th::kSlowStart_s];
+  if (cx.Due(slow_start_, f.t, cond, 0)) {
+    Opening o;
+    o.evidence = {{"seconds_without_step", Round4(f.t - *cx.run.start_t)}};
+    o.message = fmt::format(
+        "No training step came in the first {}: start-up (data indexing, downloads, "
+        "compilation) takes as long as training would.",
+        Span(f.t - *cx.run.start_t));
+    cx.Open(FindingId::kSlowStart, slow_start_, f.t, nlohmann::ordered_json::object(),
+            std::move(o));
+  }
+  bool judge = alive && (cx.run.Judged(f) || cx.run.StepEvidence(f));
+  if (f.ranks.empty()) {
+    // One training process: name it (py-spy needs its pid); several that
+    // report no ranks: the job as a whole.
+    nlohmann::ordered_json subject = nlohmann::ordered_json::object();
+    if (cx.run.clients.size() == 1) subject["pid"] = cx.run.clients.begin()->first;
+    JudgeStep(job_steps_, f.steps, subject, f, judge, cx);
+    return;
+  }
+  for (const RankFrame& r : f.ranks) {
+    if (!cx.run.clients.contains(r.pid)) continue;  // said goodbye: not stalled, gone
+    JudgeStep(rank_steps_[r.pid], r.steps, {{"rank", r.rank}, {"pid", r.pid}}, f, judge, cx);
+  }
+}
+
+void ProgressRule::JudgeStep(StepState& s, std::optional<double> steps,
+                             const nlohmann::ordered_json& subject, const Frame& f, bool judge,
+                             RuleContext& cx) {
+  if (!steps) return;
+  if (!s.steps || *steps < *s.steps) {
+    s.steps = steps;
+    s.last_step_t = f.t;
+    return;
+  }
+  if (*steps > *s.steps) {
+    if (*s.steps > 0) {  // the first step's time is start-up, not a step
+      double estimate = (f.t - s.last_step_t) / (*steps - *s.steps);
+      if (s.step_times_s.size() < kStepTimes) {
+        s.step_times_s.push_back(estimate);
+      } else {
+        s.step_times_s[s.next++ % kStepTimes] = estimate;
+      }
+    }
+    s.steps = steps;
+    s.last_step_t = f.t;
+  } else if (!judge || !cx.run.Training(f)) {
+    s.last_step_t = f.t;  // evaluation, warm-up: no clock runs for a stall
+  }
+  double limit = cx.th[Th::kStalled_s];
+  std::optional<double> median;
+  if (!s.step_times_s.empty()) {
+    median = Median(s.step_times_s);
+    limit = std::max(limit, cx.th[Th::kStalledFactor] * *median);
+  }
+  double quiet_s = f.t - s.last_step_t;
+  cx.Want(FindingId::kStalled);
+  if (judge && cx.run.Training(f) && median) cx.Judging(FindingId::kStalled);
+  bool cond = judge && cx.run.Training(f) && median && quiet_s >= limit;
+  if (!cx.Due(s.stalled, f.t, cond, 0)) return;
+  Opening o;
+  o.severity = Severity::kCritical;
+  o.evidence = {{"seconds_without_step", Round4(quiet_s)},
+                {"median_step_s", Round4(*median)},
+                {"steps", *steps}};
+  std::string where;
+  if (subject.contains("rank")) {
+    where = fmt::format(" on rank {}", subject["rank"].get<int>());
+  } else if (subject.contains("pid")) {
+    where = fmt::format(" in process {}", subject["pid"].get<int>());
+  }
+  o.message = fmt::format(
+      "No training step for {}{} while its process lives (a step takes {:.2g} s): the "
+      "training has stopped making progress.",
+      Span(quiet_s), where, *median);
+  int pid = subject.contains("pid") ? subject["pid"].get<int>() : 0;
+  o.advice =
+      StalledAdvice(cx.run.framework, pid, cx.run.clients.size() > 1 || subject.contains("rank"));
+  cx.Open(FindingId::kStalled, s.stalled, f.t, subject, std::move(o));
+}
+
+}  // namespace tv

@@ -1,0 +1,38 @@
+#include "analysis/findings/rules.h"
+
+#include "analysis/findings/cpu_io_bound.h"
+#include "analysis/findings/eval_heavy.h"
+#include "analysis/findings/gpu_rules.h"
+#include "analysis/findings/host_memory.h"
+#include "analysis/findings/input_bound.h"
+#include "analysis/findings/oom_rule.h"
+#include "analysis/findings/straggler.h"
+
+namespace tv {
+
+RuleSet MakeRules(const Thresholds& th) {
+  RuleSet set;
+  auto input = std::make_unique<InputBoundRule>(th);  // input-bound
+  auto progress = std::make_unique<ProgressRule>();   // slow-start, stalled
+  auto cpu = std::make_unique<CpuIoBoundRule>(th);    // cpu-bound, io-bound
+  // gpu-unused, gpu-idle, gpu-memory-near-full, shared-gpu, low-gpu-util,
+  // batch-too-small, throttled, gpu-imbalance
+  auto gpus = std::make_unique<GpuRules>(*input, *cpu);
+  // host-memory-leak, gpu-memory-leak, allocator-growth, oom-forecast
+  auto memory = std::make_unique<MemoryRules>(th);
+  set.progress = progress.get();
+  set.memory = memory.get();
+  set.all.push_back(std::move(input));
+  set.all.push_back(std::move(progress));
+  set.all.push_back(std::make_unique<StragglerRule>());  // straggler
+  set.all.push_back(std::make_unique<EvalHeavyRule>());  // eval-heavy
+  set.all.push_back(std::move(cpu));
+  set.all.push_back(std::make_unique<HostMemoryPressureRule>());  // host-memory-pressure
+  set.all.push_back(std::make_unique<SwappingRule>());            // swapping
+  set.all.push_back(std::move(gpus));
+  set.all.push_back(std::move(memory));
+  set.all.push_back(std::make_unique<OomRule>());  // oom
+  return set;
+}
+
+}  // namespace tv
