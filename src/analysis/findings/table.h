@@ -1,8 +1,8 @@
 // The findings table: every condition trainvitals judges a run by (its id,
 // default severity, rule and advice per framework) and every threshold the
 // rules use (with the tool or study it came from), defined once. The rules
-// (rules*.cc), the config file's [findings] table and docs/findings.md are all
-// read from here.
+// (rules.h lists them, one file each), the config file's [findings] table and
+// docs/findings.md are all read from here.
 #pragma once
 
 #include <array>

@@ -46,7 +46,8 @@ class WindowMean {
 
 // One finding's condition over time: it opens once the condition has held for
 // `open_after_s`, and closes once it has been clear for `hold_s`, so a finding
-// does not flap. `record` indexes the open finding in the analyzer's list.
+// does not flap. `record` indexes the open finding in the FindingLog
+// (finding_log.h).
 struct Tracker {
   std::optional<double> true_since;
   std::optional<double> clear_since;
