@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "analysis/alerts/window.h"
+#include "analysis/hysteresis.h"
 #include "core/format.h"
 
 namespace tv {
@@ -55,8 +56,7 @@ struct AlertEvaluator::Impl {
     bool used = false;  // exists (a GPU rule's slot for this index)
     uint64_t seen_row = 0;
     Window window;
-    double pending_since = kNaN;  // the condition holds since
-    double clear_since = kNaN;    // the condition has not held since (while firing)
+    Hysteresis hysteresis;  // fires after `for`, resolves after keep_firing_for
     bool firing = false;
     bool held = false;  // on the last row
     double starts_at = 0;
@@ -114,15 +114,14 @@ struct AlertEvaluator::Impl {
       holds = v > 0;
     }
     in.held = holds;
+    Hysteresis::Edge edge = in.hysteresis.Feed(t, holds, in.firing, r.for_s, r.keep_firing_for_s);
     if (holds) {
-      in.clear_since = kNaN;
-      if (std::isnan(in.pending_since)) in.pending_since = t;
       if (in.firing) {
         NoteWorst(r, in);
         if (r.repeat_s > 0 && t - in.notified_t >= r.repeat_s) {
           Change(rs, in, AlertNotice::State::kRepeat, t, out);
         }
-      } else if (t - in.pending_since >= r.for_s) {
+      } else if (edge == Hysteresis::Edge::kRise) {
         in.firing = true;
         in.starts_at = t;
         if (in.times_fired++ == 0) in.first_fired_t = t;
@@ -131,10 +130,8 @@ struct AlertEvaluator::Impl {
       }
       return;
     }
-    in.pending_since = kNaN;
     if (!in.firing) return;
-    if (std::isnan(in.clear_since)) in.clear_since = t;
-    if (t - in.clear_since >= r.keep_firing_for_s) {
+    if (edge == Hysteresis::Edge::kFall) {
       Resolve(rs, in, t, out);
     } else if (r.repeat_s > 0 && t - in.notified_t >= r.repeat_s) {
       Change(rs, in, AlertNotice::State::kRepeat, t, out);
@@ -152,7 +149,7 @@ struct AlertEvaluator::Impl {
     in.firing = false;
     in.firing_s += t - in.starts_at;
     in.last_resolved_t = t;
-    in.clear_since = kNaN;
+    in.hysteresis.clear_since.reset();
     Change(rs, in, AlertNotice::State::kResolved, t, out);
     out->back().run_ended = run_ended;
   }
@@ -236,7 +233,7 @@ void AlertEvaluator::OnRow(const Row& row, std::vector<AlertChange>* changes) {
     }
     // A GPU gone from the row has no value: what fires there resolves in time.
     for (Impl::Instance& in : rs.instances) {
-      if (in.used && in.seen_row != m.row_seq && (in.firing || !std::isnan(in.pending_since))) {
+      if (in.used && in.seen_row != m.row_seq && (in.firing || in.hysteresis.true_since)) {
         m.Step(rs, in, kNaN, row.t, changes);
       }
     }

@@ -3,16 +3,9 @@
 namespace tv {
 
 bool RuleContext::Due(Tracker& tr, double t, bool cond, double open_after_s) {
-  if (cond) {
-    tr.clear_since.reset();
-    if (!tr.true_since) tr.true_since = t;
-    return !tr.open() && t - *tr.true_since >= open_after_s;
-  }
-  tr.true_since.reset();
-  if (!tr.open()) return false;
-  if (!tr.clear_since) tr.clear_since = t;
-  if (t - *tr.clear_since >= th[Th::kHold_s]) Close(tr, t);
-  return false;
+  Hysteresis::Edge edge = tr.Feed(t, cond, tr.open(), open_after_s, th[Th::kHold_s]);
+  if (edge == Hysteresis::Edge::kFall) Close(tr, t);
+  return edge == Hysteresis::Edge::kRise;
 }
 
 void RuleContext::Open(FindingId id, Tracker& tr, double t, const nlohmann::ordered_json& subject,

@@ -1,14 +1,18 @@
 // Small building blocks of the findings rules: a sliding-window mean and the
-// open/close hysteresis of one finding's condition.
+// open/close state of one finding's condition.
 #pragma once
 
 #include <deque>
 #include <optional>
 #include <utility>
 
+#include "analysis/hysteresis.h"
+
 namespace tv {
 
 // The mean of the values added over the last `window_s` seconds. Not thread-safe.
+// (The alert rules' Window, alerts/window.h, holds the last N rows instead,
+// with their max and min: an alert's time window becomes rows at the interval.)
 class WindowMean {
  public:
   explicit WindowMean(double window_s = 60) : window_s_(window_s) {}
@@ -44,13 +48,10 @@ class WindowMean {
   double sum_ = 0;
 };
 
-// One finding's condition over time: it opens once the condition has held for
-// `open_after_s`, and closes once it has been clear for `hold_s`, so a finding
-// does not flap. `record` indexes the open finding in the FindingLog
-// (finding_log.h).
-struct Tracker {
-  std::optional<double> true_since;
-  std::optional<double> clear_since;
+// One finding's condition over time (the hysteresis of open_s and hold_s,
+// RuleContext::Due) and the finding it opened: `record` indexes the open
+// finding in the FindingLog (finding_log.h).
+struct Tracker : Hysteresis {
   int record = -1;
   bool open() const { return record >= 0; }
 };
