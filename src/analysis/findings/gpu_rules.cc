@@ -195,11 +195,11 @@ void GpuRules::Finish(RuleContext& cx) {
   // rows. Opened at the last row, live and replayed alike.
   for (auto& [index, g] : gpus_) {
     if (g.ever_busy || !g.held_judged || g.unused.open()) continue;
+    const std::vector<FindingRecord>& records = cx.log().records();
     bool said =
-        std::any_of(cx.log().records().begin(), cx.log().records().end(),
-                    [index = index](const FindingRecord& r) {
-                      return r.id == FindingId::kGpuUnused && r.subject == GpuSubject(index);
-                    });
+        std::any_of(records.begin(), records.end(), [index = index](const FindingRecord& r) {
+          return r.id == FindingId::kGpuUnused && r.subject == GpuSubject(index);
+        });
     if (said) continue;
     const GpuState::Held& h = *g.held_judged;
     Opening o;

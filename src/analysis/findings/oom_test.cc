@@ -1,3 +1,5 @@
+#include "analysis/findings/oom.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -7,7 +9,6 @@
 
 #include "analysis/findings/analyzer.h"
 #include "analysis/findings/observer.h"
-#include "analysis/findings/oom.h"
 #include "analysis/findings/replay.h"
 #include "core/aggregator.h"
 
