@@ -38,7 +38,6 @@ void Analyzer::OnMark(const Mark& m, std::vector<Event>* events) {
 }
 
 void Analyzer::OnFrame(const Frame& f, std::vector<Event>* events) {
-  if (f.phase == "train") run_.train_marked = true;
   if (!run_.start_t) run_.start_t = f.t - f.elapsed_s;
   if (!run_.first_step_t && f.steps && *f.steps > 0) {
     run_.first_step_t = f.t;

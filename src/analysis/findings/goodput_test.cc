@@ -170,7 +170,7 @@ TEST(Goodput, PhasesGoToTheirCategoriesAndTheSharesAddUp) {
   EXPECT_NEAR(h["goodput"]["wall_s"].get<double>(), 60, 1e-6);
 }
 
-TEST(Goodput, TimeAfterTheTrainPhaseIsNotTraining) {
+TEST(Goodput, TheTeardownAfterFitIsNotProductive) {
   // A Keras job: fit() names its train phase, ends, and TensorFlow takes
   // five seconds to tear down: other phases, not productive, not stalled.
   Loop run;

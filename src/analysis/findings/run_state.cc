@@ -3,7 +3,9 @@
 namespace tv {
 
 bool RunState::Training(const Frame& f) const {
-  return f.phase == "train" || (f.phase.empty() && !train_marked);
+  // Without phase markers every row is training; evaluation, prediction and
+  // testing are not (an idle GPU there is no idle run).
+  return f.phase.empty() || f.phase == "train";
 }
 
 bool RunState::StepEvidence(const Frame& f) const {

@@ -36,7 +36,6 @@ struct RunState {
   double interval_s;                       // the sampling interval, > 0
   Framework framework = Framework::kNone;  // from the first client_start
   bool markers = false;                    // a training process spoke
-  bool train_marked = false;               // the job has named its train phase
   std::optional<double> start_t;
   std::optional<double> first_step_t;
   std::optional<double> steps_at_first;  // the job's steps at the first step's row
