@@ -63,7 +63,7 @@ void Action::Fail(const std::string& message) {
   failure_reported_ = true;
   Event e;
   e.t = UnixNow();
-  e.type = "alert_action_failed";
+  e.type = EventType::kAlertActionFailed;
   e.fields["alert"] = rule_.name;
   e.fields["action"] = kind_;
   e.fields["message"] = message;
@@ -115,7 +115,7 @@ class SignalAction final : public Action {
     }
     Event e;
     e.t = UnixNow();
-    e.type = "alert_action";
+    e.type = EventType::kAlertAction;
     e.fields["alert"] = rule().name;
     e.fields["action"] = "signal";
     e.fields["signal"] = SignalName(sig);
@@ -240,7 +240,7 @@ std::optional<Event> LostEvent(const std::vector<std::shared_ptr<Channel>>& chan
   if (total == 0) return std::nullopt;
   Event e;
   e.t = UnixNow();
-  e.type = "alert_notices_lost";
+  e.type = EventType::kAlertNoticesLost;
   e.fields["count"] = total;
   e.fields["actions"] = std::move(actions);
   return e;

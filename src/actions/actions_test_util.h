@@ -62,7 +62,7 @@ class Recorder {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<Event> out;
     for (const Event& e : events_) {
-      if (e.type == type) out.push_back(e);
+      if (EventTypeName(e.type) == type) out.push_back(e);
     }
     return out;
   }

@@ -77,7 +77,7 @@ void CostForecaster::OnRow(Row* row, std::vector<Event>* events) {
 void CostForecaster::OnSample(const Sample& sample, std::vector<Event>* events) {
   bool ended = false;
   for (const Event& e : *events) {
-    if (e.type != "epoch") continue;
+    if (e.type != EventType::kEpoch) continue;
     epochs_.push_back(e.fields);
     ended = ended || e.fields.contains("planned_epochs");
   }
@@ -100,7 +100,7 @@ void CostForecaster::OnSample(const Sample& sample, std::vector<Event>* events) 
   if (forecast == cost.end()) return;
   nlohmann::ordered_json fields = *forecast;
   if (cost.contains("currency")) fields["currency"] = cost["currency"];
-  events->push_back(Event{sample.t, "cost_forecast", std::move(fields)});
+  events->push_back(Event{sample.t, EventType::kCostForecast, std::move(fields)});
 }
 
 }  // namespace tv

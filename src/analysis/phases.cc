@@ -308,7 +308,7 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
     rec["ranks"] = std::move(ranks);
   }
   epochs_.push_back(rec);
-  events->push_back(Event{end_t, "epoch", std::move(rec)});
+  events->push_back(Event{end_t, EventType::kEpoch, std::move(rec)});
 }
 
 void PhaseTracker::OnFinish(double t, std::vector<Event>* events) {

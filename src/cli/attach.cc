@@ -95,7 +95,7 @@ void AddAttachCommand(CLI::App& app, Action* action) {
       session.ShowLiveStatus(row.get());
       session.Start(*pid);
       int sig = WaitForExitOrSignal(*pid, row.get());
-      if (sig != 0) session.AddEvent("detached", {{"signal", sig}});
+      if (sig != 0) session.AddEvent(EventType::kDetached, {{"signal", sig}});
       session.Finish(std::nullopt, std::nullopt);
       return 0;
     };

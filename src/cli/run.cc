@@ -96,7 +96,8 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
       session.Start(child);
       SupervisorHooks hooks;
       hooks.on_signal = [&](int sig) {
-        session.AddEvent("signal_forwarded", {{"signal", sig}, {"name", sigabbrev_np(sig)}});
+        session.AddEvent(EventType::kSignalForwarded,
+                         {{"signal", sig}, {"name", sigabbrev_np(sig)}});
       };
       if (row) {
         hooks.on_stop = [&] { row->Release(); };
@@ -110,10 +111,10 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
                           : fmt::format("the command still runs {:.0f} s after the first signal "
                                         "(--kill-after)",
                                         after_s));
-        session.AddEvent("kill_escalated", {{"reason", reason},
-                                            {"after_s", after_s},
-                                            {"signal", SIGKILL},
-                                            {"name", sigabbrev_np(SIGKILL)}});
+        session.AddEvent(EventType::kKillEscalated, {{"reason", reason},
+                                                     {"after_s", after_s},
+                                                     {"signal", SIGKILL},
+                                                     {"name", sigabbrev_np(SIGKILL)}});
       };
       ChildExit exit = SuperviseChild(child, hooks, ForceEnd{config.kill_after_s});
       session.Finish(exit.code, exit.signal);

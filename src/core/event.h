@@ -5,11 +5,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/event_type.h"
+
 namespace tv {
 
 struct Event {
-  double t = 0;      // unix seconds
-  std::string type;  // "start", "end", "process_start", "source_unavailable", ...
+  double t = 0;                        // unix seconds
+  EventType type = EventType::kStart;  // its name in events.jsonl: EventTypeName
   nlohmann::ordered_json fields = nlohmann::ordered_json::object();  // further keys, in order
 };
 

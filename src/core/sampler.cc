@@ -153,17 +153,19 @@ void Sampler::TickOnce(int64_t k) {
   if (abandoned_) return;  // came back from a stuck source after Stop gave up on it
   DeriveRatios(&sample_);
   for (const Notice& n : notices_) {
-    Event e{sample_.t, "source_unavailable", {{"source", n.source}, {"message", n.message}}};
+    Event e{
+        sample_.t, EventType::kSourceUnavailable, {{"source", n.source}, {"message", n.message}}};
     sinks_->PushEvent(std::move(e));
   }
   for (const ProcessInfo& p : sample_.job.started) {
     sinks_->PushEvent(
         Event{sample_.t,
-              "process_start",
+              EventType::kProcessStart,
               {{"pid", p.pid}, {"ppid", p.ppid}, {"name", p.name}, {"cmdline", p.cmdline}}});
   }
   for (const ProcessInfo& p : sample_.job.exited) {
-    sinks_->PushEvent(Event{sample_.t, "process_exit", {{"pid", p.pid}, {"name", p.name}}});
+    sinks_->PushEvent(
+        Event{sample_.t, EventType::kProcessExit, {{"pid", p.pid}, {"name", p.name}}});
   }
 
   ObserveSample();
@@ -188,7 +190,7 @@ void Sampler::EachObserver(Observe&& observe) {
       observer_failed_[i] = true;
       observer_events_.push_back(
           Event{sample_.t,
-                "error",
+                EventType::kError,
                 {{"message", fmt::format("an analysis of the samples failed ({}): turned off, "
                                          "the rest goes on",
                                          CurrentExceptionText())}}});

@@ -123,10 +123,10 @@ TEST(SamplerFaults, AThrowingSourceIsTurnedOffAndTheOthersGoOn) {
   int source_said = 0, observer_said = 0;
   for (const Event& e : collect.events) {
     std::string text = e.fields.dump();
-    if (e.type == "source_unavailable" && text.find("throwing") != std::string::npos &&
+    if (e.type == EventType::kSourceUnavailable && text.find("throwing") != std::string::npos &&
         text.find("parse error at byte 7") != std::string::npos)
       ++source_said;
-    if (e.type == "error" && text.find("bad epoch") != std::string::npos) ++observer_said;
+    if (e.type == EventType::kError && text.find("bad epoch") != std::string::npos) ++observer_said;
   }
   EXPECT_EQ(source_said, 1);
   EXPECT_EQ(observer_said, 1);

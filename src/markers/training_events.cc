@@ -2,26 +2,26 @@
 
 namespace tv {
 
-std::string_view TrainingEventName(TrainingEventType type) {
+std::optional<EventType> EventTypeOf(TrainingEventType type) {
   switch (type) {
     case TrainingEventType::kClientStart:
-      return "client_start";
+      return EventType::kClientStart;
     case TrainingEventType::kEpochBegin:
-      return "epoch_begin";
+      return EventType::kEpochBegin;
     case TrainingEventType::kEpochEnd:
-      return "epoch_end";
+      return EventType::kEpochEnd;
     case TrainingEventType::kPhaseBegin:
-      return "phase_begin";
+      return EventType::kPhaseBegin;
     case TrainingEventType::kPhaseEnd:
-      return "phase_end";
-    case TrainingEventType::kScalars:
-      return "scalars";
+      return EventType::kPhaseEnd;
     case TrainingEventType::kTensorboardLogDir:
-      return "tensorboard_log_dir";
+      return EventType::kTensorboardLogDir;
     case TrainingEventType::kClientEnd:
-      return "client_end";
+      return EventType::kClientEnd;
+    case TrainingEventType::kScalars:
+      break;
   }
-  return "marker";
+  return std::nullopt;
 }
 
 void TrainingEventLog::OnSample(const Sample& sample, std::vector<Event>* events) {
@@ -29,11 +29,12 @@ void TrainingEventLog::OnSample(const Sample& sample, std::vector<Event>* events
   if (!t.malformed_error.empty()) {
     events->push_back(Event{
         sample.t,
-        "marker_malformed",
+        EventType::kMarkerMalformed,
         {{"message", t.malformed_error}, {"note", "further malformed markers are only counted"}}});
   }
   for (const TrainingEvent& m : t.events) {
-    if (m.type == TrainingEventType::kScalars) continue;  // in rows
+    std::optional<EventType> type = EventTypeOf(m.type);
+    if (!type) continue;  // scalars: in rows
     nlohmann::ordered_json fields = {{"pid", m.pid}, {"rank", m.rank}};
     if (m.epoch) fields["epoch"] = *m.epoch;
     if (m.call) fields["call"] = *m.call;
@@ -43,7 +44,7 @@ void TrainingEventLog::OnSample(const Sample& sample, std::vector<Event>* events
     if (!m.framework.empty()) fields["framework"] = m.framework;
     if (!m.log_dir.empty()) fields["log_dir"] = m.log_dir;
     if (!m.exception.empty()) fields["exception"] = m.exception, fields["message"] = m.message;
-    events->push_back(Event{m.t, std::string(TrainingEventName(m.type)), std::move(fields)});
+    events->push_back(Event{m.t, *type, std::move(fields)});
   }
 }
 

@@ -65,7 +65,8 @@ void Session::Start(int root_pid) {
   bool ok = RunGuarded("starting the monitor", "the command runs unmonitored",
                        [&] { StartMonitoring(root_pid); });
   if (!ok && sinks_) {
-    AddEvent("error", {{"message", "monitoring could not start; the command ran unmonitored"}});
+    AddEvent(EventType::kError,
+             {{"message", "monitoring could not start; the command ran unmonitored"}});
   }
 }
 
@@ -78,11 +79,11 @@ void Session::StartMonitoring(int root_pid) {
   sinks_ = std::make_unique<SinkThread>(exporters_->MakeSinks(
       ExporterContext{run, &meta_, live_row_, judging_.thresholds[Th::kRepeatLine_s]}));
   sinks_->Start();
-  AddEvent("start", {{"pid", root_pid}, {"mode", mode_}});
+  AddEvent(EventType::kStart, {{"pid", root_pid}, {"mode", mode_}});
   MarkerSource* marker_source = sources.markers;
   oom_kills_ = sources.oom_kills;
   for (const Notice& n : sources.notices) {
-    AddEvent("source_unavailable", {{"source", n.source}, {"message", n.message}});
+    AddEvent(EventType::kSourceUnavailable, {{"source", n.source}, {"message", n.message}});
   }
   observers_.processes.set_root_pid(root_pid);
   // Each observer on its own: one that fails is turned off, the others go on.
@@ -113,9 +114,9 @@ void Session::StartMonitoring(int root_pid) {
   sampler_->Start();
 }
 
-void Session::AddEvent(std::string type, nlohmann::ordered_json fields) {
+void Session::AddEvent(EventType type, nlohmann::ordered_json fields) {
   if (!sinks_) return;
-  sinks_->PushEvent(Event{Clock::Default()->WallSeconds(), std::move(type), std::move(fields)});
+  sinks_->PushEvent(Event{Clock::Default()->WallSeconds(), type, std::move(fields)});
 }
 
 nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
@@ -132,7 +133,7 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   nlohmann::ordered_json end_fields = {
       {"exit_code", exit_code ? nlohmann::ordered_json(*exit_code) : nlohmann::ordered_json()}};
   if (exit_signal) end_fields["signal"] = *exit_signal;
-  AddEvent("end", std::move(end_fields));
+  AddEvent(EventType::kEnd, std::move(end_fields));
   // The alerts resolved as the sampler stopped: deliver them, briefly.
   if (alert_actions_) alert_actions_->Finish(kAlertGrace_s);
   if (sinks_) sinks_->Close();
@@ -175,7 +176,7 @@ void Session::NoteJobEnd(std::optional<int> exit_signal) {
   if (kills && kills->count > 0) {
     end.oom_kills = kills->count;
     end.cgroup = kills->cgroup;
-    AddEvent("oom_kill", {{"count", kills->count}, {"cgroup", kills->cgroup}});
+    AddEvent(EventType::kOomKill, {{"count", kills->count}, {"cgroup", kills->cgroup}});
   }
   if (observers_.findings) observers_.findings->set_job_end(std::move(end));
 }

@@ -51,7 +51,7 @@ class Session {
   // goes on unmonitored (Finish still writes what it can).
   void Start(int root_pid);
 
-  void AddEvent(std::string type, nlohmann::ordered_json fields = nlohmann::ordered_json::object());
+  void AddEvent(EventType type, nlohmann::ordered_json fields = nlohmann::ordered_json::object());
 
   // Stops sampling, writes summary.json and prints the summary unless quiet.
   // Bounded in time: a sampler stuck in a driver call is left behind (and

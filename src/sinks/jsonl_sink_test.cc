@@ -105,16 +105,16 @@ TEST(JsonlSink, EventsAreWrittenInTimeOrder) {
   ASSERT_TRUE(sink.ok());
   // As one tick hands them over: the process source's event at the tick's
   // time, then a marker and an epoch stamped earlier by the training process.
-  sink.OnEvent(Event{100.2, "process_start"});
-  sink.OnEvent(Event{100.15, "epoch_end"});
-  sink.OnEvent(Event{100.15, "epoch"});
+  sink.OnEvent(Event{100.2, EventType::kProcessStart});
+  sink.OnEvent(Event{100.15, EventType::kEpochEnd});
+  sink.OnEvent(Event{100.15, EventType::kEpoch});
   Row row;
   row.t = 101;
   sink.OnRow(row);
   EXPECT_EQ(EventTimes(dir + "/events.jsonl"), (std::vector<double>{100.15, 100.15, 100.2}));
-  sink.OnEvent(Event{100.8, "phase_begin"});  // sent before the row, read after it
-  sink.OnEvent(Event{100.4, "late"});
-  sink.OnEvent(Event{101.0, "client_end"});
+  sink.OnEvent(Event{100.8, EventType::kPhaseBegin});  // sent before the row, read after it
+  sink.OnEvent(Event{100.4, EventType::kDetached});
+  sink.OnEvent(Event{101.0, EventType::kClientEnd});
   sink.OnClose();
   EXPECT_EQ(EventTimes(dir + "/events.jsonl"),
             (std::vector<double>{100.15, 100.15, 100.2, 100.4, 100.8, 101.0}));

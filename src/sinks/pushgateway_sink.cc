@@ -73,7 +73,7 @@ void PushgatewaySink::OnRow(const Row& row) {
 }
 
 void PushgatewaySink::OnEvent(const Event& event) {
-  if (event.type != "end") return;
+  if (event.type != EventType::kEnd) return;
   auto it = event.fields.find("exit_code");
   if (it != event.fields.end() && it->is_number_integer()) exit_code_ = it->get<int>();
 }

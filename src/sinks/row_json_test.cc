@@ -109,7 +109,8 @@ TEST(RowJson, NonFiniteValuesBecomeNull) {
 
 TEST(EventJson, PutsTimeAndTypeFirst) {
   std::string out;
-  AppendEventJson(Event{12.3456, "process_start", {{"pid", 7}, {"name", "a \"b\""}}}, &out);
+  AppendEventJson(Event{12.3456, EventType::kProcessStart, {{"pid", 7}, {"name", "a \"b\""}}},
+                  &out);
   EXPECT_EQ(out, "{\"t\":12.346,\"type\":\"process_start\",\"pid\":7,\"name\":\"a \\\"b\\\"\"}\n");
 }
 

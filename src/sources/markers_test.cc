@@ -388,7 +388,7 @@ TEST(PhaseTracker, EpochClosesWhenEveryRankEndedIt) {
   tracker.OnSample(s, &events);
   ASSERT_EQ(events.size(), 1u);
   const auto& rec = events[0].fields;
-  EXPECT_EQ(events[0].type, "epoch");
+  EXPECT_EQ(events[0].type, EventType::kEpoch);
   EXPECT_EQ(rec["epoch"], 0);
   EXPECT_DOUBLE_EQ(rec["duration_s"].get<double>(), 5.0);
   EXPECT_EQ(rec["steps"], 40);

@@ -206,7 +206,7 @@ void StatusLine::SayNotices() {
 
 void StatusLine::OnEvent(const Event& event) {
   std::string line;
-  if (event.type == "source_unavailable") {
+  if (event.type == EventType::kSourceUnavailable) {
     std::string source = event.fields.value("source", "?");
     std::string message = event.fields.value("message", "");
     if (!first_row_seen_) {
@@ -216,10 +216,10 @@ void StatusLine::OnEvent(const Event& event) {
     std::string notice = source + ": " + message;
     if (!FirstTimeSaid(notice)) return;
     line = "trainvitals: " + notice;
-  } else if (event.type == "marker_malformed") {
+  } else if (event.type == EventType::kMarkerMalformed) {
     line = fmt::format("trainvitals: ignored a malformed marker: {}",
                        event.fields.value("message", ""));
-  } else if (event.type == "epoch") {
+  } else if (event.type == EventType::kEpoch) {
     line = FormatEpochLine(event.fields);
     // The run's productive share and score so far (docs/findings.md), once
     // the analysis judges, and the rules that could not judge yet.
@@ -228,20 +228,21 @@ void StatusLine::OnEvent(const Event& event) {
     if (health_score_ && !not_judged_.empty()) {
       line += fmt::format(" (not judged yet: {})", fmt::join(not_judged_, ", "));
     }
-  } else if (event.type == "cost_forecast") {
+  } else if (event.type == EventType::kCostForecast) {
     // Said once, after the first epoch; later ones go to events.jsonl only.
     if (forecast_said_) return;
     forecast_said_ = true;
     line = FormatForecastLine(event.fields, event.fields.value("currency", std::string()));
-  } else if (event.type == "finding_open") {
+  } else if (event.type == EventType::kFindingOpen) {
     std::string id = event.fields.value("id", "");
     auto said = finding_said_t_.find(id);
     if (said != finding_said_t_.end() && event.t - said->second < finding_repeat_s_) return;
     finding_said_t_[id] = event.t;
     line = FormatFindingLine(event.fields);
-  } else if (event.type == "alert_firing" || event.type == "alert_resolved" ||
-             event.type == "alert_action_failed" || event.type == "alert_notices_lost") {
-    line = FormatAlertLine(event.type, event.fields);
+  } else if (event.type == EventType::kAlertFiring || event.type == EventType::kAlertResolved ||
+             event.type == EventType::kAlertActionFailed ||
+             event.type == EventType::kAlertNoticesLost) {
+    line = FormatAlertLine(EventTypeName(event.type), event.fields);
   } else {
     return;
   }

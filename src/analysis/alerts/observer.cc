@@ -42,7 +42,8 @@ void AlertsObserver::Emit(const AlertChange& c, std::vector<Event>* events) {
   if (c.state != AlertNotice::State::kRepeat) {
     Event e;
     e.t = c.t;
-    e.type = c.state == AlertNotice::State::kFiring ? "alert_firing" : "alert_resolved";
+    e.type = c.state == AlertNotice::State::kFiring ? EventType::kAlertFiring
+                                                    : EventType::kAlertResolved;
     auto& f = e.fields;
     f["alert"] = r.name;
     f["severity"] = r.severity;

@@ -44,7 +44,7 @@ TEST_F(AlertsObserverTest, AResolvedAlertSaysItsValueNowNotTheFiringWords) {
   Feed(2, 524);
   ASSERT_EQ(events_.size(), 2u);
   EXPECT_EQ(events_[0].fields["summary"], "job memory 700 MiB over 600 MiB");
-  EXPECT_EQ(events_[1].type, "alert_resolved");
+  EXPECT_EQ(events_[1].type, EventType::kAlertResolved);
   EXPECT_EQ(events_[1].fields["summary"], "job memory 524 MiB, back under 600 MiB");
   EXPECT_EQ(events_[1].fields["resolved_by"], "condition");
   ASSERT_EQ(notices_.size(), 2u);
@@ -56,7 +56,7 @@ TEST_F(AlertsObserverTest, OneResolvedByTheRunsEndSaysSo) {
   Feed(1, 700);
   observer_->OnFinish(2, &events_);
   ASSERT_EQ(events_.size(), 2u);
-  EXPECT_EQ(events_[1].type, "alert_resolved");
+  EXPECT_EQ(events_[1].type, EventType::kAlertResolved);
   EXPECT_EQ(events_[1].fields["summary"], "the run ended (job memory was 700 MiB over 600 MiB)");
   EXPECT_EQ(events_[1].fields["resolved_by"], "run_end");
   ASSERT_EQ(notices_.size(), 2u);

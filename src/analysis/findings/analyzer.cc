@@ -9,7 +9,7 @@ Analyzer::Analyzer(Thresholds thresholds, double interval_s)
 
 void Analyzer::OnMark(const Mark& m, std::vector<Event>* events) {
   switch (m.type) {
-    case Mark::Type::kClientStart: {
+    case EventType::kClientStart: {
       // The time before the first training process spoke was start-up.
       if (!run_.markers) time_.FirstClient();
       run_.markers = true;
@@ -21,13 +21,13 @@ void Analyzer::OnMark(const Mark& m, std::vector<Event>* events) {
       run_.lowest_rank_pid = lowest->first;
       break;
     }
-    case Mark::Type::kClientEnd:
+    case EventType::kClientEnd:
       run_.clients.erase(m.pid);
       break;
-    case Mark::Type::kEpochBegin:
+    case EventType::kEpochBegin:
       if (m.pid == run_.lowest_rank_pid && m.epoch) time_.EpochBegin(*m.epoch, m.t);
       break;
-    case Mark::Type::kEpochEnd:
+    case EventType::kEpochEnd:
       if (m.pid == run_.lowest_rank_pid && m.epoch) time_.EpochEnd(*m.epoch, m.t);
       break;
     default:

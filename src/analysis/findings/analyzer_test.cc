@@ -70,13 +70,13 @@ struct Judged {
   std::vector<std::string> Opened() const {
     std::vector<std::string> ids;
     for (const Event& e : events) {
-      if (e.type == "finding_open") ids.push_back(e.fields["id"].get<std::string>());
+      if (e.type == EventType::kFindingOpen) ids.push_back(e.fields["id"].get<std::string>());
     }
     return ids;
   }
   const Event* First(const std::string& type) const {
     for (const Event& e : events) {
-      if (e.type == type) return &e;
+      if (EventTypeName(e.type) == type) return &e;
     }
     return nullptr;
   }
@@ -141,7 +141,7 @@ TEST(Findings, EvaluationIsNotIdleTraining) {
 
 TEST(Findings, StalledWhenStepsStopWhileTheProcessLives) {
   Judged run;
-  Mark hello{Mark::Type::kClientStart, kStart, 42, -1, {}, "", "torch"};
+  Mark hello{EventType::kClientStart, kStart, 42, -1, {}, "", "torch"};
   run.analyzer.OnMark(hello, &run.events);
   run.Rows(0, 30);
   run.Rows(30, 200, [](Frame& f) { f.steps = 300; });
@@ -157,9 +157,9 @@ TEST(Findings, StalledWhenStepsStopWhileTheProcessLives) {
 
 TEST(Findings, NoStallOnceTheProcessSaidGoodbye) {
   Judged run;
-  run.analyzer.OnMark(Mark{Mark::Type::kClientStart, kStart, 42, -1, {}, "", "torch"}, &run.events);
+  run.analyzer.OnMark(Mark{EventType::kClientStart, kStart, 42, -1, {}, "", "torch"}, &run.events);
   run.Rows(0, 30);
-  run.analyzer.OnMark(Mark{Mark::Type::kClientEnd, kStart + 30, 42, -1, {}, "", ""}, &run.events);
+  run.analyzer.OnMark(Mark{EventType::kClientEnd, kStart + 30, 42, -1, {}, "", ""}, &run.events);
   run.Rows(30, 200, [](Frame& f) { f.steps = 300; });
   EXPECT_EQ(run.Opened(), Ids{});
 }
@@ -229,19 +229,19 @@ TEST(Findings, BatchTooSmallOnlyWhenEverythingHasRoomAndNothingElseExplainsIt) {
 
 TEST(Findings, EvalHeavyIsJudgedPerEpochFromThePhases) {
   Judged run;
-  auto mark = [&](Mark::Type type, double s, std::optional<int64_t> epoch, std::string phase) {
+  auto mark = [&](EventType type, double s, std::optional<int64_t> epoch, std::string phase) {
     run.analyzer.OnMark(Mark{type, kStart + s, 7, -1, epoch, phase, ""}, &run.events);
   };
-  mark(Mark::Type::kClientStart, 0, {}, "");
-  mark(Mark::Type::kEpochBegin, 1, 0, "");
-  mark(Mark::Type::kPhaseBegin, 5, {}, "eval");
-  mark(Mark::Type::kPhaseEnd, 9, {}, "eval");
-  mark(Mark::Type::kEpochEnd, 10, 0, "");  // 4 s of 9 s
+  mark(EventType::kClientStart, 0, {}, "");
+  mark(EventType::kEpochBegin, 1, 0, "");
+  mark(EventType::kPhaseBegin, 5, {}, "eval");
+  mark(EventType::kPhaseEnd, 9, {}, "eval");
+  mark(EventType::kEpochEnd, 10, 0, "");  // 4 s of 9 s
   ASSERT_EQ(run.Opened(), Ids{"eval-heavy"});
   EXPECT_NEAR(run.First("finding_open")->fields["evidence"]["eval_share"].get<double>(), 4.0 / 9,
               1e-3);
-  mark(Mark::Type::kEpochBegin, 10, 1, "");
-  mark(Mark::Type::kEpochEnd, 19, 1, "");  // no evaluation
+  mark(EventType::kEpochBegin, 10, 1, "");
+  mark(EventType::kEpochEnd, 19, 1, "");  // no evaluation
   EXPECT_NE(run.First("finding_close"), nullptr);
 }
 

@@ -8,18 +8,18 @@ namespace tv {
 void EvalHeavyRule::OnMark(const Mark& m, RuleContext& cx) {
   if (m.pid != cx.run.lowest_rank_pid) return;
   switch (m.type) {
-    case Mark::Type::kEpochBegin:
+    case EventType::kEpochBegin:
       if (m.epoch) epochs_[*m.epoch] = Epoch{.begin_t = m.t};
       break;
-    case Mark::Type::kEpochEnd:
+    case EventType::kEpochEnd:
       EndEpoch(m, cx);
       break;
-    case Mark::Type::kPhaseBegin:
+    case EventType::kPhaseBegin:
       if (m.phase == "eval") {
         for (auto& [e, s] : epochs_) s.eval_since = m.t;
       }
       break;
-    case Mark::Type::kPhaseEnd:
+    case EventType::kPhaseEnd:
       if (m.phase == "eval") {
         for (auto& [e, s] : epochs_) {
           if (s.eval_since) s.eval_s += m.t - *s.eval_since;

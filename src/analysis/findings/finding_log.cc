@@ -13,7 +13,7 @@ int FindingLog::Open(FindingId id, double t, Framework framework,
   records_.push_back(
       FindingRecord{id, o.severity, t, std::nullopt, subject, o.evidence, o.message, advice});
   events->push_back(Event{t,
-                          "finding_open",
+                          EventType::kFindingOpen,
                           {{"id", def.name},
                            {"severity", SeverityName(o.severity)},
                            {"subject", subject},
@@ -27,7 +27,7 @@ void FindingLog::Close(int index, double t, std::vector<Event>* events) {
   FindingRecord& r = records_[static_cast<size_t>(index)];
   r.closed_t = t;
   events->push_back(Event{t,
-                          "finding_close",
+                          EventType::kFindingClose,
                           {{"id", Def(r.id).name},
                            {"subject", r.subject},
                            {"duration_s", std::round((t - r.opened_t) * 1000) / 1000}}});

@@ -19,7 +19,7 @@ struct Loop {
   double steps = 0;
   explicit Loop(int clients = 1, Thresholds th = Thresholds()) : analyzer(th, 1) {
     for (int i = 0; i < clients; ++i) {
-      Mark hello{Mark::Type::kClientStart, kStart, kPid + i, clients > 1 ? i : -1, {}, "", "torch"};
+      Mark hello{EventType::kClientStart, kStart, kPid + i, clients > 1 ? i : -1, {}, "", "torch"};
       analyzer.OnMark(hello, &events);
     }
   }
@@ -50,7 +50,7 @@ struct Loop {
   }
   const Event* Opened(const std::string& id) const {
     for (const Event& e : events) {
-      if (e.type == "finding_open" && e.fields["id"] == id) return &e;
+      if (e.type == EventType::kFindingOpen && e.fields["id"] == id) return &e;
     }
     return nullptr;
   }

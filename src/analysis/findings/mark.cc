@@ -7,21 +7,18 @@ bool MarkFromEvent(const nlohmann::json& e, Mark* m) {
   auto type = e.find("type");
   auto t = e.find("t");
   if (type == e.end() || !type->is_string() || t == e.end() || !t->is_number()) return false;
-  const std::string& name = type->get_ref<const std::string&>();
-  if (name == "client_start") {
-    m->type = Mark::Type::kClientStart;
-  } else if (name == "client_end") {
-    m->type = Mark::Type::kClientEnd;
-  } else if (name == "epoch_begin") {
-    m->type = Mark::Type::kEpochBegin;
-  } else if (name == "epoch_end") {
-    m->type = Mark::Type::kEpochEnd;
-  } else if (name == "phase_begin") {
-    m->type = Mark::Type::kPhaseBegin;
-  } else if (name == "phase_end") {
-    m->type = Mark::Type::kPhaseEnd;
-  } else {
-    return false;
+  std::optional<EventType> kind = ParseEventType(type->get_ref<const std::string&>());
+  switch (kind.value_or(EventType::kStart)) {
+    case EventType::kClientStart:
+    case EventType::kClientEnd:
+    case EventType::kEpochBegin:
+    case EventType::kEpochEnd:
+    case EventType::kPhaseBegin:
+    case EventType::kPhaseEnd:
+      m->type = *kind;
+      break;
+    default:
+      return false;
   }
   m->t = t->get<double>();
   auto number = [&e](const char* key) -> std::optional<int64_t> {

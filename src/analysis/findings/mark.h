@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "core/event_type.h"
+
 namespace tv {
 
 // A mark is fed before the first row that ends at least this long after it:
@@ -15,8 +17,8 @@ namespace tv {
 inline constexpr double kMarkHold_s = 0.5;
 
 struct Mark {
-  enum class Type { kClientStart, kClientEnd, kEpochBegin, kEpochEnd, kPhaseBegin, kPhaseEnd };
-  Type type = Type::kClientStart;
+  // client_start, client_end, epoch_begin, epoch_end, phase_begin or phase_end
+  EventType type = EventType::kClientStart;
   double t = 0;
   int pid = 0;
   int rank = -1;

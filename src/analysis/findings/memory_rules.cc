@@ -59,7 +59,7 @@ int GpuOf(const Who& who) {
 }  // namespace
 
 void MemoryRules::OnMark(const Mark& m, RuleContext& cx) {
-  if (m.type != Mark::Type::kEpochBegin || m.pid != cx.run.lowest_rank_pid || !m.epoch) return;
+  if (m.type != EventType::kEpochBegin || m.pid != cx.run.lowest_rank_pid || !m.epoch) return;
   epoch_now_ = m.epoch;
   ++epochs_begun_;
   if (m.call != call_ || m.planned_epochs != planned_epochs_) call_epoch_begins_.clear();

@@ -69,20 +69,20 @@ struct MemoryRun {
   }
   void Epoch(double s, int64_t epoch, int64_t planned) {
     if (epoch == 0) analyzer.OnMark(Mark{.t = kStart + s, .pid = 7, .framework = "torch"}, &events);
-    Mark m{.type = Mark::Type::kEpochBegin, .t = kStart + s, .pid = 7, .epoch = epoch};
+    Mark m{.type = EventType::kEpochBegin, .t = kStart + s, .pid = 7, .epoch = epoch};
     m.planned_epochs = planned;
     m.call = 1;
     analyzer.OnMark(m, &events);
   }
   const Event* Opened(std::string_view id) const {
     for (const Event& e : events) {
-      if (e.type == "finding_open" && e.fields["id"] == id) return &e;
+      if (e.type == EventType::kFindingOpen && e.fields["id"] == id) return &e;
     }
     return nullptr;
   }
   bool AnyOpened() const {
     for (const Event& e : events) {
-      if (e.type == "finding_open") return true;
+      if (e.type == EventType::kFindingOpen) return true;
     }
     return false;
   }
@@ -188,7 +188,7 @@ TEST(MemoryRules, TheRankThatLeaksIsNamed) {
   }
   std::vector<nlohmann::json> subjects;
   for (const Event& e : events) {
-    if (e.type == "finding_open" && e.fields["id"] == "host-memory-leak") {
+    if (e.type == EventType::kFindingOpen && e.fields["id"] == "host-memory-leak") {
       subjects.push_back(e.fields["subject"]);
     }
   }
@@ -220,7 +220,7 @@ TEST(MemoryRules, ReservedGrowingWhileAllocatedDoesNotIsAllocatorGrowth) {
   }
   std::vector<std::string> opened;
   for (const Event& e : events) {
-    if (e.type == "finding_open") opened.push_back(e.fields["id"]);
+    if (e.type == EventType::kFindingOpen) opened.push_back(e.fields["id"]);
   }
   EXPECT_EQ(opened, std::vector<std::string>{"allocator-growth"});
 }

@@ -9,22 +9,22 @@ namespace tv {
 bool MarkFromTrainingEvent(const TrainingEvent& e, Mark* m) {
   switch (e.type) {
     case TrainingEventType::kClientStart:
-      m->type = Mark::Type::kClientStart;
+      m->type = EventType::kClientStart;
       break;
     case TrainingEventType::kClientEnd:
-      m->type = Mark::Type::kClientEnd;
+      m->type = EventType::kClientEnd;
       break;
     case TrainingEventType::kEpochBegin:
-      m->type = Mark::Type::kEpochBegin;
+      m->type = EventType::kEpochBegin;
       break;
     case TrainingEventType::kEpochEnd:
-      m->type = Mark::Type::kEpochEnd;
+      m->type = EventType::kEpochEnd;
       break;
     case TrainingEventType::kPhaseBegin:
-      m->type = Mark::Type::kPhaseBegin;
+      m->type = EventType::kPhaseBegin;
       break;
     case TrainingEventType::kPhaseEnd:
-      m->type = Mark::Type::kPhaseEnd;
+      m->type = EventType::kPhaseEnd;
       break;
     default:
       return false;

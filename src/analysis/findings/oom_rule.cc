@@ -30,7 +30,7 @@ void OomRule::Open(double t, const nlohmann::ordered_json& subject, nlohmann::or
   if (tracker_.open()) return;  // one per run: the first cause
   Put(&cause, "memory_limit_bytes", memory_trail_.LimitBytes());
   Put(&cause, "job_memory_bytes_peak", memory_trail_.JobPeakBytes());
-  cx.Emit(Event{t, "oom", cause});
+  cx.Emit(Event{t, EventType::kOom, cause});
   Opening o;
   o.severity = Severity::kCritical;
   o.evidence = std::move(cause);
@@ -41,7 +41,7 @@ void OomRule::Open(double t, const nlohmann::ordered_json& subject, nlohmann::or
 }
 
 void OomRule::OnMark(const Mark& m, RuleContext& cx) {
-  if (m.type != Mark::Type::kClientEnd) return;
+  if (m.type != EventType::kClientEnd) return;
   if (m.exception.empty() || !IsOutOfMemoryError(m.exception, m.message)) return;
   nlohmann::ordered_json subject = nlohmann::ordered_json::object();
   if (m.rank >= 0) subject["rank"] = m.rank;

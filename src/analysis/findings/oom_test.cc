@@ -64,13 +64,13 @@ struct OomRun {
   }
   const Event* First(const std::string& type) const {
     for (const Event& e : events) {
-      if (e.type == type) return &e;
+      if (EventTypeName(e.type) == type) return &e;
     }
     return nullptr;
   }
   const Event* OomOpened() const {
     for (const Event& e : events) {
-      if (e.type == "finding_open" && e.fields["id"] == "oom") return &e;
+      if (e.type == EventType::kFindingOpen && e.fields["id"] == "oom") return &e;
     }
     return nullptr;
   }
@@ -86,7 +86,7 @@ nlohmann::ordered_json OomOf(const nlohmann::ordered_json& findings) {
 
 Mark ClientEnd(double s, std::string exception, std::string message) {
   Mark m;
-  m.type = Mark::Type::kClientEnd;
+  m.type = EventType::kClientEnd;
   m.t = kStart + s;
   m.pid = 4242;
   m.exception = std::move(exception);

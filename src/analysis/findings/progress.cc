@@ -18,7 +18,7 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 void ProgressRule::OnMark(const Mark& m, RuleContext& /*cx*/) {
-  if (m.type == Mark::Type::kClientEnd) rank_steps_.erase(m.pid);
+  if (m.type == EventType::kClientEnd) rank_steps_.erase(m.pid);
 }
 
 bool ProgressRule::StalledNow() const {

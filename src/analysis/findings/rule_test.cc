@@ -27,8 +27,8 @@ TEST(RuleContext, OpensOnceTheConditionHeldAndClosesOnceClearForHold) {
   }
   EXPECT_EQ(opened, std::vector<double>{8});  // held 3 s from 5
   ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0].type, "finding_open");
-  EXPECT_EQ(events[1].type, "finding_close");
+  EXPECT_EQ(events[0].type, EventType::kFindingOpen);
+  EXPECT_EQ(events[1].type, EventType::kFindingClose);
   EXPECT_EQ(events[1].t, 30);  // clear from 20, for hold_s
   ASSERT_EQ(log.records().size(), 1u);
   EXPECT_EQ(log.records()[0].closed_t, 30);

@@ -98,7 +98,7 @@ TEST(FindingsRules, TheOddGpuOutOfFourIsImbalancedNotASmallBatch) {
 TEST(FindingsRules, ALoneTrainingProcessThatStallsIsNamed) {
   Analyzer a(Short(), kRowSeconds);
   std::vector<Event> events;
-  a.OnMark(Mark{.type = Mark::Type::kClientStart, .t = kT0, .pid = 4321, .framework = "torch"},
+  a.OnMark(Mark{.type = EventType::kClientStart, .t = kT0, .pid = 4321, .framework = "torch"},
            &events);
   for (int i = 1; i < 40; ++i) {  // 10 steps a row for 8 s, then none
     Frame f = Row(i);
@@ -137,7 +137,7 @@ TEST(FindingsRules, ARunShorterThanGpuUnusedSThatNeverUsedItsGpuIsGpuUnusedAtThe
               kT0 + (rows - 1) * kRowSeconds);  // the last row
     EXPECT_EQ(findings[0]["evidence"]["seconds_held"].get<double>(), (rows - 1) * kRowSeconds);
     ASSERT_EQ(events.size(), 1u);
-    EXPECT_EQ(events[0].type, "finding_open");
+    EXPECT_EQ(events[0].type, EventType::kFindingOpen);
   }
 }
 

@@ -21,7 +21,7 @@ void RequestedTfevents::Say(const std::string& line) const {
 }
 
 void RequestedTfevents::OnEvent(const Event& event) {
-  if (event.type != "tensorboard_log_dir") return;
+  if (event.type != EventType::kTensorboardLogDir) return;
   std::string dir = event.fields.value("log_dir", "");
   if (dir.empty()) return;
   if (!given_logdir_.empty()) {
