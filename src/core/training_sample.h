@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/event_type.h"
+
 namespace tv {
 
 enum class TrainingEventType {
@@ -21,6 +23,30 @@ enum class TrainingEventType {
   kClientEnd,  // it said goodbye, or its connection hung up
   kTensorboardLogDir,  // it writes TensorBoard logs to `log_dir`
 };
+
+// The events.jsonl type of a training event (client_start, epoch_begin, ...);
+// none for scalars, which go into rows.
+constexpr std::optional<EventType> EventTypeOf(TrainingEventType type) {
+  switch (type) {
+    case TrainingEventType::kClientStart:
+      return EventType::kClientStart;
+    case TrainingEventType::kEpochBegin:
+      return EventType::kEpochBegin;
+    case TrainingEventType::kEpochEnd:
+      return EventType::kEpochEnd;
+    case TrainingEventType::kPhaseBegin:
+      return EventType::kPhaseBegin;
+    case TrainingEventType::kPhaseEnd:
+      return EventType::kPhaseEnd;
+    case TrainingEventType::kClientEnd:
+      return EventType::kClientEnd;
+    case TrainingEventType::kTensorboardLogDir:
+      return EventType::kTensorboardLogDir;
+    case TrainingEventType::kScalars:
+      break;
+  }
+  return std::nullopt;
+}
 
 // One thing a training process said, at the sender's unix time `t`.
 struct TrainingEvent {

@@ -2,28 +2,6 @@
 
 namespace tv {
 
-std::optional<EventType> EventTypeOf(TrainingEventType type) {
-  switch (type) {
-    case TrainingEventType::kClientStart:
-      return EventType::kClientStart;
-    case TrainingEventType::kEpochBegin:
-      return EventType::kEpochBegin;
-    case TrainingEventType::kEpochEnd:
-      return EventType::kEpochEnd;
-    case TrainingEventType::kPhaseBegin:
-      return EventType::kPhaseBegin;
-    case TrainingEventType::kPhaseEnd:
-      return EventType::kPhaseEnd;
-    case TrainingEventType::kTensorboardLogDir:
-      return EventType::kTensorboardLogDir;
-    case TrainingEventType::kClientEnd:
-      return EventType::kClientEnd;
-    case TrainingEventType::kScalars:
-      break;
-  }
-  return std::nullopt;
-}
-
 void TrainingEventLog::OnSample(const Sample& sample, std::vector<Event>* events) {
   const TrainingSample& t = sample.training;
   if (!t.malformed_error.empty()) {

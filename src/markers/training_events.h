@@ -4,16 +4,11 @@
 // not written as events: they go into rows. An observer on the sampler thread.
 #pragma once
 
-#include <optional>
 #include <vector>
 
 #include "core/sampler.h"
 
 namespace tv {
-
-// The events.jsonl type of a training event (client_start, epoch_begin, ...);
-// none for scalars, which go into rows.
-std::optional<EventType> EventTypeOf(TrainingEventType type);
 
 class TrainingEventLog final : public SampleObserver {
  public:

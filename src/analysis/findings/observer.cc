@@ -7,28 +7,9 @@
 namespace tv {
 
 bool MarkFromTrainingEvent(const TrainingEvent& e, Mark* m) {
-  switch (e.type) {
-    case TrainingEventType::kClientStart:
-      m->type = EventType::kClientStart;
-      break;
-    case TrainingEventType::kClientEnd:
-      m->type = EventType::kClientEnd;
-      break;
-    case TrainingEventType::kEpochBegin:
-      m->type = EventType::kEpochBegin;
-      break;
-    case TrainingEventType::kEpochEnd:
-      m->type = EventType::kEpochEnd;
-      break;
-    case TrainingEventType::kPhaseBegin:
-      m->type = EventType::kPhaseBegin;
-      break;
-    case TrainingEventType::kPhaseEnd:
-      m->type = EventType::kPhaseEnd;
-      break;
-    default:
-      return false;
-  }
+  std::optional<EventType> type = EventTypeOf(e.type);
+  if (!type || *type == EventType::kTensorboardLogDir) return false;  // not a mark
+  m->type = *type;
   // As events.jsonl holds it: times to the millisecond.
   m->t = std::round(e.t * 1000) / 1000;
   m->pid = e.pid;
