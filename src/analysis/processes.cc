@@ -98,6 +98,7 @@ void ProcessTable::Prune() {
   take([](const Entry& e) { return e.cpu_seconds; });
   take([](const Entry& e) { return e.memory_bytes_max; });
   std::vector<Entry> kept;
+  kept.reserve(keep.size());
   for (size_t i : keep) kept.push_back(std::move(done_[i]));
   done_ = std::move(kept);
 }

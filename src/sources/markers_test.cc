@@ -27,8 +27,8 @@ struct Fixture : MarkerSourceFixture {
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     std::strncpy(addr.sun_path, endpoint->socket_path().c_str(), sizeof(addr.sun_path) - 1);
-    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    ::send(fd, text.data(), text.size(), 0);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    EXPECT_EQ(::send(fd, text.data(), text.size(), 0), static_cast<ssize_t>(text.size()));
     ::close(fd);
   }
 };
@@ -144,6 +144,7 @@ TEST(MarkerSource, ABurstFromManyProcessesIsNotLost) {
   // More messages at once than a datagram socket queues (max_dgram_qlen).
   Fixture f;
   std::vector<std::unique_ptr<MarkerClient>> ranks;
+  ranks.reserve(8);
   for (int r = 0; r < 8; ++r) {
     ranks.push_back(std::make_unique<MarkerClient>(f.endpoint->socket_path(), r, "ddp"));
   }
@@ -332,7 +333,7 @@ TEST(MarkerSource, RefusesConnectionsBeyondTheCapAndSaysSo) {
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     std::strncpy(addr.sun_path, f.endpoint->socket_path().c_str(), sizeof(addr.sun_path) - 1);
-    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
     fds.push_back(fd);
     if (i % 100 == 99) f.Read(1.0);  // the backlog is drained as it fills
   }

@@ -229,7 +229,8 @@ TEST(Findings, BatchTooSmallOnlyWhenEverythingHasRoomAndNothingElseExplainsIt) {
 
 TEST(Findings, EvalHeavyIsJudgedPerEpochFromThePhases) {
   Judged run;
-  auto mark = [&](EventType type, double s, std::optional<int64_t> epoch, std::string phase) {
+  auto mark = [&](EventType type, double s, std::optional<int64_t> epoch,
+                  const std::string& phase) {
     run.analyzer.OnMark(Mark{type, kStart + s, 7, -1, epoch, phase, ""}, &run.events);
   };
   mark(EventType::kClientStart, 0, {}, "");

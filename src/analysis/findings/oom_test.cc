@@ -58,7 +58,7 @@ struct OomRun {
     gone.gpus[0].job_memory_bytes = 0;
     analyzer.OnFrame(gone, &events);
   }
-  void End(JobEnd end, int seconds) {
+  void End(const JobEnd& end, int seconds) {
     analyzer.OnJobEnd(end);
     analyzer.Finish(kStart + seconds + 0.3, &events);
   }

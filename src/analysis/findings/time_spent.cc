@@ -30,10 +30,10 @@ void TimeAccount::EpochBegin(int64_t epoch, double t) {
 void TimeAccount::EpochEnd(int64_t epoch, double t) {
   auto it = epochs_.find(epoch);
   if (it == epochs_.end()) return;
-  Epoch s = std::move(it->second);
+  Epoch s = it->second;
   epochs_.erase(it);
   s.end_t = t;
-  done_epochs_.push_back(std::move(s));
+  done_epochs_.push_back(s);
 }
 
 void TimeAccount::AddBusy(double busy) {
