@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # clang-tidy with every check the project keeps (.clang-tidy) as an error, on
-# the C++ sources the newest TIDY_COMMITS commits (default 20) added or changed:
+# the C++ sources the newest TIDY_COMMITS commits (default 10) added or changed:
 # each changed .cc, and for a changed header the .cc beside it (the headers of
 # src/ are checked through the sources that include them). Uses the release
 # build's compile database (make build); two files at a time. `make lint`
 # checks every file.
-#   TIDY_COMMITS=20 scripts/tidy-changed.sh
+#   TIDY_COMMITS=10 scripts/tidy-changed.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-commits=${TIDY_COMMITS:-20}
+commits=${TIDY_COMMITS:-10}
 db=build/release
 [ -f $db/compile_commands.json ] || {
   echo "tidy: $db/compile_commands.json is missing: run make build first" >&2
