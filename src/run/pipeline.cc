@@ -3,45 +3,31 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace tv {
 namespace {
 
-// The observer of `stage`; null for a source or one not made.
-SampleObserver* ObserverOf(RunObservers& o, Stage stage) {
+// The observer of `stage` (const when `o` is); null for a source or one not made.
+template <typename Observers>
+auto ObserverOf(Observers& o, Stage stage) {
+  using Ptr =
+      std::conditional_t<std::is_const_v<Observers>, const SampleObserver*, SampleObserver*>;
   switch (stage) {
     case Stage::kTrainingEvents:
-      return &o.training_events;
+      return Ptr(&o.training_events);
     case Stage::kPhases:
-      return &o.phases;
+      return Ptr(&o.phases);
     case Stage::kCost:
-      return o.cost.get();
+      return Ptr(o.cost.get());
     case Stage::kProcesses:
-      return &o.processes;
+      return Ptr(&o.processes);
     case Stage::kFindings:
-      return o.findings.get();
+      return Ptr(o.findings.get());
     case Stage::kAlerts:
-      return o.alerts.get();
+      return Ptr(o.alerts.get());
     default:
-      return nullptr;
-  }
-}
-
-// The summary part of `stage`; null for a stage without one or not made.
-const SummaryPart* PartOf(const RunObservers& o, Stage stage) {
-  switch (stage) {
-    case Stage::kPhases:
-      return &o.phases;
-    case Stage::kCost:
-      return o.cost.get();
-    case Stage::kProcesses:
-      return &o.processes;
-    case Stage::kFindings:
-      return o.findings.get();
-    case Stage::kAlerts:
-      return o.alerts.get();
-    default:
-      return nullptr;
+      return Ptr(nullptr);
   }
 }
 
@@ -103,7 +89,10 @@ std::vector<SampleObserver*> RunObservers::InTickOrder() {
 std::vector<const SummaryPart*> RunObservers::InSummaryOrder() const {
   std::vector<const SummaryPart*> out;
   for (Stage stage : kSummaryOrder) {
-    if (const SummaryPart* part = PartOf(*this, stage)) out.push_back(part);
+    // Every observer in the summary order is a part; the others are not asked.
+    if (auto* part = dynamic_cast<const SummaryPart*>(ObserverOf(*this, stage))) {
+      out.push_back(part);
+    }
   }
   return out;
 }
