@@ -29,15 +29,6 @@ std::optional<double> Number(const Json& j, std::string_view key) {
   return it->get<double>();
 }
 
-// meta.json's name of GPU `index`; "" when it has none.
-std::string ModelOf(const Json& meta, int index) {
-  std::string model;
-  for (const Json& m : meta.value("gpus", Json::array())) {
-    if (m.is_object() && m.value("index", -1) == index) model = m.value("name", "");
-  }
-  return model;
-}
-
 void PutMoney(const MoneyParts& m, bool parts, Json* out) {
   std::optional<double> total = m.Total();
   if (!total) return;
@@ -91,13 +82,13 @@ Json EpochCost(const Json& epoch, std::span<const GpuUse* const> used,
 
 }  // namespace
 
-Json BuildCost(const Json& summary, const Json& meta, const CostRates& rates) {
+Json BuildCost(const Json& summary, const std::vector<GpuInfo>& meta_gpus, const CostRates& rates) {
   std::optional<double> duration = Number(summary, "duration_s");
   if (!duration) return Json();
   std::vector<GpuUse> gpus = GpuUsesOf(summary);
   std::vector<std::string> models;
   for (GpuUse& g : gpus) {
-    models.push_back(ModelOf(meta, g.index));
+    models.push_back(GpuModelOf(meta_gpus, g.index));
     g.gpu_hour_price = GpuHourPrice(rates, models.back());
   }
   std::optional<double> cpu_joules;

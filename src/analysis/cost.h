@@ -39,6 +39,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/gpu_info.h"
 #include "core/run_cost.h"
 
 namespace tv {
@@ -48,10 +49,10 @@ namespace tv {
 // key, type or value.
 CostRates LoadCostRates(const std::string& path);
 
-// summary.json's "cost" from the summary and meta.json (for the GPU models).
+// summary.json's "cost" from the summary and meta.json's GPUs (for their models).
 // Null when the summary has no duration.
 nlohmann::ordered_json BuildCost(const nlohmann::ordered_json& summary,
-                                 const nlohmann::ordered_json& meta, const CostRates& rates);
+                                 const std::vector<GpuInfo>& gpus, const CostRates& rates);
 
 // The whole run's time, energy, CO2e and money had it run `planned` epochs,
 // from what it cost so far (`so_far`: a cost object's duration_s, energy_kwh,

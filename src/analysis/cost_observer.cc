@@ -7,16 +7,6 @@
 namespace tv {
 namespace {
 
-// meta.json's name of GPU `index`; "" when it has none.
-std::string ModelOf(const nlohmann::ordered_json& meta, int index) {
-  auto gpus = meta.find("gpus");
-  if (gpus == meta.end() || !gpus->is_array()) return "";
-  for (const nlohmann::ordered_json& g : *gpus) {
-    if (g.is_object() && g.value("index", -1) == index) return g.value("name", "");
-  }
-  return "";
-}
-
 // Adds `s`'s samples to a running sum and returns the mean so far.
 double AddMean(const Stat& s, double* sum, double* samples) {
   *sum += s.mean * s.count;
@@ -26,11 +16,11 @@ double AddMean(const Stat& s, double* sum, double* samples) {
 
 }  // namespace
 
-CostForecaster::CostForecaster(CostRates rates, nlohmann::ordered_json meta)
-    : rates_(std::move(rates)), meta_(std::move(meta)) {}
+CostForecaster::CostForecaster(CostRates rates, std::vector<GpuInfo> meta_gpus)
+    : rates_(std::move(rates)), meta_gpus_(std::move(meta_gpus)) {}
 
 void CostForecaster::AddTo(nlohmann::ordered_json* summary) const {
-  if (nlohmann::ordered_json cost = BuildCost(*summary, meta_, rates_); !cost.is_null()) {
+  if (nlohmann::ordered_json cost = BuildCost(*summary, meta_gpus_, rates_); !cost.is_null()) {
     (*summary)["cost"] = std::move(cost);
   }
 }
@@ -46,7 +36,7 @@ void CostForecaster::OnRow(Row* row, std::vector<Event>* events) {
       // Once per GPU: its model's price.
       GpuUse& use = gpus_.emplace_back();
       use.index = g.index;
-      use.gpu_hour_price = GpuHourPrice(rates_, ModelOf(meta_, g.index));
+      use.gpu_hour_price = GpuHourPrice(rates_, GpuModelOf(meta_gpus_, g.index));
       sums_.emplace_back();
       it = gpus_.end() - 1;
     }
@@ -95,7 +85,7 @@ void CostForecaster::OnSample(const Sample& sample, std::vector<Event>* events) 
   summary["gpus"] = std::move(gpus);
   if (cpu_energy_joules_) summary["host"] = {{"cpu_energy_joules", *cpu_energy_joules_}};
   summary["epochs"] = epochs_;
-  nlohmann::ordered_json cost = BuildCost(summary, meta_, rates_);
+  nlohmann::ordered_json cost = BuildCost(summary, meta_gpus_, rates_);
   auto forecast = cost.find("forecast");
   if (forecast == cost.end()) return;
   nlohmann::ordered_json fields = *forecast;

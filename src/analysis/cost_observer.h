@@ -33,8 +33,8 @@ namespace tv {
 
 class CostForecaster final : public SampleObserver, public SummaryPart {
  public:
-  // `meta`: meta.json (the GPU models, for their prices).
-  CostForecaster(CostRates rates, nlohmann::ordered_json meta);
+  // `meta_gpus`: meta.json's GPUs (their models, for their prices).
+  CostForecaster(CostRates rates, std::vector<GpuInfo> meta_gpus);
   void OnSample(const Sample& sample, std::vector<Event>* events) override;
   void OnRow(Row* row, std::vector<Event>* events) override;
   void AddTo(nlohmann::ordered_json* summary) const override;
@@ -50,7 +50,7 @@ class CostForecaster final : public SampleObserver, public SummaryPart {
   };
 
   CostRates rates_;
-  nlohmann::ordered_json meta_;
+  std::vector<GpuInfo> meta_gpus_;
   double elapsed_s_ = 0;
   double start_t_ = 0;  // unix seconds when monitoring began (the first row's t - elapsed)
   // Each GPU's whole run so far, by first sight, and its sums (parallel).

@@ -20,9 +20,12 @@ CostRates Rates() {
   return r;
 }
 
-nlohmann::ordered_json Meta() {
-  return {{"gpus",
-           {{{"index", 0}, {"name", "NVIDIA H100 80GB HBM3"}}, {{"index", 1}, {"name", "A10"}}}}};
+std::vector<GpuInfo> Meta() {
+  std::vector<GpuInfo> gpus(2);
+  gpus[0].name = "NVIDIA H100 80GB HBM3";
+  gpus[1].index = 1;
+  gpus[1].name = "A10";
+  return gpus;
 }
 
 // Tick `i` (10 Hz) of a run on two GPUs: GPU 0 the job's, its load changing;
@@ -87,7 +90,7 @@ TEST(CostForecaster, EachRowCarriesTheRunSoFarAndTheLastRowIsTheSummarysCost) {
 }
 
 TEST(CostForecaster, NoPricesNoMoneyAndNoGpusNoBusyShare) {
-  CostForecaster costs(CostRates(), nlohmann::ordered_json::object());
+  CostForecaster costs(CostRates(), {});
   Aggregator interval;
   Sample s;
   s.t = 1000;

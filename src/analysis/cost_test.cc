@@ -62,10 +62,13 @@ Json TwoHourSummary() {
                     {"stalled", 0}}}}}}}};
 }
 
-Json Meta() {
-  Json gpus = Json::array();
-  for (int i = 0; i < 4; ++i) gpus.push_back({{"index", i}, {"name", "NVIDIA H100 80GB HBM3"}});
-  return {{"gpus", gpus}};
+std::vector<GpuInfo> Meta() {
+  std::vector<GpuInfo> gpus(4);
+  for (int i = 0; i < 4; ++i) {
+    gpus[i].index = i;
+    gpus[i].name = "NVIDIA H100 80GB HBM3";
+  }
+  return gpus;
 }
 
 TEST(Cost, GpuHoursEnergyAndCo2eOfTheJobsGpus) {
@@ -142,11 +145,11 @@ TEST(Cost, EveryWatchedGpuCountsWhereTheDriverListsNoProcesses) {
 
 TEST(Cost, AHostWithoutGpusHoldsNoGpuHours) {
   Json s = {{"duration_s", 60}, {"gpus", Json::array()}};
-  Json c = BuildCost(s, Json::object(), CostRates());
+  Json c = BuildCost(s, {}, CostRates());
   EXPECT_EQ(c["gpus_used"], 0);
   EXPECT_DOUBLE_EQ(c["gpu_hours"].get<double>(), 0.0);
   EXPECT_FALSE(c.contains("energy_kwh"));  // nothing measured: nothing said
-  EXPECT_TRUE(BuildCost(Json::object(), Json::object(), CostRates()).is_null());
+  EXPECT_TRUE(BuildCost(Json::object(), {}, CostRates()).is_null());
 }
 
 TEST(Cost, EpochsAndPhasesAreCostedOnTheJobsGpus) {

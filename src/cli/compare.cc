@@ -72,11 +72,7 @@ void AddCompareCommand(CLI::App& app, Action* action) {
           label = path.filename().empty() ? path.parent_path().filename().string()
                                           : path.filename().string();
         }
-        std::optional<double> start_t;
-        if (auto t = files.meta.find("start_t"); t != files.meta.end() && t->is_number()) {
-          start_t = t->get<double>();
-        }
-        compared.push_back({label, std::move(files.summary), start_t});
+        compared.push_back({label, std::move(files.summary), files.meta.start_t});
       }
       nlohmann::ordered_json comparison = CompareRuns(compared);
       if (*json) {

@@ -119,9 +119,8 @@ void CheckGpuChoice(const Config& config) {
       GpuSource::Create(GpuSourceOptions::FromEnvironment(), &notices);
   if (source == nullptr) return;
   std::vector<int> seen;
-  for (const auto& g : source->static_info()["gpus"]) {
-    int index = g.value("index", -1);
-    if (std::find(seen.begin(), seen.end(), index) == seen.end()) seen.push_back(index);
+  for (const GpuInfo& g : source->gpus()) {
+    if (std::find(seen.begin(), seen.end(), g.index) == seen.end()) seen.push_back(g.index);
   }
   for (int want : config.gpus) {
     if (std::find(seen.begin(), seen.end(), want) != seen.end()) continue;

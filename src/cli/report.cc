@@ -49,7 +49,7 @@ ReportJudged Judge(const std::string& dir, const std::string& config_flag, const
       nlohmann::ordered_json cost = files->summary["cost"];
       if (!config_flag.empty() && judges.cost_rates &&
           CostRatesJson(rates) != CostRatesJson(*judges.cost_rates)) {
-        cost = BuildCost(files->summary, files->meta, rates);
+        cost = BuildCost(files->summary, files->meta.gpus, rates);
         said.push_back(fmt::format("costed at the [cost] rates of --config {}", config_flag));
       }
       if (cost.is_object()) judged.cost = nlohmann::json::parse(cost.dump());

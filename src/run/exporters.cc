@@ -75,16 +75,15 @@ std::vector<Sink*> Exporters::MakeSinks(const ExporterContext& context) {
 
 void Exporters::AddPrometheus(const ExporterContext& context, std::vector<Sink*>* sinks) {
   if (!metrics_server_ && config_.pushgateway.empty()) return;
-  const nlohmann::ordered_json& meta = *context.meta;
+  const MetaRecord& meta = *context.meta;
   PromLabels labels;
-  labels.host = meta["host"].get<std::string>();
+  labels.host = meta.host;
   labels.run = context.identity.name;
-  for (const auto& g : meta["gpus"]) {
-    if (!g.is_object() || !g.contains("index")) continue;
+  for (const GpuInfo& g : meta.gpus) {
     PromGpuLabel label;
-    label.index = g["index"].get<int>();
-    label.mig_instance = g.value("mig_instance", -1);
-    label.model = g.value("name", std::string());
+    label.index = g.index;
+    label.mig_instance = g.mig_instance;
+    label.model = g.name;
     labels.gpus.push_back(std::move(label));
   }
   // Names of other processes on the GPUs stay on this machine unless asked.

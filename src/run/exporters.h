@@ -21,6 +21,7 @@
 #include "core/config.h"
 #include "core/sink.h"
 #include "sinks/live_file.h"
+#include "store/meta_record.h"
 
 namespace tv {
 
@@ -36,10 +37,10 @@ class VdlSink;
 
 // What the sinks know of the run besides the config.
 struct ExporterContext {
-  LiveIdentity identity;               // the run: its directory, name, command, ...
-  const nlohmann::ordered_json* meta;  // meta.json: the host and the GPUs, as labels
-  TerminalRow* live_row = nullptr;     // the status line's row; none: notices only
-  double finding_repeat_s = 0;         // how often the status line repeats a finding
+  LiveIdentity identity;            // the run: its directory, name, command, ...
+  const MetaRecord* meta;           // meta.json: the host and the GPUs, as labels
+  TerminalRow* live_row = nullptr;  // the status line's row; none: notices only
+  double finding_repeat_s = 0;      // how often the status line repeats a finding
 };
 
 class Exporters {

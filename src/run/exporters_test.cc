@@ -51,7 +51,8 @@ TEST(Exporters, QuietWithoutEndpointsWritesTheJsonlFirst) {
   EXPECT_EQ(exporters.metrics_url(), "");
   EXPECT_EQ(exporters.OpenBoards(1800000000), "");
   std::string dir = FreshDir("run");
-  nlohmann::ordered_json meta = {{"host", "h"}, {"gpus", nlohmann::ordered_json::array()}};
+  MetaRecord meta;
+  meta.host = "h";
   LiveIdentity run{::getpid(), ::getpid(), "run", "t", {"true"}, dir, 1800000000, 1};
   std::vector<Sink*> sinks = exporters.MakeSinks(ExporterContext{run, &meta, nullptr, 60});
   ASSERT_NE(exporters.jsonl(), nullptr);

@@ -41,7 +41,7 @@ TEST(Pipeline, OrderErrorNamesTheBrokenConstraint) {
 
 TEST(Pipeline, ObserversComeInTickOrder) {
   RunObservers o;
-  o.cost = std::make_unique<CostForecaster>(CostRates(), nlohmann::ordered_json::object());
+  o.cost = std::make_unique<CostForecaster>(CostRates(), std::vector<GpuInfo>());
   o.findings = std::make_unique<FindingsObserver>();
   o.alerts =
       std::make_unique<AlertsObserver>(std::make_shared<const std::vector<AlertRule>>(), 1.0);

@@ -54,19 +54,9 @@ std::string DefaultRunName(const std::vector<std::string>& command) {
   return prog.empty() ? "run" : prog;
 }
 
-std::string RunLabel(const nlohmann::ordered_json& meta) {
-  if (!meta.is_object()) return "";
-  std::string name;
-  if (auto it = meta.find("name"); it != meta.end() && it->is_string()) {
-    name = it->get<std::string>();
-  }
-  std::vector<std::string> command;
-  if (auto it = meta.find("command"); it != meta.end() && it->is_array()) {
-    for (const auto& a : *it) {
-      if (!a.is_string()) return name;
-      command.push_back(a.get<std::string>());
-    }
-  }
+std::string RunLabel(const MetaRecord& meta) {
+  const std::string& name = meta.name;
+  const std::vector<std::string>& command = meta.command;
   if (command.empty()) return name;
   // A name of its own (--name) is the run's; the one made from its command
   // is said as the script the person ran.
@@ -173,20 +163,17 @@ std::vector<NamedRun> NamedRuns(const std::string& runs_dir) {
   for (const fs::directory_entry& entry : it) {
     // "latest" links to a run listed under its own name.
     if (entry.is_symlink(ec) || !entry.is_directory(ec)) continue;
-    nlohmann::ordered_json meta;
-    if (!ReadJsonDocument((entry.path() / "meta.json").string(), &meta, "meta.json").ok() ||
-        !meta.is_object()) {
+    nlohmann::ordered_json json;
+    if (!ReadJsonDocument((entry.path() / "meta.json").string(), &json, "meta.json").ok() ||
+        !json.is_object()) {
       continue;
     }
+    MetaRecord meta = MetaFromJson(json);
     NamedRun run;
     run.dir = entry.path().filename().string();
-    if (auto name = meta.find("name"); name != meta.end() && name->is_string()) {
-      run.name = name->get<std::string>();
-    }
+    run.name = meta.name;
     run.label = RunLabel(meta);
-    if (auto t = meta.find("start_t"); t != meta.end() && t->is_number()) {
-      run.start_t = t->get<double>();
-    }
+    run.start_t = meta.start_t.value_or(0);
     runs.push_back(std::move(run));
   }
   return runs;
@@ -260,18 +247,20 @@ std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates
     return std::nullopt;
   }
   // meta.json adds to a summary; one that cannot be used is left out, said on stderr.
-  s = ReadJsonDocument((fs::path(run_dir) / "meta.json").string(), &files.meta, "meta.json");
-  std::string shape = s.ok() ? JsonShapeError(files.meta, MetaShape()) : "";
+  nlohmann::ordered_json meta;
+  s = ReadJsonDocument((fs::path(run_dir) / "meta.json").string(), &meta, "meta.json");
+  std::string shape = s.ok() ? JsonShapeError(meta, MetaShape()) : "";
   if (!s.ok() || !shape.empty()) {
     if (s.code() != Status::Code::kNotFound) {
       fmt::print(stderr, "trainvitals: {}: {}; left out\n", run_dir,
                  s.ok() ? "meta.json: " + shape : s.message());
     }
-    files.meta = nlohmann::ordered_json::object();
+  } else {
+    files.meta = MetaFromJson(meta);
   }
   if (!files.summary.contains("cost")) {
     try {
-      files.summary["cost"] = BuildCost(files.summary, files.meta, rates);
+      files.summary["cost"] = BuildCost(files.summary, files.meta.gpus, rates);
     } catch (const std::exception&) {
       files.summary["cost"] = nullptr;  // a summary too odd to cost: listed without
     }

@@ -9,6 +9,7 @@
 
 #include "analysis/cost.h"
 #include "core/config.h"
+#include "store/meta_record.h"
 
 namespace tv {
 
@@ -20,7 +21,7 @@ std::string DefaultRunName(const std::vector<std::string>& command);
 // run with, else the script of "python train.py" ("train.py"; "-m pkg.mod"
 // gives "pkg.mod"), else the program's base name. Empty when meta.json has
 // neither a name nor a command.
-std::string RunLabel(const nlohmann::ordered_json& meta);
+std::string RunLabel(const MetaRecord& meta);
 
 // Creates the run directory for `config` (making parents) and proves it is
 // writable by creating a file in it. Called before the child starts. Throws
@@ -43,12 +44,12 @@ void PointLatestLink(const std::string& runs_dir, const std::string& run_dir);
 // run names near `run` ("did you mean").
 std::string ResolveRunDir(const std::string& run, const std::string& runs_dir);
 
-// A finished run's summary.json and meta.json (an empty object when it has
-// none), with the summary's "cost" computed from both at `rates` when the run
-// was written before costs existed (null when the summary is too odd to cost).
+// A finished run's summary.json and meta.json (a record of unknowns when it
+// has none or one that cannot be used), with the summary's "cost" computed from both at `rates`
+// when the run was written before costs existed (null when the summary is too odd to cost).
 struct RunFiles {
   nlohmann::ordered_json summary;
-  nlohmann::ordered_json meta;
+  MetaRecord meta;
 };
 // None with *why ("no summary.json", "summary.json is not JSON", "summary.json
 // is not a JSON object") when `run_dir` holds no usable summary.

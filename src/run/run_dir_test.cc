@@ -38,6 +38,7 @@ class RunsDir : public testing::Test {
 };
 
 TEST(RunLabel, IsTheGivenNameElseTheScript) {
+  auto RunLabel = [](const Json& meta) { return tv::RunLabel(MetaFromJson(meta)); };
   EXPECT_EQ(RunLabel(Json{{"name", "resnet-bs256"}, {"command", {"python", "train.py"}}}),
             "resnet-bs256");
   EXPECT_EQ(RunLabel(Json{{"name", "train"}, {"command", {"python3", "src/train.py", "--lr=1"}}}),

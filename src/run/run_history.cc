@@ -22,7 +22,7 @@ std::string AbsoluteDir(const std::string& dir) {
   return ec ? fs::absolute(dir).lexically_normal().string() : p.string();
 }
 
-RunRecord Record(const std::string& dir, const Json& summary, const Json& meta) {
+RunRecord Record(const std::string& dir, const Json& summary, const MetaRecord& meta) {
   auto cost = summary.find("cost");
   return RecordFromRun(AbsoluteDir(dir), summary, meta,
                        cost != summary.end() && cost->is_object() ? *cost : Json());
@@ -105,11 +105,11 @@ std::optional<RunRecord> ReadRunDir(const std::string& dir, const CostRates& rat
 }
 
 void IndexFinishedRun(const std::string& db_path, const std::string& run_dir, const Json& summary,
-                      const Json& meta, const CostRates& rates) {
+                      const MetaRecord& meta, const CostRates& rates) {
   std::string error;
   try {
     Json costed = summary;
-    if (!costed.contains("cost")) costed["cost"] = BuildCost(summary, meta, rates);
+    if (!costed.contains("cost")) costed["cost"] = BuildCost(summary, meta.gpus, rates);
     RunRecord record = Record(run_dir, costed, meta);
     std::unique_ptr<RunIndex> index = RunIndex::Open(db_path, &error);
     if (index && index->Put(record, &error)) return;

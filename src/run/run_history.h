@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "analysis/cost.h"
+#include "store/meta_record.h"
 #include "store/run_index.h"
 
 namespace tv {
@@ -30,7 +31,7 @@ std::optional<RunRecord> ReadRunDir(const std::string& dir, const CostRates& rat
 // database at `db_path`. Never throws and never stops the run: any failure is one stderr
 // line, "trainvitals: run history: <db path>: <what>; this run is not indexed".
 void IndexFinishedRun(const std::string& db_path, const std::string& run_dir,
-                      const nlohmann::ordered_json& summary, const nlohmann::ordered_json& meta,
+                      const nlohmann::ordered_json& summary, const MetaRecord& meta,
                       const CostRates& rates);
 
 // --since: Unix seconds of `text`, one of a duration back from `now_t` ("7d",

@@ -131,7 +131,7 @@ TEST_F(RunHistoryDir, AFinishedRunThatCannotBeIndexedSaysSoInOneLine) {
   std::ofstream(db) << std::string(2048, 'x');
   ::testing::internal::CaptureStderr();
   IndexFinishedRun(db, (dir_ / "run").string(), nlohmann::ordered_json{{"duration_s", 1}},
-                   nlohmann::ordered_json::object(), CostRates{});
+                   MetaRecord(), CostRates{});
   EXPECT_EQ(::testing::internal::GetCapturedStderr(),
             fmt::format("trainvitals: run history: {}: file is not a database; this run is not "
                         "indexed\n",
@@ -146,7 +146,7 @@ TEST_F(RunHistoryDir, AFinishedRunIsIndexed) {
   auto summary = nlohmann::ordered_json::parse(R"({"duration_s": 3600, "exit_code": 0,
       "gpus": [{"index": 0, "util_ratio": {"mean": 0.25, "max": 1}}]})");
   ::testing::internal::CaptureStderr();
-  IndexFinishedRun(db, (dir_ / "run").string(), summary, meta, CostRates{});
+  IndexFinishedRun(db, (dir_ / "run").string(), summary, MetaFromJson(meta), CostRates{});
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
   std::string error;
   auto index = RunIndex::Open(db, &error);

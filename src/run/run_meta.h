@@ -8,7 +8,7 @@
 #pragma once
 
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +17,7 @@
 #include "analysis/findings/table.h"
 #include "core/config.h"
 #include "sinks/live_file.h"
+#include "store/meta_record.h"
 
 namespace tv {
 
@@ -31,11 +32,10 @@ struct RunJudging {
 RunJudging LoadJudging(const Config& config);
 
 // meta.json (docs/schema.md): the run (`run`; its "pid" is the job's root),
-// the machine, the sampling rates, the GPUs its sources found (`gpu_info`, as
-// run/sources.h RunSources has it; null: none), --prometheus's URL (empty:
-// none) and the judging.
-nlohmann::ordered_json RunMeta(const LiveIdentity& run, const Config& config,
-                               const RunJudging& judging, const nlohmann::json& gpu_info,
-                               const std::string& prometheus_url);
+// the machine, the sampling rates, the GPUs its sources found (as run/sources.h
+// RunSources has them), --prometheus's URL (empty: none) and the judging.
+MetaRecord RunMeta(const LiveIdentity& run, const Config& config, const RunJudging& judging,
+                   const std::optional<GpuDriverInfo>& gpu_driver, const std::vector<GpuInfo>& gpus,
+                   const std::string& prometheus_url);
 
 }  // namespace tv

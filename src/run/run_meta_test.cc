@@ -12,7 +12,7 @@ LiveIdentity TrainRun() {
 
 TEST(RunMeta, SaysTheRunAndItsJudging) {
   RunJudging judging = LoadJudging(Config());
-  nlohmann::ordered_json meta = RunMeta(TrainRun(), Config(), judging, nullptr, "");
+  nlohmann::ordered_json meta = MetaJson(RunMeta(TrainRun(), Config(), judging, {}, {}, ""));
   EXPECT_EQ(meta["mode"], "run");
   EXPECT_EQ(meta["name"], "train");
   EXPECT_EQ(meta["pid"], 42);  // the job's root, not the monitor
@@ -26,15 +26,18 @@ TEST(RunMeta, SaysTheRunAndItsJudging) {
 }
 
 TEST(RunMeta, SplitsTheGpuInfoIntoGpusAndDriver) {
-  nlohmann::json gpu_info = {{"backend", "nvml"},
-                             {"driver_version", "550.1"},
-                             {"gpus", nlohmann::json::array({{{"index", 0}, {"name", "H100"}}})}};
-  nlohmann::ordered_json meta = RunMeta(TrainRun(), Config(), LoadJudging(Config()), gpu_info,
-                                        "http://127.0.0.1:9400/metrics");
+  GpuDriverInfo driver;
+  driver.backend = "nvml";
+  driver.driver_version = "550.1";
+  GpuInfo gpu;
+  gpu.name = "H100";
+  nlohmann::ordered_json meta = MetaJson(RunMeta(TrainRun(), Config(), LoadJudging(Config()),
+                                                 driver, {gpu}, "http://127.0.0.1:9400/metrics"));
   ASSERT_EQ(meta["gpus"].size(), 1u);
   EXPECT_EQ(meta["gpus"][0]["name"], "H100");
-  EXPECT_EQ(meta["gpu_driver"],
-            (nlohmann::ordered_json{{"backend", "nvml"}, {"driver_version", "550.1"}}));
+  EXPECT_EQ(
+      meta["gpu_driver"],
+      (nlohmann::ordered_json{{"backend", "nvml"}, {"driver_version", "550.1"}, {"library", ""}}));
   EXPECT_EQ(meta["prometheus_url"], "http://127.0.0.1:9400/metrics");
 }
 

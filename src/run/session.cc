@@ -73,8 +73,9 @@ void Session::Start(int root_pid) {
 void Session::StartMonitoring(int root_pid) {
   RunSources sources = MakeSources(config_, root_pid, run_dir_, markers_.get(), markers_error_);
   LiveIdentity run = Identity(root_pid);
-  meta_ = RunMeta(run, config_, judging_, sources.gpu_info, exporters_->metrics_url());
-  WriteJsonFile(run_dir_ + "/meta.json", meta_);
+  meta_ =
+      RunMeta(run, config_, judging_, sources.gpu_driver, sources.gpus, exporters_->metrics_url());
+  WriteJsonFile(run_dir_ + "/meta.json", MetaJson(meta_));
   if (config_.out.empty()) PointLatestLink(config_.runs_dir, run_dir_);
   sinks_ = std::make_unique<SinkThread>(exporters_->MakeSinks(
       ExporterContext{run, &meta_, live_row_, judging_.thresholds[Th::kRepeatLine_s]}));
@@ -101,13 +102,12 @@ void Session::StartMonitoring(int root_pid) {
   }
   // Reports come from the actions' threads: the sink thread takes them.
   alert_actions_ = StartAlertDelivery(
-      judging_.alert_rules,
-      AlertContext{run.name, meta_["host"].get<std::string>(), run_dir_, root_pid},
+      judging_.alert_rules, AlertContext{run.name, meta_.host, run_dir_, root_pid},
       [this](Event e) {
         if (sinks_) sinks_->PushEvent(std::move(e));
       },
       observers_.alerts.get());
-  observers_.cost = std::make_unique<CostForecaster>(judging_.cost_rates, meta_);
+  observers_.cost = std::make_unique<CostForecaster>(judging_.cost_rates, meta_.gpus);
   SamplerOptions options{config_.sample_hz, config_.interval_s};
   sampler_ = std::make_unique<Sampler>(options, Clock::Default(), std::move(sources.sources),
                                        sinks_.get(), observers_.InTickOrder());
@@ -151,7 +151,7 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   outcome.late_ticks = sampler != nullptr ? sampler->late_ticks() : 0;
   // Monitoring never started: the cost of the run's time alone.
   if (!observers_.cost)
-    observers_.cost = std::make_unique<CostForecaster>(judging_.cost_rates, meta_);
+    observers_.cost = std::make_unique<CostForecaster>(judging_.cost_rates, meta_.gpus);
   if (exit_code.has_value() && mode_ == "run") observers_.processes.set_command_ended(StillRunning);
   nlohmann::ordered_json summary =
       CollectSummary(outcome, sampler != nullptr ? sampler->run_row() : Row{}, jsonl, observers_);

@@ -79,7 +79,7 @@ class Session {
   std::unique_ptr<MarkerEndpoint> markers_;  // likewise
   std::string markers_error_;
   RunObservers observers_;
-  nlohmann::ordered_json meta_;  // what meta.json says (the GPU models, for the cost)
+  MetaRecord meta_;  // what meta.json says (the GPU models, for the cost)
   std::unique_ptr<AlertActions> alert_actions_;  // when a rule has actions beyond the log
   std::shared_ptr<OomKillWatch> oom_kills_;      // the cgroup source's, outlives it
   TerminalRow* live_row_ = nullptr;

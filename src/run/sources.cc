@@ -52,7 +52,8 @@ RunSources MakeSources(const Config& config, int root_pid, const std::string& ru
         gpu.gpus = config.gpus;
         gpu.real_ids = config.gpu_ids;
         if (auto source = GpuSource::Create(gpu, &out.notices)) {
-          out.gpu_info = source->static_info();
+          out.gpu_driver = source->driver();
+          out.gpus = source->gpus();
           Add(stage, std::move(source), &out);
         }
         break;

@@ -5,11 +5,12 @@
 #pragma once
 
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/config.h"
+#include "core/gpu_info.h"
 #include "core/source.h"
 #include "run/pipeline.h"
 
@@ -22,8 +23,9 @@ class OomKillWatch;
 struct RunSources {
   std::vector<std::unique_ptr<Source>> sources;
   std::vector<Stage> stages;  // each source's stage (parallel to `sources`)
-  // meta.json's GPU part: {"backend", "driver_version", ..., "gpus": [...]}; null without GPUs.
-  nlohmann::json gpu_info;
+  // meta.json's GPU part: the driver and the GPUs watched; null without a GPU source.
+  std::optional<GpuDriverInfo> gpu_driver;
+  std::vector<GpuInfo> gpus;
   // Problems met while opening sources (no GPU driver, ...), said once.
   std::vector<Notice> notices;
   // The markers' source (owned by `sources`, then by the sampler); null without

@@ -101,12 +101,7 @@ TopFeed::TopFeed(bool gpus, std::string sessions_dir)
     gpu_error_ = notices.empty() ? "no GPU" : notices.front().message;
     return;
   }
-  const nlohmann::json& info = gpu_->static_info();
-  if (info.contains("gpus")) {
-    for (const auto& g : info["gpus"]) {
-      gpu_names_[{g.value("physical_index", 0), g.value("mig_instance", -1)}] = g.value("name", "");
-    }
-  }
+  for (const GpuInfo& g : gpu_->gpus()) gpu_names_[{g.physical_index, g.mig_instance}] = g.name;
 }
 
 TopFeed::~TopFeed() = default;

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/gpu_info.h"
 #include "core/gpu_sample.h"
 #include "core/source.h"
 
@@ -55,7 +56,7 @@ class GpuBackend {
   virtual ~GpuBackend() = default;
   virtual std::string_view name() const = 0;  // "nvml"
   // Library and driver versions for meta.json and `check`.
-  virtual nlohmann::json DriverInfo() const = 0;
+  virtual GpuDriverInfo DriverInfo() const = 0;
   // Every unit, whole GPUs in the library's order, each followed by its MIG slices.
   virtual const std::vector<GpuUnit>& units() const = 0;
 

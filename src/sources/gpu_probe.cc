@@ -35,9 +35,8 @@ nlohmann::json ProbeGpus(const GpuSourceOptions& options, double gpm_wait_s) {
     out["gpus"] = nlohmann::json::array();
     return out;
   }
-  for (auto& [key, value] : source->static_info().items()) {
-    if (key != "gpus") out[key] = value;
-  }
+  nlohmann::ordered_json driver = GpuDriverJson(source->driver());
+  for (auto& [key, value] : driver.items()) out[key] = value;
   Sample sample;
   auto start = std::chrono::steady_clock::now();
   for (int pass = 0; pass < 2; ++pass) {
@@ -49,21 +48,19 @@ nlohmann::json ProbeGpus(const GpuSourceOptions& options, double gpm_wait_s) {
     source->Read(tick, &sample, &notices);
   }
   nlohmann::json gpus = nlohmann::json::array();
-  const nlohmann::json& infos = source->static_info()["gpus"];
-  for (size_t i = 0; i < infos.size(); ++i) {
-    nlohmann::json g = infos[i];
-    // Units in static_info are in watch order, as are the samples of a tick
+  for (const GpuInfo& info : source->gpus()) {
+    nlohmann::json g = GpuInfoJson(info);
+    // The source's units are in watch order, as are the samples of a tick
     // (lost units drop out of both the samples and the support table).
     for (size_t u = 0; u < source->backend().units().size(); ++u) {
       const GpuUnit& unit = source->backend().units()[u];
-      if (unit.physical_index == g["physical_index"] &&
-          unit.mig_instance == g["mig_instance"].get<int>()) {
+      if (unit.physical_index == info.physical_index && unit.mig_instance == info.mig_instance) {
         g["supports"] = source->backend().Support(u);
       }
     }
     nlohmann::json values = nlohmann::json::object();
     for (const GpuSample& s : sample.gpus) {
-      if (s.index != g["index"] || s.mig_instance != g["mig_instance"]) continue;
+      if (s.index != info.index || s.mig_instance != info.mig_instance) continue;
       for (const MetricDef& m : GpuMetrics()) {
         if (auto v = m.get_gpu(s)) values[std::string(m.name)] = *v;
       }

@@ -15,7 +15,7 @@ namespace tv {
 // {"nvml": {"found": bool, "usable": bool, "library": path, "error": sentence,
 //           "detail": the loader's words},
 //  "driver_version", "nvml_version", "cuda_driver_version", "missing_symbols",
-//  "gpus": [{static info as in GpuSource::static_info(), "supports": {"util": "ok",
+//  "gpus": [{GpuInfoJson of GpuSource::gpus(), "supports": {"util": "ok",
 //            "fan": "not supported", ...}, "values": {"util_ratio": 0.5, ...}}]}
 nlohmann::json ProbeGpus(const GpuSourceOptions& options, double gpm_wait_s = 0.15);
 

@@ -11,22 +11,23 @@
 namespace tv {
 namespace {
 
-nlohmann::json UnitInfo(const GpuUnit& unit, int index, bool real_ids) {
-  nlohmann::json j = {{"index", index},
-                      {"physical_index", unit.physical_index},
-                      {"mig_instance", unit.mig_instance},
-                      {"name", unit.name},
-                      {"id", GpuIdHash(unit.uuid)},
-                      {"energy_source", unit.energy_source}};
+GpuInfo UnitInfo(const GpuUnit& unit, int index, bool real_ids) {
+  GpuInfo g;
+  g.index = index;
+  g.physical_index = unit.physical_index;
+  g.mig_instance = unit.mig_instance;
+  g.name = unit.name;
+  g.id = GpuIdHash(unit.uuid);
+  g.energy_source = unit.energy_source;
   if (real_ids) {
-    j["uuid"] = unit.uuid;
-    if (!unit.serial.empty()) j["serial"] = unit.serial;
+    g.uuid = unit.uuid;
+    g.serial = unit.serial;
   }
-  if (!unit.compute_capability.empty()) j["compute_capability"] = unit.compute_capability;
-  if (unit.memory_total_bytes) j["memory_total_bytes"] = *unit.memory_total_bytes;
-  if (unit.power_limit_watts) j["power_limit_watts"] = *unit.power_limit_watts;
-  if (unit.mig_enabled) j["mig_enabled"] = true;
-  return j;
+  g.compute_capability = unit.compute_capability;
+  g.memory_total_bytes = unit.memory_total_bytes;
+  g.power_limit_watts = unit.power_limit_watts;
+  g.mig_enabled = unit.mig_enabled;
+  return g;
 }
 
 }  // namespace
@@ -101,15 +102,11 @@ std::unique_ptr<GpuSource> GpuSource::Create(std::unique_ptr<GpuBackend> backend
 
   source->all_processes_ = options.all_processes;
   GpuBackend& b = *source->backend_;
-  source->static_info_ = b.DriverInfo();
-  if (options.cuda_visible_devices) {
-    source->static_info_["cuda_visible_devices"] = *options.cuda_visible_devices;
-  }
-  nlohmann::json list = nlohmann::json::array();
+  source->driver_ = b.DriverInfo();
+  source->driver_.cuda_visible_devices = options.cuda_visible_devices;
   for (const Watched& w : source->watched_) {
-    list.push_back(UnitInfo(units[w.unit], w.index, options.real_ids));
+    source->gpus_.push_back(UnitInfo(units[w.unit], w.index, options.real_ids));
   }
-  source->static_info_["gpus"] = std::move(list);
 
   if (source->watched_.empty()) {
     notices->push_back(Notice{

@@ -7,7 +7,7 @@
 // GPU's index (the CUDA index of the GPU, or of the slice when
 // CUDA_VISIBLE_DEVICES names the slice); the whole GPU is a sample too.
 //
-// Thread safety: Read on the sampler thread only; static_info() after Create.
+// Thread safety: Read on the sampler thread only; driver() and gpus() after Create.
 #pragma once
 
 #include <memory>
@@ -29,7 +29,7 @@ struct GpuSourceOptions {
   // CUDA_VISIBLE_DEVICES as the job will see it; nullopt when unset.
   std::optional<std::string> cuda_visible_devices;
   std::vector<int> gpus;       // watch only these CUDA indices; empty: every visible GPU
-  bool real_ids = false;       // UUIDs and serials in static_info instead of a short hash
+  bool real_ids = false;       // UUIDs and serials in gpus() instead of a short hash
   bool mig = true;             // watch MIG slices
   bool all_processes = false;  // keep every process's listing for ProcessesOf (top)
   Env* env = nullptr;          // for /proc/<pid>/status (NSpid) and comm; nullptr: Env::Default()
@@ -52,11 +52,10 @@ class GpuSource final : public Source {
   std::string_view name() const override { return "gpu"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
 
-  // For meta.json: {"backend", "library", "driver_version", "nvml_version",
-  // "cuda_driver_version", "cuda_visible_devices", "gpus": [{"index",
-  // "physical_index", "mig_instance", "name", "id", "compute_capability",
-  // "memory_total_bytes", "power_limit_watts", "energy_source", ...}]}.
-  const nlohmann::json& static_info() const { return static_info_; }
+  // For meta.json and `check`: the driver, and each watched unit in watch
+  // order (the order of a tick's samples).
+  const GpuDriverInfo& driver() const { return driver_; }
+  const std::vector<GpuInfo>& gpus() const { return gpus_; }
   GpuBackend& backend() { return *backend_; }
   size_t watched() const { return watched_.size(); }
   // Every compute process the latest Read listed on the unit `uuid`, in the
@@ -86,7 +85,8 @@ class GpuSource final : public Source {
   Env* env_;
   std::vector<Watched> watched_;
   bool all_processes_ = false;
-  nlohmann::json static_info_;
+  GpuDriverInfo driver_;
+  std::vector<GpuInfo> gpus_;
   PidMapper pids_;
   std::vector<GpuProcessUse> procs_;
   std::vector<GpuProcessUtil> utils_;

@@ -116,7 +116,7 @@ TEST_F(GpuMig, SlicesAreSamplesOfTheirOwn) {
   EXPECT_DOUBLE_EQ(*s.gpus[1].job_memory_bytes, 4e9);
   EXPECT_FALSE(s.gpus[1].util_ratio.has_value());  // not measured per slice
   EXPECT_TRUE(s.gpus[0].power_watts.has_value());
-  EXPECT_TRUE(source_->static_info()["gpus"][0]["mig_enabled"].get<bool>());
+  EXPECT_TRUE(source_->gpus()[0].mig_enabled);
 }
 
 TEST_F(GpuMig, CudaVisibleMigUuidWatchesThatSliceAsCuda0) {

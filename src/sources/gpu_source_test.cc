@@ -53,13 +53,13 @@ TEST_F(GpuSourceFake, ReadsTwoGpusInSiUnits) {
   EXPECT_DOUBLE_EQ(*s.gpus[1].util_ratio, 0.9);
   EXPECT_EQ(s.gpus[1].index, 1);
 
-  const auto& info = source_->static_info();
-  EXPECT_EQ(info["driver_version"], "550.54.15");
-  ASSERT_EQ(info["gpus"].size(), 2u);
-  EXPECT_EQ(info["gpus"][0]["energy_source"], "counter");
-  EXPECT_EQ(info["gpus"][0]["compute_capability"], "9.0");
-  EXPECT_EQ(info["gpus"][0]["id"], GpuIdHash("GPU-aaaa-0"));
-  EXPECT_FALSE(info["gpus"][0].contains("uuid"));
+  EXPECT_EQ(source_->driver().driver_version, "550.54.15");
+  const std::vector<GpuInfo>& gpus = source_->gpus();
+  ASSERT_EQ(gpus.size(), 2u);
+  EXPECT_EQ(gpus[0].energy_source, "counter");
+  EXPECT_EQ(gpus[0].compute_capability, "9.0");
+  EXPECT_EQ(gpus[0].id, GpuIdHash("GPU-aaaa-0"));
+  EXPECT_TRUE(gpus[0].uuid.empty());
 }
 
 TEST_F(GpuSourceFake, CachesHandlesAndTriesUnsupportedMetricsOnce) {
@@ -175,7 +175,7 @@ TEST_F(GpuSourceFake, OldDriverIntegratesPowerAndUsesOlderCalls) {
     "processes": [{"pid": 4242, "memory_bytes": 1e9}]}]})",
        FAKE_NVML_OLD_PATH);
   ASSERT_NE(source_, nullptr);
-  EXPECT_EQ(source_->static_info()["gpus"][0]["energy_source"], "integrated");
+  EXPECT_EQ(source_->gpus()[0].energy_source, "integrated");
   job_pids_ = {4242};
   Tick(1.0);
   Sample s = Tick(3.0);

@@ -70,14 +70,14 @@ void Put(Json& j, const char* key, const std::optional<double>& v) {
 
 }  // namespace
 
-RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const Json& meta,
+RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const MetaRecord& meta,
                         const Json& cost) {
   RunRecord r;
   r.run_dir = run_dir;
-  r.name = Text(meta, "name");
+  r.name = meta.name;
   if (r.name.empty()) r.name = NameFromDir(run_dir);
   Json command = Member(summary, "command");
-  if (!command.is_array()) command = Member(meta, "command");
+  if (!command.is_array() && !meta.command.empty()) command = meta.command;
   if (command.is_array()) {
     r.command_json = command.dump();
     for (const Json& word : command) {
@@ -85,9 +85,9 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const J
       r.command += word.is_string() ? word.get<std::string>() : word.dump();
     }
   }
-  r.host = Text(meta, "host");
+  r.host = meta.host;
   r.start_t = Number(summary, "start_t");
-  if (!r.start_t) r.start_t = Number(meta, "start_t");
+  if (!r.start_t) r.start_t = meta.start_t;
   r.end_t = Number(summary, "end_t");
   r.duration_s = Number(summary, "duration_s");
   r.exit_code = Int(summary, "exit_code");
@@ -109,13 +109,9 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const J
   if (headline.gpus_used) r.gpu_count = *headline.gpus_used;
   r.gpu_util_ratio_mean = headline.gpu_util_ratio;
   std::vector<std::string> models;
-  const Json& meta_gpus = Member(meta, "gpus");
-  if (meta_gpus.is_array()) {
-    for (const Json& g : meta_gpus) {
-      std::string model = Text(g, "name");
-      if (!model.empty() && std::find(models.begin(), models.end(), model) == models.end()) {
-        models.push_back(model);
-      }
+  for (const GpuInfo& g : meta.gpus) {
+    if (!g.name.empty() && std::find(models.begin(), models.end(), g.name) == models.end()) {
+      models.push_back(g.name);
     }
   }
   for (const std::string& m : models) r.gpu_models += (r.gpu_models.empty() ? "" : ", ") + m;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "store/meta_record.h"
+
 namespace tv {
 
 struct RunFindingRef {
@@ -52,10 +54,10 @@ struct RunRecord {
 };
 
 // The record of the run directory `run_dir` (absolute) from its summary.json,
-// its meta.json (an empty object when absent) and its cost (null when
+// its meta.json (a record of unknowns when absent) and its cost (null when
 // unknown). Reads what is there; absent or mistyped values stay unknown.
 RunRecord RecordFromRun(const std::string& run_dir, const nlohmann::ordered_json& summary,
-                        const nlohmann::ordered_json& meta, const nlohmann::ordered_json& cost);
+                        const MetaRecord& meta, const nlohmann::ordered_json& cost);
 
 // The record as JSON (`runs --json`): every field, unknown ones null.
 nlohmann::ordered_json RecordJson(const RunRecord& r);

@@ -10,6 +10,7 @@
 #include "analysis/findings/analyzer.h"
 #include "core/json_shape.h"
 #include "core/run_file.h"
+#include "store/meta_record.h"
 
 namespace tv {
 namespace {
@@ -60,7 +61,7 @@ Verdict Replay(const std::string& run_dir, const Thresholds& thresholds) {
     Status s = ReadJsonDocument(meta_path, &meta);
     std::string shape = s.ok() ? JsonShapeError(meta, MetaShape()) : "";
     if (s.ok() && shape.empty()) {
-      if (meta.contains("interval_s")) interval_s = meta["interval_s"].get<double>();
+      interval_s = MetaFromJson(meta).interval_s.value_or(interval_s);
     } else if (s.code() != Status::Code::kNotFound && !(fs::file_size(meta_path, ec) == 0 && !ec)) {
       v.notes.push_back(fmt::format("{}; left out (interval 1 s)",
                                     s.ok() ? meta_path + ": " + shape : s.message()));

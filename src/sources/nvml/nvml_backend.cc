@@ -101,19 +101,19 @@ void NvmlBackend::ProbeEnergySource(GpuUnit* unit, NvmlUnitState* st) {
   st->energy = NvmlEnergy{};
 }
 
-nlohmann::json NvmlBackend::DriverInfo() const {
+GpuDriverInfo NvmlBackend::DriverInfo() const {
   const NvmlLib& l = *lib_;
-  nlohmann::json j = {{"backend", "nvml"}, {"library", l.path()}};
-  std::string driver = ReadString(l.nvmlSystemGetDriverVersion);
-  if (!driver.empty()) j["driver_version"] = driver;
-  std::string nvml = ReadString(l.nvmlSystemGetNVMLVersion);
-  if (!nvml.empty()) j["nvml_version"] = nvml;
+  GpuDriverInfo d;
+  d.backend = "nvml";
+  d.library = l.path();
+  d.driver_version = ReadString(l.nvmlSystemGetDriverVersion);
+  d.nvml_version = ReadString(l.nvmlSystemGetNVMLVersion);
   int cuda = 0;
   if (l.nvmlSystemGetCudaDriverVersion && l.nvmlSystemGetCudaDriverVersion(&cuda) == NVML_SUCCESS) {
-    j["cuda_driver_version"] = fmt::format("{}.{}", cuda / 1000, (cuda % 1000) / 10);
+    d.cuda_driver_version = fmt::format("{}.{}", cuda / 1000, (cuda % 1000) / 10);
   }
-  if (!l.missing().empty()) j["missing_symbols"] = l.missing();
-  return j;
+  d.missing_symbols = l.missing();
+  return d;
 }
 
 nlohmann::json NvmlBackend::Support(size_t u) const {

@@ -85,7 +85,7 @@ class NvmlBackend final : public GpuBackend {
   ~NvmlBackend() override;
 
   std::string_view name() const override { return "nvml"; }
-  nlohmann::json DriverInfo() const override;
+  GpuDriverInfo DriverInfo() const override;
   const std::vector<GpuUnit>& units() const override { return units_; }
   void ReadDevice(size_t u, const Tick& tick, GpuSample* out) override;
   bool ReadProcesses(size_t u, std::vector<GpuProcessUse>* out) override;

@@ -29,31 +29,24 @@ std::string RunName(const ReportRun& run) {
 
 std::string Command(const ReportRun& run) {
   // meta.json's command, else summary.json's (a run whose meta.json was left out).
-  static const Json kNone;
-  const Json* c = &kNone;
-  for (const Json* file : {&run.meta, &run.summary}) {
-    if (!file->is_object()) continue;
-    if (auto it = file->find("command"); it != file->end() && it->is_array()) {
-      c = &*it;
-      break;
-    }
-  }
-  if (!c->is_array()) return "";
+  if (run.meta && !run.meta->command.empty()) return ShellCommand(run.meta->command);
+  const Json* c = run.summary.is_object() && run.summary.contains("command")
+                      ? &run.summary["command"]
+                      : nullptr;
+  if (c == nullptr || !c->is_array()) return "";
   std::vector<std::string> argv;
   for (const auto& a : *c) argv.push_back(a.is_string() ? a.get<std::string>() : a.dump());
   return ShellCommand(argv);
 }
 
 std::string Gpus(const ReportRun& run) {
-  if (!run.meta.is_object() || !run.meta.contains("gpus") || !run.meta["gpus"].is_array()) {
-    return "";
-  }
-  const Json& gpus = run.meta["gpus"];
+  if (!run.meta) return "";
+  const std::vector<GpuInfo>& gpus = run.meta->gpus;
   if (gpus.empty()) return "none";
   // "2 × NVIDIA H100 80GB HBM3", models in order of first appearance.
   std::vector<std::pair<std::string, int>> models;
-  for (const auto& g : gpus) {
-    std::string name = g.is_object() ? g.value("name", std::string("GPU")) : "GPU";
+  for (const GpuInfo& g : gpus) {
+    std::string name = g.name.empty() ? "GPU" : g.name;
     auto it = std::find_if(models.begin(), models.end(), [&](auto& m) { return m.first == name; });
     if (it == models.end()) {
       models.emplace_back(name, 1);
@@ -140,8 +133,7 @@ std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
   const std::vector<Headline> rows = {
       {"Run", RunName},
       {"Command", Command},
-      {"Host",
-       [](const ReportRun& r) { return r.meta.is_object() ? r.meta.value("host", "") : ""; }},
+      {"Host", [](const ReportRun& r) { return r.meta ? r.meta->host : ""; }},
       {"GPUs", Gpus},
       {"Start", Start},
       {"Duration",

@@ -206,7 +206,10 @@ ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
   }
   ReportRun run;
   run.dir = dir;
-  run.meta = ReadJsonFile(path / "meta.json", MetaShape(), /*fatal=*/false);
+  if (nlohmann::json meta = ReadJsonFile(path / "meta.json", MetaShape(), /*fatal=*/false);
+      meta.is_object()) {
+    run.meta = MetaFromJson(meta);
+  }
   run.summary = ReadJsonFile(path / "summary.json", SummaryShape(), /*fatal=*/true);
   if (run.summary.is_object() && judged.cost.is_object()) run.summary["cost"] = judged.cost;
   if (judged.verdict.is_object()) {
@@ -226,7 +229,7 @@ ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
     throw std::runtime_error(
         fmt::format("{}: no rows to report{}", (path / "samples.jsonl").string(), why));
   }
-  std::optional<double> start = Number(run.meta, "start_t");
+  std::optional<double> start = run.meta ? run.meta->start_t : std::nullopt;
   if (!start) start = run.series.start_t;
   if (!start) start = Number(run.summary, "start_t");
   run.start_t = start.value_or(0);

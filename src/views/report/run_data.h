@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "store/meta_record.h"
 #include "views/report/samples.h"
 
 namespace tv {
@@ -37,7 +38,7 @@ struct ReportJudged {
 
 struct ReportRun {
   std::string dir;
-  nlohmann::json meta;  // null when meta.json is missing or unusable; else of MetaShape()
+  std::optional<MetaRecord> meta;  // none when meta.json is missing or unusable
   // null when summary.json is missing; else of SummaryShape(), with the
   // ReportJudged cost and verdict in place of its own.
   nlohmann::json summary;

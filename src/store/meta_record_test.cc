@@ -1,0 +1,80 @@
+#include "store/meta_record.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace tv {
+namespace {
+
+nlohmann::ordered_json ReadFixture(const std::string& name) {
+  std::ifstream in(std::string(TRAINVITALS_FIXTURES_DIR) + "/run_v1/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::ordered_json::parse(text.str());
+}
+
+TEST(MetaRecord, AMetaJsonWrittenBy010ComesBackByteForByte) {
+  nlohmann::ordered_json meta = ReadFixture("meta.json");
+  MetaRecord m = MetaFromJson(meta);
+  EXPECT_EQ(m.name, "loop");
+  EXPECT_EQ(m.host, "vm");
+  ASSERT_EQ(m.gpus.size(), 2u);
+  EXPECT_EQ(m.gpus[0].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(m.gpus[0].energy_source, "counter");
+  ASSERT_TRUE(m.gpu_driver.has_value());
+  EXPECT_EQ(m.gpu_driver->backend, "nvml");
+  EXPECT_EQ(MetaJson(m).dump(), meta.dump());
+}
+
+TEST(MetaRecord, WhatIsAbsentOrOfAnotherTypeStaysUnknown) {
+  auto j = nlohmann::json::parse(
+      R"({"name": 3, "command": ["python", 1, "train.py"], "start_t": "soon",
+          "gpus": [{"index": 1, "name": "A100"}, 7], "pid": 12.5})");
+  MetaRecord m = MetaFromJson(j);
+  EXPECT_EQ(m.name, "");
+  EXPECT_TRUE(m.command.empty());  // not a list of words: unknown
+  EXPECT_FALSE(m.start_t);
+  EXPECT_FALSE(m.pid);
+  ASSERT_EQ(m.gpus.size(), 1u);
+  EXPECT_EQ(m.gpus[0].index, 1);
+  EXPECT_EQ(m.gpus[0].mig_instance, -1);
+  EXPECT_TRUE(m.thresholds.is_null());
+  EXPECT_FALSE(m.gpu_driver);
+  // Nothing at all is a record of unknowns, not an error.
+  EXPECT_EQ(MetaFromJson(nlohmann::json()).gpus.size(), 0u);
+}
+
+TEST(MetaRecord, ARunWithoutJudgesOrGpusWritesNeither) {
+  MetaRecord m;
+  m.mode = "attach";
+  nlohmann::ordered_json j = MetaJson(m);
+  EXPECT_FALSE(j.contains("thresholds"));
+  EXPECT_FALSE(j.contains("gpu_driver"));
+  EXPECT_FALSE(j.contains("prometheus_url"));
+  EXPECT_TRUE(j["gpus"].is_array());
+}
+
+TEST(GpuInfo, RealIdsAndMigAreWrittenOnlyWhenKnownInAlphabeticalOrder) {
+  GpuInfo g;
+  g.index = 2;
+  g.name = "A100";
+  g.id = "gpu-1";
+  g.energy_source = "none";
+  EXPECT_EQ(GpuInfoJson(g).dump(),
+            R"({"energy_source":"none","id":"gpu-1","index":2,"mig_instance":-1,)"
+            R"("name":"A100","physical_index":0})");
+  g.uuid = "GPU-abc";
+  g.mig_enabled = true;
+  nlohmann::ordered_json j = GpuInfoJson(g);
+  EXPECT_EQ(j["uuid"], "GPU-abc");
+  EXPECT_EQ(j["mig_enabled"], true);
+  GpuInfo back = GpuInfoFromJson(j);
+  EXPECT_EQ(GpuInfoJson(back).dump(), j.dump());
+  EXPECT_EQ(GpuModelOf({g}, 2), "A100");
+  EXPECT_EQ(GpuModelOf({g}, 0), "");
+}
+
+}  // namespace
+}  // namespace tv
