@@ -151,7 +151,7 @@ void TopFeed::ReadSessions(TopModel* model) {
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
     if (name.empty() || name[0] == '.' || !name.ends_with(".json")) continue;
-    std::string path = dir + "/" + name;
+    std::string path = fmt::format("{}/{}", dir, name);
     std::string text;
     if (!env_->ReadFile(path.c_str(), &text).ok()) continue;
     std::optional<TopSession> session = ParseSession(text);
