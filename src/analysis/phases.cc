@@ -19,46 +19,41 @@ int64_t Whole(double v) { return std::llround(v); }
 // is its training loop's (else it is left out: a boundary sample may carry the
 // wait of the training next to it).
 template <typename ShareMeans>
-void PutResources(const Row& row, bool wait_measured, const ShareMeans& shares,
-                  nlohmann::ordered_json* out) {
-  auto& o = *out;
-  if (auto s = FindStat(metric::kJobCpuCores, row.values))
-    o["cpu_cores_mean"] = Round(s->mean, 1e3);
-  if (auto s = FindStat(metric::kJobMemoryBytes, row.values)) o["memory_bytes_max"] = Whole(s->max);
-  if (auto s = FindStat(metric::kHostMemoryUsedBytes, row.values)) {
-    o["host_memory_used_bytes_max"] = Whole(s->max);
-  }
+SpanResources ResourcesOf(const Row& row, bool wait_measured, const ShareMeans& shares) {
+  SpanResources o;
+  if (auto s = FindStat(metric::kJobCpuCores, row.values)) o.cpu_cores_mean = Round(s->mean, 1e3);
+  if (auto s = FindStat(metric::kJobMemoryBytes, row.values)) o.memory_bytes_max = Whole(s->max);
+  if (auto s = FindStat(metric::kHostMemoryUsedBytes, row.values))
+    o.host_memory_used_bytes_max = Whole(s->max);
   // The mean over the span's samples in which a process timed its data wait.
   if (auto s = FindStat(metric::kTrainingDataWaitRatio, row.values); s && wait_measured)
-    o["data_wait_ratio"] = Round(s->mean, 1e4);
-  nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+    o.data_wait_ratio = Round(s->mean, 1e4);
   for (const GpuRow& g : row.gpus) {
-    nlohmann::ordered_json j = {{"index", g.index}};
-    if (g.mig_instance >= 0) j["mig"] = g.mig_instance;
-    if (auto s = FindStat(metric::kGpuUtilRatio, g.values))
-      j["util_ratio_mean"] = Round(s->mean, 1e4);
+    SpanGpu& j = o.gpus.emplace_back();
+    j.index = g.index;
+    if (g.mig_instance >= 0) j.mig = g.mig_instance;
+    if (auto s = FindStat(metric::kGpuUtilRatio, g.values)) j.util_ratio_mean = Round(s->mean, 1e4);
     if (auto s = FindStat(metric::kGpuMemoryUsedBytes, g.values))
-      j["memory_used_bytes_max"] = Whole(s->max);
+      j.memory_used_bytes_max = Whole(s->max);
     if (auto s = FindStat(metric::kGpuSmActiveRatio, g.values))
-      j["sm_active_ratio_mean"] = Round(s->mean, 1e4);
+      j.sm_active_ratio_mean = Round(s->mean, 1e4);
     if (auto s = FindStat(metric::kGpuJobMemoryBytes, g.values))
-      j["job_memory_bytes_max"] = Whole(s->max);
+      j.job_memory_bytes_max = Whole(s->max);
     std::optional<Stat> job_sm = FindStat(metric::kGpuJobSmUtilRatio, g.values);
     for (const auto& m : shares) {
       if (m.index == g.index && m.mig_instance == g.mig_instance) job_sm = m.ratio.Get();
     }
-    if (job_sm) j["job_sm_util_ratio_mean"] = Round(job_sm->mean, 1e4);
+    if (job_sm) j.job_sm_util_ratio_mean = Round(job_sm->mean, 1e4);
     if (auto s = FindStat(metric::kGpuOtherMemoryBytes, g.values))
-      j["other_memory_bytes_max"] = Whole(s->max);
+      j.other_memory_bytes_max = Whole(s->max);
     if (auto s = FindStat(metric::kGpuAllocatorPeakBytes, g.values))
-      j["allocator_peak_bytes"] = Whole(s->max);
+      j.allocator_peak_bytes = Whole(s->max);
     if (auto s = FindStat(metric::kGpuTemperatureCelsius, g.values))
-      j["temperature_celsius_max"] = Round(s->max, 10);
+      j.temperature_celsius_max = Round(s->max, 10);
     if (auto s = FindStat(metric::kGpuPowerWatts, g.values))
-      j["power_watts_mean"] = Round(s->mean, 10);
-    gpus.push_back(std::move(j));
+      j.power_watts_mean = Round(s->mean, 10);
   }
-  if (!gpus.empty()) o["gpus"] = std::move(gpus);
+  return o;
 }
 
 }  // namespace
@@ -269,46 +264,39 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
     e.resources.Add(*now);
     AddShares(*now, &e.job_sm);
   }
-  nlohmann::ordered_json rec = {{"epoch", index},
-                                {"start_t", Round(e.start_t, 1e3)},
-                                {"duration_s", Round(duration, 1e3)},
-                                {"steps", steps}};
+  EpochRecord rec;
+  rec.epoch = index;
+  rec.start_t = Round(e.start_t, 1e3);
+  rec.duration_s = Round(duration, 1e3);
+  rec.steps = steps;
   if (duration > 0 && steps > 0)
-    rec["steps_per_second"] = Round(static_cast<double>(steps) / duration, 1e2);
-  if (e.call) rec["call"] = *e.call;
+    rec.steps_per_second = Round(static_cast<double>(steps) / duration, 1e2);
+  rec.call = e.call;
   if (auto planned = planned_.find(e.call.value_or(0)); planned != planned_.end())
-    rec["planned_epochs"] = planned->second;
-  if (!complete) rec["complete"] = false;
+    rec.planned_epochs = planned->second;
+  rec.complete = complete;
   Row row = e.resources.Peek(end_t, duration);
-  PutResources(row, true, e.job_sm, &rec);
-  if (rec.contains("gpus")) {
-    for (auto& g : rec["gpus"]) {
-      for (const EnergyMark& m : e.gpu_joules) {
-        if (m.index == g["index"].get<int>()) g["energy_joules"] = Round(m.joules, 10);
-      }
+  rec.resources = ResourcesOf(row, true, e.job_sm);
+  for (SpanGpu& g : rec.resources.gpus) {
+    for (const EnergyMark& m : e.gpu_joules) {
+      if (m.index == g.index) g.energy_joules = Round(m.joules, 10);
     }
   }
-  if (e.cpu_joules) rec["cpu_energy_joules"] = Round(*e.cpu_joules, 10);
-  if (!e.logs.empty()) {
-    nlohmann::ordered_json logs = nlohmann::ordered_json::object();
-    for (const auto& [name, value] : e.logs) logs[name] = value;
-    rec["logs"] = std::move(logs);
-  }
+  if (e.cpu_joules) rec.resources.cpu_energy_joules = Round(*e.cpu_joules, 10);
+  for (const auto& [name, value] : e.logs) rec.logs.emplace_back(name, value);
   if (e.begun.size() > 1) {
-    nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
     for (const auto& [rank, begin] : e.begun) {
-      nlohmann::ordered_json r = {{"rank", rank}};
+      EpochRank& r = rec.ranks.emplace_back();
+      r.rank = rank;
       auto ended = e.ended.find(rank);
       if (ended != e.ended.end()) {
-        r["duration_s"] = Round(ended->second.first - begin, 1e3);
-        r["steps"] = ended->second.second;
+        r.duration_s = Round(ended->second.first - begin, 1e3);
+        r.steps = ended->second.second;
       }
-      ranks.push_back(std::move(r));
     }
-    rec["ranks"] = std::move(ranks);
   }
   epochs_.push_back(rec);
-  events->push_back(Event{end_t, EventType::kEpoch, std::move(rec)});
+  events->push_back(Event{end_t, EventType::kEpoch, ToJson(rec)});
 }
 
 void PhaseTracker::OnFinish(double t, std::vector<Event>* events) {
@@ -331,12 +319,12 @@ void PhaseTracker::OnFinish(double t, std::vector<Event>* events) {
 }
 
 void PhaseTracker::AddTo(nlohmann::ordered_json* summary) const {
-  (*summary)["epochs"] = epochs_;
-  (*summary)["phases"] = Phases();
+  (*summary)["epochs"] = EpochsToJson(epochs_);
+  (*summary)["phases"] = PhasesToJson(Phases());
 }
 
-nlohmann::ordered_json PhaseTracker::Phases() const {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+PhaseRecords PhaseTracker::Phases() const {
+  PhaseRecords out;
   double total = 0;
   for (const auto& [name, p] : phases_) total += p.seconds;
   std::vector<const std::string*> names;
@@ -349,10 +337,13 @@ nlohmann::ordered_json PhaseTracker::Phases() const {
   for (const std::string* name_ptr : names) {
     const std::string& name = *name_ptr;
     const PhaseTotals& p = phases_.at(name);
-    nlohmann::ordered_json j = {{"duration_s", Round(p.seconds, 1e3)}, {"count", p.count}};
-    if (total > 0) j["share"] = Round(p.seconds / total, 1e4);
-    PutResources(p.resources.Peek(0, p.seconds), name == kTrain || p.wait_measured, p.job_sm, &j);
-    out[name] = std::move(j);
+    PhaseRecord j;
+    j.duration_s = Round(p.seconds, 1e3);
+    j.count = p.count;
+    if (total > 0) j.share = Round(p.seconds / total, 1e4);
+    j.resources =
+        ResourcesOf(p.resources.Peek(0, p.seconds), name == kTrain || p.wait_measured, p.job_sm);
+    out.emplace_back(name, std::move(j));
   }
   return out;
 }

@@ -31,6 +31,7 @@
 #include "core/aggregator.h"
 #include "core/sampler.h"
 #include "core/summary_part.h"
+#include "store/epoch_record.h"
 
 namespace tv {
 
@@ -40,9 +41,10 @@ class PhaseTracker final : public SampleObserver, public SummaryPart {
   void OnFinish(double t, std::vector<Event>* events) override;
 
   // One record per epoch, in the order they closed.
-  const nlohmann::ordered_json& Epochs() const { return epochs_; }
-  // {"train": {...}, "eval": {...}}: time, share and resources per phase.
-  nlohmann::ordered_json Phases() const;
+  const std::vector<EpochRecord>& Epochs() const { return epochs_; }
+  // Time, share and resources per phase: train, eval, predict, then the others
+  // by name.
+  PhaseRecords Phases() const;
   void AddTo(nlohmann::ordered_json* summary) const override;
 
  private:
@@ -116,7 +118,7 @@ class PhaseTracker final : public SampleObserver, public SummaryPart {
   std::map<int64_t, OpenEpoch> open_;
   // The epochs each framework call planned, as its first epoch_begin said.
   std::map<int64_t, int64_t> planned_;
-  nlohmann::ordered_json epochs_ = nlohmann::ordered_json::array();
+  std::vector<EpochRecord> epochs_;
   std::string phase_;       // the phase time now goes to; empty: none
   double phase_since_ = 0;  // unix seconds
   std::map<std::string, PhaseTotals> phases_;

@@ -78,7 +78,7 @@ TEST(PhaseTracker, EpochCutByAnExceptionEndsAtItsLastStep) {
   EXPECT_DOUBLE_EQ(rec["duration_s"].get<double>(), 5.0);
   EXPECT_DOUBLE_EQ(rec["steps_per_second"].get<double>(), 10.0);
   // Its time in training ends there too.
-  EXPECT_DOUBLE_EQ(tracker.Phases()["train"]["duration_s"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(PhasesToJson(tracker.Phases())["train"]["duration_s"].get<double>(), 5.0);
 }
 
 TEST(PhaseTracker, AnEpochBegunAndCutBetweenTwoReadingsHasTheStepsReadWithIt) {
@@ -174,7 +174,7 @@ TEST(PhaseTracker, EpochTimeOutsideAnyPhaseIsTraining) {
     tracker.OnSample(s, &events);
   }
   tracker.OnFinish(30, &events);  // 10 s after the last epoch: no phase, no epoch
-  auto phases = tracker.Phases();
+  auto phases = PhasesToJson(tracker.Phases());
   EXPECT_DOUBLE_EQ(phases["train"]["duration_s"].get<double>(), 18.0);
   EXPECT_EQ(phases["train"]["count"], 2);
   EXPECT_DOUBLE_EQ(phases["train"]["share"].get<double>(), 0.9);
@@ -193,7 +193,7 @@ TEST(PhaseTracker, ExplicitTrainPhasesAreNotCountedTwice) {
   s.training.events = {Epoch(TrainingEventType::kEpochEnd, -1, 5, 0, 10)};
   tracker.OnSample(s, &events);
   tracker.OnFinish(6, &events);
-  auto phases = tracker.Phases();
+  auto phases = PhasesToJson(tracker.Phases());
   EXPECT_EQ(phases["train"]["count"], 1);
   EXPECT_DOUBLE_EQ(phases["train"]["duration_s"].get<double>(), 5.0);
 }
@@ -211,7 +211,7 @@ TEST(PhaseTracker, ATrainPhaseJustAfterItsEpochBeganCountsOnce) {
     tracker.OnSample(s, &events);
   }
   tracker.OnFinish(30, &events);
-  auto phases = tracker.Phases();
+  auto phases = PhasesToJson(tracker.Phases());
   EXPECT_EQ(phases["train"]["count"], 3);
   EXPECT_EQ(phases["eval"]["count"], 3);
 }
@@ -259,7 +259,7 @@ TEST(PhaseTracker, EpochAndPhaseDataWaitIsTheMeanOfTheTimedSamples) {
   }
   ASSERT_EQ(events.size(), 1u);
   EXPECT_NEAR(events[0].fields["data_wait_ratio"].get<double>(), 0.4, 1e-9);
-  auto phases = tracker.Phases();
+  auto phases = PhasesToJson(tracker.Phases());
   EXPECT_NEAR(phases["train"]["data_wait_ratio"].get<double>(), 0.4, 1e-9);
   EXPECT_FALSE(phases["eval"].contains("data_wait_ratio"));  // not measured: absent, not 0
 }
@@ -305,7 +305,7 @@ TEST(PhaseTracker, APhaseWithoutStepsHasNoDataWaitFromTheTrainingBesideIt) {
     tracker.OnSample(s, &events);
   }
   tracker.OnFinish(115, &events);
-  auto phases = tracker.Phases();
+  auto phases = PhasesToJson(tracker.Phases());
   EXPECT_NEAR(phases["train"]["data_wait_ratio"].get<double>(), 0.12, 1e-9);
   EXPECT_FALSE(phases["eval"].contains("data_wait_ratio")) << phases["eval"];
   EXPECT_NEAR(events.at(0).fields["data_wait_ratio"].get<double>(), 0.12, 1e-9);
@@ -326,7 +326,8 @@ TEST(PhaseTracker, AnyPhaseWhoseStepsAdvancedKeepsItsDataWait) {
     tracker.OnSample(s, &events);
   }
   tracker.OnFinish(103, &events);
-  EXPECT_NEAR(tracker.Phases()["finetune"]["data_wait_ratio"].get<double>(), 0.3, 1e-9);
+  EXPECT_NEAR(PhasesToJson(tracker.Phases())["finetune"]["data_wait_ratio"].get<double>(), 0.3,
+              1e-9);
 }
 
 TEST(PhaseTracker, AnEvalLoopThatTimesItsOwnWaitKeepsIt) {
@@ -343,7 +344,7 @@ TEST(PhaseTracker, AnEvalLoopThatTimesItsOwnWaitKeepsIt) {
     tracker.OnSample(s, &events);
   }
   tracker.OnFinish(103, &events);
-  EXPECT_NEAR(tracker.Phases()["eval"]["data_wait_ratio"].get<double>(), 0.2, 1e-9);
+  EXPECT_NEAR(PhasesToJson(tracker.Phases())["eval"]["data_wait_ratio"].get<double>(), 0.2, 1e-9);
 }
 
 // A GPU sample with the job's SM share only where NVML's process utilization

@@ -181,7 +181,7 @@ TEST(MarkerSource, MarkersSentAfterTheLastTickCountWhenSamplingStops) {
   sampler.Stop();
   sinks.Close();
   ASSERT_EQ(tracker.Epochs().size(), 1u);
-  EXPECT_EQ(tracker.Epochs()[0]["steps"], 1);
+  EXPECT_EQ(tracker.Epochs()[0].steps, 1);
   // The machine is not read again: the last readings are held in one more
   // sample with the final step count.
   EXPECT_EQ(sampler.run_row().samples, 4u);
@@ -442,8 +442,8 @@ TEST(PhaseTracker, EpochRecordSaysWhichCallItBelongsTo) {
     tracker.OnSample(s, &events);
   }
   ASSERT_EQ(tracker.Epochs().size(), 2u);
-  EXPECT_FALSE(tracker.Epochs()[0].contains("call"));  // a client that did not say
-  EXPECT_EQ(tracker.Epochs()[1]["call"], 4);
+  EXPECT_FALSE(tracker.Epochs()[0].call);  // a client that did not say
+  EXPECT_EQ(tracker.Epochs()[1].call, 4);
 }
 
 TEST(PhaseTracker, EpochEnergyIntegratesPowerHeldBetweenReadings) {
@@ -495,7 +495,7 @@ TEST(PhaseTracker, NestedEvalTimeCountsAsEvalAndOpenEpochsCloseAtTheEnd) {
   tracker.OnSample(s, &events);
   s.training.phase_changes.clear();
   tracker.OnFinish(25, &events);
-  auto phases = tracker.Phases();
+  auto phases = PhasesToJson(tracker.Phases());
   EXPECT_DOUBLE_EQ(phases["train"]["duration_s"].get<double>(), 13.0);
   EXPECT_DOUBLE_EQ(phases["eval"]["duration_s"].get<double>(), 2.0);
   EXPECT_EQ(phases.begin().key(), "train");
