@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "core/headline.h"
+#include "store/epoch_record.h"
 
 namespace tv {
 namespace {
@@ -40,38 +42,39 @@ void PutMoney(const MoneyParts& m, bool parts, Json* out) {
 
 // An epoch's or phase's GPU-hours and busy GPU-hours on the used GPUs, from
 // its record's gpus[] (util_ratio_mean or sm_active_ratio_mean).
-void PutSpanHours(const Json& record, double duration_s, std::span<const GpuUse* const> used,
-                  std::optional<BusyBasis> basis, Json* out) {
+void PutSpanHours(const SpanResources& record, double duration_s,
+                  std::span<const GpuUse* const> used, std::optional<BusyBasis> basis, Json* out) {
   (*out)["gpu_hours"] = Hours(duration_s * static_cast<double>(used.size()) / 3600);
   if (!basis) return;
-  std::string key = std::string(BusyBasisName(*basis)) + "_mean";
+  std::optional<double> SpanGpu::*field =
+      *basis == BusyBasis::kSmActive ? &SpanGpu::sm_active_ratio_mean : &SpanGpu::util_ratio_mean;
   double busy = 0;
   size_t found = 0;
   for (const GpuUse* u : used) {
-    for (const Json& g : record.value("gpus", Json::array())) {
-      if (!g.is_object() || g.value("index", -1) != u->index) continue;
-      if (auto b = Number(g, key)) busy += *b, ++found;
+    for (const SpanGpu& g : record.gpus) {
+      if (g.index != u->index) continue;
+      if (auto b = g.*field) busy += *b, ++found;
     }
   }
   if (!used.empty() && found == used.size())
     (*out)["busy_gpu_hours"] = Hours(busy * duration_s / 3600);
 }
 
-Json EpochCost(const Json& epoch, std::span<const GpuUse* const> used,
+Json EpochCost(const EpochRecord& epoch, std::span<const GpuUse* const> used,
                std::optional<BusyBasis> basis, const CostRates& rates) {
-  double duration = Number(epoch, "duration_s").value_or(0);
-  Json out = {{"epoch", epoch.value("epoch", Json())}, {"duration_s", Round(duration, 1e3)}};
-  if (epoch.contains("call")) out["call"] = epoch["call"];
-  if (epoch.contains("complete")) out["complete"] = epoch["complete"];
-  PutSpanHours(epoch, duration, used, basis, &out);
+  double duration = epoch.duration_s;
+  Json out = {{"epoch", epoch.epoch}, {"duration_s", Round(duration, 1e3)}};
+  if (epoch.call) out["call"] = *epoch.call;
+  if (!epoch.complete) out["complete"] = false;
+  PutSpanHours(epoch.resources, duration, used, basis, &out);
   std::optional<double> gpu_joules;
   for (const GpuUse* u : used) {
-    for (const Json& g : epoch.value("gpus", Json::array())) {
-      if (!g.is_object() || g.value("index", -1) != u->index) continue;
-      if (auto j = Number(g, "energy_joules")) gpu_joules = gpu_joules.value_or(0) + *j;
+    for (const SpanGpu& g : epoch.resources.gpus) {
+      if (g.index != u->index) continue;
+      if (g.energy_joules) gpu_joules = gpu_joules.value_or(0) + *g.energy_joules;
     }
   }
-  std::optional<double> kwh = EnergyKwh(gpu_joules, Number(epoch, "cpu_energy_joules"), rates);
+  std::optional<double> kwh = EnergyKwh(gpu_joules, epoch.resources.cpu_energy_joules, rates);
   if (kwh) {
     out["energy_kwh"] = Hours(*kwh);
     out["co2e_kg"] = Hours(*kwh * rates.grid_g_per_kwh / 1000);
@@ -146,37 +149,37 @@ Json BuildCost(const Json& summary, const std::vector<GpuInfo>& meta_gpus, const
     if (!unpriced.empty()) c["unpriced_models"] = std::move(unpriced);
   }
 
-  const Json epochs = summary.value("epochs", Json::array());
-  const Json phases = summary.value("phases", Json::object());
+  std::vector<EpochRecord> epochs;
+  PhaseRecords phases;
+  if (Status s = EpochsFromSummary(summary, &epochs); !s.ok())
+    throw std::invalid_argument(s.message());
+  if (Status s = PhasesFromSummary(summary, &phases); !s.ok())
+    throw std::invalid_argument(s.message());
   Json epoch_costs = Json::array();
-  for (const Json& e : epochs) {
-    if (e.is_object()) epoch_costs.push_back(EpochCost(e, used, basis, rates));
-  }
+  for (const EpochRecord& e : epochs) epoch_costs.push_back(EpochCost(e, used, basis, rates));
   Json phase_costs = Json::object();
-  for (const auto& [name, p] : phases.items()) {
-    if (!p.is_object()) continue;
-    double d = Number(p, "duration_s").value_or(0);
-    Json pc = {{"duration_s", Round(d, 1e3)}};
-    PutSpanHours(p, d, used, basis, &pc);
-    if (auto share = Number(p, "share")) pc["share"] = *share;
+  for (const auto& [name, p] : phases) {
+    Json pc = {{"duration_s", Round(p.duration_s, 1e3)}};
+    PutSpanHours(p.resources, p.duration_s, used, basis, &pc);
+    if (p.share) pc["share"] = *p.share;
     phase_costs[name] = std::move(pc);
   }
 
   // The forecast: the last framework call, if it said how many epochs it plans.
   Json forecast;
   if (!epochs.empty()) {
-    const Json& last = epochs.back();
-    std::optional<double> planned = Number(last, "planned_epochs");
-    if (planned && *planned >= 0 && *planned <= 1e9) {  // a file's number, cast only if it fits
+    const EpochRecord& last = epochs.back();
+    std::optional<int64_t> planned = last.planned_epochs;
+    if (planned && *planned >= 0 && *planned <= 1000000000) {
       Json call_epochs = Json::array();
-      for (const Json& ec : epoch_costs) {
-        if (ec.value("call", Json()) == last.value("call", Json())) call_epochs.push_back(ec);
+      for (size_t i = 0; i < epochs.size(); ++i) {
+        if (epochs[i].call == last.call) call_epochs.push_back(epoch_costs[i]);
       }
       Json so_far = {{"duration_s", *duration}};
       for (const char* key : {"energy_kwh", "co2e_kg", "money"}) {
         if (c.contains(key)) so_far[key] = c[key];
       }
-      forecast = ForecastCost(so_far, call_epochs, static_cast<int64_t>(*planned));
+      forecast = ForecastCost(so_far, call_epochs, *planned);
     }
   }
   c["epochs"] = std::move(epoch_costs);

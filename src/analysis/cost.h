@@ -50,7 +50,9 @@ namespace tv {
 CostRates LoadCostRates(const std::string& path);
 
 // summary.json's "cost" from the summary and meta.json's GPUs (for their models).
-// Null when the summary has no duration.
+// Null when the summary has no duration. Throws std::invalid_argument naming
+// the key when an epoch or phase record is of the wrong shape
+// (store/epoch_record.h).
 nlohmann::ordered_json BuildCost(const nlohmann::ordered_json& summary,
                                  const std::vector<GpuInfo>& gpus, const CostRates& rates);
 

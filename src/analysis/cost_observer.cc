@@ -68,8 +68,10 @@ void CostForecaster::OnSample(const Sample& sample, std::vector<Event>* events) 
   bool ended = false;
   for (const Event& e : *events) {
     if (e.type != EventType::kEpoch) continue;
-    epochs_.push_back(e.fields);
-    ended = ended || e.fields.contains("planned_epochs");
+    EpochRecord epoch;
+    if (!EpochFromJson(e.fields, &epoch).ok()) continue;  // the tracker's own: never
+    ended = ended || epoch.planned_epochs.has_value();
+    epochs_.push_back(std::move(epoch));
   }
   if (!ended || start_t_ == 0) return;
   // The run so far as summary.json would say it, for BuildCost.
@@ -84,7 +86,7 @@ void CostForecaster::OnSample(const Sample& sample, std::vector<Event>* events) 
   }
   summary["gpus"] = std::move(gpus);
   if (cpu_energy_joules_) summary["host"] = {{"cpu_energy_joules", *cpu_energy_joules_}};
-  summary["epochs"] = epochs_;
+  summary["epochs"] = EpochsToJson(epochs_);
   nlohmann::ordered_json cost = BuildCost(summary, meta_gpus_, rates_);
   auto forecast = cost.find("forecast");
   if (forecast == cost.end()) return;

@@ -28,6 +28,7 @@
 #include "analysis/cost.h"
 #include "core/sampler.h"
 #include "core/summary_part.h"
+#include "store/epoch_record.h"
 
 namespace tv {
 
@@ -57,7 +58,7 @@ class CostForecaster final : public SampleObserver, public SummaryPart {
   std::vector<GpuUse> gpus_;
   std::vector<Sums> sums_;
   std::optional<double> cpu_energy_joules_;
-  nlohmann::ordered_json epochs_ = nlohmann::ordered_json::array();
+  std::vector<EpochRecord> epochs_;  // the epoch events so far
 };
 
 }  // namespace tv
