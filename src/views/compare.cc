@@ -12,6 +12,7 @@
 #include "core/escape.h"
 #include "core/format.h"
 #include "core/headline.h"
+#include "store/epoch_record.h"
 #include "views/cost_lines.h"
 
 namespace tv {
@@ -45,7 +46,16 @@ std::optional<double> Num(const Json& v) {
   return v.get<double>();
 }
 
+// A cost epoch record (summary.json cost.epochs[]) of an epoch cut short.
 bool Complete(const Json& epoch) { return epoch.value("complete", true); }
+
+// The summary's epoch records; none when it has none or they are of the
+// wrong shape (ReadRunFiles refuses such a summary).
+std::vector<EpochRecord> EpochsOf(const Json& summary) {
+  std::vector<EpochRecord> epochs;
+  if (!EpochsFromSummary(summary, &epochs).ok()) epochs.clear();
+  return epochs;
+}
 
 // The largest of `key`'s "max" over the GPUs.
 std::optional<double> GpuPeak(const Json& s, std::string_view key) {
@@ -56,7 +66,7 @@ std::optional<double> GpuPeak(const Json& s, std::string_view key) {
   return peak;
 }
 
-// The mean of `key` over the complete epochs of `records`.
+// The mean of `key` over the complete epochs of `records` (cost epoch records).
 std::optional<double> EpochMean(const Json& records, std::string_view key) {
   double sum = 0;
   int n = 0;
@@ -96,13 +106,20 @@ const std::vector<Figure>& Figures() {
        [](const Json& s, const RunHeadline&) { return At(s, {"duration_s"}); }},
       {"epochs", "epochs", Unit::kNumber,
        [](const Json& s, const RunHeadline&) -> std::optional<double> {
-         const Json epochs = s.value("epochs", Json::array());
+         std::vector<EpochRecord> epochs = EpochsOf(s);
          if (epochs.empty()) return std::nullopt;
-         return static_cast<double>(std::count_if(epochs.begin(), epochs.end(), Complete));
+         return static_cast<double>(
+             std::count_if(epochs.begin(), epochs.end(), [](const auto& e) { return e.complete; }));
        }},
       {"epoch_s", "time per epoch", Unit::kDuration,
-       [](const Json& s, const RunHeadline&) {
-         return EpochMean(s.value("epochs", Json::array()), "duration_s");
+       [](const Json& s, const RunHeadline&) -> std::optional<double> {
+         double sum = 0;
+         int n = 0;
+         for (const EpochRecord& e : EpochsOf(s)) {
+           if (e.complete) sum += e.duration_s, ++n;
+         }
+         if (n == 0) return std::nullopt;
+         return sum / n;
        }},
       {"steps_per_second", "steps/s", Unit::kNumber,
        [](const Json& s, const RunHeadline&) {
@@ -152,9 +169,9 @@ const std::vector<Figure>& Figures() {
        [](const Json&, const RunHeadline& h) { return h.health_score; }},
       {"loss", "last loss", Unit::kNumber,
        [](const Json& s, const RunHeadline&) -> std::optional<double> {
-         const Json epochs = s.value("epochs", Json::array());
+         std::vector<EpochRecord> epochs = EpochsOf(s);
          if (epochs.empty()) return std::nullopt;
-         return At(epochs.back(), {"logs", "loss"});
+         return Logged(epochs.back(), "loss");
        }},
   };
   return figures;
@@ -412,15 +429,14 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
     out["figures"].push_back(std::move(j));
   }
   // Epochs every run has (complete), by number.
-  std::vector<std::map<int64_t, std::pair<const Json*, const Json*>>> by_run;
-  for (const ComparedRun& r : runs) {
-    std::map<int64_t, std::pair<const Json*, const Json*>> m;
-    static const Json kNone = Json::array();
-    auto found = r.summary.find("epochs");
-    const Json& epochs = found != r.summary.end() ? *found : kNone;  // no copy: m points into it
-    for (const Json& e : epochs) {
-      if (e.is_object() && Complete(e) && e.contains("epoch") && e["epoch"].is_number_integer())
-        m[e["epoch"].get<int64_t>()].first = &e;
+  std::vector<std::vector<EpochRecord>> records;
+  for (const ComparedRun& r : runs) records.push_back(EpochsOf(r.summary));
+  std::vector<std::map<int64_t, std::pair<const EpochRecord*, const Json*>>> by_run;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const ComparedRun& r = runs[i];
+    std::map<int64_t, std::pair<const EpochRecord*, const Json*>> m;
+    for (const EpochRecord& e : records[i]) {  // no copy: m points into records
+      if (e.complete) m[e.epoch].first = &e;
     }
     if (auto c = r.summary.find("cost"); c != r.summary.end() && c->contains("epochs")) {
       for (const Json& e : (*c)["epochs"]) {
@@ -437,31 +453,27 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
     if (!std::all_of(by_run.begin(), by_run.end(), [&](const auto& m) { return m.count(number); }))
       continue;
     Json row = {{"epoch", epoch}};
-    // Each epoch column: from the epoch record or its cost record, and where.
-    struct Column {
-      const char* key;
-      bool from_cost;
-      const char* at;
-      const char* within;  // "" for none
-    };
-    static constexpr Column kColumns[] = {{"duration_s", false, "duration_s", ""},
-                                          {"steps_per_second", false, "steps_per_second", ""},
-                                          {"energy_kwh", true, "energy_kwh", ""},
-                                          {"loss", false, "logs", "loss"}};
-    for (const Column& column : kColumns) {
+    // Each epoch column: from the epoch record or its cost record.
+    using Get = std::optional<double> (*)(const EpochRecord&, const Json*);
+    static constexpr std::pair<const char*, Get> kColumns[] = {
+        {"duration_s",
+         [](const EpochRecord& e, const Json*) -> std::optional<double> { return e.duration_s; }},
+        {"steps_per_second", [](const EpochRecord& e, const Json*) { return e.steps_per_second; }},
+        {"energy_kwh",
+         [](const EpochRecord&, const Json* cost) {
+           return cost != nullptr ? At(*cost, {"energy_kwh"}) : std::nullopt;
+         }},
+        {"loss", [](const EpochRecord& e, const Json*) { return Logged(e, "loss"); }}};
+    for (const auto& [key, get] : kColumns) {
       Json vs = Json::array();
       bool any = false;
       for (const auto& m : by_run) {
         const auto& [record, cost] = m.at(epoch);
-        const Json* from = column.from_cost ? cost : record;
-        std::optional<double> v;
-        if (from != nullptr) {
-          v = *column.within != 0 ? At(*from, {column.at, column.within}) : At(*from, {column.at});
-        }
+        std::optional<double> v = get(*record, cost);
         any = any || v.has_value();
         vs.push_back(v ? Json(*v) : Json());
       }
-      if (any) row[column.key] = std::move(vs);
+      if (any) row[key] = std::move(vs);
     }
     out["epochs"].push_back(std::move(row));
   }

@@ -8,6 +8,7 @@
 #include "core/escape.h"
 #include "core/format.h"
 #include "core/metrics.h"
+#include "store/epoch_record.h"
 #include "views/alert_lines.h"
 #include "views/cost_lines.h"
 #include "views/epoch_line.h"
@@ -301,15 +302,15 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
     }
     out += "\n";
   }
-  const auto& epochs = s.value("epochs", nlohmann::ordered_json::array());
-  if (!epochs.empty()) {
+  std::vector<EpochRecord> epochs;
+  if (EpochsFromSummary(s, &epochs).ok() && !epochs.empty()) {
     // An epoch cut short (the run ended inside it) is left out of the means.
     double seconds = 0, steps = 0;
     size_t whole = 0;
-    for (const auto& e : epochs) {
-      if (e.value("complete", true) == false) continue;
-      seconds += e.value("duration_s", 0.0);
-      steps += e.value("steps", 0.0);
+    for (const EpochRecord& e : epochs) {
+      if (!e.complete) continue;
+      seconds += e.duration_s;
+      steps += static_cast<double>(e.steps);
       ++whole;
     }
     out += fmt::format("  Epochs   {}", whole);
@@ -318,15 +319,11 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
     if (size_t cut = epochs.size() - whole; cut > 0) {
       out += fmt::format("; {} cut short (not in the mean)", cut);
     }
-    const auto& logs = epochs.back().value("logs", nlohmann::ordered_json::object());
-    if (auto loss = logs.find("loss"); loss != logs.end() && loss->is_number()) {
-      out += fmt::format("; last loss {:.4g}", loss->get<double>());
-    }
+    if (auto loss = Logged(epochs.back(), "loss")) out += fmt::format("; last loss {:.4g}", *loss);
     out += "\n";
   }
-  if (std::string phases = FormatPhases(s.value("phases", nlohmann::ordered_json::object()));
-      !phases.empty()) {
-    out += "  Phases   " + phases + "\n";
+  if (PhaseRecords phases; PhasesFromSummary(s, &phases).ok() && !phases.empty()) {
+    out += "  Phases   " + FormatPhases(phases) + "\n";
   }
   const auto& leaked = s.value("leaked", nlohmann::ordered_json::array());
   if (!leaked.empty()) {

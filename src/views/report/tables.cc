@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/format.h"
+#include "store/epoch_record.h"
 #include "views/report/page.h"
 
 namespace tv {
@@ -24,8 +25,10 @@ const Json& Field(const Json& j, const char* key) {
   return j.is_object() && j.contains(key) ? j[key] : kNull;
 }
 
-std::string Or(std::optional<double> v, std::string (*format)(double)) {
-  return v ? format(*v) : "";
+// A figure, said by `format`; empty when absent.
+template <typename T>
+std::string Or(const std::optional<T>& v, std::string (*format)(double)) {
+  return v ? format(static_cast<double>(*v)) : "";
 }
 
 // Whole numbers whole ("36000", not "3.6e+04"), others to 4 significant digits.
@@ -57,30 +60,12 @@ std::string Table(const std::string& id, const std::string& caption,
   return out;
 }
 
-// Mean over the GPUs of `key` in a record's gpus[], and the sum of their energy.
-std::optional<double> GpuMean(const Json& rec, const char* key) {
-  double sum = 0;
-  int n = 0;
-  for (const auto& g : Field(rec, "gpus")) {
-    if (auto v = Num(g, key)) sum += *v, ++n;
-  }
-  return n > 0 ? std::optional<double>(sum / n) : std::nullopt;
-}
-
-std::optional<double> GpuSum(const Json& rec, const char* key) {
-  std::optional<double> sum;
-  for (const auto& g : Field(rec, "gpus")) {
-    if (auto v = Num(g, key)) sum = sum.value_or(0) + *v;
-  }
-  return sum;
-}
-
 std::string Epochs(const ReportRun& run, const std::string& id) {
-  const Json& epochs = Field(run.summary, "epochs");
-  if (!epochs.is_array()) return "";
+  std::vector<EpochRecord> epochs;
+  if (!EpochsFromSummary(run.summary, &epochs).ok()) return "";  // LoadReportRun refuses it
   std::vector<std::string> logs;  // the logged names, in order of first appearance
-  for (const auto& e : epochs) {
-    for (const auto& [name, value] : Field(e, "logs").items()) {
+  for (const EpochRecord& e : epochs) {
+    for (const auto& [name, value] : e.logs) {
       if (std::find(logs.begin(), logs.end(), name) == logs.end()) logs.push_back(name);
     }
   }
@@ -98,31 +83,26 @@ std::string Epochs(const ReportRun& run, const std::string& id) {
   if (with_money) head.emplace_back("cost");
   std::string currency = cost.is_object() ? cost.value("currency", "") : "";
   std::vector<std::string> rows;
-  for (const auto& e : epochs) {
-    std::string r = Cell(Field(e, "epoch").dump());
-    auto start = Num(e, "start_t");
-    r += Cell(start ? Elapsed(*start - run.start_t) : "");
-    std::string duration = Or(Num(e, "duration_s"), FormatDuration);
-    if (Field(e, "complete") == false) duration += " (cut short)";
+  for (const EpochRecord& e : epochs) {
+    const SpanResources& res = e.resources;
+    std::string r = Cell(fmt::format("{}", e.epoch));
+    r += Cell(Elapsed(e.start_t - run.start_t));
+    std::string duration = FormatDuration(e.duration_s);
+    if (!e.complete) duration += " (cut short)";
     r += Cell(duration);
-    r += Cell(Or(Num(e, "steps"), Plain));
-    r += Cell(Or(Num(e, "steps_per_second"), Plain));
-    r += Cell(Or(Num(e, "data_wait_ratio"), FormatPercent));
-    r += Cell(Or(GpuMean(e, "util_ratio_mean"), FormatPercent));
-    r += Cell(Or(GpuSum(e, "energy_joules"), FormatEnergy));
-    r += Cell(Or(Num(e, "cpu_cores_mean"), Cores));
-    r += Cell(Or(Num(e, "memory_bytes_max"), FormatBytes));
-    for (const std::string& name : logs) {
-      const Json& logged = Field(Field(e, "logs"), name.c_str());
-      r += Cell(logged.is_number() ? Plain(logged.get<double>())
-                : logged.is_null() ? ""
-                                   : logged.dump());
-    }
+    r += Cell(Plain(static_cast<double>(e.steps)));
+    r += Cell(Or(e.steps_per_second, Plain));
+    r += Cell(Or(res.data_wait_ratio, FormatPercent));
+    r += Cell(Or(GpuMean(res, &SpanGpu::util_ratio_mean), FormatPercent));
+    r += Cell(Or(GpuSum(res, &SpanGpu::energy_joules), FormatEnergy));
+    r += Cell(Or(res.cpu_cores_mean, Cores));
+    r += Cell(Or(res.memory_bytes_max, FormatBytes));
+    for (const std::string& name : logs) r += Cell(Or(Logged(e, name), Plain));
     if (with_cost) {
       static const Json kNone;
       const Json* c = &kNone;
       for (const auto& item : costs) {
-        if (Field(item, "epoch") == Field(e, "epoch")) c = &item;
+        if (Field(item, "epoch") == e.epoch) c = &item;
       }
       std::string hours = Or(Num(*c, "gpu_hours"), Hours);
       if (auto busy = Num(*c, "busy_gpu_hours")) hours += " (" + Hours(*busy) + ")";
@@ -139,16 +119,19 @@ std::string Epochs(const ReportRun& run, const std::string& id) {
 }
 
 std::string Phases(const ReportRun& run, const std::string& id) {
+  PhaseRecords phases;
+  if (!PhasesFromSummary(run.summary, &phases).ok()) return "";  // LoadReportRun refuses it
   std::vector<std::string> rows;
-  for (const auto& [name, p] : Field(run.summary, "phases").items()) {
+  for (const auto& [name, p] : phases) {
+    const SpanResources& res = p.resources;
     std::string r = Cell(name);
-    r += Cell(Or(Num(p, "duration_s"), FormatDuration));
-    r += Cell(Or(Num(p, "count"), Plain));
-    r += Cell(Or(Num(p, "share"), FormatPercent));
-    r += Cell(Or(Num(p, "data_wait_ratio"), FormatPercent));
-    r += Cell(Or(GpuMean(p, "util_ratio_mean"), FormatPercent));
-    r += Cell(Or(Num(p, "cpu_cores_mean"), Cores));
-    r += Cell(Or(Num(p, "memory_bytes_max"), FormatBytes));
+    r += Cell(FormatDuration(p.duration_s));
+    r += Cell(Plain(static_cast<double>(p.count)));
+    r += Cell(Or(p.share, FormatPercent));
+    r += Cell(Or(res.data_wait_ratio, FormatPercent));
+    r += Cell(Or(GpuMean(res, &SpanGpu::util_ratio_mean), FormatPercent));
+    r += Cell(Or(res.cpu_cores_mean, Cores));
+    r += Cell(Or(res.memory_bytes_max, FormatBytes));
     rows.push_back(std::move(r));
   }
   return Table(
