@@ -18,6 +18,7 @@
 #include "core/near.h"
 #include "core/private_path.h"
 #include "core/run_file.h"
+#include "store/epoch_record.h"
 
 namespace tv {
 namespace fs = std::filesystem;
@@ -244,6 +245,15 @@ std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates
   }
   if (std::string e = JsonShapeError(files.summary, SummaryShape()); !e.empty()) {
     *why = "summary.json: " + e;
+    return std::nullopt;
+  }
+  // Its epoch and phase records, each key of the type its reader takes.
+  std::vector<EpochRecord> epochs;
+  PhaseRecords phases;
+  s = EpochsFromSummary(files.summary, &epochs);
+  if (s.ok()) s = PhasesFromSummary(files.summary, &phases);
+  if (!s.ok()) {
+    *why = "summary.json: " + s.message();
     return std::nullopt;
   }
   // meta.json adds to a summary; one that cannot be used is left out, said on stderr.

@@ -52,7 +52,8 @@ struct RunFiles {
   MetaRecord meta;
 };
 // None with *why ("no summary.json", "summary.json is not JSON", "summary.json
-// is not a JSON object") when `run_dir` holds no usable summary.
+// is not a JSON object", "summary.json: key epochs[2].steps: expected a whole
+// number, got a string") when `run_dir` holds no usable summary.
 std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates& rates,
                                      std::string* why);
 // ReadRunFiles, or a ConfigError saying why there is no summary (a run still

@@ -183,6 +183,9 @@ def test_hostile_summary_fails_report_and_compare_naming_the_file(good, tmp_path
     ("cost", None, "key cost: expected an object, got null"),
     ("epochs", {"1": {}}, "key epochs: expected an array, got an object"),
     ("phases", {"train": 3}, "key phases.train: expected an object, got a number"),
+    ("epochs", [{"epoch": 0, "duration_s": "1 s"}],
+     "key epochs[0].duration_s: expected a number, got a string"),
+    ("phases", {"eval": {"count": 1.5}}, "key phases.eval.count: expected a whole number, got 1.5"),
     ("findings", [{"id": 1}], "key findings[0].id: expected a string, got a number"),
 ])
 def test_compare_names_the_key_of_a_wrong_type(good, tmp_path, key, value, says):

@@ -11,6 +11,7 @@
 
 #include "core/json_shape.h"
 #include "core/run_file.h"
+#include "store/epoch_record.h"
 #include "views/report/downsample.h"
 
 namespace tv {
@@ -131,19 +132,19 @@ Rounding RoundingOf(std::string_view scale) {
 std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nlohmann::json>& events,
                            double start_t, double end_s) {
   std::vector<Span> spans;
-  auto add_epoch = [&](const nlohmann::json& e) {
-    std::optional<double> start = Number(e, "start_t"), duration = Number(e, "duration_s");
-    if (!start) return;
-    spans.push_back(Span{*start - start_t, *start - start_t + duration.value_or(0), "epoch",
-                         fmt::format("epoch {}", Text(e, "epoch"))});
+  auto add_epoch = [&](const EpochRecord& e) {
+    spans.push_back(Span{e.start_t - start_t, e.start_t - start_t + e.duration_s, "epoch",
+                         fmt::format("epoch {}", e.epoch)});
   };
+  std::vector<EpochRecord> epochs;
   bool summary_epochs =
-      summary.is_object() && summary.contains("epochs") && summary["epochs"].is_array();
+      summary.is_object() && EpochsFromSummary(summary, &epochs).ok() && summary.contains("epochs");
   if (summary_epochs) {
-    for (const auto& e : summary["epochs"]) add_epoch(e);
+    for (const EpochRecord& e : epochs) add_epoch(e);
   } else {
     for (const auto& e : events) {
-      if (Text(e, "type") == "epoch") add_epoch(e);
+      EpochRecord epoch;
+      if (Text(e, "type") == "epoch" && EpochFromJson(e, &epoch).ok()) add_epoch(epoch);
     }
   }
   // Phases of the lowest rank, as the summary counts them.
@@ -211,6 +212,14 @@ ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
     run.meta = MetaFromJson(meta);
   }
   run.summary = ReadJsonFile(path / "summary.json", SummaryShape(), /*fatal=*/true);
+  if (run.summary.is_object()) {
+    // Its epoch and phase records, each key of the type the page reads.
+    std::vector<EpochRecord> epochs;
+    PhaseRecords phases;
+    Status s = EpochsFromSummary(run.summary, &epochs);
+    if (s.ok()) s = PhasesFromSummary(run.summary, &phases);
+    if (!s.ok()) throw std::runtime_error((path / "summary.json").string() + ": " + s.message());
+  }
   if (run.summary.is_object() && judged.cost.is_object()) run.summary["cost"] = judged.cost;
   if (judged.verdict.is_object()) {
     for (const char* key : {"health", "findings"}) {
