@@ -137,8 +137,8 @@ std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nloh
                          fmt::format("epoch {}", e.epoch)});
   };
   std::vector<EpochRecord> epochs;
-  bool summary_epochs =
-      summary.is_object() && EpochsFromSummary(summary, &epochs).ok() && summary.contains("epochs");
+  bool summary_epochs = summary.is_object() && summary.contains("epochs") &&
+                        summary["epochs"].is_array() && EpochsFromSummary(summary, &epochs).ok();
   if (summary_epochs) {
     for (const EpochRecord& e : epochs) add_epoch(e);
   } else {
