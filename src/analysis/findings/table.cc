@@ -372,18 +372,6 @@ std::string RuleText(std::string_view rule) {
 
 }  // namespace
 
-std::string_view SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kInfo:
-      return "info";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kCritical:
-      return "critical";
-  }
-  return "info";
-}
-
 Framework ParseFramework(std::string_view name) {
   if (name == "keras" || name == "tensorflow") return Framework::kKeras;
   if (name == "torch" || name == "pytorch") return Framework::kTorch;

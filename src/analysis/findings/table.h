@@ -14,11 +14,9 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/severity.h"
 
 namespace tv {
-
-enum class Severity { kInfo, kWarning, kCritical };
-std::string_view SeverityName(Severity s);  // "info", "warning", "critical"
 
 // The framework the training process said it runs (client_start); kNone
 // without markers: advice is then generic.
