@@ -41,7 +41,7 @@ void CpuIoBoundRule::OnFrame(const Frame& f, RuleContext& cx) {
           "its CPUs: the CPU cannot keep the GPU fed.",
           Pct(share), Span(cx.th[Th::kWindow_s]), Pct(cx.th[Th::kCpuBoundGpuRatio]),
           Pct(cx.th[Th::kCpuBoundCpuRatio]));
-      cx.Open(FindingId::kCpuBound, cpu_, f.t, nlohmann::ordered_json::object(), std::move(o));
+      cx.Open(FindingId::kCpuBound, cpu_, f.t, FindingSubject::Job(), std::move(o));
     }
     double io_share = *io_bound_.Mean();
     if (cx.Due(io_, f.t, io_bound_.Full(cx.run.interval_s) && io_share > cx.th[Th::kCpuBoundShare],
@@ -55,7 +55,7 @@ void CpuIoBoundRule::OnFrame(const Frame& f, RuleContext& cx) {
           "In {} of the last {} a GPU was under {} busy while the CPUs waited for "
           "storage: reading the data holds the training back.",
           Pct(io_share), Span(cx.th[Th::kWindow_s]), Pct(cx.th[Th::kIoBoundGpuRatio]));
-      cx.Open(FindingId::kIoBound, io_, f.t, nlohmann::ordered_json::object(), std::move(o));
+      cx.Open(FindingId::kIoBound, io_, f.t, FindingSubject::Job(), std::move(o));
     }
   }
 }

@@ -56,7 +56,7 @@ void EvalHeavyRule::EndEpoch(const Mark& m, RuleContext& cx) {
                 {"eval_share", Round4(share)}};
   o.message = fmt::format("Evaluation took {} of epoch {} ({} of {}).", Pct(share), *m.epoch,
                           Span(s.eval_s), Span(epoch_s));
-  cx.Open(FindingId::kEvalHeavy, tracker_, m.t, nlohmann::ordered_json::object(), std::move(o));
+  cx.Open(FindingId::kEvalHeavy, tracker_, m.t, FindingSubject::Job(), std::move(o));
 }
 
 }  // namespace tv

@@ -19,33 +19,31 @@
 #include "core/event.h"
 #include "core/row.h"
 #include "core/training_sample.h"
+#include "store/finding_record.h"
 
 namespace tv {
 
 // What a rule says when its finding opens.
 struct Opening {
   Severity severity = Severity::kWarning;
-  nlohmann::ordered_json evidence;
+  Evidence evidence;
   std::string message;
   std::string advice;  // empty: the table's advice for the framework
 };
 
-struct FindingRecord {
+// A finding the log holds: its entry in the findings table and its record
+// (whose `id` is the entry's name; `closed_t` none while open, or open at the
+// run's end; `duration_s` set when it closes).
+struct LoggedFinding {
   FindingId id;
-  Severity severity;
-  double opened_t;
-  std::optional<double> closed_t;  // none: open, or open at the run's end
-  nlohmann::ordered_json subject;
-  nlohmann::ordered_json evidence;
-  std::string message;
-  std::string advice;
+  FindingRecord record;
 };
 
 class FindingLog {
  public:
   // Records a finding opened at `t` and appends its finding_open event;
   // returns its index.
-  int Open(FindingId id, double t, Framework framework, const nlohmann::ordered_json& subject,
+  int Open(FindingId id, double t, Framework framework, const FindingSubject& subject,
            Opening opening, std::vector<Event>* events);
   // Closes the finding at `index` and appends its finding_close event.
   void Close(int index, double t, std::vector<Event>* events);
@@ -59,10 +57,12 @@ class FindingLog {
   void AddRisk(const MemoryRisk& risk) { risks_.push_back(risk); }
   std::vector<MemoryRisk> TakeRisks() { return std::exchange(risks_, {}); }
 
-  const std::vector<FindingRecord>& records() const { return records_; }
+  const std::vector<LoggedFinding>& records() const { return records_; }
   // Every finding, the worst first (severity, then share of the run up to
-  // `end_t`), each in the shape of ../DESIGN.md "Findings".
-  nlohmann::ordered_json Json(double end_t) const;
+  // `end_t`), with its duration to its close or to `end_t`.
+  std::vector<FindingRecord> Sorted(double end_t) const;
+  // The same as summary.json's `findings` (docs/schema.md).
+  nlohmann::ordered_json Json(double end_t) const { return FindingsJson(Sorted(end_t)); }
   // Each finding id opened so far, in the order first opened: whether one is
   // open now and its worst severity.
   void States(std::vector<Row::Finding>* out) const;
@@ -70,7 +70,7 @@ class FindingLog {
   void NotJudged(std::vector<std::string_view>* out) const;
 
  private:
-  std::vector<FindingRecord> records_;
+  std::vector<LoggedFinding> records_;
   std::array<uint8_t, kFindingCount> judge_{};  // bit 0: applies; bit 1: judged
   std::vector<MemoryRisk> risks_;
 };

@@ -6,12 +6,6 @@
 #include "analysis/findings/format.h"
 
 namespace tv {
-namespace {
-
-nlohmann::ordered_json GpuSubject(int index) { return {{"gpu", index}}; }
-
-}  // namespace
-
 void GpuRules::OnFrame(const Frame& f, RuleContext& cx) {
   bool alive = f.job_processes.value_or(1) > 0;
   bool judged = cx.run.Judged(f) && cx.run.Training(f);
@@ -27,7 +21,7 @@ void GpuRules::OnFrame(const Frame& f, RuleContext& cx) {
     bool used = alive && gpu.job_memory_bytes.value_or(0) > 0;
     JudgeUse(g, gpu, f, cx);
     if (!used) continue;
-    nlohmann::ordered_json subject = GpuSubject(gpu.index);
+    FindingSubject subject = FindingSubject::Gpu(gpu.index);
 
     if (gpu.memory_total_bytes && *gpu.memory_total_bytes > 0) {
       // What the training needs: the allocator's figure where the framework
@@ -163,7 +157,7 @@ void GpuRules::JudgeUse(GpuState& g, const GpuFrame& gpu, const Frame& f, RuleCo
   } else if (!g.idle_since) {
     g.idle_since = f.t;
   }
-  nlohmann::ordered_json subject = GpuSubject(gpu.index);
+  FindingSubject subject = FindingSubject::Gpu(gpu.index);
   double held_s = f.t - *g.held_since;
   if (g.ever_busy) cx.Want(FindingId::kGpuIdle);
   if (g.ever_busy && cx.run.Judged(f) && held_s >= cx.th[Th::kGpuIdle_s])
@@ -195,10 +189,10 @@ void GpuRules::Finish(RuleContext& cx) {
   // rows. Opened at the last row, live and replayed alike.
   for (auto& [index, g] : gpus_) {
     if (g.ever_busy || !g.held_judged || g.unused.open()) continue;
-    const std::vector<FindingRecord>& records = cx.log().records();
+    const std::vector<LoggedFinding>& records = cx.log().records();
     bool said =
-        std::any_of(records.begin(), records.end(), [index = index](const FindingRecord& r) {
-          return r.id == FindingId::kGpuUnused && r.subject == GpuSubject(index);
+        std::any_of(records.begin(), records.end(), [index = index](const LoggedFinding& r) {
+          return r.id == FindingId::kGpuUnused && r.record.subject == FindingSubject::Gpu(index);
         });
     if (said) continue;
     const GpuState::Held& h = *g.held_judged;
@@ -209,7 +203,8 @@ void GpuRules::Finish(RuleContext& cx) {
     o.message = fmt::format(
         "The job held {:.0f} MiB on GPU {} and never computed there in the {} it held it.",
         h.job_memory_bytes / (1 << 20), index, Span(h.seconds));
-    cx.Open(FindingId::kGpuUnused, g.unused, cx.run.last_t, GpuSubject(index), std::move(o));
+    cx.Open(FindingId::kGpuUnused, g.unused, cx.run.last_t, FindingSubject::Gpu(index),
+            std::move(o));
   }
 }
 
@@ -239,7 +234,8 @@ void GpuRules::JudgeBalance(const Frame& f, RuleContext& cx) {
     o.message =
         fmt::format("GPU {} was busy {} of the last {} while the busiest GPU of the job was at {}.",
                     gpu.index, Pct(mean), Span(cx.th[Th::kWindow_s]), Pct(top));
-    cx.Open(FindingId::kGpuImbalance, g.imbalance, f.t, GpuSubject(gpu.index), std::move(o));
+    cx.Open(FindingId::kGpuImbalance, g.imbalance, f.t, FindingSubject::Gpu(gpu.index),
+            std::move(o));
   }
 }
 

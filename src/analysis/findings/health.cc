@@ -65,7 +65,7 @@ std::string Needs(FindingId id, const Thresholds& th) {
 // The score of the span from `from_t` to `to_t`, whose time went as `spent`
 // and whose GPUs were busy `busy`; appends the points taken to `breakdown`
 // when given.
-double ScoreOf(const std::vector<FindingRecord>& records, double from_t, double to_t,
+double ScoreOf(const std::vector<LoggedFinding>& records, double from_t, double to_t,
                std::optional<double> busy, const TimeLedger& spent,
                nlohmann::ordered_json* breakdown) {
   int score = 100;
@@ -82,7 +82,7 @@ double ScoreOf(const std::vector<FindingRecord>& records, double from_t, double 
     if (!SpentLost(s)) continue;
     double share = spent.Share(s);
     std::string why;
-    for (const FindingRecord& r : records) {
+    for (const LoggedFinding& r : records) {
       if (PaidBy(r.id) == s) why = fmt::format(" ({})", Def(r.id).name);
     }
     take(static_cast<int>(std::lround(share * 100)),
@@ -104,18 +104,19 @@ double ScoreOf(const std::vector<FindingRecord>& records, double from_t, double 
     double share = 0;
   };
   std::map<FindingId, Cost> costs;
-  for (const FindingRecord& r : records) {
+  for (const LoggedFinding& f : records) {
+    const FindingRecord& r = f.record;
     // Its time is counted above, as lost time.
-    if (auto paid = PaidBy(r.id); paid && spent[*paid] > 0) continue;
+    if (auto paid = PaidBy(f.id); paid && spent[*paid] > 0) continue;
     double end = r.closed_t.value_or(to_t);
     double overlap = std::min(end, to_t) - std::max(r.opened_t, from_t);
     // A finding judged at an instant (an epoch's end) covers that epoch.
     if (overlap <= 0 && !(r.opened_t >= from_t && r.opened_t <= to_t)) continue;
-    Cost& c = costs[r.id];
+    Cost& c = costs[f.id];
     c.severity = std::max(c.severity, r.severity);
     c.share = std::min(1.0, c.share + std::max(overlap, 0.0) / span);
     // Judged once for the whole run: eval-heavy, slow-start, and oom (the run died of it).
-    if (r.id == FindingId::kEvalHeavy || r.id == FindingId::kSlowStart || r.id == FindingId::kOom) {
+    if (f.id == FindingId::kEvalHeavy || f.id == FindingId::kSlowStart || f.id == FindingId::kOom) {
       c.share = 1;
     }
   }

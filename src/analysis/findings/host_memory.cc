@@ -20,8 +20,7 @@ void HostMemoryPressureRule::OnFrame(const Frame& f, RuleContext& cx) {
       o.message = fmt::format(
           "The job uses {} of the memory it may use: the kernel kills it when that is full.",
           Pct(ratio));
-      cx.Open(FindingId::kHostMemoryPressure, tracker_, f.t, nlohmann::ordered_json::object(),
-              std::move(o));
+      cx.Open(FindingId::kHostMemoryPressure, tracker_, f.t, FindingSubject::Job(), std::move(o));
     }
   }
 }
@@ -40,7 +39,7 @@ void SwappingRule::OnFrame(const Frame& f, RuleContext& cx) {
       o.evidence = {{"swap_growth_bytes_per_second", std::round(rate)}, {"window_s", window}};
       o.message = fmt::format("The host's swap grew by {:.0f} MiB/s over the last {}.",
                               rate / (1 << 20), Span(window));
-      cx.Open(FindingId::kSwapping, tracker_, f.t, nlohmann::ordered_json::object(), std::move(o));
+      cx.Open(FindingId::kSwapping, tracker_, f.t, FindingSubject::Job(), std::move(o));
     }
   }
 }

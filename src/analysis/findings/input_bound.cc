@@ -36,7 +36,7 @@ void InputBoundRule::OnFrame(const Frame& f, RuleContext& cx) {
       Pct(wait), Span(over_s),
       f.gpus.empty() ? "the input pipeline limits the step rate"
                      : "the GPUs wait for the input pipeline");
-  cx.Open(FindingId::kInputBound, tracker_, f.t, nlohmann::ordered_json::object(), std::move(o));
+  cx.Open(FindingId::kInputBound, tracker_, f.t, FindingSubject::Job(), std::move(o));
 }
 
 }  // namespace tv

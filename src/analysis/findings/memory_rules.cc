@@ -19,16 +19,16 @@ double Median(std::vector<double> v) {
 
 using Who = MemoryWho;
 
-nlohmann::ordered_json SubjectOf(const Who& who) {
+FindingSubject SubjectOf(const Who& who) {
   switch (who.kind) {
     case Who::Kind::kJob:
-      return {{"memory", "job"}};
+      return FindingSubject::MemoryOf(FindingSubject::Memory::kJob);
     case Who::Kind::kHost:
-      return {{"memory", "host"}};
+      return FindingSubject::MemoryOf(FindingSubject::Memory::kHost);
     case Who::Kind::kRank:
-      return {{"rank", who.index}, {"pid", who.pid}};
+      return FindingSubject::Process(who.index, who.pid);
     default:
-      return {{"gpu", who.index}};
+      return FindingSubject::Gpu(who.index);
   }
 }
 
@@ -167,7 +167,7 @@ void MemoryRules::OnFrame(const Frame& f, RuleContext& cx) {
     if (cx.Due(m.growth, f.t, growth, 0)) {
       Opening o;
       o.severity = Severity::kWarning;
-      o.evidence = TrendJson(m.reserved);
+      o.evidence = EvidenceFromJson(TrendJson(m.reserved));
       double allocated =
           TrendOf(m.allocated.floors.floors(), INFINITY, floors_by_epoch_).slope_per_s;
       o.evidence["allocated_growth_bytes_per_hour"] = std::round(allocated * 3600);
@@ -199,7 +199,7 @@ void MemoryRules::JudgeLeak(MemorySeries& s, FindingId id, MemoryWho who, double
   if (!cx.Due(s.tracker, t, s.leak, 0)) return;
   Opening o;
   o.severity = Severity::kWarning;
-  o.evidence = TrendJson(s);
+  o.evidence = EvidenceFromJson(TrendJson(s));
   std::string per_epoch = floors_by_epoch_
                               ? fmt::format("{}/epoch, ", FormatBytes(s.trend.slope_per_unit))
                               : std::string();

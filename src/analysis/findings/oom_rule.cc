@@ -25,7 +25,7 @@ void Put(nlohmann::ordered_json* j, const char* key, const std::optional<double>
 
 void OomRule::OnFrame(const Frame& f, RuleContext& /*cx*/) { memory_trail_.Add(f); }
 
-void OomRule::Open(double t, const nlohmann::ordered_json& subject, nlohmann::ordered_json cause,
+void OomRule::Open(double t, const FindingSubject& subject, nlohmann::ordered_json cause,
                    std::string message, RuleContext& cx) {
   if (tracker_.open()) return;  // one per run: the first cause
   Put(&cause, "memory_limit_bytes", memory_trail_.LimitBytes());
@@ -33,7 +33,7 @@ void OomRule::Open(double t, const nlohmann::ordered_json& subject, nlohmann::or
   cx.Emit(Event{t, EventType::kOom, cause});
   Opening o;
   o.severity = Severity::kCritical;
-  o.evidence = std::move(cause);
+  o.evidence = EvidenceFromJson(cause);
   o.evidence["memory"] = memory_trail_.Points();
   o.evidence["window_s"] = std::round(memory_trail_.Covered_s(cx.run.interval_s) * 10) / 10;
   o.message = std::move(message);
@@ -43,9 +43,8 @@ void OomRule::Open(double t, const nlohmann::ordered_json& subject, nlohmann::or
 void OomRule::OnMark(const Mark& m, RuleContext& cx) {
   if (m.type != EventType::kClientEnd) return;
   if (m.exception.empty() || !IsOutOfMemoryError(m.exception, m.message)) return;
-  nlohmann::ordered_json subject = nlohmann::ordered_json::object();
-  if (m.rank >= 0) subject["rank"] = m.rank;
-  subject["pid"] = m.pid;
+  FindingSubject subject =
+      FindingSubject::Process(m.rank >= 0 ? std::optional<int>(m.rank) : std::nullopt, m.pid);
   nlohmann::ordered_json cause = {{"killed_by", "exception"},
                                   {"exception", m.exception},
                                   {"exception_message", m.message},
@@ -70,7 +69,7 @@ void OomRule::Finish(RuleContext& cx) {
         "memory.",
         end.oom_kills == 1 ? "a process" : fmt::format("{} processes", end.oom_kills), end.cgroup,
         limit ? fmt::format(" (limit {})", Mib(*limit)) : "");
-    Open(t, nlohmann::ordered_json::object(), std::move(cause), std::move(message), cx);
+    Open(t, FindingSubject::Job(), std::move(cause), std::move(message), cx);
     return;
   }
   if (end.signal != SIGKILL) return;
@@ -82,7 +81,7 @@ void OomRule::Finish(RuleContext& cx) {
       "The job was killed (SIGKILL) while it used {} of the memory it may use ({} of {}): most "
       "likely by the kernel's OOM killer.",
       Pct(at->ratio), Mib(at->used_bytes), Mib(at->limit_bytes));
-  Open(t, nlohmann::ordered_json::object(), std::move(cause), std::move(message), cx);
+  Open(t, FindingSubject::Job(), std::move(cause), std::move(message), cx);
 }
 
 }  // namespace tv

@@ -23,7 +23,7 @@ class OomRule : public Rule {
   void Finish(RuleContext& cx) override;
 
  private:
-  void Open(double t, const nlohmann::ordered_json& subject, nlohmann::ordered_json cause,
+  void Open(double t, const FindingSubject& subject, nlohmann::ordered_json cause,
             std::string message, RuleContext& cx);
 
   MemoryTrail memory_trail_;

@@ -38,26 +38,27 @@ void ProgressRule::OnFrame(const Frame& f, RuleContext& cx) {
         "No training step came in the first {}: start-up (data indexing, downloads, "
         "compilation) takes as long as training would.",
         Span(f.t - *cx.run.start_t));
-    cx.Open(FindingId::kSlowStart, slow_start_, f.t, nlohmann::ordered_json::object(),
-            std::move(o));
+    cx.Open(FindingId::kSlowStart, slow_start_, f.t, FindingSubject::Job(), std::move(o));
   }
   bool judge = alive && (cx.run.Judged(f) || cx.run.StepEvidence(f));
   if (f.ranks.empty()) {
     // One training process: name it (py-spy needs its pid); several that
     // report no ranks: the job as a whole.
-    nlohmann::ordered_json subject = nlohmann::ordered_json::object();
-    if (cx.run.clients.size() == 1) subject["pid"] = cx.run.clients.begin()->first;
+    FindingSubject subject =
+        cx.run.clients.size() == 1
+            ? FindingSubject::Process(std::nullopt, cx.run.clients.begin()->first)
+            : FindingSubject::Job();
     JudgeStep(job_steps_, f.steps, subject, f, judge, cx);
     return;
   }
   for (const RankFrame& r : f.ranks) {
     if (!cx.run.clients.contains(r.pid)) continue;  // said goodbye: not stalled, gone
-    JudgeStep(rank_steps_[r.pid], r.steps, {{"rank", r.rank}, {"pid", r.pid}}, f, judge, cx);
+    JudgeStep(rank_steps_[r.pid], r.steps, FindingSubject::Process(r.rank, r.pid), f, judge, cx);
   }
 }
 
 void ProgressRule::JudgeStep(StepState& s, std::optional<double> steps,
-                             const nlohmann::ordered_json& subject, const Frame& f, bool judge,
+                             const FindingSubject& subject, const Frame& f, bool judge,
                              RuleContext& cx) {
   if (!steps) return;
   if (!s.steps || *steps < *s.steps) {
@@ -95,19 +96,20 @@ void ProgressRule::JudgeStep(StepState& s, std::optional<double> steps,
   o.evidence = {{"seconds_without_step", Round4(quiet_s)},
                 {"median_step_s", Round4(*median)},
                 {"steps", *steps}};
+  bool process = subject.kind == FindingSubject::Kind::kProcess;
   std::string where;
-  if (subject.contains("rank")) {
-    where = fmt::format(" on rank {}", subject["rank"].get<int>());
-  } else if (subject.contains("pid")) {
-    where = fmt::format(" in process {}", subject["pid"].get<int>());
+  if (process && subject.rank) {
+    where = fmt::format(" on rank {}", *subject.rank);
+  } else if (process && subject.pid) {
+    where = fmt::format(" in process {}", *subject.pid);
   }
   o.message = fmt::format(
       "No training step for {}{} while its process lives (a step takes {:.2g} s): the "
       "training has stopped making progress.",
       Span(quiet_s), where, *median);
-  int pid = subject.contains("pid") ? subject["pid"].get<int>() : 0;
-  o.advice =
-      StalledAdvice(cx.run.framework, pid, cx.run.clients.size() > 1 || subject.contains("rank"));
+  int pid = process ? subject.pid.value_or(0) : 0;
+  o.advice = StalledAdvice(cx.run.framework, pid,
+                           cx.run.clients.size() > 1 || (process && subject.rank.has_value()));
   cx.Open(FindingId::kStalled, s.stalled, f.t, subject, std::move(o));
 }
 

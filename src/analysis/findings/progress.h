@@ -26,7 +26,7 @@ class ProgressRule : public Rule {
     size_t next = 0;
     Tracker stalled;
   };
-  void JudgeStep(StepState& s, std::optional<double> steps, const nlohmann::ordered_json& subject,
+  void JudgeStep(StepState& s, std::optional<double> steps, const FindingSubject& subject,
                  const Frame& f, bool judge, RuleContext& cx);
 
   Tracker slow_start_;

@@ -8,7 +8,7 @@ bool RuleContext::Due(Tracker& tr, double t, bool cond, double open_after_s) {
   return edge == Hysteresis::Edge::kRise;
 }
 
-void RuleContext::Open(FindingId id, Tracker& tr, double t, const nlohmann::ordered_json& subject,
+void RuleContext::Open(FindingId id, Tracker& tr, double t, const FindingSubject& subject,
                        Opening opening) {
   tr.record = log_.Open(id, t, run.framework, subject, std::move(opening), events_);
 }

@@ -31,7 +31,7 @@ class RuleContext {
   // hold_s; true when the finding should open now (it held for
   // `open_after_s`): the rule then builds the evidence and calls Open.
   bool Due(Tracker& tracker, double t, bool cond, double open_after_s);
-  void Open(FindingId id, Tracker& tracker, double t, const nlohmann::ordered_json& subject,
+  void Open(FindingId id, Tracker& tracker, double t, const FindingSubject& subject,
             Opening opening);
   void Close(Tracker& tracker, double t);
   // The rule of `id` applies to this run / has had the evidence to judge it

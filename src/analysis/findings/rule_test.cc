@@ -22,7 +22,7 @@ TEST(RuleContext, OpensOnceTheConditionHeldAndClosesOnceClearForHold) {
     bool cond = t >= 5 && t < 20;  // true for 15 s, then clear
     if (cx.Due(tr, t, cond, 3)) {
       opened.push_back(t);
-      cx.Open(FindingId::kSwapping, tr, t, nlohmann::ordered_json::object(), Opening{});
+      cx.Open(FindingId::kSwapping, tr, t, FindingSubject::Job(), Opening{});
     }
   }
   EXPECT_EQ(opened, std::vector<double>{8});  // held 3 s from 5
@@ -31,7 +31,7 @@ TEST(RuleContext, OpensOnceTheConditionHeldAndClosesOnceClearForHold) {
   EXPECT_EQ(events[1].type, EventType::kFindingClose);
   EXPECT_EQ(events[1].t, 30);  // clear from 20, for hold_s
   ASSERT_EQ(log.records().size(), 1u);
-  EXPECT_EQ(log.records()[0].closed_t, 30);
+  EXPECT_EQ(log.records()[0].record.closed_t, 30);
   EXPECT_FALSE(tr.open());
 }
 
@@ -44,7 +44,7 @@ TEST(RuleContext, AConditionBackWithinHoldKeepsTheFindingOpen) {
   for (int t = 0; t <= 28; ++t) {
     bool cond = t < 10 || (t >= 15 && t < 20);  // clear for 5 s, under hold_s
     if (cx.Due(tr, t, cond, 0)) {
-      cx.Open(FindingId::kSwapping, tr, t, nlohmann::ordered_json::object(), Opening{});
+      cx.Open(FindingId::kSwapping, tr, t, FindingSubject::Job(), Opening{});
     }
   }
   ASSERT_EQ(events.size(), 1u);

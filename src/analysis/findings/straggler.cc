@@ -75,7 +75,8 @@ void StragglerRule::OnFrame(const Frame& f, RuleContext& cx) {
                            "Rank {} waited {} of the last {} for its data, the other ranks {}: "
                            "they wait for it at every step.",
                            rank, Pct(*wait), Span(window), Pct(*others));
-    cx.Open(FindingId::kStraggler, s.straggler, f.t, {{"rank", rank}}, std::move(o));
+    cx.Open(FindingId::kStraggler, s.straggler, f.t, FindingSubject::Process(rank, std::nullopt),
+            std::move(o));
   }
 }
 
