@@ -17,6 +17,7 @@
 #include "sources/gpu_source.h"
 #include "sources/host_sources.h"
 #include "sources/proc_pid_parse.h"
+#include "store/finding_record.h"
 
 namespace tv {
 namespace {
@@ -56,10 +57,12 @@ std::optional<TopSession> ParseSession(const std::string& text) {
   if (j.contains("health_score") && j["health_score"].is_number()) {
     s.health_score = j["health_score"].get<double>();
   }
-  for (const auto& f : j.value("findings", nlohmann::json::array())) {
-    std::string severity = f.value("severity", "");
-    s.worst_critical |= severity == "critical";
-    s.findings.push_back(fmt::format("{} ({})", f.value("id", "?"), severity));
+  // The open findings, each its id and severity.
+  for (const auto& entry : j.value("findings", nlohmann::json::array())) {
+    FindingRecord f;
+    if (!FindingFromJson(entry, &f).ok()) continue;
+    s.worst_critical |= f.severity == Severity::kCritical;
+    s.findings.push_back(fmt::format("{} ({})", f.id, SeverityName(f.severity)));
   }
   for (const auto& a : j.value("alerts", nlohmann::json::array())) {
     std::string severity = a.value("severity", "");

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/headline.h"
+#include "store/finding_record.h"
 
 namespace tv {
 namespace {
@@ -138,10 +139,11 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const M
   const Json& findings = Member(summary, "findings");
   if (findings.is_array()) {
     std::set<std::string> seen;
-    for (const Json& f : findings) {
-      std::string id = Text(f, "id");
-      if (id.empty() || !seen.insert(id).second) continue;
-      r.findings.push_back({id, Text(f, "severity")});
+    for (const Json& j : findings) {
+      FindingRecord f;
+      if (!FindingFromJson(j, &f).ok()) continue;
+      if (f.id.empty() || !seen.insert(f.id).second) continue;
+      r.findings.push_back({f.id, std::string(SeverityName(f.severity))});
     }
   }
   return r;

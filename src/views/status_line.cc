@@ -234,11 +234,12 @@ void StatusLine::OnEvent(const Event& event) {
     forecast_said_ = true;
     line = FormatForecastLine(event.fields, event.fields.value("currency", std::string()));
   } else if (event.type == EventType::kFindingOpen) {
-    std::string id = event.fields.value("id", "");
-    auto said = finding_said_t_.find(id);
+    FindingRecord finding;
+    if (!FindingFromJson(event.fields, &finding).ok()) return;
+    auto said = finding_said_t_.find(finding.id);
     if (said != finding_said_t_.end() && event.t - said->second < finding_repeat_s_) return;
-    finding_said_t_[id] = event.t;
-    line = FormatFindingLine(event.fields);
+    finding_said_t_[finding.id] = event.t;
+    line = FormatFindingLine(finding);
   } else if (event.type == EventType::kAlertFiring || event.type == EventType::kAlertResolved ||
              event.type == EventType::kAlertActionFailed ||
              event.type == EventType::kAlertNoticesLost) {

@@ -15,19 +15,15 @@ std::string Text(const nlohmann::ordered_json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// "GPU 1", "rank 2", "pid 412", or empty for the whole job.
+// A memory trend's subject (summary.json "memory_trends"), which has a
+// finding's shape: "GPU 1", "rank 2", "pid 412", or empty for the whole job.
 std::string SubjectText(const nlohmann::ordered_json& subject) {
-  if (!subject.is_object()) return {};
-  if (subject.contains("gpu")) return fmt::format("GPU {}", subject["gpu"].dump());
-  if (subject.contains("rank")) return fmt::format("rank {}", subject["rank"].dump());
-  if (subject.contains("pid")) return fmt::format("pid {}", subject["pid"].dump());
-  return {};
+  FindingSubject s;
+  return SubjectFromJson(subject, &s).ok() ? SubjectWords(s) : std::string();
 }
 
-std::string FirstAdvice(const nlohmann::ordered_json& f) {
-  auto it = f.find("advice");
-  if (it == f.end() || !it->is_array() || it->empty() || !(*it)[0].is_string()) return {};
-  return (*it)[0].get<std::string>();
+std::string FirstAdvice(const FindingRecord& f) {
+  return f.advice.empty() ? std::string() : f.advice.front();
 }
 
 // "productive steps 6%, start-up 5%, waiting for input 89%": the categories
@@ -104,10 +100,15 @@ std::string FormatVerdict(const nlohmann::ordered_json& health,
     return out;
   }
   out += fmt::format("  Findings {}\n", findings.size());
-  for (const auto& f : findings) {
-    std::string subject = SubjectText(f.value("subject", nlohmann::ordered_json()));
-    out += fmt::format("    {} [{}]{}{}: {}\n", Text(f, "id"), Text(f, "severity"),
-                       subject.empty() ? "" : " ", subject, Text(f, "message"));
+  for (const auto& j : findings) {
+    FindingRecord f;
+    if (Status read = FindingFromJson(j, &f); !read.ok()) {
+      out += fmt::format("    (not readable: {})\n", read.message());
+      continue;
+    }
+    std::string subject = SubjectWords(f.subject);
+    out += fmt::format("    {} [{}]{}{}: {}\n", f.id, SeverityName(f.severity),
+                       subject.empty() ? "" : " ", subject, f.message);
     if (std::string advice = FirstAdvice(f); !advice.empty()) {
       out += fmt::format("      → {}\n", advice);
     }
@@ -142,10 +143,10 @@ std::string FormatMemoryTrends(const nlohmann::ordered_json& trends) {
   return out;
 }
 
-std::string FormatFindingLine(const nlohmann::ordered_json& f) {
-  std::string subject = SubjectText(f.value("subject", nlohmann::ordered_json()));
-  std::string line = fmt::format("trainvitals: {} ({}{}{}): {}", Text(f, "id"), Text(f, "severity"),
-                                 subject.empty() ? "" : ", ", subject, Text(f, "message"));
+std::string FormatFindingLine(const FindingRecord& f) {
+  std::string subject = SubjectWords(f.subject);
+  std::string line = fmt::format("trainvitals: {} ({}{}{}): {}", f.id, SeverityName(f.severity),
+                                 subject.empty() ? "" : ", ", subject, f.message);
   if (std::string advice = FirstAdvice(f); !advice.empty()) line += " → " + advice;
   return line;
 }

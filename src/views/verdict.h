@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "store/finding_record.h"
+
 namespace tv {
 
 // Lines of the end-of-run summary and of `trainvitals analyze`, indented by
@@ -28,6 +30,6 @@ std::string FormatNotJudged(const nlohmann::ordered_json& health);
 std::string FormatMemoryTrends(const nlohmann::ordered_json& trends);
 
 // The one stderr line said when a finding opens (from its finding_open event).
-std::string FormatFindingLine(const nlohmann::ordered_json& finding);
+std::string FormatFindingLine(const FindingRecord& finding);
 
 }  // namespace tv

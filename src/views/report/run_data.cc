@@ -12,6 +12,7 @@
 #include "core/json_shape.h"
 #include "core/run_file.h"
 #include "store/epoch_record.h"
+#include "store/finding_record.h"
 #include "views/report/downsample.h"
 
 namespace tv {
@@ -171,13 +172,13 @@ std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nloh
   }
   for (const auto& [phase, t] : open) spans.push_back(Span{t, end_s, "phase", phase});
   if (summary.is_object() && summary.contains("findings") && summary["findings"].is_array()) {
-    for (const auto& f : summary["findings"]) {
-      std::optional<double> opened = Number(f, "opened_t"), closed = Number(f, "closed_t");
-      if (!opened) continue;
+    for (const auto& j : summary["findings"]) {
+      FindingRecord f;
+      if (!FindingFromJson(j, &f).ok()) continue;
       std::optional<double> end;
-      if (closed) end = *closed - start_t;
-      spans.push_back(Span{*opened - start_t, end, "finding",
-                           fmt::format("{}: {}", Text(f, "id"), Text(f, "message"))});
+      if (f.closed_t) end = *f.closed_t - start_t;
+      spans.push_back(
+          Span{f.opened_t - start_t, end, "finding", fmt::format("{}: {}", f.id, f.message)});
     }
   }
   std::map<std::string, size_t> firing;  // alert (and GPU) -> its span

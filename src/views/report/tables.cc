@@ -8,6 +8,7 @@
 
 #include "core/format.h"
 #include "store/epoch_record.h"
+#include "store/finding_record.h"
 #include "views/report/page.h"
 
 namespace tv {
@@ -140,9 +141,10 @@ std::string Phases(const ReportRun& run, const std::string& id) {
       rows);
 }
 
-std::string Subject(const Json& subject) {
+// "gpu 1", "rank 2, pid 412", "memory host", "job": the subject's keys and values.
+std::string Subject(const FindingSubject& subject) {
   std::string out;
-  for (const auto& [k, v] : subject.items()) {
+  for (const auto& [k, v] : SubjectJson(subject).items()) {
     out += fmt::format("{}{} {}", out.empty() ? "" : ", ", k,
                        v.is_string() ? v.get<std::string>() : v.dump());
   }
@@ -151,22 +153,21 @@ std::string Subject(const Json& subject) {
 
 std::string Findings(const ReportRun& run, const std::string& id) {
   std::vector<std::string> rows;
-  for (const auto& f : Field(run.verdict, "findings")) {
-    std::string severity = f.value("severity", "");
+  for (const auto& j : Field(run.verdict, "findings")) {
+    FindingRecord f;
+    if (!FindingFromJson(j, &f).ok()) continue;
+    std::string_view severity = SeverityName(f.severity);
     std::string r =
         fmt::format("<td class=\"sev-{}\">{}</td>", HtmlEscape(severity), HtmlEscape(severity));
-    r += Cell(f.value("id", ""));
-    r += Cell(Subject(Field(f, "subject")));
-    auto opened = Num(f, "opened_t");
-    r += Cell(opened ? Elapsed(*opened - run.start_t) : "");
-    std::string duration = Or(Num(f, "duration_s"), FormatDuration);
-    if (!f.contains("closed_t")) duration += " (open at the end)";
+    r += Cell(f.id);
+    r += Cell(Subject(f.subject));
+    r += Cell(Elapsed(f.opened_t - run.start_t));
+    std::string duration = FormatDuration(f.duration_s);
+    if (!f.closed_t) duration += " (open at the end)";
     r += Cell(duration);
-    r += Cell(f.value("message", ""));
+    r += Cell(f.message);
     std::string advice;
-    for (const auto& a : Field(f, "advice")) {
-      if (a.is_string()) advice += "<li>" + HtmlEscape(a.get<std::string>()) + "</li>";
-    }
+    for (const std::string& a : f.advice) advice += "<li>" + HtmlEscape(a) + "</li>";
     r += advice.empty() ? "<td></td>" : "<td><ul>" + advice + "</ul></td>";
     rows.push_back(std::move(r));
   }
