@@ -144,7 +144,8 @@ std::string Phases(const ReportRun& run, const std::string& id) {
 // "gpu 1", "rank 2, pid 412", "memory host", "job": the subject's keys and values.
 std::string Subject(const FindingSubject& subject) {
   std::string out;
-  for (const auto& [k, v] : SubjectJson(subject).items()) {
+  const nlohmann::ordered_json keys = SubjectJson(subject);
+  for (const auto& [k, v] : keys.items()) {
     out += fmt::format("{}{} {}", out.empty() ? "" : ", ", k,
                        v.is_string() ? v.get<std::string>() : v.dump());
   }
