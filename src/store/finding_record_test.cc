@@ -60,7 +60,7 @@ TEST(FindingRecord, EveryFindingEventReadsBackByteForByte) {
 }
 
 TEST(FindingRecord, ReadsTheTypedFields) {
-  Json j = Json::parse(R"({"id":"oom","severity":"critical","opened_t":10.5,"closed_t":12,
+  Json j = Json::parse(R"({"id":"oom","severity":"critical","opened_t":10.5,"closed_t":12.0,
       "duration_s":1.5,"subject":{"rank":1,"pid":412},
       "evidence":{"killed_by":"exception","epoch":3,"ratio":0.25,"memory":[{"t":1}]},
       "message":"m","advice":["a","b"]})");
