@@ -29,12 +29,6 @@ std::optional<double> Stat(const Json& j, std::string_view key, std::string_view
   return Number(*it, field);
 }
 
-std::string Text(const Json& j, std::string_view key) {
-  if (!j.is_object()) return {};
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 const Json& Member(const Json& j, std::string_view key) {
   static const Json null;
   if (!j.is_object()) return null;
