@@ -116,7 +116,7 @@ Status ReadSubject(const Json& j, FindingSubject* out, std::string_view at) {
     known = 1;
   }
   if (j.size() != known) return KeyError(at, fmt::format("{}, got {}", kShapes, j.dump()));
-  *out = std::move(s);
+  *out = s;
   return Status::Ok();
 }
 
