@@ -430,6 +430,7 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
   }
   // Epochs every run has (complete), by number.
   std::vector<std::vector<EpochRecord>> records;
+  records.reserve(runs.size());
   for (const ComparedRun& r : runs) records.push_back(EpochsOf(r.summary));
   std::vector<std::map<int64_t, std::pair<const EpochRecord*, const Json*>>> by_run;
   for (size_t i = 0; i < runs.size(); ++i) {
