@@ -26,7 +26,12 @@ struct ComparedRun {
 // without money). `values` of a figure no run has are left out.
 nlohmann::ordered_json CompareRuns(const std::vector<ComparedRun>& runs);
 
-// The comparison as a terminal table ("steps/s   120.3   162.4 +35%"): each
+// The change from `a` to `b` relative to `a`, rounded as the comparison's
+// changes are; null when either is not a number or `a` is 0.
+nlohmann::ordered_json RelativeChange(const nlohmann::ordered_json& a,
+                                      const nlohmann::ordered_json& b);
+
+// The comparison as a terminal table (compare_text.cc) ("steps/s   120.3   162.4 +35%"): each
 // row in one unit, chosen by its largest value (all GPU-min, all GiB), money
 // with its currency; a label too long for its column is shortened there and
 // said whole above the table.
