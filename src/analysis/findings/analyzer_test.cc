@@ -344,6 +344,22 @@ TEST(Findings, FrameReaderTellsRowsFromOtherJsonAndFromGarble) {
   EXPECT_EQ(f.ranks[1].data_wait_ratio, 0.0053);
 }
 
+TEST(Findings, FrameReaderTakesOnlyWholeNumbersThatFitAsIndexRankAndPid) {
+  FrameReader reader;
+  Frame f;
+  ASSERT_EQ(reader.Read(R"({"t":5,"gpus":[{"index":2.2e94,"util_ratio":0.5},{"index":1.5}],)"
+                        R"("training":{"ranks":[{"rank":1e300,"pid":9,"steps":3},)"
+                        R"({"rank":0,"pid":-3e10,"steps":3},{"rank":2,"pid":11,"steps":4}]}})",
+                        &f),
+            FrameReader::Line::kRow);
+  ASSERT_EQ(f.gpus.size(), 2u);
+  EXPECT_EQ(f.gpus[0].index, 0);  // numbered by its place, as a row without an index
+  EXPECT_EQ(f.gpus[1].index, 1);
+  ASSERT_EQ(f.ranks.size(), 1u);
+  EXPECT_EQ(f.ranks[0].rank, 2);
+  EXPECT_EQ(f.ranks[0].pid, 11);
+}
+
 TEST(FindingThresholds, UnknownKeyIsNamedWithTheNearOne) {
   Thresholds th;
   EXPECT_EQ(th.Set("window_s", 3), "");

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "core/metrics.h"
 #include "core/run_file.h"
@@ -119,6 +120,15 @@ std::string MaxKey(MetricId id) {
   return key;
 }
 
+// A file's number as an int: nullopt unless it is a whole number that fits.
+std::optional<int> WholeInt(std::optional<double> v) {
+  if (!v || !(*v >= std::numeric_limits<int>::min() && *v <= std::numeric_limits<int>::max()) ||
+      *v != std::floor(*v)) {
+    return std::nullopt;
+  }
+  return static_cast<int>(*v);
+}
+
 bool ReadGpu(od::object object, GpuFrame* g) {
   static const std::string kMemoryMax = MaxKey(metric::kGpuMemoryUsedBytes);
   static const std::string kAllocatorMax = MaxKey(metric::kGpuAllocatorAllocatedBytes);
@@ -141,7 +151,7 @@ bool ReadGpu(od::object object, GpuFrame* g) {
                     {Key(metric::kGpuThrottleAnyRatio), &g->throttle_any_ratio}})) {
     return false;
   }
-  g->index = static_cast<int>(index.value_or(-1));
+  g->index = WholeInt(index).value_or(-1);
   g->busy = sm_active ? sm_active : util;
   return true;
 }
@@ -167,9 +177,9 @@ bool ReadTraining(od::object object, Frame* f) {
                                 {"memory_bytes", &memory}})) {
           return false;
         }
-        if (number && pid && steps) {
-          f->ranks.push_back(
-              RankFrame{static_cast<int>(*number), static_cast<int>(*pid), *steps, wait, memory});
+        std::optional<int> rank_number = WholeInt(number), rank_pid = WholeInt(pid);
+        if (rank_number && rank_pid && steps) {
+          f->ranks.push_back(RankFrame{*rank_number, *rank_pid, *steps, wait, memory});
         }
       }
     } else {
