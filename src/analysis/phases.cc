@@ -105,7 +105,7 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
     // the steps and the wait of the training that began or resumed inside it.
     bool crossed =
         !changes.empty() || std::any_of(markers.begin(), markers.end(), [](const auto& m) {
-          return m.type == TrainingEventType::kEpochBegin || m.type == TrainingEventType::kEpochEnd;
+          return m.type == EventType::kEpochBegin || m.type == EventType::kEpochEnd;
         });
     bool stepped = sample.training.steps && last_steps_ && *sample.training.steps > *last_steps_;
     if (!crossed && (stepped || sample.training.data_wait_ratio)) p.wait_measured = true;
@@ -139,12 +139,11 @@ void PhaseTracker::OnSample(const Sample& sample, std::vector<Event>* events) {
 void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<Event>* events) {
   int rank = std::max(m.rank, 0);
   switch (m.type) {
-    case TrainingEventType::kEpochBegin: {
+    case EventType::kEpochBegin: {
       if (open_.empty()) {
         Switch(m.t);
         if (phase_.empty() && !explicit_train_) ++phases_[kTrain].count;
       }
-      scalars_[rank].clear();
       auto [it, fresh] = open_.try_emplace(*m.epoch);
       if (fresh && open_.size() > kMaxOpenEpochs) {
         // Epochs begun and never ended (a sender's bug): the lowest goes out as
@@ -168,13 +167,13 @@ void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<E
       if (m.planned_epochs) planned_[m.call.value_or(0)] = *m.planned_epochs;
       break;
     }
-    case TrainingEventType::kEpochEnd: {
+    case EventType::kEpochEnd: {
       auto it = open_.find(*m.epoch);
       if (it == open_.end()) break;  // an end without a begin: nothing to measure against
       it->second.ended[rank] = {m.t, m.steps.value_or(0)};
       if (!it->second.logs_rank || rank < *it->second.logs_rank) {
         it->second.logs_rank = rank;
-        it->second.logs = scalars_[rank];
+        it->second.logs = m.scalars;
       }
       bool all = std::all_of(it->second.begun.begin(), it->second.begun.end(),
                              [&](const auto& b) { return it->second.ended.count(b.first) > 0; });
@@ -187,7 +186,7 @@ void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<E
       }
       break;
     }
-    case TrainingEventType::kClientEnd: {
+    case EventType::kClientEnd: {
       // Its count at its bye ends the epochs it began and left open; a hang-up
       // says no count.
       if (!m.steps) break;
@@ -195,19 +194,6 @@ void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<E
         auto begun = e.begun_steps.find(rank);
         if (begun == e.begun_steps.end() || begun->second.first != m.pid) continue;
         if (e.ended.count(rank) == 0) e.final_steps[rank] = *m.steps;
-      }
-      break;
-    }
-    case TrainingEventType::kScalars: {
-      auto& held = scalars_[rank];
-      for (const auto& scalar : m.scalars) {  // no structured binding: clang 14 cannot capture one
-        auto s = std::find_if(held.begin(), held.end(),
-                              [&](const auto& kv) { return kv.first == scalar.first; });
-        if (s == held.end()) {
-          held.push_back(scalar);
-        } else {
-          s->second = scalar.second;
-        }
       }
       break;
     }

@@ -122,8 +122,6 @@ class PhaseTracker final : public SampleObserver, public SummaryPart {
   std::string phase_;       // the phase time now goes to; empty: none
   double phase_since_ = 0;  // unix seconds
   std::map<std::string, PhaseTotals> phases_;
-  std::map<int, std::vector<std::pair<std::string, double>>>
-      scalars_;                       // rank -> since its epoch began
   bool explicit_train_ = false;       // a "train" phase was marked: epochs count none of their own
   std::optional<double> last_steps_;  // training.steps of the previous sample
   double last_mono_s_ = 0;            // the previous sample's time, for energy

@@ -10,20 +10,20 @@
 namespace tv {
 namespace {
 
-TrainingEvent Epoch(TrainingEventType type, int rank, double t, int64_t epoch, int64_t steps = 0) {
+TrainingEvent Epoch(EventType type, int rank, double t, int64_t epoch, int64_t steps = 0) {
   TrainingEvent m;
   m.type = type;
   m.pid = 10 + std::max(rank, 0);
   m.rank = rank;
   m.t = t;
   m.epoch = epoch;
-  if (type == TrainingEventType::kEpochEnd) m.steps = steps;
+  if (type == EventType::kEpochEnd) m.steps = steps;
   return m;
 }
 
 // epoch_begin as a client sends it: with its process's step count so far.
 TrainingEvent Begin(int rank, double t, int64_t epoch, int64_t steps_so_far) {
-  TrainingEvent m = Epoch(TrainingEventType::kEpochBegin, rank, t, epoch);
+  TrainingEvent m = Epoch(EventType::kEpochBegin, rank, t, epoch);
   m.steps = steps_so_far;
   return m;
 }
@@ -31,7 +31,7 @@ TrainingEvent Begin(int rank, double t, int64_t epoch, int64_t steps_so_far) {
 // A process's end: its bye with all its steps, or a hang-up (no count).
 TrainingEvent End(int rank, double t, std::optional<int64_t> steps) {
   TrainingEvent m;
-  m.type = TrainingEventType::kClientEnd;
+  m.type = EventType::kClientEnd;
   m.pid = 10 + std::max(rank, 0);
   m.rank = rank;
   m.t = t;
@@ -48,13 +48,11 @@ Sample At(double t, double steps, std::vector<TrainingEvent> events = {}) {
   return s;
 }
 
-TrainingEvent Scalars(int rank, double t, std::vector<std::pair<std::string, double>> values) {
-  TrainingEvent m;
-  m.type = TrainingEventType::kScalars;
-  m.pid = 10 + std::max(rank, 0);
-  m.rank = rank;
-  m.t = t;
-  m.scalars = std::move(values);
+// epoch_end with the scalars its process said since the epoch began.
+TrainingEvent EndWithLogs(int rank, double t, int64_t epoch,
+                          std::vector<std::pair<std::string, double>> logs) {
+  TrainingEvent m = Epoch(EventType::kEpochEnd, rank, t, epoch, 10);
+  m.scalars = std::move(logs);
   return m;
 }
 
@@ -67,7 +65,7 @@ TEST(PhaseTracker, EpochCutByAnExceptionEndsAtItsLastStep) {
     s.t = 100 + i * 0.1;
     s.mono_s = s.t;
     s.training.steps = std::clamp(i, 0, 50) + 200.0;  // 200 steps before this epoch
-    if (i == 0) s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, 100, 3)};
+    if (i == 0) s.training.events = {Epoch(EventType::kEpochBegin, -1, 100, 3)};
     tracker.OnSample(s, &events);
   }
   tracker.OnFinish(112, &events);
@@ -86,13 +84,13 @@ TEST(PhaseTracker, AnEpochBegunAndCutBetweenTwoReadingsHasTheStepsReadWithIt) {
   // sampler's readings are all there is.
   PhaseTracker tracker;
   std::vector<Event> events;
-  tracker.OnSample(At(1, 0, {Epoch(TrainingEventType::kEpochBegin, -1, 0.5, 0)}), &events);
+  tracker.OnSample(At(1, 0, {Epoch(EventType::kEpochBegin, -1, 0.5, 0)}), &events);
   tracker.OnSample(At(2, 10), &events);
   // Epoch 1 begins after the reading of epoch 0's last step, takes 4 steps and
   // the process dies, all before the next reading.
   tracker.OnSample(At(3, 14,
-                      {Epoch(TrainingEventType::kEpochEnd, -1, 2.1, 0, 10),
-                       Epoch(TrainingEventType::kEpochBegin, -1, 2.2, 1), End(-1, 2.9, {})}),
+                      {Epoch(EventType::kEpochEnd, -1, 2.1, 0, 10),
+                       Epoch(EventType::kEpochBegin, -1, 2.2, 1), End(-1, 2.9, {})}),
                    &events);
   tracker.OnFinish(3.5, &events);
   ASSERT_EQ(events.size(), 2u);
@@ -111,9 +109,8 @@ TEST(PhaseTracker, AnEpochCutShortCountsNoneOfTheStepsBeforeItBegan) {
   std::vector<Event> events;
   tracker.OnSample(At(1, 0, {Begin(-1, 0.5, 0, 0)}), &events);
   tracker.OnSample(At(2, 6), &events);
-  tracker.OnSample(
-      At(3, 13, {Epoch(TrainingEventType::kEpochEnd, -1, 2.4, 0, 10), Begin(-1, 2.5, 1, 10)}),
-      &events);
+  tracker.OnSample(At(3, 13, {Epoch(EventType::kEpochEnd, -1, 2.4, 0, 10), Begin(-1, 2.5, 1, 10)}),
+                   &events);
   tracker.OnSample(At(4, 16, {End(-1, 3.9, {})}), &events);
   tracker.OnFinish(4.5, &events);
   ASSERT_EQ(events.size(), 2u);
@@ -129,11 +126,11 @@ TEST(PhaseTracker, AnEpochCutOnTwoRanksHasTheMostEitherCountedBeforeItsBye) {
   std::vector<Event> events;
   tracker.OnSample(At(1, 0, {Begin(0, 0.5, 0, 0), Begin(1, 0.5, 0, 0)}), &events);
   tracker.OnSample(At(2, 8), &events);
-  tracker.OnSample(At(3, 12,
-                      {Epoch(TrainingEventType::kEpochEnd, 0, 2.2, 0, 10),
-                       Epoch(TrainingEventType::kEpochEnd, 1, 2.3, 0, 12), Begin(1, 2.35, 1, 12),
-                       Begin(0, 2.4, 1, 10)}),
-                   &events);
+  tracker.OnSample(
+      At(3, 12,
+         {Epoch(EventType::kEpochEnd, 0, 2.2, 0, 10), Epoch(EventType::kEpochEnd, 1, 2.3, 0, 12),
+          Begin(1, 2.35, 1, 12), Begin(0, 2.4, 1, 10)}),
+      &events);
   tracker.OnSample(At(4, 17, {End(0, 3.6, 17), End(1, 3.7, 15)}), &events);
   tracker.OnFinish(4.5, &events);
   ASSERT_EQ(events.size(), 2u);
@@ -164,13 +161,13 @@ TEST(PhaseTracker, EpochTimeOutsideAnyPhaseIsTraining) {
   for (int e = 0; e < 2; ++e) {
     double t0 = 10.0 * e;
     Sample s;
-    s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, t0, e)};
+    s.training.events = {Epoch(EventType::kEpochBegin, -1, t0, e)};
     tracker.OnSample(s, &events);
     s.training.events.clear();
     s.training.phase_changes = {{t0 + 9, "eval", true}};
     tracker.OnSample(s, &events);
     s.training.phase_changes = {{t0 + 10, "", false}};
-    s.training.events = {Epoch(TrainingEventType::kEpochEnd, -1, t0 + 10, e, 90)};
+    s.training.events = {Epoch(EventType::kEpochEnd, -1, t0 + 10, e, 90)};
     tracker.OnSample(s, &events);
   }
   tracker.OnFinish(30, &events);  // 10 s after the last epoch: no phase, no epoch
@@ -187,10 +184,10 @@ TEST(PhaseTracker, ExplicitTrainPhasesAreNotCountedTwice) {
   std::vector<Event> events;
   Sample s;
   s.training.phase_changes = {{0, "train", true}};
-  s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, 0, 0)};
+  s.training.events = {Epoch(EventType::kEpochBegin, -1, 0, 0)};
   tracker.OnSample(s, &events);
   s.training.phase_changes = {{4, "", false}};
-  s.training.events = {Epoch(TrainingEventType::kEpochEnd, -1, 5, 0, 10)};
+  s.training.events = {Epoch(EventType::kEpochEnd, -1, 5, 0, 10)};
   tracker.OnSample(s, &events);
   tracker.OnFinish(6, &events);
   auto phases = PhasesToJson(tracker.Phases());
@@ -206,8 +203,8 @@ TEST(PhaseTracker, ATrainPhaseJustAfterItsEpochBeganCountsOnce) {
     double t = e * 10;
     s.training.phase_changes = {
         {t + 0.01, "train", true}, {t + 8, "eval", true}, {t + 9, "", false}};
-    s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, t, e),
-                         Epoch(TrainingEventType::kEpochEnd, -1, t + 9.5, e, 10)};
+    s.training.events = {Epoch(EventType::kEpochBegin, -1, t, e),
+                         Epoch(EventType::kEpochEnd, -1, t + 9.5, e, 10)};
     tracker.OnSample(s, &events);
   }
   tracker.OnFinish(30, &events);
@@ -220,22 +217,17 @@ TEST(PhaseTracker, EpochRecordCarriesTheLowestRanksLogsOfThatEpoch) {
   PhaseTracker tracker;
   std::vector<Event> events;
   Sample s;
-  s.training.events = {Epoch(TrainingEventType::kEpochBegin, 0, 0, 0),
-                       Epoch(TrainingEventType::kEpochBegin, 1, 0, 0)};
+  s.training.events = {Epoch(EventType::kEpochBegin, 0, 0, 0),
+                       Epoch(EventType::kEpochBegin, 1, 0, 0)};
   tracker.OnSample(s, &events);
-  s.training.events = {Scalars(1, 4.9, {{"loss", 0.5}}),
-                       Epoch(TrainingEventType::kEpochEnd, 1, 5, 0, 10),
-                       Scalars(0, 5.0, {{"loss", 0.25}, {"accuracy", 0.9}}),
-                       Epoch(TrainingEventType::kEpochEnd, 0, 5.1, 0, 10),
-                       Epoch(TrainingEventType::kEpochBegin, 0, 5.2, 1)};
+  s.training.events = {EndWithLogs(1, 5, 0, {{"loss", 0.5}}),
+                       EndWithLogs(0, 5.1, 0, {{"loss", 0.25}, {"accuracy", 0.9}}),
+                       Epoch(EventType::kEpochBegin, 0, 5.2, 1)};
   tracker.OnSample(s, &events);
-  // The last epoch: its logs and its end arrive with the final sample.
-  s.training.events = {Scalars(0, 9.9, {{"loss", 0.125}}),
-                       Epoch(TrainingEventType::kEpochEnd, 0, 10, 1, 10)};
+  s.training.events = {EndWithLogs(0, 10, 1, {{"loss", 0.125}})};
   tracker.OnSample(s, &events);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].fields["logs"], (nlohmann::ordered_json{{"loss", 0.25}, {"accuracy", 0.9}}));
-  // Epoch 1 has rank 0 only; what it logged in epoch 0 is not carried over.
   EXPECT_EQ(events[1].fields["logs"], (nlohmann::ordered_json{{"loss", 0.125}}));
 }
 
@@ -249,11 +241,11 @@ TEST(PhaseTracker, EpochAndPhaseDataWaitIsTheMeanOfTheTimedSamples) {
     s.t = 100 + i * 0.1;
     s.mono_s = s.t;
     if (i > 0 && i <= 100) s.training.data_wait_ratio = i % 2 == 0 ? 0.3 : 0.5;
-    if (i == 0) s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, 100, 0)};
+    if (i == 0) s.training.events = {Epoch(EventType::kEpochBegin, -1, 100, 0)};
     if (i == 100) s.training.phase_changes = {{110, "eval", true}};
     if (i == 120) {
       s.training.phase_changes = {{112, "", false}};
-      s.training.events = {Epoch(TrainingEventType::kEpochEnd, -1, 112, 0, 100)};
+      s.training.events = {Epoch(EventType::kEpochEnd, -1, 112, 0, 100)};
     }
     tracker.OnSample(s, &events);
   }
@@ -272,8 +264,8 @@ TEST(PhaseTracker, NoDataWaitKeyWhenNothingTimesIt) {
     s.t = 100 + i * 0.1;
     s.mono_s = s.t;
     s.training.steps = i;
-    if (i == 0) s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, 100, 0)};
-    if (i == 20) s.training.events = {Epoch(TrainingEventType::kEpochEnd, -1, 102, 0, 20)};
+    if (i == 0) s.training.events = {Epoch(EventType::kEpochBegin, -1, 100, 0)};
+    if (i == 20) s.training.events = {Epoch(EventType::kEpochEnd, -1, 102, 0, 20)};
     tracker.OnSample(s, &events);
   }
   ASSERT_EQ(events.size(), 1u);
@@ -298,7 +290,7 @@ TEST(PhaseTracker, APhaseWithoutStepsHasNoDataWaitFromTheTrainingBesideIt) {
     s.training.steps = steps;
     if (i == 0) {
       s.training.phase_changes = {{100, "train", true}};
-      s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, 100, 0)};
+      s.training.events = {Epoch(EventType::kEpochBegin, -1, 100, 0)};
     }
     if (i == 101) s.training.phase_changes = {{110.01, "eval", true}};
     if (i == 121) s.training.phase_changes = {{112.02, "train", false}};
@@ -370,11 +362,10 @@ TEST(PhaseTracker, EveryEpochHoldsTheJobsSmShareBetweenReadings) {
     s.training.steps = i;
     int epoch = i / 25;
     if (i % 25 == 0 && i < 400) {
-      if (i > 0)
-        s.training.events.push_back(Epoch(TrainingEventType::kEpochEnd, -1, s.t, epoch - 1, 25));
-      s.training.events.push_back(Epoch(TrainingEventType::kEpochBegin, -1, s.t, epoch));
+      if (i > 0) s.training.events.push_back(Epoch(EventType::kEpochEnd, -1, s.t, epoch - 1, 25));
+      s.training.events.push_back(Epoch(EventType::kEpochBegin, -1, s.t, epoch));
     }
-    if (i == 400) s.training.events = {Epoch(TrainingEventType::kEpochEnd, -1, s.t, 15, 25)};
+    if (i == 400) s.training.events = {Epoch(EventType::kEpochEnd, -1, s.t, 15, 25)};
     tracker.OnSample(s, &events);
   }
   ASSERT_EQ(events.size(), 16u);
@@ -397,8 +388,8 @@ TEST(PhaseTracker, AHeldSmShareLapsesWhenReadingsStop) {
     s.mono_s = s.t;
     s.gpus = {Gpu(i)};
     if (i > 20) s.gpus[0].job_sm_util_ratio.reset();  // one reading, at 101 s
-    if (i == 200) s.training.events = {Epoch(TrainingEventType::kEpochBegin, -1, s.t, 0)};
-    if (i == 400) s.training.events = {Epoch(TrainingEventType::kEpochEnd, -1, s.t, 0, 10)};
+    if (i == 200) s.training.events = {Epoch(EventType::kEpochBegin, -1, s.t, 0)};
+    if (i == 400) s.training.events = {Epoch(EventType::kEpochEnd, -1, s.t, 0, 10)};
     tracker.OnSample(s, &events);
   }
   ASSERT_EQ(events.size(), 1u);

@@ -52,7 +52,7 @@ void ProcessTable::OnSample(const Sample& sample, std::vector<Event>* events) {
   for (const TrainingEvent& m : sample.training.events) {
     Training& t = training_[m.pid];
     t.rank = m.rank;
-    if (m.type == TrainingEventType::kClientEnd && !m.exception.empty() && exception_.is_null()) {
+    if (m.type == EventType::kClientEnd && !m.exception.empty() && exception_.is_null()) {
       exception_ = {{"type", m.exception}, {"message", m.message}, {"pid", m.pid}};
       if (m.rank >= 0) exception_["rank"] = m.rank;
     }

@@ -22,7 +22,7 @@ TEST(ProcessTable, TopProcessesWithTheirRoles) {
                    {102, 101, 12.0, 800e6, 200e6, false},
                    {103, 101, 2.0, 100e6, 90e6, false}};
   TrainingEvent hello;
-  hello.type = TrainingEventType::kClientStart;
+  hello.type = EventType::kClientStart;
   hello.pid = 101;
   hello.rank = 0;
   s.training.events = {hello};
@@ -78,7 +78,7 @@ TEST(ProcessTable, TheExceptionAProcessDiedOf) {
   std::vector<Event> events;
   Sample s;
   TrainingEvent bye;
-  bye.type = TrainingEventType::kClientEnd;
+  bye.type = EventType::kClientEnd;
   bye.pid = 7;
   bye.exception = "ValueError";
   bye.message = "bad shape";

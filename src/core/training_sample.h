@@ -13,44 +13,13 @@
 
 namespace tv {
 
-enum class TrainingEventType {
-  kClientStart,  // a training process connected (with its framework)
-  kEpochBegin,
-  kEpochEnd,
-  kPhaseBegin,
-  kPhaseEnd,
-  kScalars,    // user scalars (the loss, ...); the latest are also in TrainingSample::scalars
-  kClientEnd,  // it said goodbye, or its connection hung up
-  kTensorboardLogDir,  // it writes TensorBoard logs to `log_dir`
-};
-
-// The events.jsonl type of a training event (client_start, epoch_begin, ...);
-// none for scalars, which go into rows.
-constexpr std::optional<EventType> EventTypeOf(TrainingEventType type) {
-  switch (type) {
-    case TrainingEventType::kClientStart:
-      return EventType::kClientStart;
-    case TrainingEventType::kEpochBegin:
-      return EventType::kEpochBegin;
-    case TrainingEventType::kEpochEnd:
-      return EventType::kEpochEnd;
-    case TrainingEventType::kPhaseBegin:
-      return EventType::kPhaseBegin;
-    case TrainingEventType::kPhaseEnd:
-      return EventType::kPhaseEnd;
-    case TrainingEventType::kClientEnd:
-      return EventType::kClientEnd;
-    case TrainingEventType::kTensorboardLogDir:
-      return EventType::kTensorboardLogDir;
-    case TrainingEventType::kScalars:
-      break;
-  }
-  return std::nullopt;
-}
-
-// One thing a training process said, at the sender's unix time `t`.
+// One thing a training process said, at the sender's unix time `t`: one of
+// the events.jsonl types a training process speaks for (client_start,
+// client_end, epoch_begin, epoch_end, phase_begin, phase_end,
+// tensorboard_log_dir). Its user scalars are no event of their own: the
+// latest are in rows (TrainingSample::scalars), and an epoch's are in its end.
 struct TrainingEvent {
-  TrainingEventType type = TrainingEventType::kClientStart;
+  EventType type = EventType::kClientStart;
   int pid = 0;
   int rank = -1;  // -1: not distributed
   double t = 0;
@@ -61,9 +30,11 @@ struct TrainingEvent {
   // epoch_begin: how many epochs the call plans (Keras params["epochs"],
   // Lightning max_epochs, Paddle epochs, monitor(total_epochs=)); absent when unknown.
   std::optional<int64_t> planned_epochs;
-  std::string phase;                                    // phase events: "train", "eval", "predict"
-  std::string framework;                                // client start
-  std::vector<std::pair<std::string, double>> scalars;  // kScalars
+  std::string phase;      // phase events: "train", "eval", "predict"
+  std::string framework;  // client start
+  // epoch_end: the process's latest user scalars since its epoch began (the
+  // epoch's logs: the loss, ...), in the order first said.
+  std::vector<std::pair<std::string, double>> scalars;
   // Client end: the exception the process is dying of (its type, e.g.
   // "ValueError", and the first line of its message); empty when it ends normally.
   std::string exception;

@@ -11,8 +11,6 @@ void TrainingEventLog::OnSample(const Sample& sample, std::vector<Event>* events
         {{"message", t.malformed_error}, {"note", "further malformed markers are only counted"}}});
   }
   for (const TrainingEvent& m : t.events) {
-    std::optional<EventType> type = EventTypeOf(m.type);
-    if (!type) continue;  // scalars: in rows
     nlohmann::ordered_json fields = {{"pid", m.pid}, {"rank", m.rank}};
     if (m.epoch) fields["epoch"] = *m.epoch;
     if (m.call) fields["call"] = *m.call;
@@ -22,7 +20,7 @@ void TrainingEventLog::OnSample(const Sample& sample, std::vector<Event>* events
     if (!m.framework.empty()) fields["framework"] = m.framework;
     if (!m.log_dir.empty()) fields["log_dir"] = m.log_dir;
     if (!m.exception.empty()) fields["exception"] = m.exception, fields["message"] = m.message;
-    events->push_back(Event{m.t, *type, std::move(fields)});
+    events->push_back(Event{m.t, m.type, std::move(fields)});
   }
 }
 

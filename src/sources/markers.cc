@@ -21,35 +21,51 @@ void AddTo(std::optional<double>* sum, std::optional<double> v) {
   if (v) *sum = sum->value_or(0) + *v;
 }
 
-// The event a marker is in Sample::training; false for allocator figures,
-// which go into rows instead.
+// Sets each of `said` in `held` (a new name at the end while `held` has
+// fewer than `most`); false when a new name found no room.
+bool Update(std::vector<std::pair<std::string, double>>* held,
+            const std::vector<std::pair<std::string, double>>& said, size_t most) {
+  bool room = true;
+  for (const auto& scalar : said) {  // no structured binding: clang 14 cannot capture one
+    auto s = std::find_if(held->begin(), held->end(),
+                          [&](const auto& kv) { return kv.first == scalar.first; });
+    if (s != held->end()) {
+      s->second = scalar.second;
+    } else if (held->size() < most) {
+      held->push_back(scalar);
+    } else {
+      room = false;
+    }
+  }
+  return room;
+}
+
+// The event a marker is in Sample::training; false for scalars and allocator
+// figures, which go into rows instead (and an epoch's scalars into its end).
 bool ToEvent(const Marker& m, TrainingEvent* e) {
   switch (m.type) {
     case MarkerType::kHello:
-      e->type = TrainingEventType::kClientStart;
+      e->type = EventType::kClientStart;
       break;
     case MarkerType::kEpochBegin:
-      e->type = TrainingEventType::kEpochBegin;
+      e->type = EventType::kEpochBegin;
       break;
     case MarkerType::kEpochEnd:
-      e->type = TrainingEventType::kEpochEnd;
+      e->type = EventType::kEpochEnd;
       break;
     case MarkerType::kPhaseBegin:
-      e->type = TrainingEventType::kPhaseBegin;
+      e->type = EventType::kPhaseBegin;
       break;
     case MarkerType::kPhaseEnd:
-      e->type = TrainingEventType::kPhaseEnd;
+      e->type = EventType::kPhaseEnd;
       break;
     case MarkerType::kBye:
-      e->type = TrainingEventType::kClientEnd;
-      break;
-    case MarkerType::kScalars:
-      e->type = TrainingEventType::kScalars;
-      e->scalars = m.scalars;
+      e->type = EventType::kClientEnd;
       break;
     case MarkerType::kTensorboardLogDir:
-      e->type = TrainingEventType::kTensorboardLogDir;
+      e->type = EventType::kTensorboardLogDir;
       break;
+    case MarkerType::kScalars:
     case MarkerType::kAllocator:
       return false;
   }
@@ -172,7 +188,13 @@ void MarkerSource::Drain(double now, TrainingSample* t) {
     std::string before(CurrentPhase());
     if (!Apply(m)) continue;
     TrainingEvent e;
-    if (ToEvent(m, &e)) t->events.push_back(std::move(e));
+    if (ToEvent(m, &e)) {
+      auto p = processes_.find(std::pair(m.pid, m.slot));
+      if (m.type == MarkerType::kEpochEnd && p != processes_.end()) {
+        e.scalars = p->second.epoch_scalars;
+      }
+      t->events.push_back(std::move(e));
+    }
     if (m.type == MarkerType::kBye) Retire(m.slot, m.pid);
     std::string_view after = CurrentPhase();
     if (after == before) continue;
@@ -198,7 +220,7 @@ void MarkerSource::HangUp(uint64_t client, double now, TrainingSample* t) {
     p.phases.clear();
     p.allocator.clear();
     TrainingEvent& e = t->events.emplace_back();
-    e.type = TrainingEventType::kClientEnd;
+    e.type = EventType::kClientEnd;
     e.pid = pid;
     e.rank = p.rank;
     e.t = now;
@@ -244,6 +266,9 @@ bool MarkerSource::Apply(const Marker& m) {
       p.closed = false;
       break;
     case MarkerType::kEpochBegin:
+      p.epoch = m.epoch;
+      p.epoch_scalars.clear();
+      break;
     case MarkerType::kEpochEnd:
       p.epoch = m.epoch;
       break;
@@ -262,18 +287,11 @@ bool MarkerSource::Apply(const Marker& m) {
       break;
     }
     case MarkerType::kScalars:
-      for (const auto& scalar : m.scalars) {  // no structured binding: clang 14 cannot capture one
-        auto s = std::find_if(p.scalars.begin(), p.scalars.end(),
-                              [&](const auto& kv) { return kv.first == scalar.first; });
-        if (s != p.scalars.end()) {
-          s->second = scalar.second;
-        } else if (p.scalars.size() < kMaxScalars) {
-          p.scalars.push_back(scalar);
-        } else {
-          Warn("scalars", fmt::format("a process sent more than {} scalar names: new names are "
-                                      "ignored",
-                                      kMaxScalars));
-        }
+      if (bool room = Update(&p.epoch_scalars, m.scalars, kMaxScalars);
+          !Update(&p.scalars, m.scalars, kMaxScalars) || !room) {
+        Warn("scalars", fmt::format("a process sent more than {} scalar names: new names are "
+                                    "ignored",
+                                    kMaxScalars));
       }
       break;
     case MarkerType::kAllocator:

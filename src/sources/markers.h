@@ -66,8 +66,9 @@ class MarkerSource final : public Source {
     int rank = -1;
     std::string framework;
     std::optional<int64_t> epoch;
-    std::vector<std::string> phases;  // open phases, innermost last
-    std::vector<std::pair<std::string, double>> scalars;
+    std::vector<std::string> phases;                            // open phases, innermost last
+    std::vector<std::pair<std::string, double>> scalars;        // the latest of each
+    std::vector<std::pair<std::string, double>> epoch_scalars;  // since its epoch began
     std::vector<AllocatorFigures> allocator;
     bool closed = false;
     uint64_t order = 0;  // when it first spoke

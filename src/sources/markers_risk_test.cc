@@ -167,7 +167,7 @@ TEST(MarkerBackChannel, EpochBeginCarriesThePlannedEpochsIntoTheEvent) {
   Sample s = f.Read(1.0);
   std::vector<const TrainingEvent*> begins;
   for (const TrainingEvent& e : s.training.events) {
-    if (e.type == TrainingEventType::kEpochBegin) begins.push_back(&e);
+    if (e.type == EventType::kEpochBegin) begins.push_back(&e);
   }
   ASSERT_EQ(begins.size(), 2u);
   EXPECT_EQ(begins[0]->planned_epochs, 60);

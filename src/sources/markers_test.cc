@@ -40,7 +40,7 @@ TEST(MarkerSource, CountsStepsAndFollowsEpochsAndPhases) {
   EXPECT_EQ(client.slot(), 0);
   Sample s0 = f.Read(1.0);
   ASSERT_EQ(s0.training.events.size(), 1u);
-  EXPECT_EQ(s0.training.events[0].type, TrainingEventType::kClientStart);
+  EXPECT_EQ(s0.training.events[0].type, EventType::kClientStart);
   EXPECT_EQ(s0.training.events[0].framework, "test");
 
   client.PhaseBegin("train");
@@ -65,6 +65,33 @@ TEST(MarkerSource, CountsStepsAndFollowsEpochsAndPhases) {
   EXPECT_EQ(s3.training.phase, "train");
   ASSERT_EQ(s3.training.events.size(), 2u);
   EXPECT_EQ(s3.training.events[1].steps, 5);  // steps counted since the epoch began
+}
+
+TEST(MarkerSource, AnEpochsEndCarriesTheScalarsSaidSinceItBegan) {
+  Fixture f;
+  MarkerClient client(f.endpoint->socket_path(), -1, "test");
+  ASSERT_TRUE(client.ok()) << client.error();
+  client.Scalars({{"warmup", 1}});  // before any epoch: in rows only
+  client.EpochBegin(0);
+  client.Scalars({{"loss", 0.5}});
+  client.Scalars({{"loss", 0.25}, {"accuracy", 0.9}});
+  client.EpochEnd(0);
+  client.EpochBegin(1);
+  client.Scalars({{"loss", 0.125}});
+  Sample s1 = f.Read(1.0);
+  std::vector<TrainingEvent> ends;
+  for (const TrainingEvent& e : s1.training.events) {
+    EXPECT_NE(e.type, EventType::kStart);
+    if (e.type == EventType::kEpochEnd) ends.push_back(e);
+  }
+  ASSERT_EQ(ends.size(), 1u);
+  using Scalars = std::vector<std::pair<std::string, double>>;
+  EXPECT_EQ(ends[0].scalars, (Scalars{{"loss", 0.25}, {"accuracy", 0.9}}));
+  EXPECT_EQ(s1.training.scalars, (Scalars{{"warmup", 1}, {"loss", 0.125}, {"accuracy", 0.9}}));
+  client.EpochEnd(1);  // in the next read: only what epoch 1 said
+  Sample s2 = f.Read(2.0);
+  ASSERT_EQ(s2.training.events.size(), 1u);
+  EXPECT_EQ(s2.training.events[0].scalars, (Scalars{{"loss", 0.125}}));
 }
 
 TEST(MarkerSource, PhaseChangesFollowTheLowestRanksInnermostPhase) {
@@ -206,7 +233,7 @@ TEST(MarkerSource, MoreShortLivedClientsThanSlotsInSequenceAllCount) {
     }  // said goodbye: its slot is free again, its count kept
     s = f.Read(1.0 + i * 0.1);
     for (const TrainingEvent& e : s.training.events) {
-      if (e.type == TrainingEventType::kClientEnd) ++ends;
+      if (e.type == EventType::kClientEnd) ++ends;
     }
   }
   EXPECT_EQ(ends, 300);
@@ -233,7 +260,7 @@ TEST(MarkerSource, AProcessKilledWithoutGoodbyeFreesItsSlotAndLeavesItsPhase) {
   EXPECT_TRUE(s.training.ranks.empty());  // its slot is free
   EXPECT_EQ(s.training.phase, "");
   ASSERT_FALSE(s.training.events.empty());
-  EXPECT_EQ(s.training.events.back().type, TrainingEventType::kClientEnd);
+  EXPECT_EQ(s.training.events.back().type, EventType::kClientEnd);
   EXPECT_EQ(s.training.events.back().pid, child);
   MarkerClient next(f.endpoint->socket_path(), -1, "next");
   EXPECT_EQ(next.slot(), 0);
@@ -278,7 +305,7 @@ TEST(MarkerSource, RemembersAtMostSoManyProcessesThoseGoneFirst) {
   size_t starts = 0;
   auto read = [&](double t) {
     for (const TrainingEvent& e : f.Read(t).training.events) {
-      if (e.type == TrainingEventType::kClientStart) ++starts;
+      if (e.type == EventType::kClientStart) ++starts;
     }
   };
   const int over = static_cast<int>(MarkerSource::kMaxProcesses) + 76;
@@ -366,8 +393,7 @@ TEST(MarkerClient, AllocatorFiguresAreDueOncePerInterval) {
 TEST(PhaseTracker, EpochClosesWhenEveryRankEndedIt) {
   PhaseTracker tracker;
   std::vector<Event> events;
-  auto marker = [](TrainingEventType type, int pid, int rank, double t, int64_t epoch,
-                   int64_t steps) {
+  auto marker = [](EventType type, int pid, int rank, double t, int64_t epoch, int64_t steps) {
     TrainingEvent m;
     m.type = type;
     m.pid = pid;
@@ -379,13 +405,13 @@ TEST(PhaseTracker, EpochClosesWhenEveryRankEndedIt) {
   };
   Sample s;
   s.job.cpu_cores = 2;
-  s.training.events = {marker(TrainingEventType::kEpochBegin, 10, 0, 100, 0, 0),
-                       marker(TrainingEventType::kEpochBegin, 11, 1, 100.5, 0, 0)};
+  s.training.events = {marker(EventType::kEpochBegin, 10, 0, 100, 0, 0),
+                       marker(EventType::kEpochBegin, 11, 1, 100.5, 0, 0)};
   tracker.OnSample(s, &events);
-  s.training.events = {marker(TrainingEventType::kEpochEnd, 10, 0, 104, 0, 40)};
+  s.training.events = {marker(EventType::kEpochEnd, 10, 0, 104, 0, 40)};
   tracker.OnSample(s, &events);
   EXPECT_TRUE(events.empty());  // rank 1 is still in epoch 0
-  s.training.events = {marker(TrainingEventType::kEpochEnd, 11, 1, 105, 0, 40)};
+  s.training.events = {marker(EventType::kEpochEnd, 11, 1, 105, 0, 40)};
   tracker.OnSample(s, &events);
   ASSERT_EQ(events.size(), 1u);
   const auto& rec = events[0].fields;
@@ -407,7 +433,7 @@ TEST(PhaseTracker, EpochsBegunAndNeverEndedAreBounded) {
   Sample s;
   for (int64_t e = 0; e < 70; ++e) {
     TrainingEvent begin;
-    begin.type = TrainingEventType::kEpochBegin;
+    begin.type = EventType::kEpochBegin;
     begin.pid = 1;
     begin.t = 100 + static_cast<double>(e);
     begin.epoch = e;
@@ -430,12 +456,12 @@ TEST(PhaseTracker, EpochRecordSaysWhichCallItBelongsTo) {
   Sample s;
   for (int64_t epoch : {0, 1}) {
     TrainingEvent begin;
-    begin.type = TrainingEventType::kEpochBegin;
+    begin.type = EventType::kEpochBegin;
     begin.t = 100 + static_cast<double>(epoch);
     begin.epoch = epoch;
     if (epoch == 1) begin.call = 4;
     TrainingEvent end = begin;
-    end.type = TrainingEventType::kEpochEnd;
+    end.type = EventType::kEpochEnd;
     end.call.reset();
     end.t += 0.5;
     s.training.events = {begin, end};
@@ -450,12 +476,12 @@ TEST(PhaseTracker, EpochEnergyIntegratesPowerHeldBetweenReadings) {
   PhaseTracker tracker;
   std::vector<Event> events;
   TrainingEvent begin;
-  begin.type = TrainingEventType::kEpochBegin;
+  begin.type = EventType::kEpochBegin;
   begin.pid = 1;
   begin.t = 100;
   begin.epoch = 0;
   TrainingEvent end = begin;
-  end.type = TrainingEventType::kEpochEnd;
+  end.type = EventType::kEpochEnd;
   end.t = 102;
   end.steps = 10;
   for (int i = 0; i <= 20; ++i) {  // 2 s at 10 Hz
@@ -480,7 +506,7 @@ TEST(PhaseTracker, NestedEvalTimeCountsAsEvalAndOpenEpochsCloseAtTheEnd) {
   std::vector<Event> events;
   Sample s;
   TrainingEvent begin;
-  begin.type = TrainingEventType::kEpochBegin;
+  begin.type = EventType::kEpochBegin;
   begin.pid = 1;
   begin.t = 10;
   begin.epoch = 3;

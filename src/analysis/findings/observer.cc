@@ -7,9 +7,8 @@
 namespace tv {
 
 bool MarkFromTrainingEvent(const TrainingEvent& e, Mark* m) {
-  std::optional<EventType> type = EventTypeOf(e.type);
-  if (!type || *type == EventType::kTensorboardLogDir) return false;  // not a mark
-  m->type = *type;
+  if (e.type == EventType::kTensorboardLogDir) return false;  // not a mark
+  m->type = e.type;
   // As events.jsonl holds it: times to the millisecond.
   m->t = std::round(e.t * 1000) / 1000;
   m->pid = e.pid;
