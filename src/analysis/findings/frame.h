@@ -62,6 +62,21 @@ struct Frame {
   std::vector<RankFrame> ranks;  // when more than one process steps
 };
 
+// A GPU counts as the job's while the job is alive and holds memory on it.
+inline bool JobHolds(const Frame& f, const GpuFrame& gpu) {
+  return f.job_processes.value_or(1) > 0 && gpu.job_memory_bytes.value_or(0) > 0;
+}
+
+// The GPU memory the training needs at the row's peak: the framework
+// allocator's figure where it sends one (TensorFlow reserves nearly all memory
+// up front), else the driver's; `from_allocator` says which. Absent without a
+// figure or without the GPU's total to judge it against.
+inline std::optional<double> NeededMemoryBytes(const GpuFrame& gpu, bool* from_allocator) {
+  *from_allocator = gpu.allocator_allocated_max_bytes.has_value();
+  if (!gpu.memory_total_bytes || *gpu.memory_total_bytes <= 0) return std::nullopt;
+  return *from_allocator ? gpu.allocator_allocated_max_bytes : gpu.memory_used_max_bytes;
+}
+
 // Fills `frame` (reusing its vectors) from a row.
 void FrameFromRow(const Row& row, Frame* frame);
 // Reads lines of samples.jsonl into frames (with simdjson: a 24-hour run of

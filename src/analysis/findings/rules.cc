@@ -2,7 +2,9 @@
 
 #include "analysis/findings/cpu_io_bound.h"
 #include "analysis/findings/eval_heavy.h"
-#include "analysis/findings/gpu_rules.h"
+#include "analysis/findings/gpu_busy.h"
+#include "analysis/findings/gpu_device.h"
+#include "analysis/findings/gpu_held.h"
 #include "analysis/findings/host_memory.h"
 #include "analysis/findings/input_bound.h"
 #include "analysis/findings/oom_rule.h"
@@ -15,9 +17,8 @@ RuleSet MakeRules(const Thresholds& th) {
   auto input = std::make_unique<InputBoundRule>(th);  // input-bound
   auto progress = std::make_unique<ProgressRule>();   // slow-start, stalled
   auto cpu = std::make_unique<CpuIoBoundRule>(th);    // cpu-bound, io-bound
-  // gpu-unused, gpu-idle, gpu-memory-near-full, shared-gpu, low-gpu-util,
-  // batch-too-small, throttled, gpu-imbalance
-  auto gpus = std::make_unique<GpuRules>(*input, *cpu);
+  // low-gpu-util, batch-too-small, gpu-imbalance
+  auto busy = std::make_unique<GpuBusyRules>(*input, *cpu);
   // host-memory-leak, gpu-memory-leak, allocator-growth, oom-forecast
   auto memory = std::make_unique<MemoryRules>(th);
   set.progress = progress.get();
@@ -29,7 +30,11 @@ RuleSet MakeRules(const Thresholds& th) {
   set.all.push_back(std::move(cpu));
   set.all.push_back(std::make_unique<HostMemoryPressureRule>());  // host-memory-pressure
   set.all.push_back(std::make_unique<SwappingRule>());            // swapping
-  set.all.push_back(std::move(gpus));
+  set.all.push_back(std::make_unique<GpuHeldRule>());             // gpu-unused, gpu-idle
+  set.all.push_back(std::make_unique<GpuMemoryFullRule>());       // gpu-memory-near-full
+  set.all.push_back(std::make_unique<SharedGpuRule>());           // shared-gpu
+  set.all.push_back(std::move(busy));
+  set.all.push_back(std::make_unique<ThrottledRule>());  // throttled
   set.all.push_back(std::move(memory));
   set.all.push_back(std::make_unique<OomRule>());  // oom
   return set;

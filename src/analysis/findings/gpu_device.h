@@ -1,0 +1,41 @@
+// The rules on one GPU's own figures, for each GPU the job holds (JobHolds):
+// gpu-memory-near-full (the memory the training needs, at the row's peak),
+// shared-gpu (processes outside the job on it) and throttled (its clocks held
+// down while it works, over the last window).
+#pragma once
+
+#include <map>
+
+#include "analysis/findings/rule.h"
+
+namespace tv {
+
+class GpuMemoryFullRule : public Rule {
+ public:
+  void OnFrame(const Frame& f, RuleContext& cx) override;
+
+ private:
+  std::map<int, Tracker> full_;  // by GPU index
+};
+
+class SharedGpuRule : public Rule {
+ public:
+  void OnFrame(const Frame& f, RuleContext& cx) override;
+
+ private:
+  std::map<int, Tracker> shared_;  // by GPU index
+};
+
+class ThrottledRule : public Rule {
+ public:
+  void OnFrame(const Frame& f, RuleContext& cx) override;
+
+ private:
+  struct GpuState {
+    WindowMean busy, throttle;  // over the judged training rows of the last window_s
+    Tracker throttled;
+  };
+  std::map<int, GpuState> gpus_;
+};
+
+}  // namespace tv
