@@ -10,6 +10,7 @@
 
 #include "actions/actions_internal.h"
 #include "core/thread.h"
+#include "store/alert_record.h"
 
 namespace tv {
 namespace alert_actions {
@@ -61,13 +62,8 @@ void ActionHub::Abandon() {
 void Action::Fail(const std::string& message) {
   if (failure_reported_) return;
   failure_reported_ = true;
-  Event e;
-  e.t = UnixNow();
-  e.type = EventType::kAlertActionFailed;
-  e.fields["alert"] = rule_.name;
-  e.fields["action"] = kind_;
-  e.fields["message"] = message;
-  hub_->Report(std::move(e));
+  hub_->Report(AlertEvent(AlertActionFailedRecord{
+      .t = UnixNow(), .alert = rule_.name, .action = kind_, .message = message}));
 }
 
 double UnixNow() {
@@ -113,14 +109,11 @@ class SignalAction final : public Action {
                        strerror(errno)));
       return false;
     }
-    Event e;
-    e.t = UnixNow();
-    e.type = EventType::kAlertAction;
-    e.fields["alert"] = rule().name;
-    e.fields["action"] = "signal";
-    e.fields["signal"] = SignalName(sig);
-    e.fields["pid"] = pid;
-    hub().Report(std::move(e));
+    hub().Report(AlertEvent(AlertActionRecord{.t = UnixNow(),
+                                              .alert = rule().name,
+                                              .action = "signal",
+                                              .signal = SignalName(sig),
+                                              .pid = pid}));
     return true;
   }
 };
@@ -224,26 +217,21 @@ void RunChannel(const std::shared_ptr<Channel>& c) {
 
 // One alert_notices_lost event for the notices `channels` lost, if any.
 std::optional<Event> LostEvent(const std::vector<std::shared_ptr<Channel>>& channels) {
-  nlohmann::ordered_json actions = nlohmann::ordered_json::array();
-  int64_t total = 0;
+  AlertNoticesLostRecord lost;
   for (const auto& c : channels) {
     std::lock_guard<std::mutex> lock(c->mu);
     if (c->lost.total() == 0) continue;
-    total += c->lost.total();
-    actions.push_back({{"alert", c->action->rule().name},
-                       {"action", c->action->kind()},
-                       {"count", c->lost.total()},
-                       {"failed", c->lost.failed},
-                       {"queue_full", c->lost.queue_full},
-                       {"run_ended", c->lost.run_ended}});
+    lost.count += c->lost.total();
+    lost.actions.push_back({.alert = c->action->rule().name,
+                            .action = c->action->kind(),
+                            .count = c->lost.total(),
+                            .failed = c->lost.failed,
+                            .queue_full = c->lost.queue_full,
+                            .run_ended = c->lost.run_ended});
   }
-  if (total == 0) return std::nullopt;
-  Event e;
-  e.t = UnixNow();
-  e.type = EventType::kAlertNoticesLost;
-  e.fields["count"] = total;
-  e.fields["actions"] = std::move(actions);
-  return e;
+  if (lost.count == 0) return std::nullopt;
+  lost.t = UnixNow();
+  return AlertEvent(lost);
 }
 
 }  // namespace

@@ -5,6 +5,11 @@
 namespace tv {
 namespace {
 
+// The line of an event of `type` with `fields`.
+std::string FormatAlertLine(std::string_view type, const nlohmann::ordered_json& fields) {
+  return tv::FormatAlertLine(Event{.type = *ParseEventType(type), .fields = fields});
+}
+
 TEST(AlertLines, AResolvedAlertSaysWhatHoldsNow) {
   nlohmann::ordered_json fields = {{"alert", "job-mem-high"},
                                    {"firing_s", 12.0},
@@ -52,6 +57,35 @@ TEST(AlertLines, OneLostNoticeIsSingular) {
       {"actions", {{{"alert", "r"}, {"action", "webhook"}, {"count", 1}, {"run_ended", 1}}}}};
   EXPECT_EQ(FormatAlertLine("alert_notices_lost", fields),
             "trainvitals: 1 alert notice was not delivered (r webhook: 1 cut off by the end)");
+}
+
+TEST(AlertLines, AFiringAlertSaysItsSeverityAndGpu) {
+  nlohmann::ordered_json fields = {{"alert", "gpu-low-util"},
+                                   {"severity", "critical"},
+                                   {"gpu", 1},
+                                   {"summary", "GPU 1 util 3% under 20%"}};
+  EXPECT_EQ(FormatAlertLine("alert_firing", fields),
+            "trainvitals: ALERT gpu-low-util (critical, GPU 1): GPU 1 util 3% under 20%");
+  EXPECT_EQ(FormatAlertLine("alert_action_failed",
+                            {{"alert", "r"}, {"action", "webhook"}, {"message", "HTTP 500"}}),
+            "trainvitals: alert r: its webhook failed: HTTP 500");
+  // An event its record cannot read says nothing.
+  EXPECT_EQ(FormatAlertLine("alert_firing", {{"alert", "r"}, {"gpu", "one"}}), "");
+}
+
+TEST(AlertLines, TheSummarySaysEachAlertThatFired) {
+  std::vector<AlertRecord> alerts(2);
+  alerts[0] = {.alert = "job-memory-high", .times_fired = 1, .firing_s = 5.1, .summary = "s"};
+  alerts[1] = {.alert = "gpu-low-util",
+               .severity = Severity::kCritical,
+               .gpu = 0,
+               .times_fired = 3,
+               .firing_s = 75,
+               .summary = "t"};
+  EXPECT_EQ(FormatAlerts(alerts),
+            "  Alerts   job-memory-high (warning): fired once, 5.1 s in all: s\n"
+            "  Alerts   gpu-low-util (GPU 0) (critical): fired 3 times, 1:15 in all: t\n");
+  EXPECT_EQ(FormatAlerts({}), "");
 }
 
 }  // namespace

@@ -243,7 +243,8 @@ void StatusLine::OnEvent(const Event& event) {
   } else if (event.type == EventType::kAlertFiring || event.type == EventType::kAlertResolved ||
              event.type == EventType::kAlertActionFailed ||
              event.type == EventType::kAlertNoticesLost) {
-    line = FormatAlertLine(EventTypeName(event.type), event.fields);
+    line = FormatAlertLine(event);
+    if (line.empty()) return;
   } else {
     return;
   }

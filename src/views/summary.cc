@@ -8,6 +8,7 @@
 #include "core/escape.h"
 #include "core/format.h"
 #include "core/metrics.h"
+#include "store/alert_record.h"
 #include "store/epoch_record.h"
 #include "views/alert_lines.h"
 #include "views/cost_lines.h"
@@ -338,7 +339,9 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
   }
   out += FormatMemoryTrends(s.value("memory_trends", nlohmann::ordered_json()));
   out += FormatCost(s.value("cost", nlohmann::ordered_json()));
-  out += FormatAlerts(s.value("alerts", nlohmann::ordered_json()));
+  if (std::vector<AlertRecord> alerts; AlertsFromSummary(s, &alerts).ok()) {
+    out += FormatAlerts(alerts);
+  }
   out += FormatVerdict(s.value("health", nlohmann::ordered_json()),
                        s.value("findings", nlohmann::ordered_json()));
   if (s.contains("run_dir")) {

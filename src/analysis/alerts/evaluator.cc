@@ -278,23 +278,25 @@ std::string AlertValueText(const AlertRule& rule, double v) {
   }
 }
 
-nlohmann::ordered_json AlertEvaluator::Summary() const {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+std::vector<AlertRecord> AlertEvaluator::Summary() const {
+  std::vector<AlertRecord> out;
   for (const Impl::RuleState& rs : impl_->states) {
     for (const Impl::Instance& in : rs.instances) {
       if (!in.used || in.times_fired == 0) continue;
       const AlertRule& r = *rs.rule;
-      nlohmann::ordered_json a = {{"alert", r.name}, {"severity", r.severity}};
-      if (in.gpu >= 0) a["gpu"] = in.gpu;
-      a["expr"] = r.expr.text;
-      if (r.expr.finding.empty()) a["threshold"] = r.expr.threshold;
-      a["times_fired"] = in.times_fired;
-      a["first_fired_t"] = std::round(in.first_fired_t * 1000) / 1000;
-      if (in.last_resolved_t) a["last_resolved_t"] = std::round(*in.last_resolved_t * 1000) / 1000;
-      a["firing_s"] =
+      AlertRecord a;
+      a.alert = r.name;
+      a.severity = AlertSeverity(r);
+      if (in.gpu >= 0) a.gpu = in.gpu;
+      a.expr = r.expr.text;
+      if (r.expr.finding.empty()) a.threshold = r.expr.threshold;
+      a.times_fired = in.times_fired;
+      a.first_fired_t = std::round(in.first_fired_t * 1000) / 1000;
+      if (in.last_resolved_t) a.last_resolved_t = std::round(*in.last_resolved_t * 1000) / 1000;
+      a.firing_s =
           std::round((in.firing_s + (in.firing ? impl_->last_t - in.starts_at : 0)) * 10) / 10;
-      if (in.worst) a["worst_value"] = RoundAsWritten(*in.worst, false);
-      a["summary"] = AlertSummaryText(r, in.gpu, in.worst);
+      if (in.worst) a.worst_value = RoundAsWritten(*in.worst, false);
+      a.summary = AlertSummaryText(r, in.gpu, in.worst);
       out.push_back(std::move(a));
     }
   }

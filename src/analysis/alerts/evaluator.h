@@ -11,13 +11,13 @@
 #pragma once
 
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
 
 #include "analysis/alerts/notice.h"
 #include "analysis/alerts/rule.h"
 #include "core/row.h"
+#include "store/alert_record.h"
 
 namespace tv {
 
@@ -44,10 +44,9 @@ class AlertEvaluator {
   void Finish(double t, std::vector<AlertChange>* changes);
   // Each instance that has fired so far, and whether it fires now.
   void States(std::vector<Row::Alert>* out) const;
-  // summary.json "alerts": per instance that fired: alert, severity, gpu,
-  // first_fired_t, last_resolved_t, times_fired, firing_s, firing (at the end),
-  // peak value, summary.
-  nlohmann::ordered_json Summary() const;
+  // summary.json "alerts": one record per instance that fired (how often,
+  // when first, how long in all, its worst value), rounded as written.
+  std::vector<AlertRecord> Summary() const;
 
  private:
   struct Impl;

@@ -201,12 +201,13 @@ TEST(AlertEvaluator, FinishResolvesAndSummarises) {
   ev.Finish(6, &changes);
   ASSERT_EQ(changes.size(), 4u);
   EXPECT_EQ(changes[3].state, State::kResolved);
-  nlohmann::ordered_json s = ev.Summary();
+  std::vector<AlertRecord> s = ev.Summary();
   ASSERT_EQ(s.size(), 1u);
-  EXPECT_EQ(s[0]["alert"], "r");
-  EXPECT_EQ(s[0]["times_fired"], 2);
-  EXPECT_DOUBLE_EQ(s[0]["firing_s"].get<double>(), 2 + 2);  // 1..3 and 4..6
-  EXPECT_DOUBLE_EQ(s[0]["worst_value"].get<double>(), 7);
+  EXPECT_EQ(s[0].alert, "r");
+  EXPECT_EQ(s[0].times_fired, 2);
+  EXPECT_DOUBLE_EQ(s[0].firing_s, 2 + 2);  // 1..3 and 4..6
+  ASSERT_TRUE(s[0].worst_value.has_value());
+  EXPECT_DOUBLE_EQ(*s[0].worst_value, 7);
 }
 
 TEST(AlertEvaluator, OnlyTheRunsEndMarksAResolveAsTheEnds) {

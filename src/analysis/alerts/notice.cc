@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "store/alert_record.h"
+
 namespace tv {
 
 std::string_view StateName(AlertNotice::State state) {
@@ -56,9 +58,11 @@ nlohmann::ordered_json NoticeJson(const AlertNotice& notice, const AlertContext&
   j["starts_at"] = notice.starts_at;
   j["ends_at"] = notice.state == AlertNotice::State::kResolved ? nlohmann::ordered_json(notice.t)
                                                                : nlohmann::ordered_json();
-  j["resolved_by"] = notice.state != AlertNotice::State::kResolved
-                         ? nlohmann::ordered_json()
-                         : nlohmann::ordered_json(notice.run_ended ? "run_end" : "condition");
+  j["resolved_by"] =
+      notice.state != AlertNotice::State::kResolved
+          ? nlohmann::ordered_json()
+          : nlohmann::ordered_json(AlertResolvedByName(
+                notice.run_ended ? AlertResolvedBy::kRunEnd : AlertResolvedBy::kCondition));
   j["run"] = context.run;
   j["host"] = context.host;
   j["text"] = NoticeText(notice, context);

@@ -38,8 +38,9 @@ struct AlertContext {
 // "firing", "repeat" or "resolved".
 std::string_view StateName(AlertNotice::State state);
 
-// The alert as one JSON document: what the webhook posts, the command reads
-// on stdin and alert_* events carry: name, state, severity, gpu, value,
+// The alert as one JSON document, what the webhook posts and the command
+// reads on stdin (a wire format; the alert_* events of events.jsonl are
+// store/alert_record.h's): name, state, severity, gpu, value,
 // threshold, expr, summary, labels, starts_at, ends_at, resolved_by
 // ("condition" or "run_end"; null unless resolved), run, host, and a
 // Slack-compatible "text".

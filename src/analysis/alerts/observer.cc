@@ -40,24 +40,22 @@ void AlertsObserver::Emit(const AlertChange& c, std::vector<Event>* events) {
                        ? AlertResolvedText(r, c.gpu, c.value, c.run_ended, c.held)
                        : AlertSummaryText(r, c.gpu, c.value);
   if (c.state != AlertNotice::State::kRepeat) {
-    Event e;
+    AlertEventRecord e;
+    e.resolved = c.state == AlertNotice::State::kResolved;
     e.t = c.t;
-    e.type = c.state == AlertNotice::State::kFiring ? EventType::kAlertFiring
-                                                    : EventType::kAlertResolved;
-    auto& f = e.fields;
-    f["alert"] = r.name;
-    f["severity"] = r.severity;
-    if (c.gpu >= 0) f["gpu"] = c.gpu;
-    if (c.value) f["value"] = RoundAsWritten(*c.value, false);
-    if (r.expr.finding.empty()) f["threshold"] = r.expr.threshold;
-    f["expr"] = r.expr.text;
-    f["summary"] = notice.summary;
-    f["starts_at"] = std::round(c.starts_at * 1000) / 1000;
-    if (c.state == AlertNotice::State::kResolved) {
-      f["firing_s"] = std::round((c.t - c.starts_at) * 10) / 10;
-      f["resolved_by"] = c.run_ended ? "run_end" : "condition";
+    e.alert = r.name;
+    e.severity = AlertSeverity(r);
+    if (c.gpu >= 0) e.gpu = c.gpu;
+    if (c.value) e.value = RoundAsWritten(*c.value, false);
+    if (r.expr.finding.empty()) e.threshold = r.expr.threshold;
+    e.expr = r.expr.text;
+    e.summary = notice.summary;
+    e.starts_at = std::round(c.starts_at * 1000) / 1000;
+    if (e.resolved) {
+      e.firing_s = std::round((c.t - c.starts_at) * 10) / 10;
+      e.resolved_by = c.run_ended ? AlertResolvedBy::kRunEnd : AlertResolvedBy::kCondition;
     }
-    events->push_back(std::move(e));
+    events->push_back(AlertEvent(e));
   }
   if (c.state == AlertNotice::State::kFiring && r.actions.stop && stop_) stop_(r);
   // The signal acts only as an alert begins firing; AlertActions skips the others.

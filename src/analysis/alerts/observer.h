@@ -18,6 +18,7 @@
 #include "analysis/alerts/notice.h"
 #include "core/sampler.h"
 #include "core/summary_part.h"
+#include "store/alert_record.h"
 
 namespace tv {
 
@@ -37,9 +38,11 @@ class AlertsObserver final : public SampleObserver, public SummaryPart {
   void OnFinish(double t, std::vector<Event>* events) override;
 
   // summary.json "alerts": each instance that fired (when, how often, how long).
-  nlohmann::ordered_json Summary() const { return evaluator_.Summary(); }
+  std::vector<AlertRecord> Summary() const { return evaluator_.Summary(); }
   // Its part of summary.json: "alerts" (Summary).
-  void AddTo(nlohmann::ordered_json* summary) const override { (*summary)["alerts"] = Summary(); }
+  void AddTo(nlohmann::ordered_json* summary) const override {
+    SetSummaryAlerts(Summary(), summary);
+  }
 
  private:
   void Emit(const AlertChange& change, std::vector<Event>* events);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/metrics.h"
+#include "core/severity.h"
 
 namespace tv {
 
@@ -80,5 +81,11 @@ struct AlertRule {
   bool builtin = false;
   std::string where;  // "FILE:LINE" of its table, or "built-in"
 };
+
+// The rule's severity as its records hold it (a rule's file accepts only
+// info, warning and critical).
+inline Severity AlertSeverity(const AlertRule& rule) {
+  return ParseSeverity(rule.severity).value_or(Severity::kWarning);
+}
 
 }  // namespace tv

@@ -11,6 +11,7 @@
 
 #include "core/json_shape.h"
 #include "core/run_file.h"
+#include "store/alert_record.h"
 #include "store/epoch_record.h"
 #include "store/finding_record.h"
 #include "views/report/downsample.h"
@@ -183,12 +184,12 @@ std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nloh
   }
   std::map<std::string, size_t> firing;  // alert (and GPU) -> its span
   for (const auto& e : events) {
-    std::string type = Text(e, "type");
-    if (type != "alert_firing" && type != "alert_resolved") continue;
-    std::string name = Text(e, "alert");
-    if (e.contains("gpu")) name += fmt::format(" (GPU {})", Text(e, "gpu"));
-    double t = e["t"].get<double>() - start_t;
-    if (type == "alert_firing") {
+    AlertEventRecord alert;
+    if (!AlertFromEventLine(e, &alert).ok()) continue;  // another event's line
+    std::string name = alert.alert;
+    if (alert.gpu) name += fmt::format(" (GPU {})", *alert.gpu);
+    double t = alert.t - start_t;
+    if (!alert.resolved) {
       firing[name] = spans.size();
       spans.push_back(Span{t, std::nullopt, "alert", name});
     } else if (auto it = firing.find(name); it != firing.end()) {

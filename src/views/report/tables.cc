@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/format.h"
+#include "store/alert_record.h"
 #include "store/epoch_record.h"
 #include "store/finding_record.h"
 #include "views/report/page.h"
@@ -178,17 +179,18 @@ std::string Findings(const ReportRun& run, const std::string& id) {
 
 std::string Alerts(const ReportRun& run, const std::string& id) {
   std::vector<std::string> rows;
-  for (const auto& a : Field(run.summary, "alerts")) {
-    std::string r = Cell(a.value("alert", ""));
-    r += Cell(a.value("severity", ""));
-    r += Cell(a.contains("gpu") ? Field(a, "gpu").dump() : "");
-    r += Cell(Or(Num(a, "times_fired"), Plain));
-    auto first = Num(a, "first_fired_t");
-    r += Cell(first ? Elapsed(*first - run.start_t) : "");
-    r += Cell(Or(Num(a, "firing_s"), FormatDuration));
-    r += Cell(Or(Num(a, "worst_value"), Plain));
-    r += Cell(Or(Num(a, "threshold"), Plain));
-    r += Cell(a.value("summary", ""));
+  std::vector<AlertRecord> alerts;
+  (void)AlertsFromSummary(run.summary, &alerts);  // those before a wrong one, if any
+  for (const AlertRecord& a : alerts) {
+    std::string r = Cell(a.alert);
+    r += Cell(std::string(SeverityName(a.severity)));
+    r += Cell(a.gpu ? std::to_string(*a.gpu) : "");
+    r += Cell(Plain(static_cast<double>(a.times_fired)));
+    r += Cell(Elapsed(a.first_fired_t - run.start_t));
+    r += Cell(FormatDuration(a.firing_s));
+    r += Cell(Or(a.worst_value, Plain));
+    r += Cell(Or(a.threshold, Plain));
+    r += Cell(a.summary);
     rows.push_back(std::move(r));
   }
   return Table(id, "Alerts",
