@@ -8,7 +8,7 @@ namespace tv {
 namespace {
 
 // One rule from its expression and timing.
-std::shared_ptr<const std::vector<AlertRule>> OneRule(std::string expr, double for_s = 0,
+std::shared_ptr<const std::vector<AlertRule>> OneRule(const std::string& expr, double for_s = 0,
                                                       double keep_s = 0, double repeat_s = 0) {
   AlertRule r;
   r.name = "r";
@@ -226,7 +226,7 @@ TEST(AlertEvaluator, OnlyTheRunsEndMarksAResolveAsTheEnds) {
 }
 
 // A rule from its expression alone.
-AlertRule RuleOf(std::string expr) {
+AlertRule RuleOf(const std::string& expr) {
   AlertRule r;
   r.name = "r";
   r.expr = ParseAlertExpr(expr);
