@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/headline.h"
-#include "store/epoch_record.h"
+#include "core/json_read.h"
+#include "store/headline.h"
 
 namespace tv {
 namespace {
@@ -22,29 +22,16 @@ double Sig(double v) {
   double scale = std::pow(10.0, 5 - std::floor(std::log10(std::fabs(v))));
   return std::round(v * scale) / scale;
 }
-Json Hours(double v) { return Sig(v); }
-Json Money(double v) { return Sig(v); }
-
-std::optional<double> Number(const Json& j, std::string_view key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
-void PutMoney(const MoneyParts& m, bool parts, Json* out) {
-  std::optional<double> total = m.Total();
-  if (!total) return;
-  (*out)["money"] = Money(*total);
-  if (!parts) return;
-  if (m.gpu_hours) (*out)["money_gpu_hours"] = Money(*m.gpu_hours);
-  if (m.energy) (*out)["money_energy"] = Money(*m.energy);
-}
+double Hours(double v) { return Sig(v); }
+double Money(double v) { return Sig(v); }
 
 // An epoch's or phase's GPU-hours and busy GPU-hours on the used GPUs, from
 // its record's gpus[] (util_ratio_mean or sm_active_ratio_mean).
+template <typename SpanCost>
 void PutSpanHours(const SpanResources& record, double duration_s,
-                  std::span<const GpuUse* const> used, std::optional<BusyBasis> basis, Json* out) {
-  (*out)["gpu_hours"] = Hours(duration_s * static_cast<double>(used.size()) / 3600);
+                  std::span<const GpuUse* const> used, std::optional<BusyBasis> basis,
+                  SpanCost* out) {
+  out->gpu_hours = Hours(duration_s * static_cast<double>(used.size()) / 3600);
   if (!basis) return;
   std::optional<double> SpanGpu::*field =
       *basis == BusyBasis::kSmActive ? &SpanGpu::sm_active_ratio_mean : &SpanGpu::util_ratio_mean;
@@ -56,16 +43,17 @@ void PutSpanHours(const SpanResources& record, double duration_s,
       if (auto b = g.*field) busy += *b, ++found;
     }
   }
-  if (!used.empty() && found == used.size())
-    (*out)["busy_gpu_hours"] = Hours(busy * duration_s / 3600);
+  if (!used.empty() && found == used.size()) out->busy_gpu_hours = Hours(busy * duration_s / 3600);
 }
 
-Json EpochCost(const EpochRecord& epoch, std::span<const GpuUse* const> used,
-               std::optional<BusyBasis> basis, const CostRates& rates) {
+EpochCost CostOfEpoch(const EpochRecord& epoch, std::span<const GpuUse* const> used,
+                      std::optional<BusyBasis> basis, const CostRates& rates) {
   double duration = epoch.duration_s;
-  Json out = {{"epoch", epoch.epoch}, {"duration_s", Round(duration, 1e3)}};
-  if (epoch.call) out["call"] = *epoch.call;
-  if (!epoch.complete) out["complete"] = false;
+  EpochCost out;
+  out.epoch = epoch.epoch;
+  out.duration_s = Round(duration, 1e3);
+  out.call = epoch.call;
+  out.complete = epoch.complete;
   PutSpanHours(epoch.resources, duration, used, basis, &out);
   std::optional<double> gpu_joules;
   for (const GpuUse* u : used) {
@@ -76,142 +64,173 @@ Json EpochCost(const EpochRecord& epoch, std::span<const GpuUse* const> used,
   }
   std::optional<double> kwh = EnergyKwh(gpu_joules, epoch.resources.cpu_energy_joules, rates);
   if (kwh) {
-    out["energy_kwh"] = Hours(*kwh);
-    out["co2e_kg"] = Hours(*kwh * rates.grid_g_per_kwh / 1000);
+    out.energy_kwh = Hours(*kwh);
+    out.co2e_kg = Hours(*kwh * rates.grid_g_per_kwh / 1000);
   }
-  PutMoney(PriceSpan(rates, used, duration / 3600, kwh), false, &out);
+  if (auto money = PriceSpan(rates, used, duration / 3600, kwh).Total()) out.money = Money(*money);
   return out;
+}
+
+// Where the run's time went (summary.json health.goodput.ratios), as shares
+// of the held time that did not train: they do not overlap, so they add up to
+// at most 100 %. Each only when above 0.
+CostLost LostOf(const Json& summary) {
+  CostLost lost;
+  const Json* ratios = nullptr;
+  if (const Json* health = JsonAt(summary, "health")) {
+    if (const Json* goodput = JsonAt(*health, "goodput")) ratios = JsonAt(*goodput, "ratios");
+  }
+  if (ratios == nullptr) return lost;
+  for (auto [key, field] : {std::pair{"startup", &CostLost::startup_ratio},
+                            std::pair{"data_wait", &CostLost::data_wait_ratio},
+                            std::pair{"evaluation", &CostLost::evaluation_ratio},
+                            std::pair{"checkpoint", &CostLost::checkpoint_ratio},
+                            std::pair{"stalled", &CostLost::stalled_ratio},
+                            std::pair{"idle_gpu", &CostLost::idle_gpu_ratio}}) {
+    if (auto r = JsonNumber(*ratios, key); r && *r > 0) lost.*field = *r;
+  }
+  return lost;
 }
 
 }  // namespace
 
-Json BuildCost(const Json& summary, const std::vector<GpuInfo>& meta_gpus, const CostRates& rates) {
-  std::optional<double> duration = Number(summary, "duration_s");
-  if (!duration) return Json();
-  std::vector<GpuUse> gpus = GpuUsesOf(summary);
+std::optional<CostInputs> CostInputsOf(const Json& summary) {
+  std::optional<double> duration = JsonNumber(summary, "duration_s");
+  if (!duration) return std::nullopt;
+  CostInputs in;
+  in.duration_s = *duration;
+  in.gpus = GpuUsesOf(summary);
+  if (const Json* host = JsonAt(summary, "host")) {
+    in.cpu_energy_joules = JsonNumber(*host, "cpu_energy_joules");
+  }
+  in.lost = LostOf(summary);
+  if (Status s = EpochsFromSummary(summary, &in.epochs); !s.ok())
+    throw std::invalid_argument(s.message());
+  if (Status s = PhasesFromSummary(summary, &in.phases); !s.ok())
+    throw std::invalid_argument(s.message());
+  return in;
+}
+
+std::optional<CostRecord> BuildCost(const Json& summary, const std::vector<GpuInfo>& meta_gpus,
+                                    const CostRates& rates) {
+  std::optional<CostInputs> in = CostInputsOf(summary);
+  if (!in) return std::nullopt;
+  return BuildCost(*in, meta_gpus, rates);
+}
+
+CostRecord BuildCost(const CostInputs& in, const std::vector<GpuInfo>& meta_gpus,
+                     const CostRates& rates) {
+  std::vector<GpuUse> gpus = in.gpus;
   std::vector<std::string> models;
   for (GpuUse& g : gpus) {
     models.push_back(GpuModelOf(meta_gpus, g.index));
     g.gpu_hour_price = GpuHourPrice(rates, models.back());
   }
-  std::optional<double> cpu_joules;
-  auto host = summary.find("host");
-  if (host != summary.end() && host->is_object()) cpu_joules = Number(*host, "cpu_energy_joules");
   // The figures as the live rows have them (core/run_cost.h), written here.
-  RunCost run = ComputeRunCost(gpus, cpu_joules, *duration, rates);
+  RunCost run = ComputeRunCost(gpus, in.cpu_energy_joules, in.duration_s, rates);
   const std::vector<const GpuUse*>& used = run.used;
   std::optional<BusyBasis> basis;
   if (run.busy) basis = run.busy->basis;
-  double hours_each = *duration / 3600;
+  double hours_each = in.duration_s / 3600;
   double held = hours_each * static_cast<double>(used.size());
 
-  Json c = {{"gpus_used", used.size()}, {"gpu_hours", Hours(held)}};
+  CostRecord c;
+  c.gpus_used = static_cast<int64_t>(used.size());
+  c.gpu_hours = Hours(held);
   if (run.busy) {
     double busy = run.busy->ratio * held;
-    c["busy_gpu_hours"] = Hours(busy);
-    c["busy_basis"] = BusyBasisName(run.busy->basis);
-    c["busy_ratio"] = Round(run.busy->ratio, 1e4);
-    c["wasted_gpu_hours"] = Hours(held - busy);
+    c.busy_gpu_hours = Hours(busy);
+    c.busy_basis = BusyBasisName(run.busy->basis);
+    c.busy_ratio = Round(run.busy->ratio, 1e4);
+    c.wasted_gpu_hours = Hours(held - busy);
   }
-
-  // Shares of the held time that did not train, from where the run's time
-  // went (health.goodput): they do not overlap, so they add up to at most 100 %.
-  Json lost = Json::object();
-  const Json health = summary.value("health", Json::object());
-  const Json ratios = health.value("goodput", Json::object()).value("ratios", Json::object());
-  for (const char* key :
-       {"startup", "data_wait", "evaluation", "checkpoint", "stalled", "idle_gpu"}) {
-    if (auto r = Number(ratios, key); r && *r > 0) lost[std::string(key) + "_ratio"] = *r;
-  }
-  if (!used.empty()) c["lost"] = std::move(lost);
+  if (!used.empty()) c.lost = in.lost;
 
   if (run.energy_kwh) {
-    if (run.gpu_energy_joules) c["gpu_energy_kwh"] = Hours(*run.gpu_energy_joules / kJoulesPerKwh);
-    if (cpu_joules) c["cpu_energy_kwh"] = Hours(*cpu_joules / kJoulesPerKwh);
-    c["pue"] = rates.pue;
-    c["energy_kwh"] = Hours(*run.energy_kwh);
-    c["grid_g_per_kwh"] = rates.grid_g_per_kwh;
-    c["co2e_kg"] = Hours(*run.energy_kwh * rates.grid_g_per_kwh / 1000);
-    c["co2e_estimate"] = true;
+    if (run.gpu_energy_joules) c.gpu_energy_kwh = Hours(*run.gpu_energy_joules / kJoulesPerKwh);
+    if (in.cpu_energy_joules) c.cpu_energy_kwh = Hours(*in.cpu_energy_joules / kJoulesPerKwh);
+    c.pue = rates.pue;
+    c.energy_kwh = Hours(*run.energy_kwh);
+    c.grid_g_per_kwh = rates.grid_g_per_kwh;
+    c.co2e_kg = Hours(*run.energy_kwh * rates.grid_g_per_kwh / 1000);
+    c.co2e_estimate = true;
   }
-  if (!run.currency.empty()) c["currency"] = run.currency;
-  PutMoney(run.money, true, &c);
+  c.currency = run.currency;
+  if (std::optional<double> total = run.money.Total()) {
+    c.money = Money(*total);
+    if (run.money.gpu_hours) c.money_gpu_hours = Money(*run.money.gpu_hours);
+    if (run.money.energy) c.money_energy = Money(*run.money.energy);
+  }
   // GPU-hour prices given, but none for a model the job used: said, not guessed.
   if (!rates.gpu_hour_price.empty()) {
-    Json unpriced = Json::array();
     for (const GpuUse* u : used) {
       const std::string& model = models[static_cast<size_t>(u - gpus.data())];
-      if (!u->gpu_hour_price &&
-          std::find(unpriced.begin(), unpriced.end(), model) == unpriced.end()) {
-        unpriced.push_back(model);
+      if (!u->gpu_hour_price && std::find(c.unpriced_models.begin(), c.unpriced_models.end(),
+                                          model) == c.unpriced_models.end()) {
+        c.unpriced_models.push_back(model);
       }
     }
-    if (!unpriced.empty()) c["unpriced_models"] = std::move(unpriced);
   }
 
-  std::vector<EpochRecord> epochs;
-  PhaseRecords phases;
-  if (Status s = EpochsFromSummary(summary, &epochs); !s.ok())
-    throw std::invalid_argument(s.message());
-  if (Status s = PhasesFromSummary(summary, &phases); !s.ok())
-    throw std::invalid_argument(s.message());
-  Json epoch_costs = Json::array();
-  for (const EpochRecord& e : epochs) epoch_costs.push_back(EpochCost(e, used, basis, rates));
-  Json phase_costs = Json::object();
-  for (const auto& [name, p] : phases) {
-    Json pc = {{"duration_s", Round(p.duration_s, 1e3)}};
+  for (const EpochRecord& e : in.epochs) c.epochs.push_back(CostOfEpoch(e, used, basis, rates));
+  for (const auto& [name, p] : in.phases) {
+    PhaseCost& pc = c.phases.emplace_back(name, PhaseCost{}).second;
+    pc.duration_s = Round(p.duration_s, 1e3);
     PutSpanHours(p.resources, p.duration_s, used, basis, &pc);
-    if (p.share) pc["share"] = *p.share;
-    phase_costs[name] = std::move(pc);
+    pc.share = p.share;
   }
 
   // The forecast: the last framework call, if it said how many epochs it plans.
-  Json forecast;
-  if (!epochs.empty()) {
-    const EpochRecord& last = epochs.back();
+  if (!in.epochs.empty()) {
+    const EpochRecord& last = in.epochs.back();
     std::optional<int64_t> planned = last.planned_epochs;
     if (planned && *planned >= 0 && *planned <= 1000000000) {
-      Json call_epochs = Json::array();
-      for (size_t i = 0; i < epochs.size(); ++i) {
-        if (epochs[i].call == last.call) call_epochs.push_back(epoch_costs[i]);
+      std::vector<EpochCost> call_epochs;
+      for (size_t i = 0; i < in.epochs.size(); ++i) {
+        if (in.epochs[i].call == last.call) call_epochs.push_back(c.epochs[i]);
       }
-      Json so_far = {{"duration_s", *duration}};
-      for (const char* key : {"energy_kwh", "co2e_kg", "money"}) {
-        if (c.contains(key)) so_far[key] = c[key];
-      }
-      forecast = ForecastCost(so_far, call_epochs, *planned);
+      c.forecast = ForecastCost(in.duration_s, c, call_epochs, *planned);
     }
   }
-  c["epochs"] = std::move(epoch_costs);
-  c["phases"] = std::move(phase_costs);
-  if (!forecast.is_null()) c["forecast"] = std::move(forecast);
   return c;
 }
 
-Json ForecastCost(const Json& so_far, const Json& epochs, int64_t planned) {
-  std::vector<const Json*> complete;
-  for (const Json& e : epochs) {
-    if (e.is_object() && e.value("complete", true)) complete.push_back(&e);
+std::optional<CostForecast> ForecastCost(double duration_s, const CostRecord& so_far,
+                                         std::span<const EpochCost> epochs, int64_t planned) {
+  std::vector<const EpochCost*> complete;
+  for (const EpochCost& e : epochs) {
+    if (e.complete) complete.push_back(&e);
   }
   auto done = static_cast<int64_t>(complete.size());
-  if (done == 0 || done >= planned) return Json();
+  if (done == 0 || done >= planned) return std::nullopt;
   auto left = static_cast<double>(planned - done);
-  Json out = {{"planned_epochs", planned}, {"epochs_done", done}};
+  CostForecast out;
+  out.planned_epochs = planned;
+  out.epochs_done = done;
   // Each figure: so far plus the mean of the complete epochs for each one left.
-  for (const char* key : {"duration_s", "energy_kwh", "co2e_kg", "money"}) {
-    std::optional<double> now = Number(so_far, key);
+  struct Figure {
+    std::optional<double> now;
+    std::optional<double> EpochCost::*each;
+    std::optional<double> CostForecast::*total;
+    double (*round)(double);
+  };
+  const Figure figures[] = {
+      {duration_s, &EpochCost::duration_s, &CostForecast::duration_s,
+       [](double v) { return Round(v, 1e1); }},
+      {so_far.energy_kwh, &EpochCost::energy_kwh, &CostForecast::energy_kwh, Hours},
+      {so_far.co2e_kg, &EpochCost::co2e_kg, &CostForecast::co2e_kg, Hours},
+      {so_far.money, &EpochCost::money, &CostForecast::money, Money},
+  };
+  for (const Figure& f : figures) {
     double sum = 0;
     bool every = true;
-    for (const Json* e : complete) {
-      std::optional<double> v = Number(*e, key);
+    for (const EpochCost* e : complete) {
+      std::optional<double> v = e->*f.each;
       if (!v) every = false;
       sum += v.value_or(0);
     }
-    if (!now || !every) continue;
-    double total = *now + left * sum / static_cast<double>(done);
-    out[key] = std::string_view(key) == "duration_s" ? Json(Round(total, 1e1))
-               : std::string_view(key) == "money"    ? Money(total)
-                                                     : Hours(total);
+    if (!f.now || !every) continue;
+    out.*f.total = f.round(*f.now + left * sum / static_cast<double>(done));
   }
   return out;
 }

@@ -2,12 +2,14 @@
 // and what that cost in money and CO2e, for the whole run, per epoch and per
 // phase, with a forecast of the whole run when its planned epochs are known.
 //
-// A pure function of summary.json and meta.json, so a run directory written
-// before costs existed is costed exactly as a new one (`runs import`,
-// `report`, `compare`). Rates come from the config file's [cost] table
-// (docs/cost.md), never from the code: with no price, no money is said. The
-// used-GPU rule and the run-level arithmetic (busy share, energy, money) are
-// core/run_cost.h's, which the live row figures use too (cost_observer.h).
+// A pure function of what summary.json says of the run (CostInputs), so a
+// run directory written before costs existed is costed exactly as a new one
+// (`runs import`, `report`, `compare`), and of its GPUs' models. Rates come
+// from the config file's [cost] table (docs/cost.md), never from the code:
+// with no price, no money is said. The used-GPU rule and the run-level
+// arithmetic (busy share, energy, money) are core/run_cost.h's, which the live
+// row figures use too (cost_observer.h). The cost is a CostRecord
+// (store/cost_record.h), the one place that knows its keys in summary.json.
 //
 // summary.json "cost" (docs/schema.md):
 //   gpus_used            GPUs the job used (its processes or memory on them;
@@ -37,10 +39,15 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "core/gpu_info.h"
 #include "core/run_cost.h"
+#include "store/cost_record.h"
+#include "store/epoch_record.h"
 
 namespace tv {
 
@@ -49,18 +56,35 @@ namespace tv {
 // key, type or value.
 CostRates LoadCostRates(const std::string& path);
 
-// summary.json's "cost" from the summary and meta.json's GPUs (for their models).
-// Null when the summary has no duration. Throws std::invalid_argument naming
-// the key when an epoch or phase record is of the wrong shape
-// (store/epoch_record.h).
-nlohmann::ordered_json BuildCost(const nlohmann::ordered_json& summary,
-                                 const std::vector<GpuInfo>& gpus, const CostRates& rates);
+// What a run is costed from: what its summary.json says of it, typed.
+struct CostInputs {
+  double duration_s = 0;
+  // Each GPU watched (summary.json "gpus"; GpuUsesOf); BuildCost prices them.
+  std::vector<GpuUse> gpus;
+  std::optional<double> cpu_energy_joules;  // host.cpu_energy_joules, where measured
+  // health.goodput: the shares of the run's time that did not train.
+  CostLost lost;
+  std::vector<EpochRecord> epochs;
+  PhaseRecords phases;
+};
+
+// The inputs in `summary` (summary.json); none when it has no duration.
+// Throws std::invalid_argument naming the key when an epoch or phase record
+// is of the wrong shape (store/epoch_record.h).
+std::optional<CostInputs> CostInputsOf(const nlohmann::ordered_json& summary);
+
+// summary.json's "cost" of `in`, with meta.json's GPUs (for their models).
+CostRecord BuildCost(const CostInputs& in, const std::vector<GpuInfo>& gpus,
+                     const CostRates& rates);
+// BuildCost of CostInputsOf(summary): none when the summary has no duration.
+std::optional<CostRecord> BuildCost(const nlohmann::ordered_json& summary,
+                                    const std::vector<GpuInfo>& gpus, const CostRates& rates);
 
 // The whole run's time, energy, CO2e and money had it run `planned` epochs,
-// from what it cost so far (`so_far`: a cost object's duration_s, energy_kwh,
-// co2e_kg, money) and the mean of its complete epochs' costs (`epochs`: cost
-// epoch records). Null with no complete epoch or when none is left to run.
-nlohmann::ordered_json ForecastCost(const nlohmann::ordered_json& so_far,
-                                    const nlohmann::ordered_json& epochs, int64_t planned);
+// from what it cost so far (`duration_s` and `so_far`'s energy_kwh, co2e_kg
+// and money) and the mean of its complete epochs' costs (`epochs`). None
+// with no complete epoch or when none is left to run.
+std::optional<CostForecast> ForecastCost(double duration_s, const CostRecord& so_far,
+                                         std::span<const EpochCost> epochs, int64_t planned);
 
 }  // namespace tv

@@ -20,8 +20,8 @@ CostForecaster::CostForecaster(CostRates rates, std::vector<GpuInfo> meta_gpus)
     : rates_(std::move(rates)), meta_gpus_(std::move(meta_gpus)) {}
 
 void CostForecaster::AddTo(nlohmann::ordered_json* summary) const {
-  if (nlohmann::ordered_json cost = BuildCost(*summary, meta_gpus_, rates_); !cost.is_null()) {
-    (*summary)["cost"] = std::move(cost);
+  if (std::optional<CostRecord> cost = BuildCost(*summary, meta_gpus_, rates_)) {
+    (*summary)["cost"] = ToJson(*cost);
   }
 }
 
@@ -74,25 +74,16 @@ void CostForecaster::OnSample(const Sample& sample, std::vector<Event>* events) 
     epochs_.push_back(std::move(epoch));
   }
   if (!ended || start_t_ == 0) return;
-  // The run so far as summary.json would say it, for BuildCost.
-  nlohmann::ordered_json summary = {{"duration_s", std::max(elapsed_s_, sample.t - start_t_)}};
-  nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
-  for (const GpuUse& g : gpus_) {
-    nlohmann::ordered_json j = {{"index", g.index}};
-    if (g.processes_listed) j["job_processes"] = {{"max", g.job_processes_max}};
-    j["job_memory_bytes"] = {{"max", g.job_memory_bytes_max}};
-    if (g.energy_joules) j["energy_joules"] = *g.energy_joules;
-    gpus.push_back(std::move(j));
-  }
-  summary["gpus"] = std::move(gpus);
-  if (cpu_energy_joules_) summary["host"] = {{"cpu_energy_joules", *cpu_energy_joules_}};
-  summary["epochs"] = EpochsToJson(epochs_);
-  nlohmann::ordered_json cost = BuildCost(summary, meta_gpus_, rates_);
-  auto forecast = cost.find("forecast");
-  if (forecast == cost.end()) return;
-  nlohmann::ordered_json fields = *forecast;
-  if (cost.contains("currency")) fields["currency"] = cost["currency"];
-  events->push_back(Event{sample.t, EventType::kCostForecast, std::move(fields)});
+  // The run so far, as summary.json will say it.
+  CostInputs so_far;
+  so_far.duration_s = std::max(elapsed_s_, sample.t - start_t_);
+  so_far.gpus = gpus_;
+  so_far.cpu_energy_joules = cpu_energy_joules_;
+  so_far.epochs = epochs_;
+  CostRecord cost = BuildCost(so_far, meta_gpus_, rates_);
+  if (!cost.forecast) return;
+  cost.forecast->currency = cost.currency;
+  events->push_back(Event{sample.t, EventType::kCostForecast, ToJson(*cost.forecast)});
 }
 
 }  // namespace tv

@@ -9,8 +9,8 @@
 // Once an epoch of a framework call that said how many epochs it plans has
 // ended, it forecasts the whole run's time, energy, CO2e and money (a
 // "cost_forecast" event, with the forecast of src/analysis/cost.h), from the
-// run so far and the mean of its complete epochs: it makes a summary-like
-// record of the run (rare: once per epoch) and asks BuildCost, so the live
+// run so far and the mean of its complete epochs: it gives BuildCost its
+// typed running sums and epoch records (rare: once per epoch), so the live
 // forecast and summary.json's are one computation.
 //
 // Its part of summary.json: "cost", by BuildCost from the summary before it

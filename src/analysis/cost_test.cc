@@ -62,6 +62,12 @@ Json TwoHourSummary() {
                     {"stalled", 0}}}}}}}};
 }
 
+// The cost of `summary` as summary.json holds it; null when there is none.
+Json CostJson(const Json& summary, const std::vector<GpuInfo>& gpus, const CostRates& rates) {
+  std::optional<CostRecord> cost = BuildCost(summary, gpus, rates);
+  return cost ? ToJson(*cost) : Json();
+}
+
 std::vector<GpuInfo> Meta() {
   std::vector<GpuInfo> gpus(4);
   for (int i = 0; i < 4; ++i) {
@@ -72,7 +78,7 @@ std::vector<GpuInfo> Meta() {
 }
 
 TEST(Cost, GpuHoursEnergyAndCo2eOfTheJobsGpus) {
-  Json c = BuildCost(TwoHourSummary(), Meta(), CostRates());
+  Json c = CostJson(TwoHourSummary(), Meta(), CostRates());
   EXPECT_EQ(c["gpus_used"], 2);
   EXPECT_DOUBLE_EQ(c["gpu_hours"].get<double>(), 4.0);         // 2 h x 2 GPUs
   EXPECT_DOUBLE_EQ(c["busy_gpu_hours"].get<double>(), 2.0);    // 2 h x (0.6 + 0.4)
@@ -102,7 +108,7 @@ TEST(Cost, MoneyFromTheRatesPueAndGridIntensity) {
   rates.kwh_price = 0.2;
   rates.currency = "EUR";
   rates.gpu_hour_price = {{"h100", 2.5}, {"default", 1.0}, {"A100", 1.8}};
-  Json c = BuildCost(TwoHourSummary(), Meta(), rates);
+  Json c = CostJson(TwoHourSummary(), Meta(), rates);
   EXPECT_DOUBLE_EQ(c["energy_kwh"].get<double>(), 4.5);  // 3 kWh x 1.5
   EXPECT_DOUBLE_EQ(c["co2e_kg"].get<double>(), 0.45);
   EXPECT_DOUBLE_EQ(c["money_gpu_hours"].get<double>(), 10.0);  // 4 GPU-h x 2.5 (H100, any case)
@@ -114,23 +120,23 @@ TEST(Cost, MoneyFromTheRatesPueAndGridIntensity) {
 TEST(Cost, AModelWithoutAPriceSaysNoGpuMoney) {
   CostRates rates;
   rates.gpu_hour_price = {{"A100", 1.8}};
-  Json c = BuildCost(TwoHourSummary(), Meta(), rates);
+  Json c = CostJson(TwoHourSummary(), Meta(), rates);
   EXPECT_FALSE(c.contains("money"));  // an H100 has no price and there is no default
   EXPECT_EQ(c["unpriced_models"], Json::array({"NVIDIA H100 80GB HBM3"}));
   rates.kwh_price = 0.1;  // the energy is priced, the GPU-hours still are not
-  c = BuildCost(TwoHourSummary(), Meta(), rates);
+  c = CostJson(TwoHourSummary(), Meta(), rates);
   EXPECT_DOUBLE_EQ(c["money"].get<double>(), 0.3);
   EXPECT_FALSE(c.contains("money_gpu_hours"));
   EXPECT_EQ(c["unpriced_models"], Json::array({"NVIDIA H100 80GB HBM3"}));
-  EXPECT_FALSE(BuildCost(TwoHourSummary(), Meta(), CostRates()).contains("unpriced_models"));
+  EXPECT_FALSE(CostJson(TwoHourSummary(), Meta(), CostRates()).contains("unpriced_models"));
 }
 
 TEST(Cost, SmActivityIsTheBusyBasisWhereEveryUsedGpuMeasuredIt) {
   Json s = TwoHourSummary();
   s["gpus"][0]["sm_active_ratio"] = {{"mean", 0.3}, {"max", 0.9}};
-  EXPECT_EQ(BuildCost(s, Meta(), CostRates())["busy_basis"], "util_ratio");  // GPU 1 has none
+  EXPECT_EQ(CostJson(s, Meta(), CostRates())["busy_basis"], "util_ratio");  // GPU 1 has none
   s["gpus"][1]["sm_active_ratio"] = {{"mean", 0.2}, {"max", 0.9}};
-  Json c = BuildCost(s, Meta(), CostRates());
+  Json c = CostJson(s, Meta(), CostRates());
   EXPECT_EQ(c["busy_basis"], "sm_active_ratio");
   EXPECT_DOUBLE_EQ(c["busy_gpu_hours"].get<double>(), 1.0);  // 2 h x (0.3 + 0.2)
 }
@@ -138,24 +144,24 @@ TEST(Cost, SmActivityIsTheBusyBasisWhereEveryUsedGpuMeasuredIt) {
 TEST(Cost, EveryWatchedGpuCountsWhereTheDriverListsNoProcesses) {
   Json s = TwoHourSummary();
   for (Json& g : s["gpus"]) g.erase("job_processes"), g.erase("job_memory_bytes");
-  Json c = BuildCost(s, Meta(), CostRates());
+  Json c = CostJson(s, Meta(), CostRates());
   EXPECT_EQ(c["gpus_used"], 4);
   EXPECT_DOUBLE_EQ(c["gpu_hours"].get<double>(), 8.0);
 }
 
 TEST(Cost, AHostWithoutGpusHoldsNoGpuHours) {
   Json s = {{"duration_s", 60}, {"gpus", Json::array()}};
-  Json c = BuildCost(s, {}, CostRates());
+  Json c = CostJson(s, {}, CostRates());
   EXPECT_EQ(c["gpus_used"], 0);
   EXPECT_DOUBLE_EQ(c["gpu_hours"].get<double>(), 0.0);
   EXPECT_FALSE(c.contains("energy_kwh"));  // nothing measured: nothing said
-  EXPECT_TRUE(BuildCost(Json::object(), {}, CostRates()).is_null());
+  EXPECT_TRUE(CostJson(Json::object(), {}, CostRates()).is_null());
 }
 
 TEST(Cost, EpochsAndPhasesAreCostedOnTheJobsGpus) {
   CostRates rates;
   rates.gpu_hour_price = {{"default", 2.0}};
-  Json c = BuildCost(TwoHourSummary(), Meta(), rates);
+  Json c = CostJson(TwoHourSummary(), Meta(), rates);
   const Json& e = c["epochs"][0];
   EXPECT_DOUBLE_EQ(e["gpu_hours"].get<double>(), 2.0);       // 1 h x 2 GPUs
   EXPECT_DOUBLE_EQ(e["busy_gpu_hours"].get<double>(), 0.8);  // 1 h x (0.5 + 0.3)
@@ -168,7 +174,7 @@ TEST(Cost, EpochsAndPhasesAreCostedOnTheJobsGpus) {
 TEST(Cost, ForecastsTheWholeRunFromItsCompleteEpochs) {
   CostRates rates;
   rates.kwh_price = 0.5;
-  Json c = BuildCost(TwoHourSummary(), Meta(), rates);
+  Json c = CostJson(TwoHourSummary(), Meta(), rates);
   // 1 of 4 epochs done in a 2 h run: 3 more of 1 h and 1.4 kWh each.
   const Json& f = c["forecast"];
   EXPECT_EQ(f["planned_epochs"], 4);
@@ -181,13 +187,13 @@ TEST(Cost, ForecastsTheWholeRunFromItsCompleteEpochs) {
 TEST(Cost, NoForecastWhenEveryPlannedEpochRanOrNoneIsComplete) {
   Json s = TwoHourSummary();
   s["epochs"][0]["planned_epochs"] = 1;
-  EXPECT_FALSE(BuildCost(s, Meta(), CostRates()).contains("forecast"));
+  EXPECT_FALSE(CostJson(s, Meta(), CostRates()).contains("forecast"));
   s["epochs"][0]["planned_epochs"] = 4;
   s["epochs"][0]["complete"] = false;
-  EXPECT_FALSE(BuildCost(s, Meta(), CostRates()).contains("forecast"));
+  EXPECT_FALSE(CostJson(s, Meta(), CostRates()).contains("forecast"));
   s["epochs"][0].erase("planned_epochs");
   s["epochs"][0].erase("complete");
-  EXPECT_FALSE(BuildCost(s, Meta(), CostRates()).contains("forecast"));
+  EXPECT_FALSE(CostJson(s, Meta(), CostRates()).contains("forecast"));
 }
 
 TEST(CostRates, ReadsTheCostTable) {

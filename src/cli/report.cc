@@ -46,13 +46,12 @@ ReportJudged Judge(const std::string& dir, const std::string& config_flag, const
                                                                  : *judges.cost_rates;
     std::string why;
     if (std::optional<RunFiles> files = ReadRunFiles(dir, rates, &why)) {
-      nlohmann::ordered_json cost = files->summary["cost"];
+      judged.cost = CostOf(files->summary);
       if (!config_flag.empty() && judges.cost_rates &&
           CostRatesJson(rates) != CostRatesJson(*judges.cost_rates)) {
-        cost = BuildCost(files->summary, files->meta.gpus, rates);
+        judged.cost = BuildCost(files->summary, files->meta.gpus, rates);
         said.push_back(fmt::format("costed at the [cost] rates of --config {}", config_flag));
       }
-      if (cost.is_object()) judged.cost = nlohmann::json::parse(cost.dump());
     }
   }
   for (const std::string& line : said) {

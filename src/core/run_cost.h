@@ -3,7 +3,7 @@
 // arithmetic, the one definition of each figure: summary.json's "cost"
 // (src/analysis/cost.h BuildCost), the live run-level figures of every row
 // (src/analysis/cost_observer.h, on the sampler thread: no JSON, no I/O) and
-// the views that read a finished run (core/headline.h) all come here.
+// the views that read a finished run (store/headline.h) all come here.
 //
 // Pure functions; thread-safe.
 #pragma once

@@ -270,7 +270,8 @@ std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates
   }
   if (!files.summary.contains("cost")) {
     try {
-      files.summary["cost"] = BuildCost(files.summary, files.meta.gpus, rates);
+      std::optional<CostRecord> cost = BuildCost(files.summary, files.meta.gpus, rates);
+      files.summary["cost"] = cost ? ToJson(*cost) : nlohmann::ordered_json();
     } catch (const std::exception&) {
       files.summary["cost"] = nullptr;  // a summary too odd to cost: listed without
     }

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/config.h"
+#include "core/json_read.h"
 #include "run/run_dir.h"
 
 namespace tv {
@@ -23,9 +24,7 @@ std::string AbsoluteDir(const std::string& dir) {
 }
 
 RunRecord Record(const std::string& dir, const Json& summary, const MetaRecord& meta) {
-  auto cost = summary.find("cost");
-  return RecordFromRun(AbsoluteDir(dir), summary, meta,
-                       cost != summary.end() && cost->is_object() ? *cost : Json());
+  return RecordFromRun(AbsoluteDir(dir), summary, meta, CostOf(summary));
 }
 
 }  // namespace
@@ -108,9 +107,10 @@ void IndexFinishedRun(const std::string& db_path, const std::string& run_dir, co
                       const MetaRecord& meta, const CostRates& rates) {
   std::string error;
   try {
-    Json costed = summary;
-    if (!costed.contains("cost")) costed["cost"] = BuildCost(summary, meta.gpus, rates);
-    RunRecord record = Record(run_dir, costed, meta);
+    // The summary's cost; one written before costs existed is costed at `rates`.
+    std::optional<CostRecord> cost =
+        JsonAt(summary, "cost") != nullptr ? CostOf(summary) : BuildCost(summary, meta.gpus, rates);
+    RunRecord record = RecordFromRun(AbsoluteDir(run_dir), summary, meta, cost);
     std::unique_ptr<RunIndex> index = RunIndex::Open(db_path, &error);
     if (index && index->Put(record, &error)) return;
   } catch (const std::exception& e) {

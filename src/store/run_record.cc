@@ -7,8 +7,8 @@
 #include <map>
 #include <set>
 
-#include "core/headline.h"
 #include "store/finding_record.h"
+#include "store/headline.h"
 
 namespace tv {
 namespace {
@@ -66,7 +66,7 @@ void Put(Json& j, const char* key, const std::optional<double>& v) {
 }  // namespace
 
 RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const MetaRecord& meta,
-                        const Json& cost) {
+                        const std::optional<CostRecord>& cost) {
   RunRecord r;
   r.run_dir = run_dir;
   r.name = meta.name;
@@ -97,10 +97,9 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const M
       }
     }
   }
-  // The headline figures as every view reads them (core/headline.h): the
+  // The headline figures as every view reads them (store/headline.h): the
   // GPU figures over the GPUs the job used, never a mean over every GPU.
-  RunHeadline headline =
-      HeadlineOf(Json{{"cost", cost}, {"health", Member(summary, "health")}, {"gpus", gpus}});
+  RunHeadline headline = HeadlineOf(summary, cost ? &*cost : nullptr);
   if (headline.gpus_used) r.gpu_count = *headline.gpus_used;
   r.gpu_util_ratio_mean = headline.gpu_util_ratio;
   std::vector<std::string> models;
@@ -120,13 +119,15 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const M
   if (epochs.is_array() && !epochs.empty()) r.epochs = static_cast<int64_t>(epochs.size());
   r.health_score = headline.health_score;
 
-  r.gpu_hours = Number(cost, "gpu_hours");
-  r.busy_gpu_hours = Number(cost, "busy_gpu_hours");
-  r.wasted_gpu_hours = Number(cost, "wasted_gpu_hours");
+  if (cost) {
+    r.gpu_hours = cost->gpu_hours;
+    r.busy_gpu_hours = cost->busy_gpu_hours;
+    r.wasted_gpu_hours = cost->wasted_gpu_hours;
+    r.co2e_kg = cost->co2e_kg;
+  }
   r.busy_ratio = headline.gpu_busy_ratio;
   r.energy_kwh = headline.energy_kwh;
   r.gpu_energy_kwh = headline.gpu_energy_kwh;
-  r.co2e_kg = Number(cost, "co2e_kg");
   r.money = headline.money;
   r.currency = headline.currency;
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "store/cost_record.h"
 #include "store/meta_record.h"
 
 namespace tv {
@@ -38,7 +39,7 @@ struct RunRecord {
   std::optional<int64_t> steps;
   std::optional<int64_t> epochs;
   std::optional<double> health_score;  // 0..100
-  // summary.json "cost" (src/analysis/cost.h).
+  // summary.json "cost" (store/cost_record.h).
   std::optional<double> gpu_hours;
   std::optional<double> busy_gpu_hours;
   std::optional<double> wasted_gpu_hours;
@@ -54,10 +55,10 @@ struct RunRecord {
 };
 
 // The record of the run directory `run_dir` (absolute) from its summary.json,
-// its meta.json (a record of unknowns when absent) and its cost (null when
+// its meta.json (a record of unknowns when absent) and its cost (none when
 // unknown). Reads what is there; absent or mistyped values stay unknown.
 RunRecord RecordFromRun(const std::string& run_dir, const nlohmann::ordered_json& summary,
-                        const MetaRecord& meta, const nlohmann::ordered_json& cost);
+                        const MetaRecord& meta, const std::optional<CostRecord>& cost);
 
 // The record as JSON (`runs --json`): every field, unknown ones null.
 nlohmann::ordered_json RecordJson(const RunRecord& r);

@@ -10,8 +10,9 @@
 #include <optional>
 
 #include "core/format.h"
-#include "core/headline.h"
+#include "store/cost_record.h"
 #include "store/epoch_record.h"
+#include "store/headline.h"
 #include "views/cost_lines.h"
 
 namespace tv {
@@ -31,22 +32,10 @@ std::optional<double> At(const Json& j, std::initializer_list<std::string_view> 
   return at->get<double>();
 }
 
-// The member `key` of `j`; null when `j` is not an object or lacks it (a
-// summary whose cost could not be computed has a null "cost").
-const Json& Member(const Json& j, std::string_view key) {
-  static const Json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it != j.end() ? *it : kNull;
-}
-
 std::optional<double> Num(const Json& v) {
   if (!v.is_number()) return std::nullopt;
   return v.get<double>();
 }
-
-// A cost epoch record (summary.json cost.epochs[]) of an epoch cut short.
-bool Complete(const Json& epoch) { return epoch.value("complete", true); }
 
 // The summary's epoch records; none when it has none or they are of the
 // wrong shape (ReadRunFiles refuses such a summary).
@@ -65,13 +54,14 @@ std::optional<double> GpuPeak(const Json& s, std::string_view key) {
   return peak;
 }
 
-// The mean of `key` over the complete epochs of `records` (cost epoch records).
-std::optional<double> EpochMean(const Json& records, std::string_view key) {
+// The mean of `field` over the complete epochs of `records` (cost epoch records).
+std::optional<double> EpochMean(const std::vector<EpochCost>& records,
+                                std::optional<double> EpochCost::*field) {
   double sum = 0;
   int n = 0;
-  for (const Json& e : records) {
-    if (!e.is_object() || !Complete(e)) continue;
-    if (auto v = At(e, {key})) sum += *v, ++n;
+  for (const EpochCost& e : records) {
+    if (!e.complete) continue;
+    if (auto v = e.*field) sum += *v, ++n;
   }
   if (n == 0) return std::nullopt;
   return sum / n;
@@ -90,85 +80,83 @@ enum class Unit {
   kMoney
 };
 
+// What a figure is read from: a run's summary.json, its cost (an empty record
+// when it has none) and its headline.
+struct RunFigures {
+  const Json& summary;
+  const CostRecord& cost;
+  const RunHeadline& headline;
+};
+
 // A figure of a run from its summary.json; the headline figures (GPU busy,
 // energy, money, health) from its headline, as every view reads them.
 struct Figure {
   std::string_view key;
   std::string_view what;
   Unit unit;
-  std::function<std::optional<double>(const Json&, const RunHeadline&)> get;
+  std::function<std::optional<double>(const RunFigures&)> get;
 };
 
 const std::vector<Figure>& Figures() {
   static const std::vector<Figure> figures = {
       {"duration_s", "duration", Unit::kDuration,
-       [](const Json& s, const RunHeadline&) { return At(s, {"duration_s"}); }},
+       [](const RunFigures& r) { return At(r.summary, {"duration_s"}); }},
       {"epochs", "epochs", Unit::kNumber,
-       [](const Json& s, const RunHeadline&) -> std::optional<double> {
-         std::vector<EpochRecord> epochs = EpochsOf(s);
+       [](const RunFigures& r) -> std::optional<double> {
+         std::vector<EpochRecord> epochs = EpochsOf(r.summary);
          if (epochs.empty()) return std::nullopt;
          return static_cast<double>(
              std::count_if(epochs.begin(), epochs.end(), [](const auto& e) { return e.complete; }));
        }},
       {"epoch_s", "time per epoch", Unit::kDuration,
-       [](const Json& s, const RunHeadline&) -> std::optional<double> {
+       [](const RunFigures& r) -> std::optional<double> {
          double sum = 0;
          int n = 0;
-         for (const EpochRecord& e : EpochsOf(s)) {
+         for (const EpochRecord& e : EpochsOf(r.summary)) {
            if (e.complete) sum += e.duration_s, ++n;
          }
          if (n == 0) return std::nullopt;
          return sum / n;
        }},
       {"steps_per_second", "steps/s", Unit::kNumber,
-       [](const Json& s, const RunHeadline&) {
-         return At(s, {"training", "steps_per_second", "mean"});
+       [](const RunFigures& r) {
+         return At(r.summary, {"training", "steps_per_second", "mean"});
        }},
       {"data_wait_ratio", "data wait", Unit::kShare,
-       [](const Json& s, const RunHeadline&) {
-         return At(s, {"training", "data_wait_ratio", "mean"});
+       [](const RunFigures& r) {
+         return At(r.summary, {"training", "data_wait_ratio", "mean"});
        }},
       {"gpu_busy_ratio", "GPU busy", Unit::kShare,
-       [](const Json&, const RunHeadline& h) { return h.gpu_busy_ratio; }},
+       [](const RunFigures& r) { return r.headline.gpu_busy_ratio; }},
       {"gpu_memory_peak_bytes", "peak GPU memory (job)", Unit::kBytes,
-       [](const Json& s, const RunHeadline&) { return GpuPeak(s, "job_memory_bytes"); }},
+       [](const RunFigures& r) { return GpuPeak(r.summary, "job_memory_bytes"); }},
       {"allocator_peak_bytes", "peak allocator memory", Unit::kBytes,
-       [](const Json& s, const RunHeadline&) { return GpuPeak(s, "allocator_allocated_bytes"); }},
+       [](const RunFigures& r) { return GpuPeak(r.summary, "allocator_allocated_bytes"); }},
       {"job_memory_peak_bytes", "peak host memory (job)", Unit::kBytes,
-       [](const Json& s, const RunHeadline&) {
-         return At(s, {"job", "memory_bytes", "max"});
+       [](const RunFigures& r) {
+         return At(r.summary, {"job", "memory_bytes", "max"});
        }},
       {"job_cpu_cores", "CPU cores (job, mean)", Unit::kCores,
-       [](const Json& s, const RunHeadline&) {
-         return At(s, {"job", "cpu_cores", "mean"});
+       [](const RunFigures& r) {
+         return At(r.summary, {"job", "cpu_cores", "mean"});
        }},
       {"gpu_hours", "GPU-hours held", Unit::kGpuHours,
-       [](const Json& s, const RunHeadline&) {
-         return At(s, {"cost", "gpu_hours"});
-       }},
+       [](const RunFigures& r) { return r.cost.gpu_hours; }},
       {"wasted_gpu_hours", "GPU-hours wasted", Unit::kGpuHours,
-       [](const Json& s, const RunHeadline&) {
-         return At(s, {"cost", "wasted_gpu_hours"});
-       }},
+       [](const RunFigures& r) { return r.cost.wasted_gpu_hours; }},
       {"gpu_energy_kwh", "GPU energy", Unit::kKwh,
-       [](const Json&, const RunHeadline& h) { return h.gpu_energy_kwh; }},
+       [](const RunFigures& r) { return r.headline.gpu_energy_kwh; }},
       {"energy_kwh", "energy", Unit::kKwh,
-       [](const Json&, const RunHeadline& h) { return h.energy_kwh; }},
+       [](const RunFigures& r) { return r.headline.energy_kwh; }},
       {"epoch_energy_kwh", "energy per epoch", Unit::kKwh,
-       [](const Json& s, const RunHeadline&) {
-         const Json& epochs = Member(Member(s, "cost"), "epochs");
-         return epochs.is_array() ? EpochMean(epochs, "energy_kwh") : std::nullopt;
-       }},
-      {"co2e_kg", "CO2e (estimate)", Unit::kKg,
-       [](const Json& s, const RunHeadline&) {
-         return At(s, {"cost", "co2e_kg"});
-       }},
-      {"money", "money", Unit::kMoney, [](const Json&, const RunHeadline& h) { return h.money; }},
+       [](const RunFigures& r) { return EpochMean(r.cost.epochs, &EpochCost::energy_kwh); }},
+      {"co2e_kg", "CO2e (estimate)", Unit::kKg, [](const RunFigures& r) { return r.cost.co2e_kg; }},
+      {"money", "money", Unit::kMoney, [](const RunFigures& r) { return r.headline.money; }},
       {"health", "health", Unit::kScore,
-       [](const Json&, const RunHeadline& h) { return h.health_score; }},
+       [](const RunFigures& r) { return r.headline.health_score; }},
       {"loss", "last loss", Unit::kNumber,
-       [](const Json& s, const RunHeadline&) -> std::optional<double> {
-         std::vector<EpochRecord> epochs = EpochsOf(s);
+       [](const RunFigures& r) -> std::optional<double> {
+         std::vector<EpochRecord> epochs = EpochsOf(r.summary);
          if (epochs.empty()) return std::nullopt;
          return Logged(epochs.back(), "loss");
        }},
@@ -271,17 +259,22 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
         {{"label", labels[i]}, {"run_dir", runs[i].summary.value("run_dir", "")}});
   }
   if (runs.empty()) return out;
-  // The headline figures as every view reads them (core/headline.h); each
+  // The headline figures as every view reads them (store/headline.h); each
   // run's money is in the currency it was priced in.
+  std::vector<CostRecord> costs;
   std::vector<RunHeadline> headlines;
   std::vector<std::string> currencies;
+  costs.reserve(runs.size());
   for (const ComparedRun& r : runs) {
-    headlines.push_back(HeadlineOf(r.summary));
+    costs.push_back(CostOf(r.summary).value_or(CostRecord{}));
+    headlines.push_back(HeadlineOf(r.summary, &costs.back()));
     currencies.push_back(headlines.back().currency);
   }
   for (const Figure& f : Figures()) {
     std::vector<std::optional<double>> values;
-    for (size_t i = 0; i < runs.size(); ++i) values.push_back(f.get(runs[i].summary, headlines[i]));
+    for (size_t i = 0; i < runs.size(); ++i) {
+      values.push_back(f.get(RunFigures{runs[i].summary, costs[i], headlines[i]}));
+    }
     if (std::none_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); }))
       continue;
     Json j = {{"key", f.key}, {"what", f.what}, {"unit", UnitName(f.unit)}};
@@ -313,19 +306,15 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
   std::vector<std::vector<EpochRecord>> records;
   records.reserve(runs.size());
   for (const ComparedRun& r : runs) records.push_back(EpochsOf(r.summary));
-  std::vector<std::map<int64_t, std::pair<const EpochRecord*, const Json*>>> by_run;
+  std::vector<std::map<int64_t, std::pair<const EpochRecord*, const EpochCost*>>> by_run;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const ComparedRun& r = runs[i];
-    std::map<int64_t, std::pair<const EpochRecord*, const Json*>> m;
+    std::map<int64_t, std::pair<const EpochRecord*, const EpochCost*>> m;
     for (const EpochRecord& e : records[i]) {  // no copy: m points into records
       if (e.complete) m[e.epoch].first = &e;
     }
-    if (auto c = r.summary.find("cost"); c != r.summary.end() && c->contains("epochs")) {
-      for (const Json& e : (*c)["epochs"]) {
-        bool numbered = e.contains("epoch") && e["epoch"].is_number_integer();
-        auto it = numbered ? m.find(e["epoch"].get<int64_t>()) : m.end();
-        if (it != m.end()) it->second.second = &e;
-      }
+    for (const EpochCost& e : costs[i].epochs) {  // and into costs
+      auto it = e.epoch ? m.find(*e.epoch) : m.end();
+      if (it != m.end()) it->second.second = &e;
     }
     by_run.push_back(std::move(m));
   }
@@ -336,16 +325,19 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
       continue;
     Json row = {{"epoch", epoch}};
     // Each epoch column: from the epoch record or its cost record.
-    using Get = std::optional<double> (*)(const EpochRecord&, const Json*);
+    using Get = std::optional<double> (*)(const EpochRecord&, const EpochCost*);
     static constexpr std::pair<const char*, Get> kColumns[] = {
         {"duration_s",
-         [](const EpochRecord& e, const Json*) -> std::optional<double> { return e.duration_s; }},
-        {"steps_per_second", [](const EpochRecord& e, const Json*) { return e.steps_per_second; }},
-        {"energy_kwh",
-         [](const EpochRecord&, const Json* cost) {
-           return cost != nullptr ? At(*cost, {"energy_kwh"}) : std::nullopt;
+         [](const EpochRecord& e, const EpochCost*) -> std::optional<double> {
+           return e.duration_s;
          }},
-        {"loss", [](const EpochRecord& e, const Json*) { return Logged(e, "loss"); }}};
+        {"steps_per_second",
+         [](const EpochRecord& e, const EpochCost*) { return e.steps_per_second; }},
+        {"energy_kwh",
+         [](const EpochRecord&, const EpochCost* cost) {
+           return cost != nullptr ? cost->energy_kwh : std::nullopt;
+         }},
+        {"loss", [](const EpochRecord& e, const EpochCost*) { return Logged(e, "loss"); }}};
     for (const auto& [key, get] : kColumns) {
       Json vs = Json::array();
       bool any = false;

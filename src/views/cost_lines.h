@@ -1,9 +1,10 @@
 // The cost in words: the summary's "Cost" lines and the live forecast line,
-// from the JSON the cost accounting writes (src/analysis/cost.h).
+// from the cost the cost accounting writes (store/cost_record.h).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include "store/cost_record.h"
 
 namespace tv {
 
@@ -14,11 +15,12 @@ std::string FormatKwh(double kwh);
 std::string FormatKg(double kg);
 std::string FormatMoney(double amount, const std::string& currency);
 
-// The summary's cost lines (each ends with a newline); "" for a null cost.
-std::string FormatCost(const nlohmann::ordered_json& cost);
+// The summary's cost lines (each ends with a newline); "" for a cost that
+// says nothing.
+std::string FormatCost(const CostRecord& cost);
 
 // "trainvitals: forecast for all 10 epochs: 2:10:00 in all, 4.1 kWh, ..." from
-// a forecast object (no newline).
-std::string FormatForecastLine(const nlohmann::ordered_json& forecast, const std::string& currency);
+// a forecast, its money in `currency` (no newline).
+std::string FormatForecastLine(const CostForecast& forecast, const std::string& currency);
 
 }  // namespace tv

@@ -7,6 +7,19 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// The lines of a cost as summary.json holds it.
+std::string Said(const Json& cost) {
+  CostRecord record;
+  EXPECT_TRUE(CostFromJson(cost, &record).ok());
+  return FormatCost(record);
+}
+
+CostForecast ForecastOf(const Json& forecast) {
+  CostForecast f;
+  EXPECT_TRUE(ForecastFromJson(forecast, &f).ok());
+  return f;
+}
+
 TEST(CostLines, SayHeldBusyLostEnergyMoneyAndTheForecast) {
   Json cost = {
       {"gpus_used", 2},
@@ -32,7 +45,7 @@ TEST(CostLines, SayHeldBusyLostEnergyMoneyAndTheForecast) {
         {"energy_kwh", 7.2},
         {"money", 3.6}}}};
   EXPECT_EQ(
-      FormatCost(cost),
+      Said(cost),
       "  Cost     2 GPUs held 4.00 GPU-h, busy 2.00 GPU-h (50%); of the held time 5% start-up, "
       "12% waiting for input\n"
       "  Cost     4.50 kWh (GPUs 2.40 kWh, CPU 600.0 Wh, x PUE 1.5), 450.0 g CO2e "
@@ -40,9 +53,9 @@ TEST(CostLines, SayHeldBusyLostEnergyMoneyAndTheForecast) {
       "  Cost     10.90 EUR (GPU-hours 10.00 EUR, energy 0.90 EUR)\n"
       "  Forecast all 4 epochs would have taken 5:00:00, 7.20 kWh, 3.60 EUR (stopped after "
       "1)\n");
-  EXPECT_EQ(FormatForecastLine(cost["forecast"], "EUR"),
+  EXPECT_EQ(FormatForecastLine(ForecastOf(cost["forecast"]), "EUR"),
             "trainvitals: forecast for all 4 epochs (after 1): 5:00:00 in all, 7.20 kWh, 3.60 EUR");
-  EXPECT_EQ(FormatCost(Json()), "");
+  EXPECT_EQ(Said(Json()), "");
 }
 
 TEST(CostLines, SmallFiguresKeepTheirDigits) {

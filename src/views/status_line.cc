@@ -232,7 +232,9 @@ void StatusLine::OnEvent(const Event& event) {
     // Said once, after the first epoch; later ones go to events.jsonl only.
     if (forecast_said_) return;
     forecast_said_ = true;
-    line = FormatForecastLine(event.fields, event.fields.value("currency", std::string()));
+    CostForecast forecast;
+    (void)ForecastFromJson(event.fields, &forecast);  // the forecaster's own: never wrong
+    line = FormatForecastLine(forecast, forecast.currency);
   } else if (event.type == EventType::kFindingOpen) {
     FindingRecord finding;
     if (!FindingFromJson(event.fields, &finding).ok()) return;

@@ -338,7 +338,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
     out += "\n";
   }
   out += FormatMemoryTrends(s.value("memory_trends", nlohmann::ordered_json()));
-  out += FormatCost(s.value("cost", nlohmann::ordered_json()));
+  if (std::optional<CostRecord> cost = CostOf(s)) out += FormatCost(*cost);
   if (std::vector<AlertRecord> alerts; AlertsFromSummary(s, &alerts).ok()) {
     out += FormatAlerts(alerts);
   }

@@ -12,6 +12,7 @@
 
 #include "analysis/cost.h"
 #include "run/run_dir.h"
+#include "store/cost_record.h"
 #include "store/run_record.h"
 #include "views/compare.h"
 #include "views/report/page.h"
@@ -46,9 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (files) {
     nlohmann::ordered_json c = tv::CompareRuns({{"a", files->summary}, {"b", files->summary}});
     (void)tv::FormatComparison(c);
-    const nlohmann::ordered_json& cost = files->summary["cost"];
-    (void)tv::RecordFromRun(dir, files->summary, files->meta,
-                            cost.is_object() ? cost : nlohmann::ordered_json());
+    (void)tv::RecordFromRun(dir, files->summary, files->meta, tv::CostOf(files->summary));
   }
   try {
     tv::ReportRun run = tv::LoadReportRun(dir);

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "core/format.h"
-#include "core/headline.h"
+#include "store/headline.h"
 #include "views/cost_lines.h"
 #include "views/report/assets.h"
 #include "views/report/tables.h"
@@ -87,7 +87,7 @@ std::string Exit(const ReportRun& run) {
   return out;
 }
 
-// The run's own headline figures (core/headline.h), formatted as the summary
+// The run's own headline figures (store/headline.h), formatted as the summary
 // prints them: the report computes none of them from per-GPU figures.
 std::string Health(const ReportRun& run) {
   RunHeadline h = HeadlineOf(run.verdict);

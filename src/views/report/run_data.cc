@@ -222,7 +222,7 @@ ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
     if (s.ok()) s = PhasesFromSummary(run.summary, &phases);
     if (!s.ok()) throw std::runtime_error((path / "summary.json").string() + ": " + s.message());
   }
-  if (run.summary.is_object() && judged.cost.is_object()) run.summary["cost"] = judged.cost;
+  if (run.summary.is_object() && judged.cost) run.summary["cost"] = ToJson(*judged.cost);
   if (judged.verdict.is_object()) {
     for (const char* key : {"health", "findings"}) {
       if (!judged.verdict.contains(key)) continue;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "store/cost_record.h"
 #include "store/meta_record.h"
 #include "views/report/samples.h"
 
@@ -26,8 +27,8 @@ struct Span {
 // views compute no verdict and no cost of their own.
 struct ReportJudged {
   // summary.json "cost" to show instead of the summary's (a run written before
-  // costs existed; one costed at other rates); null: the summary's.
-  nlohmann::json cost;
+  // costs existed; one costed at other rates); none: the summary's.
+  std::optional<CostRecord> cost;
   // {"health", "findings"} to show instead of the summary's (judged with other
   // thresholds; a run still being written, judged so far); null: the summary's.
   nlohmann::json verdict;

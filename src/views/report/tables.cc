@@ -8,6 +8,7 @@
 
 #include "core/format.h"
 #include "store/alert_record.h"
+#include "store/cost_record.h"
 #include "store/epoch_record.h"
 #include "store/finding_record.h"
 #include "views/report/page.h"
@@ -76,14 +77,14 @@ std::string Epochs(const ReportRun& run, const std::string& id) {
                                    "CPU cores", "memory peak"};
   head.insert(head.end(), logs.begin(), logs.end());
   // Each epoch's cost, when the run's cost has them (summary.json "cost").
-  const Json& cost = Field(run.summary, "cost");
-  const Json& costs = Field(cost, "epochs");
-  bool with_cost = costs.is_array() && !costs.empty();
-  bool with_money = false;
-  for (const auto& c : costs) with_money = with_money || Num(c, "money").has_value();
+  const CostRecord cost = CostOf(run.summary).value_or(CostRecord{});
+  const std::vector<EpochCost>& costs = cost.epochs;
+  bool with_cost = !costs.empty();
+  bool with_money = std::any_of(costs.begin(), costs.end(),
+                                [](const EpochCost& c) { return c.money.has_value(); });
   if (with_cost) head.insert(head.end(), {"GPU hours (busy)", "CO2e"});
   if (with_money) head.emplace_back("cost");
-  std::string currency = cost.is_object() ? cost.value("currency", "") : "";
+  const std::string& currency = cost.currency;
   std::vector<std::string> rows;
   for (const EpochRecord& e : epochs) {
     const SpanResources& res = e.resources;
@@ -101,18 +102,17 @@ std::string Epochs(const ReportRun& run, const std::string& id) {
     r += Cell(Or(res.memory_bytes_max, FormatBytes));
     for (const std::string& name : logs) r += Cell(Or(Logged(e, name), Plain));
     if (with_cost) {
-      static const Json kNone;
-      const Json* c = &kNone;
-      for (const auto& item : costs) {
-        if (Field(item, "epoch") == e.epoch) c = &item;
+      static const EpochCost kNone;
+      const EpochCost* c = &kNone;
+      for (const EpochCost& item : costs) {
+        if (item.epoch == e.epoch) c = &item;
       }
-      std::string hours = Or(Num(*c, "gpu_hours"), Hours);
-      if (auto busy = Num(*c, "busy_gpu_hours")) hours += " (" + Hours(*busy) + ")";
+      std::string hours = Or(c->gpu_hours, Hours);
+      if (c->busy_gpu_hours) hours += " (" + Hours(*c->busy_gpu_hours) + ")";
       r += Cell(hours);
-      r += Cell(Or(Num(*c, "co2e_kg"), Mass));
+      r += Cell(Or(c->co2e_kg, Mass));
       if (with_money) {
-        auto money = Num(*c, "money");
-        r += Cell(money ? fmt::format("{:.2f} {}", *money, currency) : "");
+        r += Cell(c->money ? fmt::format("{:.2f} {}", *c->money, currency) : "");
       }
     }
     rows.push_back(std::move(r));
@@ -200,50 +200,47 @@ std::string Alerts(const ReportRun& run, const std::string& id) {
 }
 
 std::string Cost(const ReportRun& run, const std::string& id) {
-  const Json& cost = Field(run.summary, "cost");
-  if (!cost.is_object()) return "";
+  std::optional<CostRecord> record = CostOf(run.summary);
+  if (!record) return "";
+  const CostRecord& cost = *record;
   std::vector<std::string> rows;
   auto row = [&](const std::string& what, const std::string& value) {
     if (!value.empty()) rows.push_back(Cell(what) + Cell(value));
   };
-  std::string currency = cost.value("currency", "");
+  const std::string& currency = cost.currency;
   auto money = [&](double v) { return fmt::format("{:.2f} {}", v, currency); };
-  row("GPUs used", Or(Num(cost, "gpus_used"), Plain));
-  row("GPU hours held", Or(Num(cost, "gpu_hours"), Hours));
-  std::string busy = Or(Num(cost, "busy_gpu_hours"), Hours);
-  if (!busy.empty() && cost.contains("busy_basis")) {
-    busy += fmt::format(" (by {})", cost.value("busy_basis", ""));
-  }
+  row("GPUs used", Or(cost.gpus_used, Plain));
+  row("GPU hours held", Or(cost.gpu_hours, Hours));
+  std::string busy = Or(cost.busy_gpu_hours, Hours);
+  if (!busy.empty() && !cost.busy_basis.empty()) busy += fmt::format(" (by {})", cost.busy_basis);
   row("GPU hours busy", busy);
-  row("Busy share", Or(Num(cost, "busy_ratio"), FormatPercent));
-  row("GPU hours wasted", Or(Num(cost, "wasted_gpu_hours"), Hours));
-  const Json& lost = Field(cost, "lost");
-  row("Lost to start-up", Or(Num(lost, "startup_ratio"), FormatPercent));
-  row("Lost to input waits", Or(Num(lost, "data_wait_ratio"), FormatPercent));
-  row("Lost to evaluation", Or(Num(lost, "evaluation_ratio"), FormatPercent));
-  row("Lost to checkpoints", Or(Num(lost, "checkpoint_ratio"), FormatPercent));
-  row("Lost to stalls", Or(Num(lost, "stalled_ratio"), FormatPercent));
-  row("Lost to GPUs held idle", Or(Num(lost, "idle_gpu_ratio"), FormatPercent));
+  row("Busy share", Or(cost.busy_ratio, FormatPercent));
+  row("GPU hours wasted", Or(cost.wasted_gpu_hours, Hours));
+  const CostLost lost = cost.lost.value_or(CostLost{});
+  row("Lost to start-up", Or(lost.startup_ratio, FormatPercent));
+  row("Lost to input waits", Or(lost.data_wait_ratio, FormatPercent));
+  row("Lost to evaluation", Or(lost.evaluation_ratio, FormatPercent));
+  row("Lost to checkpoints", Or(lost.checkpoint_ratio, FormatPercent));
+  row("Lost to stalls", Or(lost.stalled_ratio, FormatPercent));
+  row("Lost to GPUs held idle", Or(lost.idle_gpu_ratio, FormatPercent));
   auto kwh = [](double v) { return FormatEnergy(v * 3.6e6); };
-  if (auto v = Num(cost, "gpu_energy_kwh")) row("GPU energy", kwh(*v));
-  if (auto v = Num(cost, "cpu_energy_kwh")) row("CPU energy", kwh(*v));
-  if (auto v = Num(cost, "energy_kwh")) {
-    row("Energy",
-        kwh(*v) + Or(Num(cost, "pue"), [](double p) { return fmt::format(" (PUE {:.3g})", p); }));
+  if (auto v = cost.gpu_energy_kwh) row("GPU energy", kwh(*v));
+  if (auto v = cost.cpu_energy_kwh) row("CPU energy", kwh(*v));
+  if (auto v = cost.energy_kwh) {
+    row("Energy", kwh(*v) + Or(cost.pue, [](double p) { return fmt::format(" (PUE {:.3g})", p); }));
   }
-  if (auto v = Num(cost, "co2e_kg")) {
-    row("CO2e", Mass(*v) + (cost.value("co2e_estimate", false) ? " (grid average estimate)" : ""));
+  if (auto v = cost.co2e_kg) {
+    row("CO2e", Mass(*v) + (cost.co2e_estimate.value_or(false) ? " (grid average estimate)" : ""));
   }
-  if (auto v = Num(cost, "money")) row("Cost", money(*v));
-  if (auto v = Num(cost, "money_gpu_hours")) row("Cost of GPU hours", money(*v));
-  if (auto v = Num(cost, "money_energy")) row("Cost of energy", money(*v));
-  const Json& forecast = Field(cost, "forecast");
-  if (forecast.is_object()) {
-    std::string f = Or(Num(forecast, "duration_s"), FormatDuration);
-    if (auto e = Num(forecast, "planned_epochs")) f += fmt::format(" for {:.0f} epochs", *e);
-    if (auto v = Num(forecast, "energy_kwh")) f += ", " + kwh(*v);
-    if (auto v = Num(forecast, "co2e_kg")) f += ", " + Mass(*v) + " CO2e";
-    if (auto v = Num(forecast, "money")) f += ", " + money(*v);
+  if (auto v = cost.money) row("Cost", money(*v));
+  if (auto v = cost.money_gpu_hours) row("Cost of GPU hours", money(*v));
+  if (auto v = cost.money_energy) row("Cost of energy", money(*v));
+  if (const std::optional<CostForecast>& forecast = cost.forecast) {
+    std::string f = Or(forecast->duration_s, FormatDuration);
+    if (auto e = forecast->planned_epochs) f += fmt::format(" for {} epochs", *e);
+    if (auto v = forecast->energy_kwh) f += ", " + kwh(*v);
+    if (auto v = forecast->co2e_kg) f += ", " + Mass(*v) + " CO2e";
+    if (auto v = forecast->money) f += ", " + money(*v);
     row("Whole run (forecast)", f);
   }
   return Table(id, "Cost", {"", ""}, rows);

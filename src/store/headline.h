@@ -3,7 +3,8 @@
 // energy, the whole energy, the money and the health score. Every view that
 // shows one of them (the summary, the report's header, `runs`, `compare`)
 // reads it here rather than computing its own from the per-GPU figures, so a
-// run has one number for each. Pure functions; thread-safe.
+// run has one number for each. The cost figures come from the run's
+// CostRecord (store/cost_record.h). Pure functions; thread-safe.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,11 +13,12 @@
 #include <vector>
 
 #include "core/run_cost.h"
+#include "store/cost_record.h"
 
 namespace tv {
 
 struct RunHeadline {
-  // summary.json "cost" (src/analysis/cost.h): over the GPUs the job used.
+  // summary.json "cost" (store/cost_record.h): over the GPUs the job used.
   std::optional<double> gpu_busy_ratio;  // cost.busy_ratio
   std::string busy_basis;                // cost.busy_basis: "util_ratio", "sm_active_ratio"
   std::optional<int> gpus_used;          // cost.gpus_used
@@ -36,6 +38,8 @@ struct RunHeadline {
 // wrong type, stays unknown.
 RunHeadline HeadlineOf(const nlohmann::json& summary);
 RunHeadline HeadlineOf(const nlohmann::ordered_json& summary);
+// The same with `cost` for the summary's own (none: no cost figures).
+RunHeadline HeadlineOf(const nlohmann::ordered_json& summary, const CostRecord* cost);
 
 // What summary.json "gpus" says of each GPU for core/run_cost.h (in its
 // order; entries that are not objects left out). Prices are not filled.

@@ -1,5 +1,5 @@
 // The headline figures are summary.json's, as the run wrote them.
-#include "core/headline.h"
+#include "store/headline.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/headline.h"
+#include "store/headline.h"
 
 #include <cmath>
 #include <limits>
@@ -61,20 +61,25 @@ std::vector<GpuUse> Uses(const Json& summary) {
   return out;
 }
 
+std::optional<double> Finite(std::optional<double> v) {
+  return v && std::isfinite(*v) ? v : std::nullopt;
+}
+
 template <typename Json>
-RunHeadline Read(const Json& summary) {
+RunHeadline Read(const Json& summary, const CostRecord* cost) {
   RunHeadline h;
-  const Json& cost = Member(summary, "cost");
-  h.gpu_busy_ratio = Number(cost, "busy_ratio");
-  h.busy_basis = Text(cost, "busy_basis");
-  // A file's number, cast only when it fits.
-  if (auto n = Number(cost, "gpus_used"); n && *n >= 0 && *n <= std::numeric_limits<int>::max()) {
-    h.gpus_used = static_cast<int>(*n);
+  if (cost != nullptr) {
+    h.gpu_busy_ratio = Finite(cost->busy_ratio);
+    h.busy_basis = cost->busy_basis;
+    // A file's number, cast only when it fits.
+    if (auto n = cost->gpus_used; n && *n >= 0 && *n <= std::numeric_limits<int>::max()) {
+      h.gpus_used = static_cast<int>(*n);
+    }
+    h.gpu_energy_kwh = Finite(cost->gpu_energy_kwh);
+    h.energy_kwh = Finite(cost->energy_kwh);
+    h.money = Finite(cost->money);
+    if (h.money) h.currency = cost->currency;
   }
-  h.gpu_energy_kwh = Number(cost, "gpu_energy_kwh");
-  h.energy_kwh = Number(cost, "energy_kwh");
-  h.money = Number(cost, "money");
-  if (h.money) h.currency = Text(cost, "currency");
   std::vector<GpuUse> gpus = Uses(summary);
   std::vector<bool> used = JobUsedGpus(gpus);
   std::vector<const GpuUse*> used_gpus;
@@ -88,10 +93,19 @@ RunHeadline Read(const Json& summary) {
   return h;
 }
 
+template <typename Json>
+RunHeadline Read(const Json& summary) {
+  std::optional<CostRecord> cost = CostOf(summary);
+  return Read(summary, cost ? &*cost : nullptr);
+}
+
 }  // namespace
 
 RunHeadline HeadlineOf(const nlohmann::json& summary) { return Read(summary); }
 RunHeadline HeadlineOf(const nlohmann::ordered_json& summary) { return Read(summary); }
+RunHeadline HeadlineOf(const nlohmann::ordered_json& summary, const CostRecord* cost) {
+  return Read(summary, cost);
+}
 std::vector<GpuUse> GpuUsesOf(const nlohmann::json& summary) { return Uses(summary); }
 std::vector<GpuUse> GpuUsesOf(const nlohmann::ordered_json& summary) { return Uses(summary); }
 
