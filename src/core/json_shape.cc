@@ -239,4 +239,7 @@ std::string WhyLineUnusable(std::string_view line, std::span<const JsonRule> rul
   return fmt::format("valid JSON but not {} ({})", what, e);
 }
 
+std::string_view JsonKindName(const nlohmann::json& v) { return KindName(KindOf(v)); }
+std::string_view JsonKindName(const nlohmann::ordered_json& v) { return KindName(KindOf(v)); }
+
 }  // namespace tv

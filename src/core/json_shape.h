@@ -40,6 +40,11 @@ struct JsonRule {
 std::string JsonShapeError(const nlohmann::json& doc, std::span<const JsonRule> rules);
 std::string JsonShapeError(const nlohmann::ordered_json& doc, std::span<const JsonRule> rules);
 
+// A value's kind in a message: "null", "a boolean", "a number", "a string",
+// "an array" or "an object".
+std::string_view JsonKindName(const nlohmann::json& v);
+std::string_view JsonKindName(const nlohmann::ordered_json& v);
+
 // What the readers of each file rely on.
 std::span<const JsonRule> SummaryShape();
 std::span<const JsonRule> MetaShape();

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/json_read.h"
+#include "store/record_json.h"
 
 namespace tv {
 namespace {
@@ -44,11 +45,6 @@ constexpr std::string_view kEventType = "type";
 
 // ---- Writing ----
 
-template <typename T>
-void Put(OJson& j, std::string_view key, const std::optional<T>& v) {
-  if (v) j[key] = *v;
-}
-
 OJson LostJson(const AlertNoticesLostRecord::Action& a) {
   return {{kAlert, a.alert},   {kAction, a.action},        {kCount, a.count},
           {kFailed, a.failed}, {kQueueFull, a.queue_full}, {kRunEnded, a.run_ended}};
@@ -56,134 +52,41 @@ OJson LostJson(const AlertNoticesLostRecord::Action& a) {
 
 // ---- Reading ----
 
+// An alert record is read strictly: the first value of the wrong type is the
+// error, named by its path from the document.
 template <typename Json>
-std::string_view KindName(const Json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  return "an object";
+using Fields = RecordFields<Json>;
+
+Status Result(const std::string& error) {
+  return error.empty() ? Status::Ok() : Status::Invalid(error);
 }
 
-// The keys of one JSON object read into fields through core/json_read.h; the
-// first key present with a value of the wrong type is kept as the error,
-// named by its path from the document (`at`).
 template <typename Json>
-class Fields {
- public:
-  Fields(const Json& j, std::string at) : j_(j), at_(std::move(at)) {}
+void ReadSeverity(Fields<Json>& f, Severity* out) {
+  f.Named(kSeverity, out, ParseSeverity, "info, warning or critical");
+}
 
-  // Whether the value is an object (else the error says so).
-  bool Object() {
-    if (j_.is_object()) return true;
-    error_ = at_.empty() ? fmt::format("expected an object, got {}", KindName(j_))
-                         : fmt::format("key {}: expected an object, got {}", at_, KindName(j_));
-    return false;
-  }
-  void Text(std::string_view key, std::string* out) {
-    if (const Json* v = Present(key)) {
-      if (auto s = JsonString(j_, key)) {
-        *out = std::move(*s);
-      } else {
-        Fail(key, "a string", *v, false);
-      }
-    }
-  }
-  template <typename Out>  // double or std::optional<double>
-  void Number(std::string_view key, Out* out) {
-    if (const Json* v = Present(key)) {
-      if (auto n = JsonNumber(j_, key)) {
-        *out = *n;
-      } else {
-        Fail(key, "a number", *v, false);
-      }
-    }
-  }
-  void Whole(std::string_view key, int64_t* out) {
-    if (const Json* v = Present(key)) {
-      if (auto n = JsonInt(j_, key)) {
-        *out = *n;
-      } else {
-        Fail(key, "an integer", *v, v->is_number());
-      }
-    }
-  }
-  void Whole(std::string_view key, std::optional<int>* out) {
-    if (const Json* v = Present(key)) {
-      auto n = JsonInt(j_, key);
-      if (n && *n >= std::numeric_limits<int>::min() && *n <= std::numeric_limits<int>::max()) {
-        *out = static_cast<int>(*n);
-      } else {
-        Fail(key, "an integer", *v, v->is_number());
-      }
-    }
-  }
-  void SeverityOf(std::string_view key, Severity* out) {
-    if (const Json* v = Present(key)) {
-      std::optional<Severity> s;
-      if (auto name = JsonString(j_, key)) s = ParseSeverity(*name);
-      if (s) {
-        *out = *s;
-      } else {
-        Fail(key, "info, warning or critical", *v, v->is_string());
-      }
-    }
-  }
-  void ResolvedBy(std::string_view key, AlertResolvedBy* out) {
-    if (const Json* v = Present(key)) {
-      std::optional<std::string> name = JsonString(j_, key);
-      if (name == AlertResolvedByName(AlertResolvedBy::kCondition)) {
-        *out = AlertResolvedBy::kCondition;
-      } else if (name == AlertResolvedByName(AlertResolvedBy::kRunEnd)) {
-        *out = AlertResolvedBy::kRunEnd;
-      } else {
-        Fail(key, "condition or run_end", *v, v->is_string());
-      }
-    }
-  }
-  // Each element of the array at `key`, an object read by `each(fields)`.
-  template <typename Each>
-  void Objects(std::string_view key, Each each) {
-    const Json* v = Present(key);
-    if (v == nullptr) return;
-    if (!v->is_array()) return Fail(key, "an array", *v, false);
-    for (size_t i = 0; i < v->size() && error_.empty(); ++i) {
-      Fields element((*v)[i], fmt::format("{}[{}]", Path(key), i));
-      if (element.Object()) each(element);
-      error_ = element.error_;
-    }
-  }
-
-  Status status() const { return error_.empty() ? Status::Ok() : Status::Invalid(error_); }
-
- private:
-  std::string Path(std::string_view key) const {
-    return at_.empty() ? std::string(key) : fmt::format("{}.{}", at_, key);
-  }
-  // The value of `key`; null when absent (or when an error came before).
-  const Json* Present(std::string_view key) const {
-    return error_.empty() ? JsonAt(j_, key) : nullptr;
-  }
-  // "key gpu: expected an integer, got 1.5" (`show`: the value is said),
-  // "key alert: expected a string, got a number" (its kind is).
-  void Fail(std::string_view key, std::string_view expected, const Json& got, bool show) {
-    error_ = fmt::format("key {}: expected {}, got {}", Path(key), expected,
-                         show ? got.dump() : std::string(KindName(got)));
-  }
-
-  const Json& j_;
-  std::string at_;
-  std::string error_;
-};
+template <typename Json>
+void ReadResolvedBy(Fields<Json>& f, AlertResolvedBy* out) {
+  f.Named(
+      kResolvedBy, out,
+      [](std::string_view name) -> std::optional<AlertResolvedBy> {
+        for (AlertResolvedBy by : {AlertResolvedBy::kCondition, AlertResolvedBy::kRunEnd}) {
+          if (name == AlertResolvedByName(by)) return by;
+        }
+        return std::nullopt;
+      },
+      "condition or run_end");
+}
 
 template <typename Json>
 Status ReadAlert(const Json& j, std::string at, AlertRecord* out) {
-  Fields<Json> f(j, std::move(at));
-  if (!f.Object()) return f.status();
+  std::string error;
+  Fields<Json> f(j, std::move(at), &error);
+  if (!f.Object()) return Result(error);
   AlertRecord a;
   f.Text(kAlert, &a.alert);
-  f.SeverityOf(kSeverity, &a.severity);
+  ReadSeverity(f, &a.severity);
   f.Whole(kGpu, &a.gpu);
   f.Text(kExpr, &a.expr);
   f.Number(kThreshold, &a.threshold);
@@ -193,7 +96,7 @@ Status ReadAlert(const Json& j, std::string at, AlertRecord* out) {
   f.Number(kFiring, &a.firing_s);
   f.Number(kWorst, &a.worst_value);
   f.Text(kSummary, &a.summary);
-  if (Status s = f.status(); !s.ok()) return s;
+  if (!error.empty()) return Result(error);
   *out = std::move(a);
   return Status::Ok();
 }
@@ -205,7 +108,7 @@ Status ReadAlerts(const Json& summary, std::vector<AlertRecord>* out) {
   if (alerts == nullptr || alerts->is_null()) return Status::Ok();
   if (!alerts->is_array()) {
     return Status::Invalid(
-        fmt::format("key {}: expected an array, got {}", kAlerts, KindName(*alerts)));
+        fmt::format("key {}: expected an array, got {}", kAlerts, JsonKindName(*alerts)));
   }
   for (size_t i = 0; i < alerts->size(); ++i) {
     AlertRecord a;
@@ -231,13 +134,14 @@ template <typename Json>
 Status ReadEvent(const Json& j, EventType type, double t, AlertEventRecord* out) {
   Status s = TypeError(type, {EventType::kAlertFiring, EventType::kAlertResolved});
   if (!s.ok()) return s;
-  Fields<Json> f(j, "");
-  if (!f.Object()) return f.status();
+  std::string error;
+  Fields<Json> f(j, "", &error);
+  if (!f.Object()) return Result(error);
   AlertEventRecord r;
   r.resolved = type == EventType::kAlertResolved;
   r.t = t;
   f.Text(kAlert, &r.alert);
-  f.SeverityOf(kSeverity, &r.severity);
+  ReadSeverity(f, &r.severity);
   f.Whole(kGpu, &r.gpu);
   f.Number(kValue, &r.value);
   f.Number(kThreshold, &r.threshold);
@@ -246,9 +150,9 @@ Status ReadEvent(const Json& j, EventType type, double t, AlertEventRecord* out)
   f.Number(kStartsAt, &r.starts_at);
   if (r.resolved) {
     f.Number(kFiring, &r.firing_s);
-    f.ResolvedBy(kResolvedBy, &r.resolved_by);
+    ReadResolvedBy(f, &r.resolved_by);
   }
-  if (s = f.status(); !s.ok()) return s;
+  if (!error.empty()) return Result(error);
   *out = std::move(r);
   return Status::Ok();
 }
@@ -257,15 +161,16 @@ template <typename Json>
 Status ReadEvent(const Json& j, EventType type, double t, AlertActionRecord* out) {
   Status s = TypeError(type, {EventType::kAlertAction});
   if (!s.ok()) return s;
-  Fields<Json> f(j, "");
-  if (!f.Object()) return f.status();
+  std::string error;
+  Fields<Json> f(j, "", &error);
+  if (!f.Object()) return Result(error);
   AlertActionRecord r;
   r.t = t;
   f.Text(kAlert, &r.alert);
   f.Text(kAction, &r.action);
   f.Text(kSignal, &r.signal);
   f.Whole(kPid, &r.pid);
-  if (s = f.status(); !s.ok()) return s;
+  if (!error.empty()) return Result(error);
   *out = std::move(r);
   return Status::Ok();
 }
@@ -274,14 +179,15 @@ template <typename Json>
 Status ReadEvent(const Json& j, EventType type, double t, AlertActionFailedRecord* out) {
   Status s = TypeError(type, {EventType::kAlertActionFailed});
   if (!s.ok()) return s;
-  Fields<Json> f(j, "");
-  if (!f.Object()) return f.status();
+  std::string error;
+  Fields<Json> f(j, "", &error);
+  if (!f.Object()) return Result(error);
   AlertActionFailedRecord r;
   r.t = t;
   f.Text(kAlert, &r.alert);
   f.Text(kAction, &r.action);
   f.Text(kMessage, &r.message);
-  if (s = f.status(); !s.ok()) return s;
+  if (!error.empty()) return Result(error);
   *out = std::move(r);
   return Status::Ok();
 }
@@ -290,8 +196,9 @@ template <typename Json>
 Status ReadEvent(const Json& j, EventType type, double t, AlertNoticesLostRecord* out) {
   Status s = TypeError(type, {EventType::kAlertNoticesLost});
   if (!s.ok()) return s;
-  Fields<Json> f(j, "");
-  if (!f.Object()) return f.status();
+  std::string error;
+  Fields<Json> f(j, "", &error);
+  if (!f.Object()) return Result(error);
   AlertNoticesLostRecord r;
   r.t = t;
   f.Whole(kCount, &r.count);
@@ -305,7 +212,7 @@ Status ReadEvent(const Json& j, EventType type, double t, AlertNoticesLostRecord
     e.Whole(kRunEnded, &a.run_ended);
     r.actions.push_back(std::move(a));
   });
-  if (s = f.status(); !s.ok()) return s;
+  if (!error.empty()) return Result(error);
   *out = std::move(r);
   return Status::Ok();
 }
@@ -313,13 +220,14 @@ Status ReadEvent(const Json& j, EventType type, double t, AlertNoticesLostRecord
 // A line of events.jsonl: its `t` and `type`, then its further keys.
 template <typename Json, typename Record>
 Status ReadLine(const Json& line, Record* out) {
-  Fields<Json> f(line, "");
-  if (!f.Object()) return f.status();
+  std::string error;
+  Fields<Json> f(line, "", &error);
+  if (!f.Object()) return Result(error);
   double t = 0;
   std::string type;
   f.Number(kEventT, &t);
   f.Text(kEventType, &type);
-  if (Status s = f.status(); !s.ok()) return s;
+  if (!error.empty()) return Result(error);
   if (JsonAt(line, kEventT) == nullptr) {
     return Status::Invalid(fmt::format("key {}: missing, expected a number", kEventT));
   }

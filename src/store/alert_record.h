@@ -18,7 +18,7 @@
 // field at its default (an older run's event may lack its summary), keys it
 // does not know are ignored (an event's `t` and `type` among them), and a key
 // of another type is an Invalid Status naming it and what it should hold
-// ("key gpu: expected an integer, got 1.5", "key alerts[1].severity: expected
+// ("key gpu: expected a whole number, got 1.5", "key alerts[1].severity: expected
 // info, warning or critical, got \"fatal\"").
 //
 // Thread-safe: plain data and pure functions.

@@ -135,9 +135,9 @@ TEST(AlertRecord, AWrongKeyIsNamedWithWhatWasExpected) {
   EXPECT_EQ(ErrorOf(R"({"alert":1})"), "key alert: expected a string, got a number");
   EXPECT_EQ(ErrorOf(R"({"alert":"a","severity":"fatal"})"),
             R"(key severity: expected info, warning or critical, got "fatal")");
-  EXPECT_EQ(ErrorOf(R"({"alert":"a","gpu":1.5})"), "key gpu: expected an integer, got 1.5");
+  EXPECT_EQ(ErrorOf(R"({"alert":"a","gpu":1.5})"), "key gpu: expected a whole number, got 1.5");
   EXPECT_EQ(ErrorOf(R"({"alert":"a","times_fired":"twice"})"),
-            "key times_fired: expected an integer, got a string");
+            "key times_fired: expected a whole number, got a string");
   EXPECT_EQ(ErrorOf(R"({"alert":"a","firing_s":null})"),
             "key firing_s: expected a number, got null");
   EXPECT_EQ(ErrorOf("[]"), "expected an object, got an array");
@@ -162,7 +162,7 @@ TEST(AlertRecord, AWrongKeyOfAnEventIsNamed) {
   s = AlertFromEventLine(
       Json::parse(R"({"t":1,"type":"alert_notices_lost","actions":[{"count":2},{"failed":"x"}]})"),
       &lost);
-  EXPECT_EQ(s.message(), "key actions[1].failed: expected an integer, got a string");
+  EXPECT_EQ(s.message(), "key actions[1].failed: expected a whole number, got a string");
   s = AlertFromEventLine(Json::parse(R"({"t":"now","type":"alert_firing"})"), &r);
   EXPECT_EQ(s.message(), "key t: expected a number, got a string");
 }

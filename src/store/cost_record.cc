@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-#include <limits>
 #include <string_view>
+
+#include "store/record_json.h"
 
 namespace tv {
 namespace {
@@ -12,15 +12,6 @@ namespace {
 using OJson = nlohmann::ordered_json;
 
 // ---- Writing ----
-
-template <typename T>
-void Put(OJson& j, const char* key, const std::optional<T>& v) {
-  if (v) j[key] = *v;
-}
-
-void PutText(OJson& j, const char* key, const std::string& v) {
-  if (!v.empty()) j[key] = v;
-}
 
 OJson LostJson(const CostLost& l) {
   OJson j = OJson::object();
@@ -58,148 +49,9 @@ OJson PhaseJson(const PhaseCost& p) {
 
 // ---- Reading ----
 
-std::string_view KindName(const auto& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  return "an object";
-}
-
-// The keys of one JSON object read into fields. A key of the wrong type
-// leaves its field as it was; the first is kept as the error, named by its
-// path from the document ("at"), and reading goes on.
+// Every view shows a cost as far as it can be read.
 template <typename Json>
-class Reader {
- public:
-  Reader(const Json& j, std::string at, std::string* error)
-      : j_(j), at_(std::move(at)), error_(error) {}
-
-  bool Object() {
-    if (j_.is_object()) return true;
-    if (!j_.is_null()) Fail(at_, "an object", j_);
-    return false;
-  }
-  // The value of `key`; null when absent or null.
-  const Json* Find(const char* key) const {
-    auto it = j_.find(key);
-    return it == j_.end() || it->is_null() ? nullptr : &*it;
-  }
-  std::string Path(std::string_view key) const {
-    return at_.empty() ? std::string(key) : fmt::format("{}.{}", at_, key);
-  }
-  void Number(const char* key, std::optional<double>* out) {
-    if (const Json* v = Find(key)) {
-      if (v->is_number()) {
-        *out = v->template get<double>();
-      } else {
-        Fail(Path(key), "a number", *v);
-      }
-    }
-  }
-  void Whole(const char* key, std::optional<int64_t>* out) {
-    const Json* v = Find(key);
-    if (v == nullptr) return;
-    if (v->is_number_integer() &&
-        (!v->is_number_unsigned() ||
-         v->template get<uint64_t>() <= uint64_t{std::numeric_limits<int64_t>::max()})) {
-      *out = v->template get<int64_t>();
-      return;
-    }
-    // A whole number written as a float (30e9) is one; a fraction is not.
-    if (v->is_number_float()) {
-      double d = v->template get<double>();
-      if (d == std::floor(d) && std::fabs(d) < 9.2e18) {
-        *out = std::llround(d);
-        return;
-      }
-    }
-    if (v->is_number()) {
-      if (error_->empty()) {
-        *error_ = fmt::format("key {}: expected a whole number, got {}", Path(key), v->dump());
-      }
-    } else {
-      Fail(Path(key), "a whole number", *v);
-    }
-  }
-  void Text(const char* key, std::string* out) {
-    if (const Json* v = Find(key)) {
-      if (v->is_string()) {
-        *out = v->template get<std::string>();
-      } else {
-        Fail(Path(key), "a string", *v);
-      }
-    }
-  }
-  void Bool(const char* key, std::optional<bool>* out) {
-    if (const Json* v = Find(key)) {
-      if (v->is_boolean()) {
-        *out = v->template get<bool>();
-      } else {
-        Fail(Path(key), "a boolean", *v);
-      }
-    }
-  }
-  // An object `key` read by `each(reader)`; false when absent or not one.
-  template <typename Each>
-  bool Member(const char* key, Each each) {
-    const Json* v = Find(key);
-    if (v == nullptr) return false;
-    Reader r(*v, Path(key), error_);
-    if (!r.Object()) return false;
-    each(r);
-    return true;
-  }
-  // An array `key`, each element an object read by `each(reader)`; elements
-  // that are not objects are left out.
-  template <typename Each>
-  void Objects(const char* key, Each each) {
-    const Json* v = Find(key);
-    if (v == nullptr) return;
-    if (!v->is_array()) return Fail(Path(key), "an array", *v);
-    for (size_t i = 0; i < v->size(); ++i) {
-      Reader r((*v)[i], fmt::format("{}[{}]", Path(key), i), error_);
-      if (r.Object()) each(r);
-    }
-  }
-  // An object `key` of objects, each read by `each(name, reader)`.
-  template <typename Each>
-  void Named(const char* key, Each each) {
-    const Json* v = Find(key);
-    if (v == nullptr) return;
-    if (!v->is_object()) return Fail(Path(key), "an object", *v);
-    for (auto it = v->begin(); it != v->end(); ++it) {
-      Reader r(*it, Path(key) + "." + it.key(), error_);
-      if (r.Object()) each(it.key(), r);
-    }
-  }
-  // An array of strings `key`; elements of another type are left out.
-  void Texts(const char* key, std::vector<std::string>* out) {
-    const Json* v = Find(key);
-    if (v == nullptr) return;
-    if (!v->is_array()) return Fail(Path(key), "an array", *v);
-    for (size_t i = 0; i < v->size(); ++i) {
-      const Json& e = (*v)[i];
-      if (e.is_string()) {
-        out->push_back(e.template get<std::string>());
-      } else {
-        Fail(fmt::format("{}[{}]", Path(key), i), "a string", e);
-      }
-    }
-  }
-
- private:
-  void Fail(const std::string& at, std::string_view expected, const Json& got) {
-    if (!error_->empty()) return;
-    *error_ = at.empty() ? fmt::format("expected {}, got {}", expected, KindName(got))
-                         : fmt::format("key {}: expected {}, got {}", at, expected, KindName(got));
-  }
-
-  const Json& j_;
-  std::string at_;
-  std::string* error_;
-};
+using Reader = RecordFields<Json>;
 
 template <typename Json>
 void ReadForecast(Reader<Json>& r, CostForecast* f) {
@@ -255,7 +107,7 @@ void ReadCost(Reader<Json>& r, CostRecord* c) {
     e.Number("co2e_kg", &epoch.co2e_kg);
     e.Number("money", &epoch.money);
   });
-  r.Named("phases", [&](const std::string& name, Reader<Json>& p) {
+  r.Members("phases", [&](const std::string& name, Reader<Json>& p) {
     PhaseCost& phase = c->phases.emplace_back(name, PhaseCost{}).second;
     p.Number("duration_s", &phase.duration_s);
     p.Number("gpu_hours", &phase.gpu_hours);
@@ -273,7 +125,7 @@ template <typename Json>
 Status ReadCostObject(const Json& j, const std::string& at, CostRecord* out) {
   *out = CostRecord{};
   std::string error;
-  Reader<Json> r(j, at, &error);
+  Reader<Json> r(j, at, &error, RecordReading::kKeepGoing);
   if (r.Object()) ReadCost(r, out);
   return Result(error);
 }
@@ -282,7 +134,7 @@ template <typename Json>
 Status ReadForecastObject(const Json& j, CostForecast* out) {
   *out = CostForecast{};
   std::string error;
-  Reader<Json> r(j, "", &error);
+  Reader<Json> r(j, "", &error, RecordReading::kKeepGoing);
   if (r.Object()) ReadForecast(r, out);
   return Result(error);
 }
@@ -294,7 +146,7 @@ Status ReadSummaryCost(const Json& summary, std::optional<CostRecord>* out) {
   auto it = summary.find("cost");
   if (it == summary.end() || it->is_null()) return Status::Ok();
   if (!it->is_object()) {
-    return Status::Invalid(fmt::format("key cost: expected an object, got {}", KindName(*it)));
+    return Status::Invalid(fmt::format("key cost: expected an object, got {}", JsonKindName(*it)));
   }
   return ReadCostObject(*it, "cost", &out->emplace());
 }

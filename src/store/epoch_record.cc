@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-#include <limits>
+#include "store/record_json.h"
 
 namespace tv {
 namespace {
@@ -11,11 +10,6 @@ namespace {
 using OJson = nlohmann::ordered_json;
 
 // ---- Writing ----
-
-template <typename T>
-void Put(OJson& j, const char* key, const std::optional<T>& v) {
-  if (v) j[key] = *v;
-}
 
 OJson GpuToJson(const SpanGpu& g) {
   OJson j = {{"index", g.index}};
@@ -48,126 +42,8 @@ void PutResources(const SpanResources& r, OJson& j) {
 
 // ---- Reading ----
 
-std::string_view KindName(const auto& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  return "an object";
-}
-
-// The keys of one JSON object read into fields; the first key of the wrong
-// type is kept as the error, named by its path from the document ("at").
 template <typename Json>
-class Reader {
- public:
-  Reader(const Json& j, std::string at, std::string* error)
-      : j_(j), at_(std::move(at)), error_(error) {}
-
-  // Whether the value is an object (else the error says so).
-  bool Object() {
-    if (j_.is_object()) return true;
-    Fail(at_, "an object", j_);
-    return false;
-  }
-  std::string Path(std::string_view key) const {
-    return at_.empty() ? std::string(key) : fmt::format("{}.{}", at_, key);
-  }
-  // The value of `key`, or null when absent (or when an error came before).
-  const Json* Find(const char* key) const {
-    if (!error_->empty()) return nullptr;
-    auto it = j_.find(key);
-    return it == j_.end() ? nullptr : &*it;
-  }
-  void Number(const char* key, std::optional<double>* out) {
-    if (const Json* v = Find(key)) {
-      if (v->is_number()) {
-        *out = v->template get<double>();
-      } else {
-        Fail(Path(key), "a number", *v);
-      }
-    }
-  }
-  void Number(const char* key, double* out) {
-    std::optional<double> v;
-    Number(key, &v);
-    if (v) *out = *v;
-  }
-  void Whole(const char* key, std::optional<int64_t>* out) {
-    if (const Json* v = Find(key)) *out = WholeOf(*v, Path(key));
-  }
-  void Whole(const char* key, int64_t* out) {
-    std::optional<int64_t> v;
-    Whole(key, &v);
-    if (v) *out = *v;
-  }
-  void Bool(const char* key, bool* out) {
-    if (const Json* v = Find(key)) {
-      if (v->is_boolean()) {
-        *out = v->template get<bool>();
-      } else {
-        Fail(Path(key), "a boolean", *v);
-      }
-    }
-  }
-  // An array of `key`, each element an object read by `each(reader, index)`.
-  template <typename Each>
-  void Objects(const char* key, Each each) {
-    const Json* v = Find(key);
-    if (v == nullptr) return;
-    if (!v->is_array()) return Fail(Path(key), "an array", *v);
-    for (size_t i = 0; i < v->size() && error_->empty(); ++i) {
-      Reader r((*v)[i], fmt::format("{}[{}]", Path(key), i), error_);
-      if (r.Object()) each(r);
-    }
-  }
-  // logs: an object of numbers (null for one that was not finite).
-  void Logs(const char* key, std::vector<std::pair<std::string, std::optional<double>>>* out) {
-    const Json* v = Find(key);
-    if (v == nullptr) return;
-    if (!v->is_object()) return Fail(Path(key), "an object", *v);
-    for (auto it = v->begin(); it != v->end(); ++it) {
-      if (it->is_number()) {
-        out->emplace_back(it.key(), it->template get<double>());
-      } else if (it->is_null()) {
-        out->emplace_back(it.key(), std::nullopt);
-      } else {
-        return Fail(Path(key) + "." + it.key(), "a number or null", *it);
-      }
-    }
-  }
-
- private:
-  std::optional<int64_t> WholeOf(const Json& v, const std::string& at) {
-    if (v.is_number_integer() &&
-        (v.is_number_unsigned()
-             ? v.template get<uint64_t>() <= uint64_t{std::numeric_limits<int64_t>::max()}
-             : true)) {
-      return v.template get<int64_t>();
-    }
-    // A whole number written as a float (30e9) is one; a fraction is not.
-    if (v.is_number_float()) {
-      double d = v.template get<double>();
-      if (d == std::floor(d) && std::fabs(d) < 9.2e18) return std::llround(d);
-    }
-    if (v.is_number()) {
-      *error_ = fmt::format("key {}: expected a whole number, got {}", at, v.dump());
-    } else {
-      Fail(at, "a whole number", v);
-    }
-    return std::nullopt;
-  }
-  void Fail(const std::string& at, std::string_view expected, const Json& got) {
-    if (!error_->empty()) return;
-    *error_ = at.empty() ? fmt::format("expected {}, got {}", expected, KindName(got))
-                         : fmt::format("key {}: expected {}, got {}", at, expected, KindName(got));
-  }
-
-  const Json& j_;
-  std::string at_;
-  std::string* error_;
-};
+using Reader = RecordFields<Json>;
 
 template <typename Json>
 void ReadResources(Reader<Json>& r, SpanResources* out) {
@@ -208,7 +84,7 @@ std::string ReadEpoch(const Json& j, const std::string& at, EpochRecord* out) {
   r.Whole("planned_epochs", &out->planned_epochs);
   r.Bool("complete", &out->complete);
   ReadResources(r, &out->resources);
-  r.Logs("logs", &out->logs);
+  r.Numbers("logs", &out->logs);
   r.Objects("ranks", [&](Reader<Json>& rank) {
     EpochRank& k = out->ranks.emplace_back();
     rank.Whole("rank", &k.rank);
@@ -241,7 +117,7 @@ Status ReadEpochs(const Json& summary, std::vector<EpochRecord>* out) {
   auto it = summary.find("epochs");
   if (it == summary.end() || it->is_null()) return Status::Ok();
   if (!it->is_array()) {
-    return Status::Invalid(fmt::format("key epochs: expected an array, got {}", KindName(*it)));
+    return Status::Invalid(fmt::format("key epochs: expected an array, got {}", JsonKindName(*it)));
   }
   out->resize(it->size());
   for (size_t i = 0; i < it->size(); ++i) {
@@ -257,7 +133,8 @@ Status ReadPhases(const Json& summary, PhaseRecords* out) {
   auto it = summary.find("phases");
   if (it == summary.end() || it->is_null()) return Status::Ok();
   if (!it->is_object()) {
-    return Status::Invalid(fmt::format("key phases: expected an object, got {}", KindName(*it)));
+    return Status::Invalid(
+        fmt::format("key phases: expected an object, got {}", JsonKindName(*it)));
   }
   for (auto p = it->begin(); p != it->end(); ++p) {
     auto& [name, phase] = out->emplace_back(p.key(), PhaseRecord{});
