@@ -7,22 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "store/run_v1_fixture.h"
+
 namespace tv {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// A run directory written by 0.1.0 (tests/fixtures/run_v1/README.md).
-std::string FixturePath(const std::string& name) {
-  return std::string(TRAINVITALS_FIXTURES_DIR) + "/run_v1/" + name;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // An event as events.jsonl writes it: t, type, then its further keys.
 Json LineOf(const Event& e) {
@@ -41,7 +31,7 @@ std::string ReadBack(const std::string& text) {
 }
 
 TEST(AlertRecord, TheAlertsOfASummaryReadBackByteForByte) {
-  Json summary = Json::parse(ReadFile(FixturePath("summary.json")));
+  Json summary = Json::parse(RunV1Text("summary.json"));
   const Json& alerts = summary["alerts"];
   ASSERT_EQ(alerts.size(), 1u);
   for (const Json& original : alerts) {
@@ -59,7 +49,7 @@ TEST(AlertRecord, TheAlertsOfASummaryReadBackByteForByte) {
 }
 
 TEST(AlertRecord, TheAlertEventsOfARunReadBackByteForByte) {
-  std::istringstream lines(ReadFile(FixturePath("events.jsonl")));
+  std::istringstream lines(RunV1Text("events.jsonl"));
   std::vector<std::string> types;
   for (std::string line; std::getline(lines, line);) {
     Json original = Json::parse(line);

@@ -5,24 +5,17 @@
 #include <fstream>
 #include <sstream>
 
+#include "store/run_v1_fixture.h"
+
 namespace tv {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string FixtureText(const std::string& name) {
-  std::ifstream in(std::string(TRAINVITALS_FIXTURES_DIR) + "/run_v1/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-Json ReadFixture(const std::string& name) { return Json::parse(FixtureText(name)); }
-
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 TEST(CostRecord, TheCostOfASummaryWrittenBy010ComesBackByteForByte) {
-  Json summary = ReadFixture("summary.json");
+  Json summary = RunV1Json("summary.json");
   std::optional<CostRecord> cost;
   ASSERT_TRUE(CostFromSummary(summary, &cost).ok());
   ASSERT_TRUE(cost.has_value());
@@ -47,7 +40,7 @@ TEST(CostRecord, TheCostOfASummaryWrittenBy010ComesBackByteForByte) {
 // The whole summary.json, its cost replaced by the record's JSON and written
 // as trainvitals writes it, is the file.
 TEST(CostRecord, SummaryWithTheCostWrittenBackIsTheFile) {
-  std::string text = FixtureText("summary.json");
+  std::string text = RunV1Text("summary.json");
   Json summary = Json::parse(text);
   std::optional<CostRecord> cost;
   ASSERT_TRUE(CostFromSummary(summary, &cost).ok());
@@ -58,7 +51,7 @@ TEST(CostRecord, SummaryWithTheCostWrittenBackIsTheFile) {
 // Each `cost_forecast` line of events.jsonl, its forecast written back after
 // "t" and "type" as the events file writes them, is the line.
 TEST(CostForecast, ForecastEventsOfVersion1ReadAndWriteBackByteForByte) {
-  std::istringstream lines(FixtureText("events.jsonl"));
+  std::istringstream lines(RunV1Text("events.jsonl"));
   std::string line;
   int seen = 0;
   while (std::getline(lines, line)) {

@@ -6,22 +6,17 @@
 #include <sstream>
 #include <string>
 
+#include "store/run_v1_fixture.h"
+
 namespace tv {
 namespace {
 
 using OJson = nlohmann::ordered_json;
 
-std::string FixtureText(const std::string& name) {
-  std::ifstream in(std::string(TRAINVITALS_FIXTURES_DIR) + "/run_v1/" + name);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string Dump(const OJson& j) { return j.dump(-1, ' ', false, OJson::error_handler_t::replace); }
 
 TEST(EpochRecord, SummaryEpochsOfVersion1ReadAndWriteBackByteForByte) {
-  OJson summary = OJson::parse(FixtureText("summary.json"));
+  OJson summary = OJson::parse(RunV1Text("summary.json"));
   ASSERT_EQ(summary["epochs"].size(), 3u);
   for (const OJson& original : summary["epochs"]) {
     EpochRecord e;
@@ -40,7 +35,7 @@ TEST(EpochRecord, SummaryEpochsOfVersion1ReadAndWriteBackByteForByte) {
 }
 
 TEST(EpochRecord, SummaryPhasesOfVersion1ReadAndWriteBackByteForByte) {
-  OJson summary = OJson::parse(FixtureText("summary.json"));
+  OJson summary = OJson::parse(RunV1Text("summary.json"));
   ASSERT_EQ(summary["phases"].size(), 2u);
   for (const auto& [name, original] : summary["phases"].items()) {
     PhaseRecord p;
@@ -59,7 +54,7 @@ TEST(EpochRecord, SummaryPhasesOfVersion1ReadAndWriteBackByteForByte) {
 // The whole summary.json, its epochs and phases replaced by the records'
 // JSON and written as trainvitals writes it, is the file.
 TEST(EpochRecord, SummaryWithRecordsWrittenBackIsTheFile) {
-  std::string text = FixtureText("summary.json");
+  std::string text = RunV1Text("summary.json");
   OJson summary = OJson::parse(text);
   std::vector<EpochRecord> epochs;
   PhaseRecords phases;
@@ -73,7 +68,7 @@ TEST(EpochRecord, SummaryWithRecordsWrittenBackIsTheFile) {
 // Each `epoch` line of events.jsonl, its record written back after "t" and
 // "type" as the events file writes them, is the line.
 TEST(EpochRecord, EpochEventsOfVersion1ReadAndWriteBackByteForByte) {
-  std::istringstream lines(FixtureText("events.jsonl"));
+  std::istringstream lines(RunV1Text("events.jsonl"));
   std::string line;
   int seen = 0;
   while (std::getline(lines, line)) {

@@ -7,25 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "store/run_v1_fixture.h"
+
 namespace tv {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-// A run directory written by 0.1.0 (tests/fixtures/run_v1/README.md).
-std::string FixturePath(const std::string& name) {
-  return std::string(TRAINVITALS_FIXTURES_DIR) + "/run_v1/" + name;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(FindingRecord, EveryFindingOfASummaryReadsBackByteForByte) {
-  Json summary = Json::parse(ReadFile(FixturePath("summary.json")));
+  Json summary = Json::parse(RunV1Text("summary.json"));
   const Json& findings = summary["findings"];
   ASSERT_EQ(findings.size(), 2u);
   for (const Json& original : findings) {
@@ -40,7 +30,7 @@ TEST(FindingRecord, EveryFindingOfASummaryReadsBackByteForByte) {
 }
 
 TEST(FindingRecord, EveryFindingEventReadsBackByteForByte) {
-  std::istringstream lines(ReadFile(FixturePath("events.jsonl")));
+  std::istringstream lines(RunV1Text("events.jsonl"));
   size_t events = 0;
   for (std::string line; std::getline(lines, line);) {
     Json original = Json::parse(line);

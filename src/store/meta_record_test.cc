@@ -2,21 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include "store/run_v1_fixture.h"
 
 namespace tv {
 namespace {
 
-nlohmann::ordered_json ReadFixture(const std::string& name) {
-  std::ifstream in(std::string(TRAINVITALS_FIXTURES_DIR) + "/run_v1/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return nlohmann::ordered_json::parse(text.str());
-}
-
 TEST(MetaRecord, AMetaJsonWrittenBy010ComesBackByteForByte) {
-  nlohmann::ordered_json meta = ReadFixture("meta.json");
+  nlohmann::ordered_json meta = RunV1Json("meta.json");
   MetaRecord m = MetaFromJson(meta);
   EXPECT_EQ(m.name, "loop");
   EXPECT_EQ(m.host, "vm");
