@@ -116,7 +116,9 @@ EXIT_CODES = {"normal": 0, "exit0": 0, "exit3": 3, "raise": 1}
 def check_loop(summary, end):
     """Each epoch its own 4 steps; every epoch complete but one an exception cut;
     0.4 s of training and 0.2 s of eval an epoch, eval never counted as training
-    nor training as eval."""
+    nor training as eval. The eval's upper bounds stay under what one epoch's
+    0.4 s of training counted as eval would make, and leave the rest to the
+    script's own end (interpreter shutdown on a loaded machine)."""
     epochs = [(e["epoch"], e["steps"], e.get("complete", True)) for e in summary["epochs"]]
     phases = summary["phases"]
     train, evals = phases["train"], phases["eval"]
@@ -126,10 +128,10 @@ def check_loop(summary, end):
         # The epoch the exception cut stays open: not complete, with the 4 steps
         # it took before the exception.
         assert epochs == [(0, 4, True), (1, 4, False)], epochs
-        assert evals["count"] == 1 and 0.15 <= evals["duration_s"] <= 0.35, phases
+        assert evals["count"] == 1 and 0.15 <= evals["duration_s"] < 0.55, phases
     else:
         assert epochs == [(0, 4, True), (1, 4, True)], epochs
-        assert evals["count"] == 2 and 0.35 <= evals["duration_s"] <= 0.6, phases
+        assert evals["count"] == 2 and 0.35 <= evals["duration_s"] < 0.75, phases
 
 
 @pytest.mark.parametrize("form,step_call,train_phase,end", [
