@@ -5,8 +5,10 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 #include <unordered_map>
 
 #include "core/private_path.h"
@@ -174,6 +176,22 @@ bool ExecSql(sqlite3* db, const char* sql, std::string* error) {
   return false;
 }
 
+// A statement of the open that may meet SQLITE_BUSY without the busy handler
+// being asked (connections setting WAL on a new file at once, each holding
+// the shared lock the other waits on): tried again until the busy timeout has
+// passed.
+bool ExecWhileBusy(sqlite3* db, const char* sql, std::string* error) {
+  auto until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(RunIndex::kBusyTimeoutMs);
+  while (!ExecSql(db, sql, error)) {
+    if ((sqlite3_errcode(db) & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= until) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
 bool MigrateTo1(sqlite3* db, std::string* error) {
   return ExecSql(db,
                  "CREATE TABLE runs ("
@@ -284,7 +302,7 @@ std::unique_ptr<RunIndex> RunIndex::Open(const std::string& path, std::string* e
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
   // WAL: readers and one writer at once. synchronous=NORMAL: a commit does
   // not wait for the disk; a power cut may lose the last runs, never the file.
-  if (!ExecSql(db, "PRAGMA journal_mode=WAL", error) ||
+  if (!ExecWhileBusy(db, "PRAGMA journal_mode=WAL", error) ||
       !ExecSql(db, "PRAGMA synchronous=NORMAL", error) ||
       !ExecSql(db, "PRAGMA foreign_keys=ON", error) || !index->Migrate(error)) {
     return nullptr;

@@ -5,7 +5,9 @@
 // read by `trainvitals runs`.
 //
 // Many processes may use one file at once: WAL journal mode and a busy
-// timeout (kBusyTimeoutMs) let 20 runs ending together all land. The schema
+// timeout (kBusyTimeoutMs) let 20 runs ending together all land. Setting WAL
+// on a new file is tried again while another opener holds it (SQLite asks no
+// busy handler there), within the same timeout. The schema
 // carries its version in PRAGMA user_version and is migrated a step at a time
 // on open.
 //
