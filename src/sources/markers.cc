@@ -189,9 +189,9 @@ void MarkerSource::Drain(double now, TrainingSample* t) {
     if (!Apply(m)) continue;
     TrainingEvent e;
     if (ToEvent(m, &e)) {
-      auto p = processes_.find(std::pair(m.pid, m.slot));
-      if (m.type == MarkerType::kEpochEnd && p != processes_.end()) {
-        e.scalars = p->second.epoch_scalars;
+      if (m.type == MarkerType::kEpochEnd) {
+        auto p = processes_.find(std::pair(m.pid, m.slot));
+        if (p != processes_.end()) e.scalars = p->second.epoch_scalars;
       }
       t->events.push_back(std::move(e));
     }

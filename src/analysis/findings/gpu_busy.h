@@ -21,6 +21,12 @@ class GpuBusyRules : public Rule {
   // rules, which judge each row before this one.
   GpuBusyRules(const InputBoundRule& input, const CpuIoBoundRule& cpu) : input_(input), cpu_(cpu) {}
   void OnFrame(const Frame& f, RuleContext& cx) override;
+  // GPU `index`'s busy share over the judged training rows of the last
+  // window_s, this row's included; absent before its first.
+  std::optional<double> BusyMean(int index) const {
+    auto it = gpus_.find(index);
+    return it == gpus_.end() ? std::nullopt : it->second.busy.Mean();
+  }
 
  private:
   struct GpuState {

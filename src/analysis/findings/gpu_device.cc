@@ -54,21 +54,17 @@ void ThrottledRule::OnFrame(const Frame& f, RuleContext& cx) {
   for (const GpuFrame& gpu : f.gpus) {
     auto [it, added] = gpus_.try_emplace(gpu.index);
     GpuState& g = it->second;
-    if (added) {
-      g.busy.set_window(cx.th[Th::kWindow_s]);
-      g.throttle.set_window(cx.th[Th::kWindow_s]);
-    }
+    if (added) g.throttle.set_window(cx.th[Th::kWindow_s]);
     if (!JobHolds(f, gpu) || !judged || !gpu.busy) continue;
-    g.busy.Add(f.t, *gpu.busy);
     if (gpu.throttle_any_ratio) g.throttle.Add(f.t, *gpu.throttle_any_ratio);
     std::optional<double> throttle = g.throttle.Mean();
-    bool throttled = throttle && g.throttle.Full(cx.run.interval_s) &&
-                     *throttle > cx.th[Th::kThrottleShare] &&
-                     *g.busy.Mean() >= cx.th[Th::kBusyRatio];
+    std::optional<double> busy = busy_.BusyMean(gpu.index);
+    bool throttled = throttle && busy && g.throttle.Full(cx.run.interval_s) &&
+                     *throttle > cx.th[Th::kThrottleShare] && *busy >= cx.th[Th::kBusyRatio];
     if (!cx.Due(g.throttled, f.t, throttled, cx.th[Th::kOpen_s])) continue;
     Opening o;
     o.evidence = {{"throttle_any_ratio", Round4(*throttle)},
-                  {"busy_ratio", Round4(*g.busy.Mean())},
+                  {"busy_ratio", Round4(*busy)},
                   {"window_s", cx.th[Th::kWindow_s]}};
     o.message = fmt::format(
         "GPU {} had its clocks held down {} of the last {} while working (power cap, "

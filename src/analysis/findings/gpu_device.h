@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "analysis/findings/gpu_busy.h"
 #include "analysis/findings/rule.h"
 
 namespace tv {
@@ -28,13 +29,17 @@ class SharedGpuRule : public Rule {
 
 class ThrottledRule : public Rule {
  public:
+  // Reads each GPU's busy share from the busy rules, which judge each row
+  // before this one.
+  explicit ThrottledRule(const GpuBusyRules& busy) : busy_(busy) {}
   void OnFrame(const Frame& f, RuleContext& cx) override;
 
  private:
   struct GpuState {
-    WindowMean busy, throttle;  // over the judged training rows of the last window_s
+    WindowMean throttle;  // over the judged training rows of the last window_s
     Tracker throttled;
   };
+  const GpuBusyRules& busy_;
   std::map<int, GpuState> gpus_;
 };
 

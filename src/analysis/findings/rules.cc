@@ -33,8 +33,9 @@ RuleSet MakeRules(const Thresholds& th) {
   set.all.push_back(std::make_unique<GpuHeldRule>());             // gpu-unused, gpu-idle
   set.all.push_back(std::make_unique<GpuMemoryFullRule>());       // gpu-memory-near-full
   set.all.push_back(std::make_unique<SharedGpuRule>());           // shared-gpu
+  auto throttled = std::make_unique<ThrottledRule>(*busy);        // throttled
   set.all.push_back(std::move(busy));
-  set.all.push_back(std::make_unique<ThrottledRule>());  // throttled
+  set.all.push_back(std::move(throttled));
   set.all.push_back(std::move(memory));
   set.all.push_back(std::make_unique<OomRule>());  // oom
   return set;
