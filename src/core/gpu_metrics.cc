@@ -28,7 +28,8 @@ constexpr std::array kGpuMetrics = {
               "Device memory reserved by the driver and firmware.", nullptr,
               GPU(memory_reserved_bytes)},
     MetricDef{G, "job_memory_bytes", Unit::kBytes, kG, true,
-              "Device memory used by the job's processes.", nullptr, GPU(job_memory_bytes)},
+              "Device memory used by the job's processes.", nullptr, GPU(job_memory_bytes), nullptr,
+              /*keep_min=*/true},
     MetricDef{G, "job_sm_util_ratio", Unit::kRatio, kG, true,
               "SM utilisation of the job's processes over the last row (per-process samples).",
               nullptr, GPU(job_sm_util_ratio)},
@@ -42,11 +43,11 @@ constexpr std::array kGpuMetrics = {
     MetricDef{G, "allocator_allocated_bytes", Unit::kBytes, kG, true,
               "Memory the training framework's allocator handed out on this device (markers: "
               "PyTorch allocated_bytes, TensorFlow current, Paddle memory_allocated).",
-              nullptr, GPU(allocator_allocated_bytes)},
+              nullptr, GPU(allocator_allocated_bytes), nullptr, /*keep_min=*/true},
     MetricDef{G, "allocator_reserved_bytes", Unit::kBytes, kG, true,
               "Memory the framework's allocator holds from the driver, cached blocks included "
               "(PyTorch reserved_bytes, Paddle memory_reserved).",
-              nullptr, GPU(allocator_reserved_bytes)},
+              nullptr, GPU(allocator_reserved_bytes), nullptr, /*keep_min=*/true},
     MetricDef{G, "allocator_peak_bytes", Unit::kBytes, kG, true,
               "The allocator's own peak of allocated memory since the process started.", nullptr,
               GPU(allocator_peak_bytes)},

@@ -81,7 +81,7 @@ constexpr std::array kSampleMetrics = {
     MetricDef{Scope::kJob, "memory_bytes", Unit::kBytes, Kind::kGauge, true,
               "The tree's memory with shared pages counted once (PSS, refreshed on a CPU "
               "budget, RSS changes added in between).",
-              JOB(memory_bytes)},
+              JOB(memory_bytes), nullptr, nullptr, /*keep_min=*/true},
     MetricDef{Scope::kJob, "memory_util_ratio", Unit::kRatio, Kind::kGauge, true,
               "job.memory_bytes over host.memory_limit_bytes.", JOB(memory_util_ratio)},
     MetricDef{Scope::kJob, "read_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge, true,
@@ -273,7 +273,9 @@ std::string MetricsMarkdown() {
       std::string key = fmt::format(
           "{}{}", prefix.empty() ? std::string(ScopeName(m.scope)) + "." : std::string(prefix),
           m.name);
-      if (m.kind == Kind::kGauge && m.keep_max) key += fmt::format("`, `{}_max", key);
+      std::string name = key;
+      if (m.kind == Kind::kGauge && m.keep_max) key += fmt::format("`, `{}_max", name);
+      if (m.kind == Kind::kGauge && m.keep_min) key += fmt::format("`, `{}_min", name);
       out += fmt::format("| `{}` | {} | {} | `{}` | `{}` | {} |\n", key, UnitName(m.unit),
                          KindName(m.kind), PrometheusName(m), TensorBoardTag(m, 0), m.help);
     }

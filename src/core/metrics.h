@@ -44,6 +44,9 @@ struct MetricDef {
   // Optional: a value the row max must also see (the driver's buffered peak
   // since the previous tick), though it does not enter the mean.
   std::optional<double> (*get_gpu_peak)(const GpuSample&) = nullptr;
+  // Rows also carry "<name>_min", the lowest sample: the memory figures whose
+  // floors the leak rules read (a short trough between rows is not averaged away).
+  bool keep_min = false;
 };
 
 // Host and job metrics, in the order they are written.

@@ -1,4 +1,4 @@
-// Row: one interval of samples reduced to mean, max and last value per metric.
+// Row: one interval of samples reduced to mean, max, min and last value per metric.
 // The unit that sinks write and views show. Plain data, copied across threads.
 #pragma once
 
@@ -19,29 +19,32 @@ struct Stat {
   double max = 0;
   double last = 0;
   uint32_t count = 0;
+  double min = 0;
 };
 
 // Accumulates values into a Stat. Not thread-safe.
 class StatAccumulator {
  public:
   void Add(double v) { Add(v, v); }
-  // Adds `v` to the mean and `peak` (if higher) to the max.
+  // Adds `v` to the mean and min, and `peak` (if higher) to the max.
   void Add(double v, double peak) {
     double top = peak > v ? peak : v;
     if (count_ == 0 || top > max_) max_ = top;
+    if (count_ == 0 || v < min_) min_ = v;
     sum_ += v;
     last_ = v;
     ++count_;
   }
   std::optional<Stat> Get() const {
     if (count_ == 0) return std::nullopt;
-    return Stat{sum_ / count_, max_, last_, count_};
+    return Stat{sum_ / count_, max_, last_, count_, min_};
   }
   void Reset() { *this = StatAccumulator(); }
 
  private:
   double sum_ = 0;
   double max_ = 0;
+  double min_ = 0;
   double last_ = 0;
   uint32_t count_ = 0;
 };

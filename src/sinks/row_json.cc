@@ -32,6 +32,10 @@ void AppendMetrics(std::span<const MetricDef> defs, const std::vector<std::optio
       AppendKey(JsonKey(m), "_max", first, out);
       AppendJsonNumber(s.max, integral, out);
     }
+    if (m.kind == Kind::kGauge && m.keep_min) {
+      AppendKey(JsonKey(m), "_min", first, out);
+      AppendJsonNumber(s.min, integral, out);
+    }
   }
 }
 

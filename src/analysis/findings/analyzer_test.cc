@@ -274,6 +274,7 @@ TEST(Findings, FrameOfALiveRowEqualsTheFrameOfItsLine) {
   s.job.cpu_util_ratio = 0.123456789;
   s.job.memory_util_ratio = 0.5;
   s.job.processes = 4;
+  s.job.memory_bytes = 7e8;
   s.training.steps = 1234;
   s.training.data_wait_ratio = 0.333333333;
   s.training.phase = "train";
@@ -286,7 +287,9 @@ TEST(Findings, FrameOfALiveRowEqualsTheFrameOfItsLine) {
   s.gpus.push_back(g);
   agg.Add(s);
   g.memory_used_bytes = 2.5e9 + 0.6;
+  g.job_memory_bytes = 2e9;
   s.gpus[0] = g;
+  s.job.memory_bytes = 9e8;
   agg.Add(s);
   Row row = agg.Take(kStart + 0.12345, 1.00049);
   Frame live, replayed;
@@ -306,6 +309,12 @@ TEST(Findings, FrameOfALiveRowEqualsTheFrameOfItsLine) {
   EXPECT_EQ(live.gpus[0].busy, replayed.gpus[0].busy);
   EXPECT_EQ(live.gpus[0].memory_used_max_bytes, replayed.gpus[0].memory_used_max_bytes);
   EXPECT_EQ(live.gpus[0].job_memory_bytes, replayed.gpus[0].job_memory_bytes);
+  // The lowest samples, which the leak rules floor.
+  EXPECT_EQ(live.job_memory_min_bytes, 7e8);
+  EXPECT_EQ(replayed.job_memory_min_bytes, 7e8);
+  EXPECT_EQ(live.job_memory_bytes, 8e8);
+  EXPECT_EQ(live.gpus[0].job_memory_min_bytes, 1e9);
+  EXPECT_EQ(replayed.gpus[0].job_memory_min_bytes, 1e9);
   // A time whose digits end in 5 just under the half: "{:.3f}" writes .480, while
   // round(t * 1000) / 1000 would make it .481 (the OOM evidence once differed so).
   row.t = 1796069528.4805;

@@ -27,6 +27,15 @@ std::optional<double> Max(MetricId id, const std::vector<std::optional<Stat>>& v
   return RoundAsWritten(s->max, IsIntegral(m.unit));
 }
 
+// The lowest sample of a metric that keeps one, else its row value.
+std::optional<double> Min(MetricId id, const std::vector<std::optional<Stat>>& values) {
+  std::optional<Stat> s = FindStat(id, values);
+  if (!s) return std::nullopt;
+  const MetricDef& m = Def(id);
+  if (!m.keep_min) return WrittenValue(m, *s);
+  return RoundAsWritten(s->min, IsIntegral(m.unit));
+}
+
 // `v` as samples.jsonl writes it ("{:.3f}") and reads back: rounding the
 // decimal digits of the exact double, which `round(v * 1000) / 1000` does not
 // always match (528.4805 may be ...480.49999 in binary but 528480.5 once multiplied).
@@ -47,6 +56,7 @@ void FrameFromRow(const Row& row, Frame* f) {
   f->job_memory_util_ratio = Value(metric::kJobMemoryUtilRatio, v);
   f->job_processes = Value(metric::kJobProcesses, v);
   f->job_memory_bytes = Value(metric::kJobMemoryBytes, v);
+  f->job_memory_min_bytes = Min(metric::kJobMemoryBytes, v);
   f->host_memory_available_bytes = Value(metric::kHostMemoryAvailableBytes, v);
   f->host_memory_limit_bytes = Value(metric::kHostMemoryLimitBytes, v);
   f->host_cgroup_memory_current_bytes = Value(metric::kHostCgroupMemoryCurrentBytes, v);
@@ -66,6 +76,9 @@ void FrameFromRow(const Row& row, Frame* f) {
     g.allocator_allocated_max_bytes = Max(metric::kGpuAllocatorAllocatedBytes, r.values);
     g.allocator_allocated_bytes = Value(metric::kGpuAllocatorAllocatedBytes, r.values);
     g.allocator_reserved_bytes = Value(metric::kGpuAllocatorReservedBytes, r.values);
+    g.allocator_allocated_min_bytes = Min(metric::kGpuAllocatorAllocatedBytes, r.values);
+    g.allocator_reserved_min_bytes = Min(metric::kGpuAllocatorReservedBytes, r.values);
+    g.job_memory_min_bytes = Min(metric::kGpuJobMemoryBytes, r.values);
     g.memory_used_bytes = Value(metric::kGpuMemoryUsedBytes, r.values);
     g.memory_total_bytes = Value(metric::kGpuMemoryTotalBytes, r.values);
     g.job_memory_bytes = Value(metric::kGpuJobMemoryBytes, r.values);
@@ -120,6 +133,9 @@ std::string MaxKey(MetricId id) {
   return key;
 }
 
+// The `_min` key of a metric that keeps one.
+std::string MinKey(MetricId id) { return std::string(JsonKey(Def(id))) + "_min"; }
+
 // A file's number as an int: nullopt unless it is a whole number that fits.
 std::optional<int> WholeInt(std::optional<double> v) {
   if (!v || !(*v >= std::numeric_limits<int>::min() && *v <= std::numeric_limits<int>::max()) ||
@@ -132,6 +148,9 @@ std::optional<int> WholeInt(std::optional<double> v) {
 bool ReadGpu(od::object object, GpuFrame* g) {
   static const std::string kMemoryMax = MaxKey(metric::kGpuMemoryUsedBytes);
   static const std::string kAllocatorMax = MaxKey(metric::kGpuAllocatorAllocatedBytes);
+  static const std::string kAllocatedMin = MinKey(metric::kGpuAllocatorAllocatedBytes);
+  static const std::string kReservedMin = MinKey(metric::kGpuAllocatorReservedBytes);
+  static const std::string kJobMemoryMin = MinKey(metric::kGpuJobMemoryBytes);
   std::optional<double> index, sm_active, util;
   *g = GpuFrame{};
   if (!ReadNumbers(object,
@@ -142,6 +161,9 @@ bool ReadGpu(od::object object, GpuFrame* g) {
                     {kAllocatorMax, &g->allocator_allocated_max_bytes},
                     {Key(metric::kGpuAllocatorAllocatedBytes), &g->allocator_allocated_bytes},
                     {Key(metric::kGpuAllocatorReservedBytes), &g->allocator_reserved_bytes},
+                    {kAllocatedMin, &g->allocator_allocated_min_bytes},
+                    {kReservedMin, &g->allocator_reserved_min_bytes},
+                    {kJobMemoryMin, &g->job_memory_min_bytes},
                     {Key(metric::kGpuMemoryUsedBytes), &g->memory_used_bytes},
                     {Key(metric::kGpuMemoryTotalBytes), &g->memory_total_bytes},
                     {Key(metric::kGpuJobMemoryBytes), &g->job_memory_bytes},
@@ -205,6 +227,7 @@ FrameReader::FrameReader() : impl_(std::make_unique<Impl>()) {}
 FrameReader::~FrameReader() = default;
 
 FrameReader::Line FrameReader::Read(std::string_view text, Frame* f) {
+  static const std::string kJobMemoryMin = MinKey(metric::kJobMemoryBytes);
   impl_->line = simdjson::padded_string(text);
   od::document doc;
   od::object top;
@@ -238,7 +261,8 @@ FrameReader::Line FrameReader::Read(std::string_view text, Frame* f) {
         ok = ReadNumbers(object, {{Key(metric::kJobCpuUtilRatio), &f->job_cpu_util_ratio},
                                   {Key(metric::kJobMemoryUtilRatio), &f->job_memory_util_ratio},
                                   {Key(metric::kJobProcesses), &f->job_processes},
-                                  {Key(metric::kJobMemoryBytes), &f->job_memory_bytes}});
+                                  {Key(metric::kJobMemoryBytes), &f->job_memory_bytes},
+                                  {kJobMemoryMin, &f->job_memory_min_bytes}});
       } else {
         ok = ReadTraining(object, f);
       }

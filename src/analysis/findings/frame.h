@@ -23,9 +23,14 @@ struct GpuFrame {
   // The framework allocator's allocated bytes, row peak (markers); what the
   // training really needs where a framework reserves memory up front.
   std::optional<double> allocator_allocated_max_bytes;
-  // The allocator's allocated and reserved bytes (row means), for their trends.
+  // The allocator's allocated and reserved bytes (row means).
   std::optional<double> allocator_allocated_bytes;
   std::optional<double> allocator_reserved_bytes;
+  // The lowest samples of the memory figures whose floors the leak rules read
+  // (none in a row from before `_min` was written).
+  std::optional<double> allocator_allocated_min_bytes;
+  std::optional<double> allocator_reserved_min_bytes;
+  std::optional<double> job_memory_min_bytes;
   std::optional<double> memory_used_bytes;  // row mean
   std::optional<double> memory_total_bytes;
   std::optional<double> job_memory_bytes;
@@ -49,7 +54,8 @@ struct Frame {
   std::optional<double> job_cpu_util_ratio;
   std::optional<double> job_memory_util_ratio;
   std::optional<double> job_processes;
-  std::optional<double> job_memory_bytes;  // PSS of the job's tree
+  std::optional<double> job_memory_bytes;      // PSS of the job's tree
+  std::optional<double> job_memory_min_bytes;  // its lowest sample, as for GPUs
   std::optional<double> host_memory_available_bytes;
   std::optional<double> host_memory_limit_bytes;  // the tightest cgroup limit, else MemTotal
   std::optional<double> host_cgroup_memory_current_bytes;

@@ -50,6 +50,12 @@ std::string WordsFor(const Who& who) {
   return {};
 }
 
+// What a row gives a floor: its lowest sample, else (a row written before
+// rows kept one) its mean.
+std::optional<double> Lowest(const std::optional<double>& min, const std::optional<double>& mean) {
+  return min ? min : mean;
+}
+
 int GpuOf(const Who& who) {
   bool gpu = who.kind == Who::Kind::kGpuJob || who.kind == Who::Kind::kGpuAllocated ||
              who.kind == Who::Kind::kGpu;
@@ -114,7 +120,7 @@ void MemoryRules::OnFrame(const Frame& f, RuleContext& cx) {
   bool alive = f.job_processes.value_or(1) > 0;
   if (f.job_memory_bytes) cx.Want(FindingId::kHostMemoryLeak);
   if (unit && alive) {
-    FeedSeries(host_memory_series_, f.job_memory_bytes, f.t, *unit);
+    FeedSeries(host_memory_series_, Lowest(f.job_memory_min_bytes, f.job_memory_bytes), f.t, *unit);
     for (const RankFrame& r : f.ranks) {
       rank_of_pid_[r.pid] = r.rank;
       FeedSeries(rank_memory_[r.pid], r.memory_bytes, f.t, *unit);
@@ -122,9 +128,11 @@ void MemoryRules::OnFrame(const Frame& f, RuleContext& cx) {
     for (const GpuFrame& g : f.gpus) {
       if (g.job_memory_bytes.value_or(0) > 0) cx.Want(FindingId::kGpuMemoryLeak);
       GpuMemory& m = gpu_memory_[g.index];
-      FeedSeries(m.job, g.job_memory_bytes, f.t, *unit);
-      FeedSeries(m.allocated, g.allocator_allocated_bytes, f.t, *unit);
-      FeedSeries(m.reserved, g.allocator_reserved_bytes, f.t, *unit);
+      FeedSeries(m.job, Lowest(g.job_memory_min_bytes, g.job_memory_bytes), f.t, *unit);
+      FeedSeries(m.allocated, Lowest(g.allocator_allocated_min_bytes, g.allocator_allocated_bytes),
+                 f.t, *unit);
+      FeedSeries(m.reserved, Lowest(g.allocator_reserved_min_bytes, g.allocator_reserved_bytes),
+                 f.t, *unit);
     }
   }
 

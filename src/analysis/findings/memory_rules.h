@@ -1,6 +1,6 @@
 // Memory that creeps: host-memory-leak, gpu-memory-leak, allocator-growth and
 // oom-forecast, one unit since they read the same floors. Each figure gets
-// floors (the minimum of each epoch after the first, else of each
+// floors (its lowest sample in each epoch after the first, else in each
 // leak_window_s after leak_warmup_s); a leak is floors that rise by the
 // Mann-Kendall test, by a Theil-Sen slope that adds leak_min_growth, and still
 // rise in their newer half. A leak or forecast that opens is also a

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "analysis/findings/analyzer.h"
 #include "analysis/findings/trend.h"
@@ -49,11 +50,17 @@ struct MemoryRun {
   // A row at second `s` of a process whose memory is `bytes`, on a host with
   // 20 GiB available.
   void Row(double s, double bytes, double gpu_job_bytes = -1) {
+    RowWithLowest(s, bytes, std::nullopt, gpu_job_bytes);
+  }
+  // `lowest`: the row's lowest sample, where a row carries one.
+  void RowWithLowest(double s, double bytes, std::optional<double> lowest,
+                     double gpu_job_bytes = -1) {
     Frame f;
     f.t = kStart + s;
     f.elapsed_s = s;
     f.job_processes = 1;
     f.job_memory_bytes = std::round(bytes);
+    f.job_memory_min_bytes = lowest;
     f.host_memory_available_bytes = 20 * 1024 * kMiB - bytes;
     f.host_memory_limit_bytes = 24 * 1024 * kMiB;
     if (gpu_job_bytes >= 0) {
@@ -124,6 +131,24 @@ TEST(MemoryRules, FlatSawtoothAndPlateauAreNoLeak) {
   EXPECT_FALSE(saw.AnyOpened());
   EXPECT_FALSE(plateau.AnyOpened());
   EXPECT_EQ(flat.analyzer.MemoryTrends()[0]["verdict"], "no leak");
+}
+
+TEST(MemoryRules, ATroughShorterThanARowIsAFloorThroughTheRowsLowestSample) {
+  // A buffer of 300 MiB held but for a 0.3 s trough every 6 s: the row means
+  // of the rows with a trough rise as the trough drifts in them (the job gave
+  // its pages back for a shorter share of the row), their lowest samples do not.
+  MemoryRun run, means;
+  for (int s = 0; s < 300; ++s) {
+    bool trough = s % 6 == 5;
+    double drift = static_cast<double>(s) / 300;  // the share of the row the buffer is held
+    double mean = 500 * kMiB + 300 * kMiB * (trough ? drift : 1);
+    run.RowWithLowest(s, mean, trough ? 500 * kMiB : mean);
+    means.Row(s, mean);
+  }
+  EXPECT_FALSE(run.AnyOpened());
+  EXPECT_EQ(run.analyzer.MemoryTrends()[0]["verdict"], "no leak");
+  // Judged on the means alone, the same memory would be a leak.
+  EXPECT_TRUE(means.Opened("host-memory-leak"));
 }
 
 TEST(MemoryRules, AShortRunHasNotEnoughEvidenceYet) {
