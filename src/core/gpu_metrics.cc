@@ -138,6 +138,12 @@ constexpr MetricId kGpuSmActiveRatio = ResolveMetric(kGpuMetrics, true, G, "sm_a
 constexpr MetricId kGpuJobProcesses = ResolveMetric(kGpuMetrics, true, G, "job_processes");
 constexpr MetricId kGpuOtherProcesses = ResolveMetric(kGpuMetrics, true, G, "other_processes");
 constexpr MetricId kGpuThrottleAnyRatio = ResolveMetric(kGpuMetrics, true, G, "throttle_any_ratio");
+constexpr MetricId kGpuThrottlePowerRatio =
+    ResolveMetric(kGpuMetrics, true, G, "throttle_power_ratio");
+constexpr MetricId kGpuThrottleThermalRatio =
+    ResolveMetric(kGpuMetrics, true, G, "throttle_thermal_ratio");
+constexpr MetricId kGpuThrottleHwSlowdownRatio =
+    ResolveMetric(kGpuMetrics, true, G, "throttle_hw_slowdown_ratio");
 constexpr MetricId kGpuJobSmUtilRatio = ResolveMetric(kGpuMetrics, true, G, "job_sm_util_ratio");
 constexpr MetricId kGpuOtherMemoryBytes = ResolveMetric(kGpuMetrics, true, G, "other_memory_bytes");
 }  // namespace metric

@@ -128,6 +128,8 @@ constexpr MetricId kHostCgroupMemoryCurrentBytes =
     ResolveMetric(kSampleMetrics, false, Scope::kHost, "cgroup_memory_current_bytes");
 constexpr MetricId kHostCpuUtilRatio =
     ResolveMetric(kSampleMetrics, false, Scope::kHost, "cpu_util_ratio");
+constexpr MetricId kHostCpuLimitCores =
+    ResolveMetric(kSampleMetrics, false, Scope::kHost, "cpu_limit_cores");
 constexpr MetricId kJobRssBytes = ResolveMetric(kSampleMetrics, false, Scope::kJob, "rss_bytes");
 constexpr MetricId kJobCpuCores = ResolveMetric(kSampleMetrics, false, Scope::kJob, "cpu_cores");
 constexpr MetricId kJobMemoryBytes =

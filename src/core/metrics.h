@@ -93,6 +93,7 @@ std::optional<Stat> FindStat(MetricId id, const std::vector<std::optional<Stat>>
 namespace metric {
 extern const MetricId kHostMemoryUsedBytes;
 extern const MetricId kHostCpuUtilRatio;
+extern const MetricId kHostCpuLimitCores;
 extern const MetricId kJobRssBytes;
 extern const MetricId kHostMemoryLimitBytes;
 extern const MetricId kHostMemoryAvailableBytes;
@@ -125,6 +126,9 @@ extern const MetricId kGpuAllocatorReservedBytes;
 extern const MetricId kGpuJobProcesses;
 extern const MetricId kGpuOtherProcesses;
 extern const MetricId kGpuThrottleAnyRatio;
+extern const MetricId kGpuThrottlePowerRatio;
+extern const MetricId kGpuThrottleThermalRatio;
+extern const MetricId kGpuThrottleHwSlowdownRatio;
 }  // namespace metric
 // Whether values of this unit are whole numbers in JSON.
 bool IsIntegral(Unit unit);

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <limits>
 
+#include "core/metrics.h"
+#include "store/run_totals.h"
+
 namespace tv {
 namespace {
 
@@ -28,35 +31,20 @@ std::string Text(const Json& j, const char* key) {
   return v.is_string() ? v.template get<std::string>() : std::string();
 }
 
-// summary["gpus"][i][key]["field"] (a gauge) or the plain number (a counter).
-template <typename Json>
-std::optional<double> Stat(const Json& gpu, const char* key, const char* field) {
-  const Json& v = Member(gpu, key);
-  if (v.is_number()) {
-    double d = v.template get<double>();
-    return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
-  }
-  return Number(v, field);
-}
-
 template <typename Json>
 std::vector<GpuUse> Uses(const Json& summary) {
+  RunTotals totals;
+  (void)TotalsFromSummary(summary, &totals);  // a GPU's figures that cannot be read are unknown
   std::vector<GpuUse> out;
-  const Json& gpus = Member(summary, "gpus");
-  if (!gpus.is_array()) return out;
-  for (const Json& g : gpus) {
-    if (!g.is_object()) continue;
+  for (const GpuTotals& g : totals.gpus) {
     GpuUse& u = out.emplace_back();
-    if (auto i = Number(g, "index");
-        i && *i >= std::numeric_limits<int>::min() && *i <= std::numeric_limits<int>::max()) {
-      u.index = static_cast<int>(*i);
-    }
-    u.processes_listed = g.contains("job_processes");
-    u.job_processes_max = Stat(g, "job_processes", "max").value_or(0);
-    u.job_memory_bytes_max = Stat(g, "job_memory_bytes", "max").value_or(0);
-    u.util_ratio_mean = Stat(g, "util_ratio", "mean");
-    u.sm_active_ratio_mean = Stat(g, "sm_active_ratio", "mean");
-    u.energy_joules = Stat(g, "energy_joules", "");
+    u.index = g.index;
+    u.processes_listed = g.Has(metric::kGpuJobProcesses);
+    u.job_processes_max = g.Max(metric::kGpuJobProcesses).value_or(0);
+    u.job_memory_bytes_max = g.Max(metric::kGpuJobMemoryBytes).value_or(0);
+    u.util_ratio_mean = g.Value(metric::kGpuUtilRatio);
+    u.sm_active_ratio_mean = g.Value(metric::kGpuSmActiveRatio);
+    u.energy_joules = g.Value(metric::kGpuEnergyJoules);
   }
   return out;
 }

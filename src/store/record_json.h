@@ -85,6 +85,7 @@ class RecordFields {
     if (const Json* v = Find(key)) *out = WholeOf(*v, Path(key));
   }
   void Whole(std::string_view key, int64_t* out) { Set(key, out, &RecordFields::Whole); }
+  void Whole(std::string_view key, int* out) { Set(key, out, &RecordFields::Whole); }
   void Whole(std::string_view key, std::optional<int>* out) {
     const Json* v = Find(key);
     if (v == nullptr) return;

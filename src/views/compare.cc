@@ -13,6 +13,7 @@
 #include "store/cost_record.h"
 #include "store/epoch_record.h"
 #include "store/headline.h"
+#include "store/run_totals.h"
 #include "views/cost_lines.h"
 
 namespace tv {
@@ -45,11 +46,11 @@ std::vector<EpochRecord> EpochsOf(const Json& summary) {
   return epochs;
 }
 
-// The largest of `key`'s "max" over the GPUs.
-std::optional<double> GpuPeak(const Json& s, std::string_view key) {
+// The largest of `id`'s max over the GPUs.
+std::optional<double> GpuPeak(const RunTotals& t, MetricId id) {
   std::optional<double> peak;
-  for (const Json& g : s.value("gpus", Json::array())) {
-    if (auto v = At(g, {key, "max"})) peak = std::max(peak.value_or(0), *v);
+  for (const GpuTotals& g : t.gpus) {
+    if (auto v = g.Max(id)) peak = std::max(peak.value_or(0), *v);
   }
   return peak;
 }
@@ -67,7 +68,8 @@ std::optional<double> EpochMean(const std::vector<EpochCost>& records,
   return sum / n;
 }
 
-enum class Unit {
+// How a figure is shown and its change said.
+enum class Shown {
   kDuration,
   kBytes,
   kShare,
@@ -84,6 +86,7 @@ enum class Unit {
 // when it has none) and its headline.
 struct RunFigures {
   const Json& summary;
+  const RunTotals& totals;  // the summary's whole-run figures
   const CostRecord& cost;
   const RunHeadline& headline;
 };
@@ -93,22 +96,22 @@ struct RunFigures {
 struct Figure {
   std::string_view key;
   std::string_view what;
-  Unit unit;
+  Shown unit;
   std::function<std::optional<double>(const RunFigures&)> get;
 };
 
 const std::vector<Figure>& Figures() {
   static const std::vector<Figure> figures = {
-      {"duration_s", "duration", Unit::kDuration,
+      {"duration_s", "duration", Shown::kDuration,
        [](const RunFigures& r) { return At(r.summary, {"duration_s"}); }},
-      {"epochs", "epochs", Unit::kNumber,
+      {"epochs", "epochs", Shown::kNumber,
        [](const RunFigures& r) -> std::optional<double> {
          std::vector<EpochRecord> epochs = EpochsOf(r.summary);
          if (epochs.empty()) return std::nullopt;
          return static_cast<double>(
              std::count_if(epochs.begin(), epochs.end(), [](const auto& e) { return e.complete; }));
        }},
-      {"epoch_s", "time per epoch", Unit::kDuration,
+      {"epoch_s", "time per epoch", Shown::kDuration,
        [](const RunFigures& r) -> std::optional<double> {
          double sum = 0;
          int n = 0;
@@ -118,43 +121,36 @@ const std::vector<Figure>& Figures() {
          if (n == 0) return std::nullopt;
          return sum / n;
        }},
-      {"steps_per_second", "steps/s", Unit::kNumber,
-       [](const RunFigures& r) {
-         return At(r.summary, {"training", "steps_per_second", "mean"});
-       }},
-      {"data_wait_ratio", "data wait", Unit::kShare,
-       [](const RunFigures& r) {
-         return At(r.summary, {"training", "data_wait_ratio", "mean"});
-       }},
-      {"gpu_busy_ratio", "GPU busy", Unit::kShare,
+      {"steps_per_second", "steps/s", Shown::kNumber,
+       [](const RunFigures& r) { return r.totals.run.Value(metric::kTrainingStepsPerSecond); }},
+      {"data_wait_ratio", "data wait", Shown::kShare,
+       [](const RunFigures& r) { return r.totals.run.Value(metric::kTrainingDataWaitRatio); }},
+      {"gpu_busy_ratio", "GPU busy", Shown::kShare,
        [](const RunFigures& r) { return r.headline.gpu_busy_ratio; }},
-      {"gpu_memory_peak_bytes", "peak GPU memory (job)", Unit::kBytes,
-       [](const RunFigures& r) { return GpuPeak(r.summary, "job_memory_bytes"); }},
-      {"allocator_peak_bytes", "peak allocator memory", Unit::kBytes,
-       [](const RunFigures& r) { return GpuPeak(r.summary, "allocator_allocated_bytes"); }},
-      {"job_memory_peak_bytes", "peak host memory (job)", Unit::kBytes,
-       [](const RunFigures& r) {
-         return At(r.summary, {"job", "memory_bytes", "max"});
-       }},
-      {"job_cpu_cores", "CPU cores (job, mean)", Unit::kCores,
-       [](const RunFigures& r) {
-         return At(r.summary, {"job", "cpu_cores", "mean"});
-       }},
-      {"gpu_hours", "GPU-hours held", Unit::kGpuHours,
+      {"gpu_memory_peak_bytes", "peak GPU memory (job)", Shown::kBytes,
+       [](const RunFigures& r) { return GpuPeak(r.totals, metric::kGpuJobMemoryBytes); }},
+      {"allocator_peak_bytes", "peak allocator memory", Shown::kBytes,
+       [](const RunFigures& r) { return GpuPeak(r.totals, metric::kGpuAllocatorAllocatedBytes); }},
+      {"job_memory_peak_bytes", "peak host memory (job)", Shown::kBytes,
+       [](const RunFigures& r) { return r.totals.run.Max(metric::kJobMemoryBytes); }},
+      {"job_cpu_cores", "CPU cores (job, mean)", Shown::kCores,
+       [](const RunFigures& r) { return r.totals.run.Value(metric::kJobCpuCores); }},
+      {"gpu_hours", "GPU-hours held", Shown::kGpuHours,
        [](const RunFigures& r) { return r.cost.gpu_hours; }},
-      {"wasted_gpu_hours", "GPU-hours wasted", Unit::kGpuHours,
+      {"wasted_gpu_hours", "GPU-hours wasted", Shown::kGpuHours,
        [](const RunFigures& r) { return r.cost.wasted_gpu_hours; }},
-      {"gpu_energy_kwh", "GPU energy", Unit::kKwh,
+      {"gpu_energy_kwh", "GPU energy", Shown::kKwh,
        [](const RunFigures& r) { return r.headline.gpu_energy_kwh; }},
-      {"energy_kwh", "energy", Unit::kKwh,
+      {"energy_kwh", "energy", Shown::kKwh,
        [](const RunFigures& r) { return r.headline.energy_kwh; }},
-      {"epoch_energy_kwh", "energy per epoch", Unit::kKwh,
+      {"epoch_energy_kwh", "energy per epoch", Shown::kKwh,
        [](const RunFigures& r) { return EpochMean(r.cost.epochs, &EpochCost::energy_kwh); }},
-      {"co2e_kg", "CO2e (estimate)", Unit::kKg, [](const RunFigures& r) { return r.cost.co2e_kg; }},
-      {"money", "money", Unit::kMoney, [](const RunFigures& r) { return r.headline.money; }},
-      {"health", "health", Unit::kScore,
+      {"co2e_kg", "CO2e (estimate)", Shown::kKg,
+       [](const RunFigures& r) { return r.cost.co2e_kg; }},
+      {"money", "money", Shown::kMoney, [](const RunFigures& r) { return r.headline.money; }},
+      {"health", "health", Shown::kScore,
        [](const RunFigures& r) { return r.headline.health_score; }},
-      {"loss", "last loss", Unit::kNumber,
+      {"loss", "last loss", Shown::kNumber,
        [](const RunFigures& r) -> std::optional<double> {
          std::vector<EpochRecord> epochs = EpochsOf(r.summary);
          if (epochs.empty()) return std::nullopt;
@@ -164,36 +160,36 @@ const std::vector<Figure>& Figures() {
   return figures;
 }
 
-std::string_view UnitName(Unit u) {
+std::string_view UnitName(Shown u) {
   switch (u) {
-    case Unit::kDuration:
+    case Shown::kDuration:
       return "seconds";
-    case Unit::kBytes:
+    case Shown::kBytes:
       return "bytes";
-    case Unit::kShare:
+    case Shown::kShare:
       return "ratio";
-    case Unit::kScore:
+    case Shown::kScore:
       return "score";
-    case Unit::kCores:
+    case Shown::kCores:
       return "cores";
-    case Unit::kGpuHours:
+    case Shown::kGpuHours:
       return "gpu_hours";
-    case Unit::kKwh:
+    case Shown::kKwh:
       return "kwh";
-    case Unit::kKg:
+    case Shown::kKg:
       return "kg";
-    case Unit::kMoney:
+    case Shown::kMoney:
       return "money";
-    case Unit::kNumber:
+    case Shown::kNumber:
       break;
   }
   return "";
 }
 
-Json Change(std::optional<double> a, std::optional<double> b, Unit unit) {
+Json Change(std::optional<double> a, std::optional<double> b, Shown unit) {
   if (!a || !b) return Json();
-  if (unit == Unit::kShare) return std::round((*b - *a) * 1e4) / 1e4;
-  if (unit == Unit::kScore) return std::round((*b - *a) * 10) / 10;
+  if (unit == Shown::kShare) return std::round((*b - *a) * 1e4) / 1e4;
+  if (unit == Shown::kScore) return std::round((*b - *a) * 10) / 10;
   if (*a == 0) return Json();
   return std::round((*b - *a) / std::fabs(*a) * 1e4) / 1e4;
 }
@@ -263,9 +259,12 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
   // run's money is in the currency it was priced in.
   std::vector<CostRecord> costs;
   std::vector<RunHeadline> headlines;
+  std::vector<RunTotals> totals(runs.size());
   std::vector<std::string> currencies;
   costs.reserve(runs.size());
-  for (const ComparedRun& r : runs) {
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const ComparedRun& r = runs[i];
+    (void)TotalsFromSummary(r.summary, &totals[i]);  // a figure that cannot be read is not shown
     costs.push_back(CostOf(r.summary).value_or(CostRecord{}));
     headlines.push_back(HeadlineOf(r.summary, &costs.back()));
     currencies.push_back(headlines.back().currency);
@@ -273,7 +272,7 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
   for (const Figure& f : Figures()) {
     std::vector<std::optional<double>> values;
     for (size_t i = 0; i < runs.size(); ++i) {
-      values.push_back(f.get(RunFigures{runs[i].summary, costs[i], headlines[i]}));
+      values.push_back(f.get(RunFigures{runs[i].summary, totals[i], costs[i], headlines[i]}));
     }
     if (std::none_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); }))
       continue;
@@ -281,14 +280,14 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
     Json vs = Json::array(), changes = Json::array(), money_in = Json::array();
     for (size_t i = 0; i < values.size(); ++i) {
       vs.push_back(values[i] ? Json(*values[i]) : Json());
-      bool comparable = f.unit != Unit::kMoney || currencies[i] == currencies[0];
+      bool comparable = f.unit != Shown::kMoney || currencies[i] == currencies[0];
       changes.push_back(i == 0 || !comparable ? Json() : Change(values[0], values[i], f.unit));
       bool priced = values[i] && !currencies[i].empty();
       money_in.push_back(priced ? Json(currencies[i]) : Json());
     }
     j["values"] = std::move(vs);
     j["changes"] = std::move(changes);
-    if (f.unit == Unit::kMoney) {
+    if (f.unit == Shown::kMoney) {
       j["currencies"] = money_in;
       // One currency for every priced run: the comparison's.
       std::string common;
@@ -354,6 +353,6 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
   return out;
 }
 
-Json RelativeChange(const Json& a, const Json& b) { return Change(Num(a), Num(b), Unit::kNumber); }
+Json RelativeChange(const Json& a, const Json& b) { return Change(Num(a), Num(b), Shown::kNumber); }
 
 }  // namespace tv

@@ -10,6 +10,7 @@
 #include "core/metrics.h"
 #include "store/alert_record.h"
 #include "store/epoch_record.h"
+#include "store/run_totals.h"
 #include "views/alert_lines.h"
 #include "views/cost_lines.h"
 #include "views/epoch_line.h"
@@ -18,40 +19,6 @@
 
 namespace tv {
 namespace {
-
-// Counts and other whole quantities are JSON integers, the rest rounded.
-nlohmann::ordered_json Round(double v, bool integral) {
-  if (integral) return static_cast<int64_t>(std::llround(v));
-  return std::round(v * 1e4) / 1e4;
-}
-
-void PutMetrics(std::span<const MetricDef> defs, const std::vector<std::optional<Stat>>& values,
-                Scope scope, nlohmann::ordered_json* out) {
-  for (size_t i = 0; i < defs.size() && i < values.size(); ++i) {
-    const MetricDef& m = defs[i];
-    if (m.scope != scope || !values[i]) continue;
-    bool integral = IsIntegral(m.unit);
-    if (m.kind != Kind::kGauge) {
-      (*out)[std::string(m.name)] = Round(values[i]->last, integral);
-    } else {
-      (*out)[std::string(m.name)] = {{"mean", Round(values[i]->mean, integral)},
-                                     {"max", Round(values[i]->max, integral)}};
-    }
-  }
-}
-
-// Reads summary["scope"]["name"]["field"] (or the plain number) if present.
-std::optional<double> Get(const nlohmann::ordered_json& j, std::string_view scope,
-                          std::string_view name, std::string_view field = "") {
-  auto s = j.find(scope);
-  if (s == j.end()) return std::nullopt;
-  auto m = s->find(name);
-  if (m == s->end()) return std::nullopt;
-  if (field.empty()) return m->is_number() ? std::optional<double>(m->get<double>()) : std::nullopt;
-  auto f = m->find(field);
-  if (f == m->end() || !f->is_number()) return std::nullopt;
-  return f->get<double>();
-}
 
 std::string DescribeException(const nlohmann::ordered_json& e) {
   std::string text = e.value("type", std::string("exception"));
@@ -175,20 +142,7 @@ nlohmann::ordered_json BuildSummary(const RunOutcome& o, const Row& run_row) {
   j["rows"] = o.rows_written;
   j["rows_dropped"] = o.rows_dropped;
   j["late_ticks"] = o.late_ticks;
-  j["host"] = nlohmann::ordered_json::object();
-  j["job"] = nlohmann::ordered_json::object();
-  PutMetrics(SampleMetrics(), run_row.values, Scope::kHost, &j["host"]);
-  PutMetrics(SampleMetrics(), run_row.values, Scope::kJob, &j["job"]);
-  nlohmann::ordered_json training = nlohmann::ordered_json::object();
-  PutMetrics(SampleMetrics(), run_row.values, Scope::kTraining, &training);
-  if (!training.empty()) j["training"] = std::move(training);
-  j["gpus"] = nlohmann::ordered_json::array();
-  for (const GpuRow& g : run_row.gpus) {
-    nlohmann::ordered_json gj = {{"index", g.index}, {"physical_index", g.physical_index}};
-    if (g.mig_instance >= 0) gj["mig"] = g.mig_instance;
-    PutMetrics(GpuMetrics(), g.values, Scope::kGpu, &gj);
-    j["gpus"].push_back(std::move(gj));
-  }
+  PutTotals(TotalsOf(run_row), &j);
   j["epochs"] = nlohmann::ordered_json::array();
   j["phases"] = nlohmann::ordered_json::object();
   j["findings"] = nlohmann::ordered_json::array();
@@ -213,13 +167,15 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
   out += fmt::format("trainvitals: {} — {} after {}\n", VisibleText(command), ending,
                      FormatDuration(s.value("duration_s", 0.0)));
 
-  auto cpu_mean = Get(s, "job", "cpu_cores", "mean");
-  auto cpu_max = Get(s, "job", "cpu_cores", "max");
-  auto host_cpu_mean = Get(s, "host", "cpu_util_ratio", "mean");
-  auto host_cpu_max = Get(s, "host", "cpu_util_ratio", "max");
+  RunTotals t;
+  (void)TotalsFromSummary(s, &t);  // what cannot be read is not shown
+  auto cpu_mean = t.run.Value(metric::kJobCpuCores);
+  auto cpu_max = t.run.Max(metric::kJobCpuCores);
+  auto host_cpu_mean = t.run.Value(metric::kHostCpuUtilRatio);
+  auto host_cpu_max = t.run.Max(metric::kHostCpuUtilRatio);
   if (cpu_mean || host_cpu_mean) {
     out += "  CPU     ";
-    auto limit = Get(s, "host", "cpu_limit_cores", "mean");
+    auto limit = t.run.Value(metric::kHostCpuLimitCores);
     if (cpu_mean && cpu_max && limit && *limit > 0) {
       out += fmt::format(" job mean {:.2f} of {:g} cores ({}), max {:.2f}", *cpu_mean, *limit,
                          FormatPercent(*cpu_mean / *limit), *cpu_max);
@@ -232,10 +188,10 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
     }
     out += "\n";
   }
-  auto mem_max = Get(s, "job", "memory_bytes", "max");
-  auto rss_max = Get(s, "job", "rss_bytes", "max");
-  auto host_max = Get(s, "host", "memory_used_bytes", "max");
-  auto limit = Get(s, "host", "memory_limit_bytes", "max");
+  auto mem_max = t.run.Max(metric::kJobMemoryBytes);
+  auto rss_max = t.run.Max(metric::kJobRssBytes);
+  auto host_max = t.run.Max(metric::kHostMemoryUsedBytes);
+  auto limit = t.run.Max(metric::kHostMemoryLimitBytes);
   if (mem_max || rss_max || host_max) {
     out += "  Memory  ";
     std::string sep = " ";
@@ -247,33 +203,32 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
     }
     out += "\n";
   }
-  if (auto procs = Get(s, "job", "processes", "max")) {
+  if (auto procs = t.run.Max(metric::kJobProcesses)) {
     out += fmt::format("  Procs    up to {:.0f} process{}\n", *procs, *procs == 1 ? "" : "es");
   }
   out += FormatTopProcesses(s);
-  if (auto joules = Get(s, "host", "cpu_energy_joules")) {
+  if (auto joules = t.run.Value(metric::kHostCpuEnergyJoules)) {
     out += fmt::format("  Energy   CPU packages {:.0f} J\n", *joules);
   }
-  for (const auto& g : s.value("gpus", nlohmann::ordered_json::array())) {
-    nlohmann::ordered_json wrap = {{"g", g}};
-    out += g.contains("mig") ? fmt::format("  GPU{} MIG {}", g.value("index", 0), g.value("mig", 0))
-                             : fmt::format("  GPU{}    ", g.value("index", 0));
+  for (const GpuTotals& g : t.gpus) {
+    out += g.mig ? fmt::format("  GPU{} MIG {}", g.index, *g.mig)
+                 : fmt::format("  GPU{}    ", g.index);
     std::string sep = " ";
-    auto um = Get(wrap, "g", "util_ratio", "mean");
-    auto ux = Get(wrap, "g", "util_ratio", "max");
+    auto um = g.Value(metric::kGpuUtilRatio);
+    auto ux = g.Max(metric::kGpuUtilRatio);
     if (um && ux) {
       out += fmt::format("{}util mean {}, max {}", sep, FormatPercent(*um), FormatPercent(*ux));
       sep = "; ";
     }
-    if (auto js = Get(wrap, "g", "job_sm_util_ratio", "mean")) {
+    if (auto js = g.Value(metric::kGpuJobSmUtilRatio)) {
       out += fmt::format("{}job's SM share mean {}", sep, FormatPercent(*js)), sep = "; ";
     }
-    if (auto m = Get(wrap, "g", "memory_used_bytes", "max")) {
+    if (auto m = g.Max(metric::kGpuMemoryUsedBytes)) {
       out += fmt::format("{}memory peak {}", sep, FormatBytes(*m)), sep = "; ";
     }
-    auto job_memory = Get(wrap, "g", "job_memory_bytes", "max");
-    auto other_memory = Get(wrap, "g", "other_memory_bytes", "max");
-    auto others = Get(wrap, "g", "other_processes", "max");
+    auto job_memory = g.Max(metric::kGpuJobMemoryBytes);
+    auto other_memory = g.Max(metric::kGpuOtherMemoryBytes);
+    auto others = g.Max(metric::kGpuOtherProcesses);
     if (job_memory)
       out += fmt::format("{}job's peak {}", sep, FormatBytes(*job_memory)), sep = "; ";
     if (others && *others > 0 && other_memory) {
@@ -281,19 +236,20 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
                          FormatBytes(*other_memory), *others, *others == 1 ? "" : "es");
       sep = "; ";
     }
-    if (auto e = Get(wrap, "g", "energy_joules"))
+    if (auto e = g.Value(metric::kGpuEnergyJoules))
       out += fmt::format("{}energy {:.0f} J", sep, *e), sep = "; ";
-    if (auto t = Get(wrap, "g", "temperature_celsius", "max")) {
+    if (auto t = g.Max(metric::kGpuTemperatureCelsius)) {
       out += fmt::format("{}max {:.0f}°C", sep, *t), sep = "; ";
     }
-    if (auto th = Get(wrap, "g", "throttle_any_ratio", "mean"); th && *th > 0) {
+    if (auto th = g.Value(metric::kGpuThrottleAnyRatio); th && *th > 0) {
       double duration = s.value("duration_s", 0.0);
       out += fmt::format("{}throttled {}", sep, FormatDuration(*th * duration));
       std::string why;
-      for (auto [key, reason] : {std::pair{"throttle_power_ratio", "power cap"},
-                                 std::pair{"throttle_thermal_ratio", "thermal"},
-                                 std::pair{"throttle_hw_slowdown_ratio", "hardware slowdown"}}) {
-        if (auto r = Get(wrap, "g", key, "mean"); r && *r > 0) {
+      for (auto [id, reason] :
+           {std::pair{metric::kGpuThrottlePowerRatio, "power cap"},
+            std::pair{metric::kGpuThrottleThermalRatio, "thermal"},
+            std::pair{metric::kGpuThrottleHwSlowdownRatio, "hardware slowdown"}}) {
+        if (auto r = g.Value(id); r && *r > 0) {
           why += fmt::format("{}{} {}", why.empty() ? "" : ", ", reason,
                              FormatDuration(*r * duration));
         }

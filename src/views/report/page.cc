@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "core/format.h"
+#include "core/metrics.h"
 #include "store/headline.h"
 #include "views/cost_lines.h"
 #include "views/report/assets.h"
@@ -146,7 +147,7 @@ std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
       {"Time", TimeSpent},
       {"Steps/s (mean)",
        [](const ReportRun& r) {
-         auto v = Num(r.summary, {"training", "steps_per_second", "mean"});
+         auto v = r.totals.run.Value(metric::kTrainingStepsPerSecond);
          return v ? fmt::format("{:.4g}", *v) : "";
        }},
       {"GPU busy", GpuBusy},
@@ -155,7 +156,7 @@ std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
       {"Cost", Money},
       {"Job memory peak",
        [](const ReportRun& r) {
-         auto v = Num(r.summary, {"job", "memory_bytes", "max"});
+         auto v = r.totals.run.Max(metric::kJobMemoryBytes);
          return v ? FormatBytes(*v) : "";
        }},
       {"Rows", [](const ReportRun& r) { return fmt::format("{}", r.series.elapsed_s.size()); }},

@@ -221,6 +221,7 @@ ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
     Status s = EpochsFromSummary(run.summary, &epochs);
     if (s.ok()) s = PhasesFromSummary(run.summary, &phases);
     if (!s.ok()) throw std::runtime_error((path / "summary.json").string() + ": " + s.message());
+    (void)TotalsFromSummary(run.summary, &run.totals);  // a figure that cannot be read: not shown
   }
   if (run.summary.is_object() && judged.cost) run.summary["cost"] = ToJson(*judged.cost);
   if (judged.verdict.is_object()) {
