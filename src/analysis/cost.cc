@@ -7,7 +7,10 @@
 #include <vector>
 
 #include "core/json_read.h"
+#include "core/metrics.h"
 #include "store/headline.h"
+#include "store/run_outcome.h"
+#include "store/run_totals.h"
 
 namespace tv {
 namespace {
@@ -95,14 +98,15 @@ CostLost LostOf(const Json& summary) {
 }  // namespace
 
 std::optional<CostInputs> CostInputsOf(const Json& summary) {
-  std::optional<double> duration = JsonNumber(summary, "duration_s");
-  if (!duration) return std::nullopt;
+  RunOutcome outcome;
+  (void)OutcomeFromSummary(summary, &outcome);  // a run without a duration is not costed
+  if (!outcome.duration_s) return std::nullopt;
+  RunTotals totals;
+  (void)TotalsFromSummary(summary, &totals);  // a figure that cannot be read is unknown
   CostInputs in;
-  in.duration_s = *duration;
-  in.gpus = GpuUsesOf(summary);
-  if (const Json* host = JsonAt(summary, "host")) {
-    in.cpu_energy_joules = JsonNumber(*host, "cpu_energy_joules");
-  }
+  in.duration_s = *outcome.duration_s;
+  in.gpus = GpuUsesOf(totals);
+  in.cpu_energy_joules = totals.run.Value(metric::kHostCpuEnergyJoules);
   in.lost = LostOf(summary);
   if (Status s = EpochsFromSummary(summary, &in.epochs); !s.ok())
     throw std::invalid_argument(s.message());

@@ -35,18 +35,7 @@ template <typename Json>
 std::vector<GpuUse> Uses(const Json& summary) {
   RunTotals totals;
   (void)TotalsFromSummary(summary, &totals);  // a GPU's figures that cannot be read are unknown
-  std::vector<GpuUse> out;
-  for (const GpuTotals& g : totals.gpus) {
-    GpuUse& u = out.emplace_back();
-    u.index = g.index;
-    u.processes_listed = g.Has(metric::kGpuJobProcesses);
-    u.job_processes_max = g.Max(metric::kGpuJobProcesses).value_or(0);
-    u.job_memory_bytes_max = g.Max(metric::kGpuJobMemoryBytes).value_or(0);
-    u.util_ratio_mean = g.Value(metric::kGpuUtilRatio);
-    u.sm_active_ratio_mean = g.Value(metric::kGpuSmActiveRatio);
-    u.energy_joules = g.Value(metric::kGpuEnergyJoules);
-  }
-  return out;
+  return GpuUsesOf(totals);
 }
 
 std::optional<double> Finite(std::optional<double> v) {
@@ -94,6 +83,21 @@ RunHeadline HeadlineOf(const nlohmann::ordered_json& summary) { return Read(summ
 RunHeadline HeadlineOf(const nlohmann::ordered_json& summary, const CostRecord* cost) {
   return Read(summary, cost);
 }
+std::vector<GpuUse> GpuUsesOf(const RunTotals& totals) {
+  std::vector<GpuUse> out;
+  for (const GpuTotals& g : totals.gpus) {
+    GpuUse& u = out.emplace_back();
+    u.index = g.index;
+    u.processes_listed = g.Has(metric::kGpuJobProcesses);
+    u.job_processes_max = g.Max(metric::kGpuJobProcesses).value_or(0);
+    u.job_memory_bytes_max = g.Max(metric::kGpuJobMemoryBytes).value_or(0);
+    u.util_ratio_mean = g.Value(metric::kGpuUtilRatio);
+    u.sm_active_ratio_mean = g.Value(metric::kGpuSmActiveRatio);
+    u.energy_joules = g.Value(metric::kGpuEnergyJoules);
+  }
+  return out;
+}
+
 std::vector<GpuUse> GpuUsesOf(const nlohmann::json& summary) { return Uses(summary); }
 std::vector<GpuUse> GpuUsesOf(const nlohmann::ordered_json& summary) { return Uses(summary); }
 

@@ -14,6 +14,7 @@
 
 #include "core/run_cost.h"
 #include "store/cost_record.h"
+#include "store/run_totals.h"
 
 namespace tv {
 
@@ -44,6 +45,8 @@ RunHeadline HeadlineOf(const nlohmann::ordered_json& summary, const CostRecord* 
 // What summary.json "gpus" says of each GPU for core/run_cost.h (in its
 // order; entries that are not objects left out). Prices are not filled.
 std::vector<GpuUse> GpuUsesOf(const nlohmann::json& summary);
+// The same from the summary's totals, read once.
+std::vector<GpuUse> GpuUsesOf(const RunTotals& totals);
 std::vector<GpuUse> GpuUsesOf(const nlohmann::ordered_json& summary);
 
 }  // namespace tv

@@ -7,42 +7,22 @@
 #include <map>
 #include <set>
 
+#include "core/metrics.h"
 #include "store/finding_record.h"
 #include "store/headline.h"
+#include "store/run_outcome.h"
+#include "store/run_totals.h"
 
 namespace tv {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::optional<double> Number(const Json& j, std::string_view key) {
-  if (!j.is_object()) return std::nullopt;
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
-std::optional<double> Stat(const Json& j, std::string_view key, std::string_view field) {
-  if (!j.is_object()) return std::nullopt;
-  auto it = j.find(key);
-  if (it == j.end()) return std::nullopt;
-  return Number(*it, field);
-}
-
 const Json& Member(const Json& j, std::string_view key) {
   static const Json null;
   if (!j.is_object()) return null;
   auto it = j.find(key);
   return it != j.end() ? *it : null;
-}
-
-std::optional<int> Int(const Json& j, std::string_view key) {
-  std::optional<double> v = Number(j, key);
-  // A number a file says, cast only when it fits (a cast of 1e300 is undefined).
-  if (!v || !(*v >= std::numeric_limits<int>::min() && *v <= std::numeric_limits<int>::max())) {
-    return std::nullopt;
-  }
-  return static_cast<int>(*v);
 }
 
 // "20261130-142501-train" -> "train": the run directory's name less its stamp.
@@ -71,30 +51,28 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const M
   r.run_dir = run_dir;
   r.name = meta.name;
   if (r.name.empty()) r.name = NameFromDir(run_dir);
-  Json command = Member(summary, "command");
-  if (!command.is_array() && !meta.command.empty()) command = meta.command;
-  if (command.is_array()) {
-    r.command_json = command.dump();
-    for (const Json& word : command) {
-      if (!r.command.empty()) r.command += ' ';
-      r.command += word.is_string() ? word.get<std::string>() : word.dump();
-    }
+  // A key or figure of the summary that cannot be read is unknown.
+  RunOutcome outcome;
+  (void)OutcomeFromSummary(summary, &outcome);
+  RunTotals totals;
+  (void)TotalsFromSummary(summary, &totals);
+  const std::vector<std::string>& command =
+      outcome.command.empty() ? meta.command : outcome.command;
+  if (!command.empty()) {
+    r.command_json = Json(command).dump();
+    for (const std::string& word : command) r.command += (r.command.empty() ? "" : " ") + word;
   }
   r.host = meta.host;
-  r.start_t = Number(summary, "start_t");
-  if (!r.start_t) r.start_t = meta.start_t;
-  r.end_t = Number(summary, "end_t");
-  r.duration_s = Number(summary, "duration_s");
-  r.exit_code = Int(summary, "exit_code");
-  r.signal = Int(summary, "exit_signal");
+  r.start_t = outcome.start_t ? outcome.start_t : meta.start_t;
+  r.end_t = outcome.end_t;
+  r.duration_s = outcome.duration_s;
+  r.exit_code = outcome.exit_code;
+  r.signal = outcome.exit_signal;
 
-  const Json& gpus = Member(summary, "gpus");
-  if (gpus.is_array()) {
-    r.gpu_count = static_cast<int>(gpus.size());
-    for (const Json& g : gpus) {
-      if (auto m = Stat(g, "memory_used_bytes", "max")) {
-        r.gpu_memory_bytes_max = std::max(r.gpu_memory_bytes_max.value_or(0), *m);
-      }
+  r.gpu_count = static_cast<int>(totals.gpus.size());
+  for (const GpuTotals& g : totals.gpus) {
+    if (auto m = g.Max(metric::kGpuMemoryUsedBytes)) {
+      r.gpu_memory_bytes_max = std::max(r.gpu_memory_bytes_max.value_or(0), *m);
     }
   }
   // The headline figures as every view reads them (store/headline.h): the
@@ -109,11 +87,10 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const M
     }
   }
   for (const std::string& m : models) r.gpu_models += (r.gpu_models.empty() ? "" : ", ") + m;
-  r.job_memory_bytes_max = Stat(Member(summary, "job"), "memory_bytes", "max");
+  r.job_memory_bytes_max = totals.run.Max(metric::kJobMemoryBytes);
 
-  const Json& training = Member(summary, "training");
-  std::optional<double> steps = Number(training, "steps");
-  if (!steps) steps = Number(training, "step");
+  std::optional<double> steps = totals.run.Value(metric::kTrainingSteps);
+  if (!steps) steps = totals.run.Value(metric::kTrainingStep);
   if (steps && *steps >= 0 && *steps < 9.2e18) r.steps = static_cast<int64_t>(*steps);
   const Json& epochs = Member(summary, "epochs");
   if (epochs.is_array() && !epochs.empty()) r.epochs = static_cast<int64_t>(epochs.size());

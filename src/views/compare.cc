@@ -13,6 +13,7 @@
 #include "store/cost_record.h"
 #include "store/epoch_record.h"
 #include "store/headline.h"
+#include "store/run_outcome.h"
 #include "store/run_totals.h"
 #include "views/cost_lines.h"
 
@@ -20,18 +21,6 @@ namespace tv {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::optional<double> At(const Json& j, std::initializer_list<std::string_view> path) {
-  const Json* at = &j;
-  for (std::string_view key : path) {
-    if (!at->is_object()) return std::nullopt;
-    auto it = at->find(key);
-    if (it == at->end()) return std::nullopt;
-    at = &*it;
-  }
-  if (!at->is_number()) return std::nullopt;
-  return at->get<double>();
-}
 
 std::optional<double> Num(const Json& v) {
   if (!v.is_number()) return std::nullopt;
@@ -86,6 +75,7 @@ enum class Shown {
 // when it has none) and its headline.
 struct RunFigures {
   const Json& summary;
+  const RunOutcome& outcome;
   const RunTotals& totals;  // the summary's whole-run figures
   const CostRecord& cost;
   const RunHeadline& headline;
@@ -103,7 +93,7 @@ struct Figure {
 const std::vector<Figure>& Figures() {
   static const std::vector<Figure> figures = {
       {"duration_s", "duration", Shown::kDuration,
-       [](const RunFigures& r) { return At(r.summary, {"duration_s"}); }},
+       [](const RunFigures& r) { return r.outcome.duration_s; }},
       {"epochs", "epochs", Shown::kNumber,
        [](const RunFigures& r) -> std::optional<double> {
          std::vector<EpochRecord> epochs = EpochsOf(r.summary);
@@ -250,21 +240,22 @@ std::vector<std::string> UniqueLabels(const std::vector<ComparedRun>& runs) {
 Json CompareRuns(const std::vector<ComparedRun>& runs) {
   Json out = {{"runs", Json::array()}, {"figures", Json::array()}, {"epochs", Json::array()}};
   std::vector<std::string> labels = UniqueLabels(runs);
+  std::vector<RunOutcome> outcomes(runs.size());
+  std::vector<RunTotals> totals(runs.size());
   for (size_t i = 0; i < runs.size(); ++i) {
-    out["runs"].push_back(
-        {{"label", labels[i]}, {"run_dir", runs[i].summary.value("run_dir", "")}});
+    // A key or figure that cannot be read is not shown.
+    (void)OutcomeFromSummary(runs[i].summary, &outcomes[i]);
+    (void)TotalsFromSummary(runs[i].summary, &totals[i]);
+    out["runs"].push_back({{"label", labels[i]}, {"run_dir", outcomes[i].run_dir}});
   }
   if (runs.empty()) return out;
   // The headline figures as every view reads them (store/headline.h); each
   // run's money is in the currency it was priced in.
   std::vector<CostRecord> costs;
   std::vector<RunHeadline> headlines;
-  std::vector<RunTotals> totals(runs.size());
   std::vector<std::string> currencies;
   costs.reserve(runs.size());
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const ComparedRun& r = runs[i];
-    (void)TotalsFromSummary(r.summary, &totals[i]);  // a figure that cannot be read is not shown
+  for (const ComparedRun& r : runs) {
     costs.push_back(CostOf(r.summary).value_or(CostRecord{}));
     headlines.push_back(HeadlineOf(r.summary, &costs.back()));
     currencies.push_back(headlines.back().currency);
@@ -272,7 +263,8 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
   for (const Figure& f : Figures()) {
     std::vector<std::optional<double>> values;
     for (size_t i = 0; i < runs.size(); ++i) {
-      values.push_back(f.get(RunFigures{runs[i].summary, totals[i], costs[i], headlines[i]}));
+      values.push_back(
+          f.get(RunFigures{runs[i].summary, outcomes[i], totals[i], costs[i], headlines[i]}));
     }
     if (std::none_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); }))
       continue;

@@ -10,6 +10,7 @@
 #include "core/metrics.h"
 #include "store/alert_record.h"
 #include "store/epoch_record.h"
+#include "store/run_outcome.h"
 #include "store/run_totals.h"
 #include "views/alert_lines.h"
 #include "views/cost_lines.h"
@@ -129,19 +130,9 @@ std::string WrapSummary(std::string_view text, int width) {
 
 nlohmann::ordered_json BuildSummary(const RunOutcome& o, const Row& run_row) {
   nlohmann::ordered_json j;
-  j["schema_version"] = 1;
-  j["command"] = o.command;
-  j["run_dir"] = o.run_dir;
-  j["start_t"] = std::round(o.start_t * 1000) / 1000;
-  j["end_t"] = std::round(o.end_t * 1000) / 1000;
-  j["duration_s"] = std::round((o.end_t - o.start_t) * 1000) / 1000;
-  j["exit_code"] = o.exit_code ? nlohmann::ordered_json(*o.exit_code) : nlohmann::ordered_json();
-  j["exit_signal"] =
-      o.exit_signal ? nlohmann::ordered_json(*o.exit_signal) : nlohmann::ordered_json();
-  j["samples"] = run_row.samples;
-  j["rows"] = o.rows_written;
-  j["rows_dropped"] = o.rows_dropped;
-  j["late_ticks"] = o.late_ticks;
+  RunOutcome outcome = o;
+  outcome.samples = run_row.samples;
+  PutOutcome(outcome, &j);
   PutTotals(TotalsOf(run_row), &j);
   j["epochs"] = nlohmann::ordered_json::array();
   j["phases"] = nlohmann::ordered_json::object();
@@ -151,21 +142,22 @@ nlohmann::ordered_json BuildSummary(const RunOutcome& o, const Row& run_row) {
 
 std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
   std::string out;
-  std::string command = ShellCommand(
-      s.value("command", nlohmann::ordered_json::array()).get<std::vector<std::string>>());
+  RunOutcome outcome;
+  (void)OutcomeFromSummary(s, &outcome);  // what cannot be read is not shown
+  std::string command = ShellCommand(outcome.command);
   std::string ending;
   const auto exception = s.value("exception", nlohmann::ordered_json());
-  if (s["exit_signal"].is_number()) {
-    ending = fmt::format("killed by signal {} (exit code {})", s["exit_signal"].get<int>(),
-                         s["exit_code"].get<int>());
-  } else if (s["exit_code"].is_number()) {
-    ending = fmt::format("exit code {}", s["exit_code"].get<int>());
+  if (outcome.exit_signal) {
+    ending = fmt::format("killed by signal {}", *outcome.exit_signal);
+    if (outcome.exit_code) ending += fmt::format(" (exit code {})", *outcome.exit_code);
+  } else if (outcome.exit_code) {
+    ending = fmt::format("exit code {}", *outcome.exit_code);
   } else {
     ending = exception.is_object() ? "died of an exception" : "ended";
   }
   if (exception.is_object()) ending += " (" + VisibleText(DescribeException(exception)) + ")";
   out += fmt::format("trainvitals: {} — {} after {}\n", VisibleText(command), ending,
-                     FormatDuration(s.value("duration_s", 0.0)));
+                     FormatDuration(outcome.duration_s.value_or(0)));
 
   RunTotals t;
   (void)TotalsFromSummary(s, &t);  // what cannot be read is not shown
@@ -242,7 +234,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
       out += fmt::format("{}max {:.0f}°C", sep, *t), sep = "; ";
     }
     if (auto th = g.Value(metric::kGpuThrottleAnyRatio); th && *th > 0) {
-      double duration = s.value("duration_s", 0.0);
+      double duration = outcome.duration_s.value_or(0);
       out += fmt::format("{}throttled {}", sep, FormatDuration(*th * duration));
       std::string why;
       for (auto [id, reason] :
@@ -300,9 +292,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
   }
   out += FormatVerdict(s.value("health", nlohmann::ordered_json()),
                        s.value("findings", nlohmann::ordered_json()));
-  if (s.contains("run_dir")) {
-    out += fmt::format("  Run      {}\n", VisibleText(s["run_dir"].get<std::string>()));
-  }
+  if (!outcome.run_dir.empty()) out += fmt::format("  Run      {}\n", VisibleText(outcome.run_dir));
   return WrapSummary(out, width);
 }
 

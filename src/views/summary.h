@@ -9,20 +9,9 @@
 #include <vector>
 
 #include "core/row.h"
+#include "store/run_outcome.h"
 
 namespace tv {
-
-struct RunOutcome {
-  std::vector<std::string> command;
-  std::string run_dir;
-  double start_t = 0;
-  double end_t = 0;
-  std::optional<int> exit_code;    // absent for attach: the target's code is not ours to see
-  std::optional<int> exit_signal;  // the signal that killed the command
-  uint64_t rows_written = 0;
-  uint64_t rows_dropped = 0;
-  uint64_t late_ticks = 0;
-};
 
 // summary.json: the outcome plus, per metric of the table, {"mean","max"} for
 // gauges and the last value for counters, over the whole run.

@@ -31,13 +31,7 @@ std::string RunName(const ReportRun& run) {
 std::string Command(const ReportRun& run) {
   // meta.json's command, else summary.json's (a run whose meta.json was left out).
   if (run.meta && !run.meta->command.empty()) return ShellCommand(run.meta->command);
-  const Json* c = run.summary.is_object() && run.summary.contains("command")
-                      ? &run.summary["command"]
-                      : nullptr;
-  if (c == nullptr || !c->is_array()) return "";
-  std::vector<std::string> argv;
-  for (const auto& a : *c) argv.push_back(a.is_string() ? a.get<std::string>() : a.dump());
-  return ShellCommand(argv);
+  return ShellCommand(run.outcome.command);
 }
 
 std::string Gpus(const ReportRun& run) {
@@ -62,16 +56,6 @@ std::string Gpus(const ReportRun& run) {
   return out;
 }
 
-std::optional<double> Num(const Json& j, std::initializer_list<const char*> path) {
-  const Json* at = &j;
-  for (const char* key : path) {
-    if (!at->is_object() || !at->contains(key)) return std::nullopt;
-    at = &(*at)[key];
-  }
-  if (!at->is_number()) return std::nullopt;
-  return at->get<double>();
-}
-
 std::string Start(const ReportRun& run) {
   if (!(run.start_t > 0 && run.start_t < 1e12)) return "";  // a time a file cannot mean
   auto tp = std::chrono::system_clock::time_point(
@@ -81,10 +65,9 @@ std::string Start(const ReportRun& run) {
 
 std::string Exit(const ReportRun& run) {
   if (!run.summary.is_object()) return "still running, or ended without a summary";
-  const Json& code = run.summary.value("exit_code", Json());
-  const Json& signal = run.summary.value("exit_signal", Json());
-  std::string out = code.is_number() ? code.dump() : "—";
-  if (signal.is_number()) out += fmt::format(" (signal {})", signal.dump());
+  const RunOutcome& o = run.outcome;
+  std::string out = o.exit_code ? fmt::format("{}", *o.exit_code) : "—";
+  if (o.exit_signal) out += fmt::format(" (signal {})", *o.exit_signal);
   return out;
 }
 
@@ -139,7 +122,7 @@ std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
       {"Start", Start},
       {"Duration",
        [](const ReportRun& r) {
-         auto d = Num(r.summary, {"duration_s"});
+         auto d = r.outcome.duration_s;
          return d ? FormatDuration(*d) : FormatDuration(r.end_s) + " so far";
        }},
       {"Exit code", Exit},

@@ -71,13 +71,6 @@ std::vector<nlohmann::json> ReadEvents(const std::filesystem::path& path, std::s
   return out;
 }
 
-std::optional<double> Number(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return std::nullopt;
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
 // An event's rank: -1 when it has none or one that is not a whole number
 // (a float such as 7e51 has no int64_t).
 int64_t Rank(const nlohmann::json& e) {
@@ -221,7 +214,9 @@ ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
     Status s = EpochsFromSummary(run.summary, &epochs);
     if (s.ok()) s = PhasesFromSummary(run.summary, &phases);
     if (!s.ok()) throw std::runtime_error((path / "summary.json").string() + ": " + s.message());
-    (void)TotalsFromSummary(run.summary, &run.totals);  // a figure that cannot be read: not shown
+    // A key or figure that cannot be read is not shown.
+    (void)OutcomeFromSummary(run.summary, &run.outcome);
+    (void)TotalsFromSummary(run.summary, &run.totals);
   }
   if (run.summary.is_object() && judged.cost) run.summary["cost"] = ToJson(*judged.cost);
   if (judged.verdict.is_object()) {
@@ -243,10 +238,10 @@ ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
   }
   std::optional<double> start = run.meta ? run.meta->start_t : std::nullopt;
   if (!start) start = run.series.start_t;
-  if (!start) start = Number(run.summary, "start_t");
+  if (!start) start = run.outcome.start_t;
   run.start_t = start.value_or(0);
   if (!run.series.elapsed_s.empty()) run.end_s = run.series.elapsed_s.back();
-  run.end_s = std::max(run.end_s, Number(run.summary, "duration_s").value_or(0));
+  run.end_s = std::max(run.end_s, run.outcome.duration_s.value_or(0));
   // A run still being written has no summary: its findings so far, if judged.
   const nlohmann::json& marked = run.summary.is_object() ? run.summary : run.verdict;
   run.spans =

@@ -10,6 +10,7 @@
 
 #include "store/cost_record.h"
 #include "store/meta_record.h"
+#include "store/run_outcome.h"
 #include "store/run_totals.h"
 #include "views/report/samples.h"
 
@@ -44,7 +45,8 @@ struct ReportRun {
   // null when summary.json is missing; else of SummaryShape(), with the
   // ReportJudged cost and verdict in place of its own.
   nlohmann::json summary;
-  RunTotals totals;  // the summary's whole-run figures; none without a summary
+  RunOutcome outcome;  // the summary's; empty without a summary
+  RunTotals totals;    // the summary's whole-run figures; none without a summary
   // The health and findings shown: the summary's, else (a run still being
   // written) the ReportJudged verdict; null when neither.
   nlohmann::json verdict;
