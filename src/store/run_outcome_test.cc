@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "store/run_v1_fixture.h"
+
 namespace tv {
 namespace {
 
@@ -63,6 +65,20 @@ TEST(RunOutcome, AMistypedKeyIsUnknownAndNamedTheRestIsRead) {
   EXPECT_FALSE(o.exit_signal);  // no whole number
   EXPECT_EQ(o.rows_written, 0u);
   EXPECT_FALSE(OutcomeFromSummary(nlohmann::json(3), &o).ok());
+}
+
+// How a run written by 0.1.0 went, read and written back in its place, is
+// the file.
+TEST(RunOutcome, OfASummaryWrittenBy010WrittenBackIsTheFile) {
+  std::string text = RunV1Text("summary.json");
+  nlohmann::ordered_json summary = nlohmann::ordered_json::parse(text);
+  RunOutcome o;
+  ASSERT_TRUE(OutcomeFromSummary(summary, &o).ok());
+  EXPECT_FALSE(o.command.empty());
+  EXPECT_TRUE(o.duration_s);
+  PutOutcome(o, &summary);
+  EXPECT_EQ(summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n",
+            text);
 }
 
 }  // namespace

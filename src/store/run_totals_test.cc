@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/aggregator.h"
+#include "store/run_v1_fixture.h"
 
 namespace tv {
 namespace {
@@ -89,6 +90,20 @@ TEST(RunTotals, AMistypedFigureIsUnknownAndNamedTheRestIsRead) {
   // Not a summary at all.
   EXPECT_FALSE(TotalsFromSummary(nlohmann::json::array(), &t).ok());
   EXPECT_TRUE(t.gpus.empty());
+}
+
+// The whole-run figures of a summary written by 0.1.0, read and written back
+// in their place, are the file.
+TEST(RunTotals, OfASummaryWrittenBy010WrittenBackAreTheFile) {
+  std::string text = RunV1Text("summary.json");
+  nlohmann::ordered_json summary = nlohmann::ordered_json::parse(text);
+  RunTotals t;
+  ASSERT_TRUE(TotalsFromSummary(summary, &t).ok());
+  EXPECT_TRUE(t.run.Has(metric::kJobMemoryBytes));
+  ASSERT_FALSE(t.gpus.empty());
+  PutTotals(t, &summary);
+  EXPECT_EQ(summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n",
+            text);
 }
 
 }  // namespace
