@@ -19,21 +19,23 @@ std::optional<double> Value(MetricId id, const std::vector<std::optional<Stat>>&
   return WrittenValue(Def(id), *s);
 }
 
-std::optional<double> Max(MetricId id, const std::vector<std::optional<Stat>>& values) {
+// The row's max (`lowest`: its min) of a metric whose rows keep one, else
+// its row value.
+std::optional<double> Extreme(MetricId id, const std::vector<std::optional<Stat>>& values,
+                              bool lowest) {
   std::optional<Stat> s = FindStat(id, values);
   if (!s) return std::nullopt;
   const MetricDef& m = Def(id);
-  if (!m.keep_max) return WrittenValue(m, *s);
-  return RoundAsWritten(s->max, IsIntegral(m.unit));
+  if (!(lowest ? m.keep_min : m.keep_max)) return WrittenValue(m, *s);
+  return RoundAsWritten(lowest ? s->min : s->max, IsIntegral(m.unit));
 }
 
-// The lowest sample of a metric that keeps one, else its row value.
+std::optional<double> Max(MetricId id, const std::vector<std::optional<Stat>>& values) {
+  return Extreme(id, values, false);
+}
+
 std::optional<double> Min(MetricId id, const std::vector<std::optional<Stat>>& values) {
-  std::optional<Stat> s = FindStat(id, values);
-  if (!s) return std::nullopt;
-  const MetricDef& m = Def(id);
-  if (!m.keep_min) return WrittenValue(m, *s);
-  return RoundAsWritten(s->min, IsIntegral(m.unit));
+  return Extreme(id, values, true);
 }
 
 // `v` as samples.jsonl writes it ("{:.3f}") and reads back: rounding the
