@@ -52,9 +52,9 @@ void ProcessTable::OnSample(const Sample& sample, std::vector<Event>* events) {
   for (const TrainingEvent& m : sample.training.events) {
     Training& t = training_[m.pid];
     t.rank = m.rank;
-    if (m.type == EventType::kClientEnd && !m.exception.empty() && exception_.is_null()) {
-      exception_ = {{"type", m.exception}, {"message", m.message}, {"pid", m.pid}};
-      if (m.rank >= 0) exception_["rank"] = m.rank;
+    if (m.type == EventType::kClientEnd && !m.exception.empty() && !exception_) {
+      exception_ = ExceptionRecord{.type = m.exception, .message = m.message, .pid = m.pid};
+      if (m.rank >= 0) exception_->rank = m.rank;
     }
   }
 }
@@ -73,16 +73,16 @@ std::string ProcessTable::Role(const Entry& e) const {
   return "";
 }
 
-nlohmann::ordered_json ProcessTable::Record(const Entry& e) const {
-  nlohmann::ordered_json j = {{"pid", e.pid}, {"ppid", e.ppid}};
-  if (std::string role = Role(e); !role.empty()) j["role"] = role;
-  j["name"] = e.name;
-  j["command"] = e.command;
-  j["cpu_seconds"] = Round(e.cpu_seconds, 100);
-  j["memory_bytes_max"] = std::llround(e.memory_bytes_max);
-  j["rss_bytes_max"] = std::llround(e.rss_bytes_max);
-  j["exited"] = e.exited;
-  return j;
+ProcessRecord ProcessTable::Record(const Entry& e) const {
+  return ProcessRecord{.pid = e.pid,
+                       .ppid = e.ppid,
+                       .role = Role(e),
+                       .name = e.name,
+                       .command = e.command,
+                       .cpu_seconds = Round(e.cpu_seconds, 100),
+                       .memory_bytes_max = e.memory_bytes_max,
+                       .rss_bytes_max = e.rss_bytes_max,
+                       .exited = e.exited};
 }
 
 void ProcessTable::Prune() {
@@ -103,7 +103,7 @@ void ProcessTable::Prune() {
   done_ = std::move(kept);
 }
 
-nlohmann::ordered_json ProcessTable::Top(size_t n) const {
+TopProcesses ProcessTable::Top(size_t n) const {
   std::vector<const Entry*> all;
   for (const auto& [pid, e] : live_) all.push_back(&e);
   for (const Entry& e : done_) all.push_back(&e);
@@ -111,29 +111,26 @@ nlohmann::ordered_json ProcessTable::Top(size_t n) const {
     std::vector<const Entry*> sorted = all;
     std::stable_sort(sorted.begin(), sorted.end(),
                      [&](const Entry* a, const Entry* b) { return key(*a) > key(*b); });
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    std::vector<ProcessRecord> out;
     for (size_t i = 0; i < sorted.size() && i < n; ++i) out.push_back(Record(*sorted[i]));
     return out;
   };
-  return {{"by_cpu", pick([](const Entry& e) { return e.cpu_seconds; })},
-          {"by_memory", pick([](const Entry& e) { return e.memory_bytes_max; })}};
+  return TopProcesses{.by_cpu = pick([](const Entry& e) { return e.cpu_seconds; }),
+                      .by_memory = pick([](const Entry& e) { return e.memory_bytes_max; })};
 }
 
 void ProcessTable::AddTo(nlohmann::ordered_json* summary) const {
-  auto& s = *summary;
-  s["processes"] = Top(kTopProcesses);
-  if (still_running_) s["leaked"] = StillRunning(still_running_);
-  if (!exception_.is_null()) s["exception"] = exception_;
+  RunProcesses part{.top = Top(kTopProcesses), .exception = exception_};
+  if (still_running_) part.leaked = StillRunning(still_running_);
+  PutProcesses(part, summary);
 }
 
-nlohmann::ordered_json ProcessTable::StillRunning(
+std::vector<ProcessRecord> ProcessTable::StillRunning(
     const std::function<bool(int, const std::string&)>& running) const {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  std::vector<ProcessRecord> out;
   for (const auto& [pid, e] : live_) {
     if (pid == root_pid_ || e.zombie || !running(pid, e.name)) continue;
-    nlohmann::ordered_json j = {{"pid", pid}, {"name", e.name}, {"command", e.command}};
-    if (std::string role = Role(e); !role.empty()) j["role"] = role;
-    out.push_back(std::move(j));
+    out.push_back(ProcessRecord{.pid = pid, .role = Role(e), .name = e.name, .command = e.command});
   }
   return out;
 }

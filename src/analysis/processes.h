@@ -20,6 +20,7 @@
 
 #include "core/sampler.h"
 #include "core/summary_part.h"
+#include "store/process_record.h"
 
 namespace tv {
 
@@ -31,18 +32,14 @@ class ProcessTable final : public SampleObserver, public SummaryPart {
 
   void OnSample(const Sample& sample, std::vector<Event>* events) override;
 
-  // {"by_cpu": [...], "by_memory": [...]}: the `n` processes that used the most
-  // CPU time and the `n` with the highest peak memory, each
-  // {"pid","ppid","role"?,"name","command","cpu_seconds","memory_bytes_max",
-  // "rss_bytes_max","exited"}.
-  nlohmann::ordered_json Top(size_t n) const;
-  // Members at the last sample that `running(pid, name)` says still run:
-  // [{"pid","name","command","role"?}].
-  nlohmann::ordered_json StillRunning(
+  // The `n` processes that used the most CPU time and the `n` with the
+  // highest peak memory.
+  TopProcesses Top(size_t n) const;
+  // Members at the last sample that `running(pid, name)` says still run.
+  std::vector<ProcessRecord> StillRunning(
       const std::function<bool(int, const std::string&)>& running) const;
-  // {"type","message","pid","rank"} of the first process that said it died of
-  // an exception; null when none did.
-  nlohmann::ordered_json Exception() const { return exception_; }
+  // The first process that said it died of an exception; none when none did.
+  const std::optional<ExceptionRecord>& Exception() const { return exception_; }
 
   // The processes summary.json lists by CPU time and by memory.
   static constexpr size_t kTopProcesses = 5;
@@ -71,7 +68,7 @@ class ProcessTable final : public SampleObserver, public SummaryPart {
   };
 
   std::string Role(const Entry& e) const;
-  nlohmann::ordered_json Record(const Entry& e) const;
+  ProcessRecord Record(const Entry& e) const;
   // Keeps done_ from growing without bound: only the leaders stay.
   void Prune();
 
@@ -79,7 +76,7 @@ class ProcessTable final : public SampleObserver, public SummaryPart {
   std::map<int, Entry> live_;         // by PID
   std::vector<Entry> done_;           // exited
   std::map<int, Training> training_;  // processes that sent markers, by PID
-  nlohmann::ordered_json exception_;
+  std::optional<ExceptionRecord> exception_;
   std::function<bool(int, const std::string&)> still_running_;  // set once the command ended
 };
 

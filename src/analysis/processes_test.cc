@@ -34,24 +34,24 @@ TEST(ProcessTable, TopProcessesWithTheirRoles) {
   s.job.exited = {Info(103, 101, "python", "")};
   table.OnSample(s, &events);
   auto top = table.Top(2);
-  ASSERT_EQ(top["by_cpu"].size(), 2u);
-  EXPECT_EQ(top["by_cpu"][0]["pid"], 101);
-  EXPECT_EQ(top["by_cpu"][0]["role"], "rank 0");
-  EXPECT_EQ(top["by_cpu"][0]["cpu_seconds"], 35.0);
-  EXPECT_EQ(top["by_cpu"][0]["memory_bytes_max"], 700000000);  // its peak, not its last
-  EXPECT_EQ(top["by_cpu"][1]["role"], "DataLoader worker");
-  EXPECT_EQ(top["by_cpu"][1]["command"], "python train.py");
-  EXPECT_EQ(top["by_memory"][0]["pid"], 101);
-  EXPECT_EQ(top["by_memory"][1]["pid"], 102);
+  ASSERT_EQ(top.by_cpu.size(), 2u);
+  EXPECT_EQ(top.by_cpu[0].pid, 101);
+  EXPECT_EQ(top.by_cpu[0].role, "rank 0");
+  EXPECT_EQ(top.by_cpu[0].cpu_seconds, 35.0);
+  EXPECT_EQ(top.by_cpu[0].memory_bytes_max, 700e6);  // its peak, not its last
+  EXPECT_EQ(top.by_cpu[1].role, "DataLoader worker");
+  EXPECT_EQ(top.by_cpu[1].command, "python train.py");
+  EXPECT_EQ(top.by_memory[0].pid, 101);
+  EXPECT_EQ(top.by_memory[1].pid, 102);
   auto all = table.Top(10);
-  ASSERT_EQ(all["by_cpu"].size(), 4u);
-  EXPECT_EQ(all["by_cpu"][2]["role"], "worker");
-  EXPECT_EQ(all["by_cpu"][2]["exited"], true);
-  EXPECT_EQ(all["by_cpu"][3]["role"], "launcher");
+  ASSERT_EQ(all.by_cpu.size(), 4u);
+  EXPECT_EQ(all.by_cpu[2].role, "worker");
+  EXPECT_EQ(all.by_cpu[2].exited, true);
+  EXPECT_EQ(all.by_cpu[3].role, "launcher");
   // Still running at the end: not the command itself, not a zombie.
   auto left = table.StillRunning([](int, const std::string&) { return true; });
   ASSERT_EQ(left.size(), 1u);
-  EXPECT_EQ(left[0]["pid"], 101);
+  EXPECT_EQ(left[0].pid, 101);
 }
 
 TEST(ProcessTable, AProcessIsNamedForTheProgramItRanAfterForking) {
@@ -67,10 +67,10 @@ TEST(ProcessTable, AProcessIsNamedForTheProgramItRanAfterForking) {
   s.job.members = {{100, 1, 0.1, 3e6, 3e6, false}, {101, 100, 9.0, 9e6, 9e6, false}};
   table.OnSample(s, &events);
   auto top = table.Top(1);
-  EXPECT_EQ(top["by_cpu"][0]["pid"], 101);
-  EXPECT_EQ(top["by_cpu"][0]["name"], "python3");
-  EXPECT_EQ(top["by_cpu"][0]["command"], "python3 burn.py");
-  EXPECT_FALSE(top["by_cpu"][0].contains("role"));  // ran its own program: no DataLoader worker
+  EXPECT_EQ(top.by_cpu[0].pid, 101);
+  EXPECT_EQ(top.by_cpu[0].name, "python3");
+  EXPECT_EQ(top.by_cpu[0].command, "python3 burn.py");
+  EXPECT_EQ(top.by_cpu[0].role, "");  // ran its own program: no DataLoader worker
 }
 
 TEST(ProcessTable, TheExceptionAProcessDiedOf) {
@@ -83,10 +83,16 @@ TEST(ProcessTable, TheExceptionAProcessDiedOf) {
   bye.exception = "ValueError";
   bye.message = "bad shape";
   s.training.events = {bye};
-  EXPECT_TRUE(table.Exception().is_null());
+  EXPECT_FALSE(table.Exception());
   table.OnSample(s, &events);
-  EXPECT_EQ(table.Exception(),
-            (nlohmann::ordered_json{{"type", "ValueError"}, {"message", "bad shape"}, {"pid", 7}}));
+  ASSERT_TRUE(table.Exception());
+  EXPECT_EQ(table.Exception()->type, "ValueError");
+  EXPECT_EQ(table.Exception()->message, "bad shape");
+  EXPECT_EQ(table.Exception()->pid, 7);
+  EXPECT_FALSE(table.Exception()->rank);
+  nlohmann::ordered_json summary = nlohmann::ordered_json::object();
+  table.AddTo(&summary);
+  EXPECT_EQ(summary["exception"].dump(), R"({"type":"ValueError","message":"bad shape","pid":7})");
 }
 
 TEST(ProcessTable, SummaryListsLeakedOnlyOnceTheCommandEnded) {

@@ -10,6 +10,7 @@
 #include "core/metrics.h"
 #include "store/alert_record.h"
 #include "store/epoch_record.h"
+#include "store/process_record.h"
 #include "store/run_outcome.h"
 #include "store/run_totals.h"
 #include "views/alert_lines.h"
@@ -21,46 +22,41 @@
 namespace tv {
 namespace {
 
-std::string DescribeException(const nlohmann::ordered_json& e) {
-  std::string text = e.value("type", std::string("exception"));
-  if (std::string message = e.value("message", std::string()); !message.empty()) {
-    text += ": " + message;
-  }
-  if (e.contains("rank")) text += fmt::format(" in rank {}", e["rank"].get<int>());
+std::string DescribeException(const ExceptionRecord& e) {
+  std::string text = e.type.empty() ? "exception" : e.type;
+  if (!e.message.empty()) text += ": " + e.message;
+  if (e.rank) text += fmt::format(" in rank {}", *e.rank);
   return text;
 }
 
 // "  Top CPU  python train.py (main, pid 412) 41.0 s, python train.py
 // (DataLoader worker, pid 413) 12.3 s" and the same for memory.
-std::string FormatTopProcesses(const nlohmann::ordered_json& s) {
+std::string FormatTopProcesses(const TopProcesses& top) {
   constexpr size_t kShown = 3;
   constexpr int kProgramColumns = 40;
-  auto procs = s.find("processes");
-  if (procs == s.end() || !procs->is_object()) return "";
-  auto label = [](const nlohmann::ordered_json& p) {
-    std::string program = ShortProgram(p.value("command", std::string()));
-    if (program.empty()) program = p.value("name", std::string());
+  auto label = [](const ProcessRecord& p) {
+    std::string program = ShortProgram(p.command);
+    if (program.empty()) program = p.name;
     program = FitColumns(VisibleText(program), kProgramColumns);
-    std::string role = VisibleText(p.value("role", std::string()));
-    std::string pid = fmt::format("pid {}", p.value("pid", 0));
+    std::string role = VisibleText(p.role);
+    std::string pid = fmt::format("pid {}", p.pid);
     if (program.empty()) return role.empty() ? pid : fmt::format("{} ({})", role, pid);
     return role.empty() ? fmt::format("{} ({})", program, pid)
                         : fmt::format("{} ({}, {})", program, role, pid);
   };
   std::string out;
-  auto line = [&](const char* title, const char* key, auto value) {
-    auto list = procs->find(key);
-    if (list == procs->end() || list->empty()) return;
+  auto line = [&](const char* title, const std::vector<ProcessRecord>& list, auto value) {
+    if (list.empty()) return;
     out += title;
-    for (size_t i = 0; i < list->size() && i < kShown; ++i) {
-      out += fmt::format("{}{} {}", i == 0 ? " " : ", ", label((*list)[i]), value((*list)[i]));
+    for (size_t i = 0; i < list.size() && i < kShown; ++i) {
+      out += fmt::format("{}{} {}", i == 0 ? " " : ", ", label(list[i]), value(list[i]));
     }
     out += "\n";
   };
-  line("  Top CPU ", "by_cpu",
-       [](const auto& p) { return FormatDuration(p.value("cpu_seconds", 0.0)); });
-  line("  Top RAM ", "by_memory",
-       [](const auto& p) { return FormatBytes(p.value("memory_bytes_max", 0.0)); });
+  line("  Top CPU ", top.by_cpu,
+       [](const ProcessRecord& p) { return FormatDuration(p.cpu_seconds.value_or(0)); });
+  line("  Top RAM ", top.by_memory,
+       [](const ProcessRecord& p) { return FormatBytes(p.memory_bytes_max.value_or(0)); });
   return out;
 }
 
@@ -146,16 +142,19 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
   (void)OutcomeFromSummary(s, &outcome);  // what cannot be read is not shown
   std::string command = ShellCommand(outcome.command);
   std::string ending;
-  const auto exception = s.value("exception", nlohmann::ordered_json());
+  RunProcesses processes;
+  (void)ProcessesFromSummary(s, &processes);  // what cannot be read is not shown
   if (outcome.exit_signal) {
     ending = fmt::format("killed by signal {}", *outcome.exit_signal);
     if (outcome.exit_code) ending += fmt::format(" (exit code {})", *outcome.exit_code);
   } else if (outcome.exit_code) {
     ending = fmt::format("exit code {}", *outcome.exit_code);
   } else {
-    ending = exception.is_object() ? "died of an exception" : "ended";
+    ending = processes.exception ? "died of an exception" : "ended";
   }
-  if (exception.is_object()) ending += " (" + VisibleText(DescribeException(exception)) + ")";
+  if (processes.exception) {
+    ending += " (" + VisibleText(DescribeException(*processes.exception)) + ")";
+  }
   out += fmt::format("trainvitals: {} — {} after {}\n", VisibleText(command), ending,
                      FormatDuration(outcome.duration_s.value_or(0)));
 
@@ -198,7 +197,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
   if (auto procs = t.run.Max(metric::kJobProcesses)) {
     out += fmt::format("  Procs    up to {:.0f} process{}\n", *procs, *procs == 1 ? "" : "es");
   }
-  out += FormatTopProcesses(s);
+  if (processes.top) out += FormatTopProcesses(*processes.top);
   if (auto joules = t.run.Value(metric::kHostCpuEnergyJoules)) {
     out += fmt::format("  Energy   CPU packages {:.0f} J\n", *joules);
   }
@@ -274,13 +273,11 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
   if (PhaseRecords phases; PhasesFromSummary(s, &phases).ok() && !phases.empty()) {
     out += "  Phases   " + FormatPhases(phases) + "\n";
   }
-  const auto& leaked = s.value("leaked", nlohmann::ordered_json::array());
-  if (!leaked.empty()) {
+  if (processes.leaked && !processes.leaked->empty()) {
     out += "  Leaked   still running after the command ended:";
     std::string sep = " ";
-    for (const auto& p : leaked) {
-      out += fmt::format("{}{} (pid {})", sep, VisibleText(p.value("command", std::string())),
-                         p.value("pid", 0));
+    for (const ProcessRecord& p : *processes.leaked) {
+      out += fmt::format("{}{} (pid {})", sep, VisibleText(p.command), p.pid);
       sep = ", ";
     }
     out += "\n";
