@@ -1,7 +1,6 @@
 #include "store/run_totals.h"
 
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "store/record_json.h"
