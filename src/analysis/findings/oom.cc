@@ -66,7 +66,9 @@ void MemoryTrail::Add(const Frame& f) {
     p.gpus[i] = Gpu{g.index, g.job_memory_bytes, g.memory_used_bytes, g.memory_total_bytes};
   }
   points_.push_back(std::move(p));
-  while (points_.front().t <= f.t - kTrail_s) points_.pop_front();
+  // The newest stays whatever its time: at a time so large that subtracting
+  // the trail changes nothing, every point would be older than the trail.
+  while (points_.size() > 1 && points_.front().t <= f.t - kTrail_s) points_.pop_front();
 }
 
 double MemoryTrail::Covered_s(double row_s) const {
