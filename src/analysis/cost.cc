@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/json_read.h"
 #include "core/metrics.h"
 #include "store/headline.h"
+#include "store/health_record.h"
 #include "store/run_outcome.h"
 #include "store/run_totals.h"
 
@@ -79,18 +79,16 @@ EpochCost CostOfEpoch(const EpochRecord& epoch, std::span<const GpuUse* const> u
 // at most 100 %. Each only when above 0.
 CostLost LostOf(const Json& summary) {
   CostLost lost;
-  const Json* ratios = nullptr;
-  if (const Json* health = JsonAt(summary, "health")) {
-    if (const Json* goodput = JsonAt(*health, "goodput")) ratios = JsonAt(*goodput, "ratios");
-  }
-  if (ratios == nullptr) return lost;
-  for (auto [key, field] : {std::pair{"startup", &CostLost::startup_ratio},
-                            std::pair{"data_wait", &CostLost::data_wait_ratio},
-                            std::pair{"evaluation", &CostLost::evaluation_ratio},
-                            std::pair{"checkpoint", &CostLost::checkpoint_ratio},
-                            std::pair{"stalled", &CostLost::stalled_ratio},
-                            std::pair{"idle_gpu", &CostLost::idle_gpu_ratio}}) {
-    if (auto r = JsonNumber(*ratios, key); r && *r > 0) lost.*field = *r;
+  HealthRecord health;
+  (void)HealthFromSummary(summary, &health);  // what cannot be read is not counted
+  if (!health.goodput) return lost;
+  for (auto [spent, field] : {std::pair{Spent::kStartup, &CostLost::startup_ratio},
+                              std::pair{Spent::kDataWait, &CostLost::data_wait_ratio},
+                              std::pair{Spent::kEvaluation, &CostLost::evaluation_ratio},
+                              std::pair{Spent::kCheckpoint, &CostLost::checkpoint_ratio},
+                              std::pair{Spent::kStalled, &CostLost::stalled_ratio},
+                              std::pair{Spent::kIdleGpu, &CostLost::idle_gpu_ratio}}) {
+    if (double r = health.goodput->Ratio(spent); r > 0) lost.*field = r;
   }
   return lost;
 }

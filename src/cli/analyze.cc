@@ -63,9 +63,9 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
         nlohmann::ordered_json out = {{"run_dir", dir},
                                       {"rows", v.rows},
                                       {"ended", v.ended},
-                                      {"health", v.health},
-                                      {"findings", v.findings},
-                                      {"memory_trends", v.memory_trends},
+                                      {"health", HealthJson(v.health)},
+                                      {"findings", FindingsJson(v.findings)},
+                                      {"memory_trends", MemoryTrendsJson(v.memory_trends)},
                                       {"thresholds", ChoiceJson(choice)}};
         if (v.skipped > 0) out["skipped_lines"] = v.skipped, out["first_skipped"] = v.skipped_first;
         PrintJson(out);

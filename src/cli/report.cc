@@ -35,8 +35,9 @@ ReportJudged Judge(const std::string& dir, const std::string& config_flag, const
   if (!config_flag.empty() || !ended) {
     Verdict v = Replay(dir, choice.thresholds);
     if (v.rows > 0) {
-      judged.verdict = nlohmann::json::parse(
-          nlohmann::ordered_json{{"health", v.health}, {"findings", v.findings}}.dump());
+      judged.verdict = nlohmann::json::parse(nlohmann::ordered_json{
+          {"health", HealthJson(v.health)},
+          {"findings", FindingsJson(v.findings)}}.dump());
     }
   }
   std::vector<std::string> said;

@@ -168,6 +168,25 @@ Status ReadAll(const Json& array, std::vector<FindingRecord>* out) {
   return Status::Ok();
 }
 
+template <typename Json>
+Status ReadEach(const Json& summary, std::vector<FindingRecord>* out) {
+  out->clear();
+  if (!summary.is_object()) return Status::Invalid("the summary is not a JSON object");
+  auto it = summary.find("findings");
+  if (it == summary.end() || it->is_null()) return Status::Ok();
+  if (!it->is_array()) return KeyError("findings", "expected an array");
+  Status first = Status::Ok();
+  for (size_t i = 0; i < it->size(); ++i) {
+    FindingRecord r;
+    if (Status s = FindingFromJson((*it)[i], &r); !s.ok()) {
+      if (first.ok()) first = Below(fmt::format("findings[{}]", i), s);
+      continue;
+    }
+    out->push_back(std::move(r));
+  }
+  return first;
+}
+
 }  // namespace
 
 EvidenceValue::EvidenceValue(const nlohmann::ordered_json& v) : value_(v) {
@@ -296,6 +315,14 @@ Status FindingsFromJson(const nlohmann::ordered_json& array, std::vector<Finding
 
 Status FindingsFromJson(const nlohmann::json& array, std::vector<FindingRecord>* out) {
   return ReadAll(array, out);
+}
+
+Status FindingsFromSummary(const nlohmann::ordered_json& summary, std::vector<FindingRecord>* out) {
+  return ReadEach(summary, out);
+}
+
+Status FindingsFromSummary(const nlohmann::json& summary, std::vector<FindingRecord>* out) {
+  return ReadEach(summary, out);
 }
 
 nlohmann::ordered_json FindingEventFields(EventType type, const FindingRecord& f) {

@@ -147,6 +147,11 @@ Status FindingFromJson(const nlohmann::json& j, FindingRecord* out);
 // ("key findings[1].severity: ...") and leaves `out` with those before it.
 Status FindingsFromJson(const nlohmann::ordered_json& array, std::vector<FindingRecord>* out);
 Status FindingsFromJson(const nlohmann::json& array, std::vector<FindingRecord>* out);
+// Reads a summary's `findings` as every view shows them: each finding that can
+// be read, in order; the first that cannot is named in the Status and left
+// out, as is every other such. None when the summary has no `findings`.
+Status FindingsFromSummary(const nlohmann::ordered_json& summary, std::vector<FindingRecord>* out);
+Status FindingsFromSummary(const nlohmann::json& summary, std::vector<FindingRecord>* out);
 
 // The further keys of a finding's event (after events.jsonl's `t` and
 // `type`): finding_open holds id, severity, subject, evidence, message and

@@ -137,5 +137,23 @@ TEST(FindingRecord, AnEventOfAnotherTypeIsRefused) {
   EXPECT_EQ(s.message(), "key type: expected finding_open or finding_close");
 }
 
+// A view shows every finding of a summary it can read, and says why the others
+// are left out.
+TEST(FindingRecord, ASummarysUnreadableFindingIsLeftOutAndNamedTheRestAreRead) {
+  std::vector<FindingRecord> found;
+  Status s = FindingsFromSummary(nlohmann::json::parse(R"({"findings": [
+    {"id": "input-bound", "severity": "warning"}, {"id": "stalled", "severity": "fatal"},
+    {"id": "gpu-idle", "severity": "critical"}]})"),
+                                 &found);
+  EXPECT_EQ(s.message(),
+            R"(key findings[1].severity: expected info, warning or critical, got "fatal")");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].id, "input-bound");
+  EXPECT_EQ(found[1].id, "gpu-idle");
+  EXPECT_TRUE(FindingsFromSummary(nlohmann::json::object(), &found).ok());
+  EXPECT_TRUE(found.empty());
+  EXPECT_FALSE(FindingsFromSummary(nlohmann::json::parse(R"({"findings": 3})"), &found).ok());
+}
+
 }  // namespace
 }  // namespace tv

@@ -4,32 +4,11 @@
 #include <limits>
 
 #include "core/metrics.h"
+#include "store/health_record.h"
 #include "store/run_totals.h"
 
 namespace tv {
 namespace {
-
-template <typename Json>
-const Json& Member(const Json& j, const char* key) {
-  static const Json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it != j.end() ? *it : kNull;
-}
-
-template <typename Json>
-std::optional<double> Number(const Json& j, const char* key) {
-  const Json& v = Member(j, key);
-  if (!v.is_number()) return std::nullopt;
-  double d = v.template get<double>();
-  return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
-}
-
-template <typename Json>
-std::string Text(const Json& j, const char* key) {
-  const Json& v = Member(j, key);
-  return v.is_string() ? v.template get<std::string>() : std::string();
-}
 
 template <typename Json>
 std::vector<GpuUse> Uses(const Json& summary) {
@@ -64,9 +43,10 @@ RunHeadline Read(const Json& summary, const CostRecord* cost) {
     if (used[i]) used_gpus.push_back(&gpus[i]);
   }
   h.gpu_util_ratio = BusyShareOn(used_gpus, BusyBasis::kUtil);
-  const Json& health = Member(summary, "health");
-  h.health_score = Number(health, "score");
-  if (!h.health_score) h.health_note = Text(health, "note");
+  HealthRecord health;
+  (void)HealthFromSummary(summary, &health);  // what cannot be read stays unknown
+  h.health_score = Finite(health.score);
+  if (!h.health_score) h.health_note = health.note;
   return h;
 }
 

@@ -282,13 +282,18 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
     }
     out += "\n";
   }
-  out += FormatMemoryTrends(s.value("memory_trends", nlohmann::ordered_json()));
+  std::vector<MemoryTrendRecord> trends;
+  (void)MemoryTrendsFromSummary(s, &trends);  // what cannot be read is not shown
+  out += FormatMemoryTrends(trends);
   if (std::optional<CostRecord> cost = CostOf(s)) out += FormatCost(*cost);
   if (std::vector<AlertRecord> alerts; AlertsFromSummary(s, &alerts).ok()) {
     out += FormatAlerts(alerts);
   }
-  out += FormatVerdict(s.value("health", nlohmann::ordered_json()),
-                       s.value("findings", nlohmann::ordered_json()));
+  HealthRecord health;
+  (void)HealthFromSummary(s, &health);  // what cannot be read is not shown
+  std::vector<FindingRecord> findings;
+  Status unread = FindingsFromSummary(s, &findings);
+  out += FormatVerdict(health, findings, unread);
   if (!outcome.run_dir.empty()) out += fmt::format("  Run      {}\n", VisibleText(outcome.run_dir));
   return WrapSummary(out, width);
 }

@@ -10,102 +10,69 @@
 namespace tv {
 namespace {
 
-std::string Text(const nlohmann::ordered_json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-// A memory trend's subject (summary.json "memory_trends"), which has a
-// finding's shape: "GPU 1", "rank 2", "pid 412", or empty for the whole job.
-std::string SubjectText(const nlohmann::ordered_json& subject) {
-  FindingSubject s;
-  return SubjectFromJson(subject, &s).ok() ? SubjectWords(s) : std::string();
-}
-
 std::string FirstAdvice(const FindingRecord& f) {
   return f.advice.empty() ? std::string() : f.advice.front();
 }
 
-// "productive steps 6%, start-up 5%, waiting for input 89%": the categories
-// with time, in their order, in whole percents that add up to 100.
-std::string TimeSpentText(const nlohmann::json& goodput) {
+}  // namespace
+
+std::string TimeSpentWords(const HealthRecord& health) {
+  if (!health.goodput) return {};
+  const GoodputRecord& g = *health.goodput;
+  // Without step markers only GPUs held idle are known: said when there were some.
+  if (!g.productive_ratio && g.Percent(Spent::kIdleGpu) == 0) return {};
+  // The categories with time, in their order, in whole percents that add up to 100.
   std::string out;
-  auto percent = goodput.find("percent");
-  if (percent == goodput.end() || !percent->is_object()) return out;
   for (size_t i = 0; i < kSpentCount; ++i) {
     auto spent = static_cast<Spent>(i);
-    auto value = percent->find(std::string(SpentName(spent)));
-    if (value == percent->end() || !value->is_number() || value->get<double>() <= 0) continue;
-    out += fmt::format("{}{} {:.0f}%", out.empty() ? "" : ", ", SpentWords(spent),
-                       value->get<double>());
+    if (g.Percent(spent) <= 0) continue;
+    out += fmt::format("{}{} {}%", out.empty() ? "" : ", ", SpentWords(spent), g.Percent(spent));
   }
   return out;
 }
 
-}  // namespace
-
-std::string TimeSpentWords(const nlohmann::json& health) {
-  if (!health.is_object()) return {};
-  auto goodput = health.find("goodput");
-  if (goodput == health.end() || !goodput->is_object()) return {};
-  // Without step markers only GPUs held idle are known: said when there were some.
-  bool measured = goodput->contains("productive_ratio");
-  const auto& percent = goodput->value("percent", nlohmann::json::object());
-  if (!measured && percent.value("idle_gpu", 0) == 0) return {};
-  return TimeSpentText(*goodput);
-}
-
-std::string FormatTimeSpent(const nlohmann::ordered_json& health) {
-  std::string text = TimeSpentWords(nlohmann::json(health));
+std::string FormatTimeSpent(const HealthRecord& health) {
+  std::string text = TimeSpentWords(health);
   return text.empty() ? std::string() : "  Time     " + text + "\n";
 }
 
-std::string FormatNotJudged(const nlohmann::ordered_json& health) {
-  if (!health.is_object()) return {};
+std::string FormatNotJudged(const HealthRecord& health) {
   std::string out;
-  for (const auto& r : health.value("not_judged", nlohmann::ordered_json::array())) {
-    out += fmt::format("{}{} (needs {})", out.empty() ? "" : "; ", Text(r, "id"), Text(r, "needs"));
+  for (const HealthRecord::Waiting& w : health.not_judged) {
+    out += fmt::format("{}{} (needs {})", out.empty() ? "" : "; ", w.id, w.needs);
   }
   return out;
 }
 
-std::string FormatVerdict(const nlohmann::ordered_json& health,
-                          const nlohmann::ordered_json& findings) {
+std::string FormatVerdict(const HealthRecord& health, const std::vector<FindingRecord>& findings,
+                          const Status& unread) {
   std::string out = FormatTimeSpent(health);
-  if (health.is_object() && health.contains("note") && health["note"].is_string()) {
-    out += fmt::format("  Health   {}\n", health["note"].get<std::string>());
-  }
-  if (health.is_object() && health.contains("score") && health["score"].is_number()) {
-    out += fmt::format("  Health   {:.0f}/100", health["score"].get<double>());
+  if (!health.note.empty()) out += fmt::format("  Health   {}\n", health.note);
+  if (health.score) {
+    out += fmt::format("  Health   {:.0f}/100", *health.score);
     std::string sep = " (";
-    for (const auto& item : health.value("breakdown", nlohmann::ordered_json::array())) {
-      if (item.value("points", 0) == 0) continue;
-      out += fmt::format("{}{:+d} {}", sep, item.value("points", 0), Text(item, "what"));
+    for (const HealthRecord::Deduction& d : health.breakdown) {
+      if (d.points == 0) continue;
+      out += fmt::format("{}{:+d} {}", sep, d.points, d.what);
       sep = "; ";
     }
     if (sep != " (") out += ")";
     out += "\n";
     std::string epochs;
-    for (const auto& e : health.value("epochs", nlohmann::ordered_json::array())) {
-      epochs += fmt::format("{}{}: {:.0f}", epochs.empty() ? "" : ", ", e.value("epoch", 0),
-                            e.value("score", 0.0));
+    for (const HealthRecord::Epoch& e : health.epochs) {
+      epochs += fmt::format("{}{}: {:.0f}", epochs.empty() ? "" : ", ", e.epoch, e.score);
     }
     if (!epochs.empty()) out += "           per epoch " + epochs + "\n";
     if (std::string waiting = FormatNotJudged(health); !waiting.empty()) {
       out += "           not judged yet: " + waiting + "\n";
     }
   }
-  if (!findings.is_array() || findings.empty()) {
-    if (health.is_object() && health.contains("score")) out += "  Findings none\n";
+  if (findings.empty() && unread.ok()) {
+    if (health.score) out += "  Findings none\n";
     return out;
   }
   out += fmt::format("  Findings {}\n", findings.size());
-  for (const auto& j : findings) {
-    FindingRecord f;
-    if (Status read = FindingFromJson(j, &f); !read.ok()) {
-      out += fmt::format("    (not readable: {})\n", read.message());
-      continue;
-    }
+  for (const FindingRecord& f : findings) {
     std::string subject = SubjectWords(f.subject);
     out += fmt::format("    {} [{}]{}{}: {}\n", f.id, SeverityName(f.severity),
                        subject.empty() ? "" : " ", subject, f.message);
@@ -113,28 +80,26 @@ std::string FormatVerdict(const nlohmann::ordered_json& health,
       out += fmt::format("      → {}\n", advice);
     }
   }
+  if (!unread.ok()) out += fmt::format("    (not readable: {})\n", unread.message());
   return out;
 }
 
-std::string FormatMemoryTrends(const nlohmann::ordered_json& trends) {
-  if (!trends.is_array() || trends.empty()) return {};
+std::string FormatMemoryTrends(const std::vector<MemoryTrendRecord>& trends) {
   std::string out, flat, unsure;
-  for (const auto& t : trends) {
-    std::string subject = SubjectText(t.value("subject", nlohmann::ordered_json()));
-    std::string figure = Text(t, "figure");
+  for (const MemoryTrendRecord& t : trends) {
+    std::string subject = SubjectWords(t.subject);
     std::string what = subject.empty() ? "job memory" : subject + " memory";
-    if (figure.find("allocated") != std::string::npos) what = subject + " allocated";
-    if (figure.find("reserved") != std::string::npos) what = subject + " reserved";
-    std::string verdict = Text(t, "verdict");
-    if (verdict == "leak") {
+    if (t.figure.find("allocated") != std::string::npos) what = subject + " allocated";
+    if (t.figure.find("reserved") != std::string::npos) what = subject + " reserved";
+    if (t.verdict == "leak") {
       out += fmt::format("  Growth   {} +{}/h", what,
-                         FormatBytes(t.value("growth_bytes_per_hour", 0.0)));
-      if (t.contains("growth_bytes_per_epoch")) {
-        out += fmt::format(" (+{}/epoch)", FormatBytes(t.value("growth_bytes_per_epoch", 0.0)));
+                         FormatBytes(t.growth_bytes_per_hour.value_or(0)));
+      if (t.growth_bytes_per_epoch) {
+        out += fmt::format(" (+{}/epoch)", FormatBytes(*t.growth_bytes_per_epoch));
       }
-      out += fmt::format(": a leak, confidence {:.1f}%\n", t.value("confidence", 0.0) * 100);
+      out += fmt::format(": a leak, confidence {:.1f}%\n", t.confidence.value_or(0) * 100);
     } else {
-      std::string& list = verdict == "no leak" ? flat : unsure;
+      std::string& list = t.verdict == "no leak" ? flat : unsure;
       list += (list.empty() ? "" : ", ") + what;
     }
   }

@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (tv::MarkFromEvent(e, &mark)) analyzer.OnMark(mark, &events);
   }
   analyzer.Finish(frame.t, &events);
-  (void)analyzer.Findings().dump();
-  (void)analyzer.Health().dump();
+  (void)FindingsJson(analyzer.Findings()).dump();
+  (void)HealthJson(analyzer.Health()).dump();
   return 0;
 }

@@ -26,6 +26,7 @@
 #include "analysis/findings/time_spent.h"
 #include "core/event.h"
 #include "core/row.h"
+#include "store/health_record.h"
 
 namespace tv {
 
@@ -45,11 +46,13 @@ class Analyzer {
 
   // Every finding, the worst first (severity, then share of the run), each in
   // the shape of ../DESIGN.md "Findings".
-  nlohmann::ordered_json Findings() const { return log_.Json(run_.end_t.value_or(run_.last_t)); }
-  // {"score": 0..100, "breakdown": [{"what", "points"}], "goodput": {...},
-  // "not_judged": [{"id", "needs"}], "epochs": [{"epoch", "score", "goodput"}]}
+  std::vector<FindingRecord> Findings() const {
+    return log_.Sorted(run_.end_t.value_or(run_.last_t));
+  }
+  // The score with what took its points (or why there is none), where the
+  // time went, the rules not judged yet, and each epoch's score
   // (docs/findings.md "Health score").
-  nlohmann::ordered_json Health() const;
+  HealthRecord Health() const;
   // The score so far (for Prometheus); nullopt before anything was judged.
   std::optional<double> HealthScore() const;
   // Where the time went so far (goodput.h); ratios of it for the row.
@@ -67,7 +70,7 @@ class Analyzer {
   std::vector<MemoryRisk> TakeRisks() { return log_.TakeRisks(); }
   // Each memory figure's trend: its floors, growth per hour (and per epoch)
   // with a confidence, and whether it is a leak or not enough evidence yet.
-  nlohmann::ordered_json MemoryTrends() const { return rules_.memory->Trends(); }
+  std::vector<MemoryTrendRecord> MemoryTrends() const { return rules_.memory->Trends(); }
 
  private:
   // Whether any row was judged or any finding opened: else no score.

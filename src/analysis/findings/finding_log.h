@@ -61,8 +61,6 @@ class FindingLog {
   // Every finding, the worst first (severity, then share of the run up to
   // `end_t`), with its duration to its close or to `end_t`.
   std::vector<FindingRecord> Sorted(double end_t) const;
-  // The same as summary.json's `findings` (docs/schema.md).
-  nlohmann::ordered_json Json(double end_t) const { return FindingsJson(Sorted(end_t)); }
   // Each finding id opened so far, in the order first opened: whether one is
   // open now and its worst severity.
   void States(std::vector<Row::Finding>* out) const;

@@ -7,10 +7,10 @@
 
 #include <array>
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "core/time_spent.h"
+#include "store/health_record.h"
 
 namespace tv {
 
@@ -29,9 +29,9 @@ class TimeLedger {
   double Share(Spent s) const;
   // The lost share: data wait, stalls and held idle GPUs.
   double LostShare() const;
-  // {"wall_s", "productive_ratio" (absent without step markers), "seconds":
-  // {category: s}, "ratios": {category: share}} with every category, in order.
-  nlohmann::ordered_json Json(bool steps_measured) const;
+  // The record of it: seconds and shares to 4 decimals, whole percents that
+  // add up to 100, and the productive share only when `steps_measured`.
+  GoodputRecord Record(bool steps_measured) const;
 
  private:
   std::array<double, kSpentCount> seconds_{};

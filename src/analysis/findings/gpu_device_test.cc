@@ -54,7 +54,7 @@ nlohmann::ordered_json Judge(const std::function<void(GpuFrame*)>& sick) {
     sick(&f.gpus[0]);
     a.OnFrame(f, &events);
   }
-  return a.Findings();
+  return FindingsJson(a.Findings());
 }
 
 TEST(GpuDeviceRules, NearlyFullMemoryOpensOnTheAllocatorsFigureWhereTheFrameworkSendsIt) {

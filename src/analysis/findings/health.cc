@@ -67,13 +67,12 @@ std::string Needs(FindingId id, const Thresholds& th) {
 // when given.
 double ScoreOf(const std::vector<LoggedFinding>& records, double from_t, double to_t,
                std::optional<double> busy, const TimeLedger& spent,
-               nlohmann::ordered_json* breakdown) {
+               std::vector<HealthRecord::Deduction>* breakdown) {
   int score = 100;
   auto take = [&](int points, std::string what) {
     if (points <= 0) return;
     score -= points;
-    if (breakdown != nullptr)
-      breakdown->push_back({{"what", std::move(what)}, {"points", -points}});
+    if (breakdown != nullptr) breakdown->push_back({std::move(what), -points});
   };
   // Lost time, a point per percent: a run that waited or stalled 90 % of its
   // time scores 10 at most.
@@ -137,44 +136,32 @@ std::optional<double> Analyzer::HealthScore() const {
                  time_.ledger(), nullptr);
 }
 
-nlohmann::ordered_json Analyzer::Health() const {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+HealthRecord Analyzer::Health() const {
+  HealthRecord out;
   if (!JudgedAny()) {
-    out["note"] = run_.markers && !run_.first_step_t
-                      ? "not judged: no training step was seen"
-                      : fmt::format("not judged: the run was shorter than its warm-up ({})",
-                                    Span(run_.th[Th::kWarmup_s]));
+    out.note = run_.markers && !run_.first_step_t
+                   ? "not judged: no training step was seen"
+                   : fmt::format("not judged: the run was shorter than its warm-up ({})",
+                                 Span(run_.th[Th::kWarmup_s]));
   } else {
-    nlohmann::ordered_json breakdown = nlohmann::ordered_json::array();
     std::optional<double> busy = time_.BusyMean();
-    out["score"] = ScoreOf(log_.records(), *run_.start_t, run_.end_t.value_or(run_.last_t), busy,
-                           time_.ledger(), &breakdown);
-    out["breakdown"] = std::move(breakdown);
-    if (busy) out["gpu_busy_ratio"] = Round4(*busy);
+    out.score = ScoreOf(log_.records(), *run_.start_t, run_.end_t.value_or(run_.last_t), busy,
+                        time_.ledger(), &out.breakdown);
+    if (busy) out.gpu_busy_ratio = Round4(*busy);
   }
-  if (run_.start_t) out["goodput"] = time_.ledger().Json(StepsMeasured());
-  std::vector<std::string_view> waiting;
-  NotJudged(&waiting);
-  if (!waiting.empty()) {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (size_t i = 0; i < kFindingCount; ++i) {
-      auto id = static_cast<FindingId>(i);
-      if (!log_.Waiting(id)) continue;
-      list.push_back({{"id", Def(id).name}, {"needs", Needs(id, run_.th)}});
-    }
-    out["not_judged"] = std::move(list);
+  if (run_.start_t) out.goodput = time_.ledger().Record(StepsMeasured());
+  for (size_t i = 0; i < kFindingCount; ++i) {
+    auto id = static_cast<FindingId>(i);
+    if (log_.Waiting(id)) out.not_judged.push_back({std::string(Def(id).name), Needs(id, run_.th)});
   }
   if (!JudgedAny()) return out;
-  nlohmann::ordered_json epochs = nlohmann::ordered_json::array();
   for (const TimeAccount::Epoch& s : time_.done_epochs()) {
     std::optional<double> epoch_busy;
     if (s.busy_rows > 0) epoch_busy = s.busy_sum / s.busy_rows;
-    epochs.push_back(
-        {{"epoch", s.epoch},
-         {"score", ScoreOf(log_.records(), s.begin_t, s.end_t, epoch_busy, s.ledger, nullptr)},
-         {"goodput", s.ledger.Json(StepsMeasured())}});
+    out.epochs.push_back(
+        {s.epoch, ScoreOf(log_.records(), s.begin_t, s.end_t, epoch_busy, s.ledger, nullptr),
+         s.ledger.Record(StepsMeasured())});
   }
-  if (!epochs.empty()) out["epochs"] = std::move(epochs);
   return out;
 }
 

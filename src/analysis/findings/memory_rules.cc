@@ -175,7 +175,7 @@ void MemoryRules::OnFrame(const Frame& f, RuleContext& cx) {
     if (cx.Due(m.growth, f.t, growth, 0)) {
       Opening o;
       o.severity = Severity::kWarning;
-      o.evidence = EvidenceFromJson(TrendJson(m.reserved));
+      o.evidence = EvidenceFromJson(MemoryTrendFiguresJson(TrendRecord(m.reserved)));
       double allocated =
           TrendOf(m.allocated.floors.floors(), INFINITY, floors_by_epoch_).slope_per_s;
       o.evidence["allocated_growth_bytes_per_hour"] = std::round(allocated * 3600);
@@ -207,7 +207,7 @@ void MemoryRules::JudgeLeak(MemorySeries& s, FindingId id, MemoryWho who, double
   if (!cx.Due(s.tracker, t, s.leak, 0)) return;
   Opening o;
   o.severity = Severity::kWarning;
-  o.evidence = EvidenceFromJson(TrendJson(s));
+  o.evidence = EvidenceFromJson(MemoryTrendFiguresJson(TrendRecord(s)));
   std::string per_epoch = floors_by_epoch_
                               ? fmt::format("{}/epoch, ", FormatBytes(s.trend.slope_per_unit))
                               : std::string();
@@ -290,40 +290,41 @@ void MemoryRules::JudgeForecast(Tracker& tr, const MemorySeries* leaking, double
                      .growth_bytes_per_second = fc->slope_per_s});
 }
 
-nlohmann::ordered_json MemoryRules::TrendJson(const MemorySeries& s) const {
+MemoryTrendRecord MemoryRules::TrendRecord(const MemorySeries& s) const {
   // A figure that did not rise was not fitted as it was judged: fit it now.
   FloorTrend tr = s.leak_trend     ? *s.leak_trend
                   : s.trend.fitted ? s.trend
                                    : TrendOf(s.floors.floors(), INFINITY, floors_by_epoch_);
-  nlohmann::ordered_json j = {{"floors", tr.floors},
-                              {"floors_by", floors_by_epoch_ ? "epoch" : "window"}};
+  MemoryTrendRecord out;
+  out.floors = static_cast<int64_t>(tr.floors);
+  out.floors_by_epoch = floors_by_epoch_;
   if (tr.floors < static_cast<size_t>(th_[Th::kLeakMinFloors])) {
-    j["verdict"] = "not enough evidence yet";
-    return j;
+    out.verdict = "not enough evidence yet";
+    return out;
   }
-  j["growth_bytes_per_hour"] = std::round(tr.slope_per_s * 3600);
-  if (floors_by_epoch_) j["growth_bytes_per_epoch"] = std::round(tr.slope_per_unit);
-  j["confidence"] = Round4(1 - tr.p_value);
-  j["verdict"] = s.leak_trend ? "leak" : "no leak";
-  return j;
+  out.growth_bytes_per_hour = std::round(tr.slope_per_s * 3600);
+  if (floors_by_epoch_) out.growth_bytes_per_epoch = std::round(tr.slope_per_unit);
+  out.confidence = Round4(1 - tr.p_value);
+  out.verdict = s.leak_trend ? "leak" : "no leak";
+  return out;
 }
 
-nlohmann::ordered_json MemoryRules::Trends() const {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  auto add = [&](const MemorySeries& s, nlohmann::ordered_json subject, const char* figure) {
+std::vector<MemoryTrendRecord> MemoryRules::Trends() const {
+  std::vector<MemoryTrendRecord> out;
+  auto add = [&](const MemorySeries& s, const Who& who, const char* figure) {
     if (s.floors.empty()) return;
-    nlohmann::ordered_json j = {{"subject", std::move(subject)}, {"figure", figure}};
-    j.update(TrendJson(s));
-    out.push_back(std::move(j));
+    MemoryTrendRecord& t = out.emplace_back(TrendRecord(s));
+    t.subject = SubjectOf(who);
+    t.figure = figure;
   };
-  add(host_memory_series_, {{"memory", "job"}}, "job.memory_bytes");
+  add(host_memory_series_, {Who::Kind::kJob}, "job.memory_bytes");
   for (const auto& [pid, s] : rank_memory_) {
-    add(s, {{"rank", rank_of_pid_.at(pid)}, {"pid", pid}}, "training.ranks[].memory_bytes");
+    add(s, {Who::Kind::kRank, rank_of_pid_.at(pid), pid}, "training.ranks[].memory_bytes");
   }
   for (const auto& [index, m] : gpu_memory_) {
-    add(m.job, {{"gpu", index}}, "gpus[].job_memory_bytes");
-    add(m.allocated, {{"gpu", index}}, "gpus[].allocator_allocated_bytes");
-    add(m.reserved, {{"gpu", index}}, "gpus[].allocator_reserved_bytes");
+    add(m.job, {Who::Kind::kGpu, index}, "gpus[].job_memory_bytes");
+    add(m.allocated, {Who::Kind::kGpu, index}, "gpus[].allocator_allocated_bytes");
+    add(m.reserved, {Who::Kind::kGpu, index}, "gpus[].allocator_reserved_bytes");
   }
   return out;
 }

@@ -14,6 +14,7 @@
 
 #include "analysis/findings/rule.h"
 #include "analysis/findings/trend.h"
+#include "store/memory_trend_record.h"
 
 namespace tv {
 
@@ -35,7 +36,7 @@ class MemoryRules : public Rule {
   void OnFrame(const Frame& f, RuleContext& cx) override;
   // Each memory figure's trend: its floors, growth per hour (and per epoch)
   // with a confidence, and whether it is a leak or not enough evidence yet.
-  nlohmann::ordered_json Trends() const;
+  std::vector<MemoryTrendRecord> Trends() const;
 
  private:
   struct MemorySeries {
@@ -67,7 +68,8 @@ class MemoryRules : public Rule {
   void JudgeForecast(Tracker& tr, const MemorySeries* leaking, double room, double limit,
                      MemoryWho who, double t, RuleContext& cx);
   Forecast ForecastOf(const MemorySeries& s, double room, double limit, double t) const;
-  nlohmann::ordered_json TrendJson(const MemorySeries& s) const;
+  // The trend of `s` (its subject and figure left for the caller).
+  MemoryTrendRecord TrendRecord(const MemorySeries& s) const;
 
   Thresholds th_;
   MemorySeries host_memory_series_;

@@ -111,7 +111,7 @@ TEST(MemoryRules, AProcessLeaking8MBPerSecondIsFoundWithinAMinuteWithItsSlope) {
   EXPECT_GT(e->fields["evidence"]["confidence"].get<double>(), 0.99);
   ASSERT_FALSE(run.risks.empty());
   EXPECT_EQ(run.risks[0].kind, MemoryRisk::Kind::kHostMemoryLeak);
-  nlohmann::ordered_json trends = run.analyzer.MemoryTrends();
+  nlohmann::ordered_json trends = MemoryTrendsJson(run.analyzer.MemoryTrends());
   ASSERT_FALSE(trends.empty());
   EXPECT_EQ(trends[0]["verdict"], "leak");
 }
@@ -130,7 +130,7 @@ TEST(MemoryRules, FlatSawtoothAndPlateauAreNoLeak) {
   EXPECT_FALSE(flat.AnyOpened());
   EXPECT_FALSE(saw.AnyOpened());
   EXPECT_FALSE(plateau.AnyOpened());
-  EXPECT_EQ(flat.analyzer.MemoryTrends()[0]["verdict"], "no leak");
+  EXPECT_EQ(MemoryTrendsJson(flat.analyzer.MemoryTrends())[0]["verdict"], "no leak");
 }
 
 TEST(MemoryRules, ATroughShorterThanARowIsAFloorThroughTheRowsLowestSample) {
@@ -146,7 +146,7 @@ TEST(MemoryRules, ATroughShorterThanARowIsAFloorThroughTheRowsLowestSample) {
     means.Row(s, mean);
   }
   EXPECT_FALSE(run.AnyOpened());
-  EXPECT_EQ(run.analyzer.MemoryTrends()[0]["verdict"], "no leak");
+  EXPECT_EQ(MemoryTrendsJson(run.analyzer.MemoryTrends())[0]["verdict"], "no leak");
   // Judged on the means alone, the same memory would be a leak.
   EXPECT_TRUE(means.Opened("host-memory-leak"));
 }
@@ -155,7 +155,7 @@ TEST(MemoryRules, AShortRunHasNotEnoughEvidenceYet) {
   MemoryRun run;
   for (int s = 0; s < 45; ++s) run.Row(s, 300 * kMiB + 8e6 * s);
   EXPECT_FALSE(run.AnyOpened());
-  EXPECT_EQ(run.analyzer.MemoryTrends()[0]["verdict"], "not enough evidence yet");
+  EXPECT_EQ(MemoryTrendsJson(run.analyzer.MemoryTrends())[0]["verdict"], "not enough evidence yet");
 }
 
 TEST(MemoryRules, AGpuLeakWithPlannedEpochsForecastsTheEpochItRunsOutIn) {
@@ -220,7 +220,7 @@ TEST(MemoryRules, TheRankThatLeaksIsNamed) {
   ASSERT_EQ(subjects.size(), 2u);  // the job, and rank 1 in it
   EXPECT_NE(std::find(subjects.begin(), subjects.end(), nlohmann::json{{"rank", 1}, {"pid", 101}}),
             subjects.end());
-  nlohmann::ordered_json trends = analyzer.MemoryTrends();
+  nlohmann::ordered_json trends = MemoryTrendsJson(analyzer.MemoryTrends());
   int leaks = 0;
   for (const auto& t : trends) leaks += t["verdict"] == "leak";
   EXPECT_EQ(leaks, 2);

@@ -119,14 +119,14 @@ TEST(OomRule, TheKernelsOomKillInTheJobsCgroupIsOomWithTheLastMinutesOfMemory) {
   EXPECT_EQ(memory[28]["gpus"][0]["memory_total_bytes"], 80e9);
   EXPECT_EQ(memory[28]["gpus"][0]["job_memory_bytes"], 10e9);
   EXPECT_EQ(open->fields["evidence"]["window_s"], 300);
-  nlohmann::ordered_json found = OomOf(run.analyzer.Findings());
+  nlohmann::ordered_json found = OomOf(FindingsJson(run.analyzer.Findings()));
   ASSERT_TRUE(found.is_object());
   EXPECT_EQ(found["severity"], "critical");
   EXPECT_EQ(found["subject"], nlohmann::ordered_json::object());
   EXPECT_EQ(found["evidence"]["memory"], open->fields["evidence"]["memory"]);
   EXPECT_NE(found["message"].get<std::string>().find("OOM killer"), std::string::npos);
   // The run died of it: the whole run pays a critical finding's points.
-  EXPECT_LE(run.analyzer.Health()["score"].get<double>(), 50);
+  EXPECT_LE(run.analyzer.Health().score.value_or(100), 50);
 }
 
 TEST(OomRule, SigkillAtTheMemoryLimitIsOom) {
@@ -201,9 +201,9 @@ TEST(OomRule, TheFrameworksOutOfMemoryErrorIsOomForThatProcess) {
   // The command then fails: still one oom finding, the first cause.
   run.End({SIGKILL, 1, "/sys/fs/cgroup/memory/j"}, 20);
   int ooms = 0;
-  for (const auto& f : run.analyzer.Findings()) ooms += f["id"] == "oom" ? 1 : 0;
+  for (const auto& f : FindingsJson(run.analyzer.Findings())) ooms += f["id"] == "oom" ? 1 : 0;
   EXPECT_EQ(ooms, 1);
-  EXPECT_EQ(OomOf(run.analyzer.Findings())["evidence"]["killed_by"], "exception");
+  EXPECT_EQ(OomOf(FindingsJson(run.analyzer.Findings()))["evidence"]["killed_by"], "exception");
 }
 
 TEST(OomRule, ANonMemoryExceptionIsNoOom) {
@@ -214,7 +214,7 @@ TEST(OomRule, ANonMemoryExceptionIsNoOom) {
   run.analyzer.OnMark(ClientEnd(19.6, "", ""), &run.events);  // gone without a word
   run.End({std::nullopt, 0, ""}, 20);
   EXPECT_EQ(run.OomOpened(), nullptr);
-  EXPECT_TRUE(OomOf(run.analyzer.Findings()).is_null());
+  EXPECT_TRUE(OomOf(FindingsJson(run.analyzer.Findings())).is_null());
 }
 
 TEST(OomRule, KnowsEachFrameworksOutOfMemoryError) {
@@ -266,6 +266,18 @@ TEST(OomRule, TrailKeepsAtMostItsPointsEvenlyOverTheLastMinutes) {
   EXPECT_EQ(MemoryTrail().Points().size(), 0u);
 }
 
+TEST(OomRule, TrailKeepsItsNewestPointAtATimeTooLargeToSubtractFrom) {
+  MemoryTrail trail;
+  trail.Add(Growing(0));
+  Frame far = Growing(1);
+  far.t = 1e300;  // 1e300 - kTrail_s == 1e300
+  trail.Add(far);
+  trail.Add(far);
+  nlohmann::ordered_json p = trail.Points();
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p.front()["t"], 1e300);
+}
+
 TEST(OomRule, JobEndComesFromTheEndAndOomKillEvents) {
   JobEnd end;
   EXPECT_TRUE(JobEndFromEvent(
@@ -295,7 +307,7 @@ TEST(OomRule, LiveTheRunEndsAtItsLastRowAsAReplaySeesIt) {
   }
   observer.set_job_end({SIGKILL, 1, "/sys/fs/cgroup/memory/j"});
   observer.OnFinish(kStart + 29.4, &events);
-  nlohmann::ordered_json oom = OomOf(observer.analyzer().Findings());
+  nlohmann::ordered_json oom = OomOf(FindingsJson(observer.analyzer().Findings()));
   ASSERT_TRUE(oom.is_object());
   EXPECT_EQ(oom["opened_t"], kStart + 29);
   EXPECT_EQ(oom["duration_s"], 0);
@@ -332,7 +344,7 @@ TEST(OomRule, ReplayReachesTheVerdictFromTheRunDirectory) {
                   R"({{"t":{0},"type":"end","exit_code":137,"signal":9}})"
                   "\n",
                   kStart + 60));
-  nlohmann::ordered_json oom = OomOf(Replay(killed, Thresholds()).findings);
+  nlohmann::ordered_json oom = OomOf(FindingsJson(Replay(killed, Thresholds()).findings));
   ASSERT_TRUE(oom.is_object());
   EXPECT_EQ(oom["evidence"]["killed_by"], "oom_kill");
   EXPECT_EQ(oom["opened_t"], kStart + 59);
@@ -341,14 +353,14 @@ TEST(OomRule, ReplayReachesTheVerdictFromTheRunDirectory) {
       WriteRun("oom-sigkill", fmt::format(R"({{"t":{},"type":"end","exit_code":137,"signal":9}})"
                                           "\n",
                                           kStart + 60));
-  oom = OomOf(Replay(sigkill, Thresholds()).findings);
+  oom = OomOf(FindingsJson(Replay(sigkill, Thresholds()).findings));
   ASSERT_TRUE(oom.is_object());
   EXPECT_EQ(oom["evidence"]["killed_by"], "sigkill_at_limit");
 
   std::string fine = WriteRun("oom-none", fmt::format(R"({{"t":{},"type":"end","exit_code":0}})"
                                                       "\n",
                                                       kStart + 60));
-  EXPECT_TRUE(OomOf(Replay(fine, Thresholds()).findings).is_null());
+  EXPECT_TRUE(OomOf(FindingsJson(Replay(fine, Thresholds()).findings)).is_null());
 }
 
 }  // namespace

@@ -9,13 +9,16 @@
 #include <vector>
 
 #include "analysis/findings/table.h"
+#include "store/finding_record.h"
+#include "store/health_record.h"
+#include "store/memory_trend_record.h"
 
 namespace tv {
 
 struct Verdict {
-  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
-  nlohmann::ordered_json health = nlohmann::ordered_json::object();
-  nlohmann::ordered_json memory_trends = nlohmann::ordered_json::array();
+  std::vector<FindingRecord> findings;  // the worst first
+  HealthRecord health;
+  std::vector<MemoryTrendRecord> memory_trends;
   size_t rows = 0;
   bool ended = false;              // the run has ended (summary.json or an "end" event)
   size_t skipped = 0;              // lines of samples.jsonl or events.jsonl that were not usable

@@ -56,7 +56,7 @@ Frame Row(int i) {
 
 std::vector<std::string> Ids(const Analyzer& a) {
   std::vector<std::string> ids;
-  for (const auto& f : a.Findings()) ids.push_back(f["id"].get<std::string>());
+  for (const auto& f : FindingsJson(a.Findings())) ids.push_back(f["id"].get<std::string>());
   return ids;
 }
 
@@ -68,7 +68,8 @@ TEST(FindingsRules, AGpuGoingIdleIsNoSmallBatch) {
     f.gpus = {Gpu(0, i * kRowSeconds < 10 ? 0.9 : 0)};
     a.OnFrame(f, &events);
   }
-  for (const auto& id : Ids(a)) EXPECT_NE(id, "batch-too-small") << a.Findings().dump();
+  for (const auto& id : Ids(a))
+    EXPECT_NE(id, "batch-too-small") << FindingsJson(a.Findings()).dump();
 }
 
 TEST(FindingsRules, AGpuSteadilyModeratelyBusyIsASmallBatch) {
@@ -79,7 +80,8 @@ TEST(FindingsRules, AGpuSteadilyModeratelyBusyIsASmallBatch) {
     f.gpus = {Gpu(0, 0.4)};
     a.OnFrame(f, &events);
   }
-  EXPECT_EQ(Ids(a), std::vector<std::string>{"batch-too-small"}) << a.Findings().dump();
+  EXPECT_EQ(Ids(a), std::vector<std::string>{"batch-too-small"})
+      << FindingsJson(a.Findings()).dump();
 }
 
 TEST(FindingsRules, TheOddGpuOutOfFourIsImbalancedNotASmallBatch) {
@@ -90,7 +92,7 @@ TEST(FindingsRules, TheOddGpuOutOfFourIsImbalancedNotASmallBatch) {
     for (int g = 0; g < 4; ++g) f.gpus.push_back(Gpu(g, g == 2 ? 0.3 : 0.9));
     a.OnFrame(f, &events);
   }
-  auto findings = a.Findings();
+  auto findings = FindingsJson(a.Findings());
   ASSERT_EQ(Ids(a), std::vector<std::string>{"gpu-imbalance"}) << findings.dump();
   EXPECT_EQ(findings[0]["subject"], (nlohmann::ordered_json{{"gpu", 2}}));
 }
@@ -105,7 +107,7 @@ TEST(FindingsRules, ALoneTrainingProcessThatStallsIsNamed) {
     f.steps = std::min(i, 16) * 10.0;
     a.OnFrame(f, &events);
   }
-  auto findings = a.Findings();
+  auto findings = FindingsJson(a.Findings());
   ASSERT_EQ(Ids(a), std::vector<std::string>{"stalled"}) << findings.dump();
   EXPECT_EQ(findings[0]["subject"], (nlohmann::ordered_json{{"pid", 4321}}));
   EXPECT_NE(findings[0]["message"].get<std::string>().find("in process 4321"), std::string::npos);
@@ -126,7 +128,7 @@ TEST(FindingsRules, ARunShorterThanGpuUnusedSThatNeverUsedItsGpuIsGpuUnusedAtThe
     }
     EXPECT_TRUE(events.empty());  // nothing while it ran: shorter than gpu_unused_s
     a.Finish(kT0 + rows * kRowSeconds, &events);
-    auto findings = a.Findings();
+    auto findings = FindingsJson(a.Findings());
     if (busy > 0) {
       EXPECT_EQ(findings.size(), 0u) << findings.dump();
       continue;

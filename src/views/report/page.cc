@@ -79,9 +79,7 @@ std::string Health(const ReportRun& run) {
 }
 
 // Where the run's time went, in the summary's words (health.goodput).
-std::string TimeSpent(const ReportRun& run) {
-  return TimeSpentWords(run.verdict.value("health", Json::object()));
-}
+std::string TimeSpent(const ReportRun& run) { return TimeSpentWords(run.health); }
 
 std::string GpuBusy(const ReportRun& run) {
   RunHeadline h = HeadlineOf(run.summary);

@@ -165,15 +165,13 @@ std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nloh
     }
   }
   for (const auto& [phase, t] : open) spans.push_back(Span{t, end_s, "phase", phase});
-  if (summary.is_object() && summary.contains("findings") && summary["findings"].is_array()) {
-    for (const auto& j : summary["findings"]) {
-      FindingRecord f;
-      if (!FindingFromJson(j, &f).ok()) continue;
-      std::optional<double> end;
-      if (f.closed_t) end = *f.closed_t - start_t;
-      spans.push_back(
-          Span{f.opened_t - start_t, end, "finding", fmt::format("{}: {}", f.id, f.message)});
-    }
+  std::vector<FindingRecord> findings;
+  (void)FindingsFromSummary(summary, &findings);  // those that can be read
+  for (const FindingRecord& f : findings) {
+    std::optional<double> end;
+    if (f.closed_t) end = *f.closed_t - start_t;
+    spans.push_back(
+        Span{f.opened_t - start_t, end, "finding", fmt::format("{}: {}", f.id, f.message)});
   }
   std::map<std::string, size_t> firing;  // alert (and GPU) -> its span
   for (const auto& e : events) {
@@ -226,6 +224,9 @@ ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
     }
   }
   run.verdict = run.summary.is_object() ? run.summary : judged.verdict;
+  // What cannot be read is not shown.
+  (void)HealthFromSummary(run.verdict, &run.health);
+  (void)FindingsFromSummary(run.verdict, &run.findings);
   run.judged_note = judged.note;
   run.series = ReadRunSeries((path / "samples.jsonl").string());
   if (run.series.elapsed_s.empty()) {

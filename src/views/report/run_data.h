@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "store/cost_record.h"
+#include "store/finding_record.h"
+#include "store/health_record.h"
 #include "store/meta_record.h"
 #include "store/run_outcome.h"
 #include "store/run_totals.h"
@@ -50,7 +52,9 @@ struct ReportRun {
   // The health and findings shown: the summary's, else (a run still being
   // written) the ReportJudged verdict; null when neither.
   nlohmann::json verdict;
-  std::string judged_note;  // ReportJudged::note
+  HealthRecord health;                  // the verdict's; empty when it has none
+  std::vector<FindingRecord> findings;  // the verdict's that can be read
+  std::string judged_note;              // ReportJudged::note
   RunSeries series;
   double start_t = 0;       // Unix time of the time axis' 0
   double end_s = 0;         // the last row's (or the summary's) elapsed time

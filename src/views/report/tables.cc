@@ -16,18 +16,6 @@
 namespace tv {
 namespace {
 
-using Json = nlohmann::json;
-
-std::optional<double> Num(const Json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
-  return j[key].get<double>();
-}
-
-const Json& Field(const Json& j, const char* key) {
-  static const Json kNull;
-  return j.is_object() && j.contains(key) ? j[key] : kNull;
-}
-
 // A figure, said by `format`; empty when absent.
 template <typename T>
 std::string Or(const std::optional<T>& v, std::string (*format)(double)) {
@@ -155,9 +143,7 @@ std::string Subject(const FindingSubject& subject) {
 
 std::string Findings(const ReportRun& run, const std::string& id) {
   std::vector<std::string> rows;
-  for (const auto& j : Field(run.verdict, "findings")) {
-    FindingRecord f;
-    if (!FindingFromJson(j, &f).ok()) continue;
+  for (const FindingRecord& f : run.findings) {
     std::string_view severity = SeverityName(f.severity);
     std::string r =
         fmt::format("<td class=\"sev-{}\">{}</td>", HtmlEscape(severity), HtmlEscape(severity));
