@@ -135,6 +135,7 @@ constexpr MetricId kJobCpuCores = ResolveMetric(kSampleMetrics, false, Scope::kJ
 constexpr MetricId kJobMemoryBytes =
     ResolveMetric(kSampleMetrics, false, Scope::kJob, "memory_bytes");
 constexpr MetricId kJobProcesses = ResolveMetric(kSampleMetrics, false, Scope::kJob, "processes");
+constexpr MetricId kTrainingEpoch = ResolveMetric(kSampleMetrics, false, Scope::kTraining, "epoch");
 constexpr MetricId kTrainingStep = ResolveMetric(kSampleMetrics, false, Scope::kTraining, "step");
 constexpr MetricId kTrainingSteps = ResolveMetric(kSampleMetrics, false, Scope::kTraining, "steps");
 constexpr MetricId kHostCpuIowaitRatio =

@@ -101,6 +101,7 @@ extern const MetricId kHostCgroupMemoryCurrentBytes;
 extern const MetricId kJobCpuCores;
 extern const MetricId kJobMemoryBytes;
 extern const MetricId kJobProcesses;
+extern const MetricId kTrainingEpoch;
 extern const MetricId kTrainingStep;
 extern const MetricId kTrainingSteps;
 extern const MetricId kTrainingStepsPerSecond;

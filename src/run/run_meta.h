@@ -16,7 +16,7 @@
 #include "analysis/cost.h"
 #include "analysis/findings/table.h"
 #include "core/config.h"
-#include "sinks/live_file.h"
+#include "store/live_record.h"
 #include "store/meta_record.h"
 
 namespace tv {

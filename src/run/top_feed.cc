@@ -13,74 +13,51 @@
 
 #include "core/clock.h"
 #include "core/host.h"
+#include "core/metrics.h"
 #include "run/live_dir.h"
 #include "sources/gpu_source.h"
 #include "sources/host_sources.h"
 #include "sources/proc_pid_parse.h"
-#include "store/finding_record.h"
+#include "store/live_record.h"
 
 namespace tv {
 namespace {
 
-std::optional<double> Number(const nlohmann::json& j, const char* scope, const char* key) {
-  auto s = j.find(scope);
-  if (s == j.end() || !s->is_object()) return std::nullopt;
-  auto v = s->find(key);
-  if (v == s->end() || !v->is_number()) return std::nullopt;
-  return v->get<double>();
-}
-
-std::string Joined(const nlohmann::json& words) {
-  std::string out;
-  if (!words.is_array()) return out;
-  for (const auto& w : words) {
-    if (!w.is_string()) continue;
-    if (!out.empty()) out += ' ';
-    out += w.get<std::string>();
-  }
-  return out;
-}
-
 // A session's announcement; nullopt when it is not one (half written by an
 // older version, edited by hand).
 std::optional<TopSession> ParseSession(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_object() || !j.contains("pid") || !j["pid"].is_number_integer()) return std::nullopt;
+  LiveRecord r;
+  Status read = LiveFromJson(nlohmann::json::parse(text, nullptr, false), &r);
+  if (!read.ok() && r.identity.pid == 0) return std::nullopt;
   TopSession s;
-  s.pid = j["pid"].get<int>();
-  s.job_pid = j.value("job_pid", 0);
-  s.mode = j.value("mode", "");
-  s.name = j.value("name", "");
-  s.command = Joined(j.value("command", nlohmann::json::array()));
-  s.run_dir = j.value("run_dir", "");
-  s.start_t = j.value("start_t", 0.0);
-  if (j.contains("health_score") && j["health_score"].is_number()) {
-    s.health_score = j["health_score"].get<double>();
+  s.pid = r.identity.pid;
+  s.job_pid = r.identity.job_pid;
+  s.mode = r.identity.mode;
+  s.name = r.identity.name;
+  for (const std::string& word : r.identity.command) {
+    s.command += (s.command.empty() ? "" : " ") + word;
   }
-  // The open findings, each its id and severity.
-  for (const auto& entry : j.value("findings", nlohmann::json::array())) {
-    FindingRecord f;
-    if (!FindingFromJson(entry, &f).ok()) continue;
+  s.run_dir = r.identity.run_dir;
+  s.start_t = r.identity.start_t;
+  s.health_score = r.health_score;
+  for (const LiveRecord::Finding& f : r.findings) {
     s.worst_critical |= f.severity == Severity::kCritical;
     s.findings.push_back(fmt::format("{} ({})", f.id, SeverityName(f.severity)));
   }
-  for (const auto& a : j.value("alerts", nlohmann::json::array())) {
-    std::string severity = a.value("severity", "");
-    s.worst_critical |= severity == "critical";
-    std::string text = fmt::format("{} ({})", a.value("name", "?"), severity);
-    if (a.contains("gpu")) text += fmt::format(" GPU {}", a.value("gpu", 0));
+  for (const LiveRecord::Alert& a : r.alerts) {
+    s.worst_critical |= a.severity == "critical";
+    std::string text = fmt::format("{} ({})", a.name.empty() ? "?" : a.name, a.severity);
+    if (a.gpu) text += fmt::format(" GPU {}", *a.gpu);
     s.alerts.push_back(std::move(text));
   }
-  const nlohmann::json& row = j.contains("row") ? j["row"] : nlohmann::json::object();
-  if (row.is_object()) {
-    s.updated_t = row.value("t", 0.0);
-    s.epoch = Number(row, "training", "epoch");
-    s.step = Number(row, "training", "step");
-    s.steps_per_second = Number(row, "training", "steps_per_second");
-    s.data_wait_ratio = Number(row, "training", "data_wait_ratio");
-    s.cpu_cores = Number(row, "job", "cpu_cores");
-    s.memory_bytes = Number(row, "job", "memory_bytes");
-  }
+  s.updated_t = r.row_t.value_or(0);
+  const Totals& row = r.row.run;
+  s.epoch = row.Value(metric::kTrainingEpoch);
+  s.step = row.Value(metric::kTrainingStep);
+  s.steps_per_second = row.Value(metric::kTrainingStepsPerSecond);
+  s.data_wait_ratio = row.Value(metric::kTrainingDataWaitRatio);
+  s.cpu_cores = row.Value(metric::kJobCpuCores);
+  s.memory_bytes = row.Value(metric::kJobMemoryBytes);
   return s;
 }
 

@@ -2,7 +2,8 @@
 // <sessions dir>/<pid>.json (run/live_dir.h). Rewritten whole at every row
 // (written beside, then renamed over, so a reader never sees half of it) with
 // who the session is and its latest row, health score, open findings and
-// firing alerts; removed when the run ends. Format: docs/cli.md#top.
+// firing alerts (store/live_record.h); removed when the run ends. Format:
+// docs/cli.md "How sessions are found".
 //
 // Thread safety: a Sink, used on the sink thread only.
 #pragma once
@@ -11,24 +12,14 @@
 #include <vector>
 
 #include "core/sink.h"
+#include "store/live_record.h"
 
 namespace tv {
-
-struct LiveIdentity {
-  int pid = 0;       // the monitoring process (trainvitals, or the training process itself)
-  int job_pid = 0;   // the root of the job's process tree
-  std::string mode;  // "run", "attach", "python"
-  std::string name;  // the run's name
-  std::vector<std::string> command;
-  std::string run_dir;
-  double start_t = 0;  // unix seconds
-  double interval_s = 1;
-};
 
 class LiveFile final : public Sink {
  public:
   // `dir`: the sessions directory, which exists.
-  LiveFile(const std::string& dir, LiveIdentity identity);
+  LiveFile(const std::string& dir, const LiveIdentity& identity);
   void OnRow(const Row& row) override;
   void OnClose() override;
   const std::string& path() const { return path_; }

@@ -51,9 +51,13 @@ void PutScope(const Totals& t, Scope scope, OJson* out) {
   }
 }
 
+// How the figures are written: a summary's gauge as {"mean", "max"}, a row's
+// as its mean with `<key>_max` beside it.
+enum class Shape { kSummary, kRow };
+
 // The figures of the object `fields` whose metric is of `scope`, into `t`.
 template <typename Json>
-void ReadScope(RecordFields<Json>& fields, Scope scope, Totals* t) {
+void ReadScope(RecordFields<Json>& fields, Scope scope, Shape shape, Totals* t) {
   std::span<const MetricDef> defs = TableOf(t->gpu);
   t->values.resize(defs.size());
   for (size_t i = 0; i < defs.size(); ++i) {
@@ -67,23 +71,29 @@ void ReadScope(RecordFields<Json>& fields, Scope scope, Totals* t) {
       continue;
     }
     std::optional<double> mean, max;
-    fields.Member(key, [&](RecordFields<Json>& gauge) {
-      gauge.Number("mean", &mean);
-      gauge.Number("max", &max);
-    });
+    if (shape == Shape::kRow) {
+      fields.Number(key, &mean);
+      fields.Number(std::string(key) + "_max", &max);
+    } else {
+      fields.Member(key, [&](RecordFields<Json>& gauge) {
+        gauge.Number("mean", &mean);
+        gauge.Number("max", &max);
+      });
+    }
     if (mean || max) t->values[i] = Total{mean, max};
   }
 }
 
 template <typename Json>
-Status ReadTotals(const Json& summary, RunTotals* out) {
+Status ReadTotals(const Json& summary, Shape shape, RunTotals* out) {
   *out = RunTotals{};
   out->run.values.resize(SampleMetrics().size());
   std::string error;
   RecordFields<Json> top(summary, "", &error, RecordReading::kKeepGoing);
   if (!top.Object()) return Status::Invalid(error);
   for (Scope scope : {Scope::kHost, Scope::kJob, Scope::kTraining}) {
-    top.Member(ScopeName(scope), [&](RecordFields<Json>& f) { ReadScope(f, scope, &out->run); });
+    top.Member(ScopeName(scope),
+               [&](RecordFields<Json>& f) { ReadScope(f, scope, shape, &out->run); });
   }
   top.Objects("gpus", [&](RecordFields<Json>& f) {
     GpuTotals& g = out->gpus.emplace_back();
@@ -91,7 +101,7 @@ Status ReadTotals(const Json& summary, RunTotals* out) {
     f.Whole("index", &g.index);
     f.Whole("physical_index", &g.physical_index);
     f.Whole("mig", &g.mig);
-    ReadScope(f, Scope::kGpu, &g);
+    ReadScope(f, Scope::kGpu, shape, &g);
   });
   return error.empty() ? Status::Ok() : Status::Invalid(error);
 }
@@ -147,8 +157,13 @@ void PutTotals(const RunTotals& totals, OJson* summary) {
 }
 
 Status TotalsFromSummary(const nlohmann::json& summary, RunTotals* out) {
-  return ReadTotals(summary, out);
+  return ReadTotals(summary, Shape::kSummary, out);
 }
-Status TotalsFromSummary(const OJson& summary, RunTotals* out) { return ReadTotals(summary, out); }
+Status TotalsFromSummary(const OJson& summary, RunTotals* out) {
+  return ReadTotals(summary, Shape::kSummary, out);
+}
+Status TotalsFromRow(const nlohmann::json& row, RunTotals* out) {
+  return ReadTotals(row, Shape::kRow, out);
+}
 
 }  // namespace tv

@@ -68,5 +68,8 @@ void PutTotals(const RunTotals& totals, nlohmann::ordered_json* summary);
 
 Status TotalsFromSummary(const nlohmann::json& summary, RunTotals* out);
 Status TotalsFromSummary(const nlohmann::ordered_json& summary, RunTotals* out);
+// The figures of a samples.jsonl row, read as leniently: a gauge's mean over
+// the row as its value, its `_max` where the row keeps one as its max.
+Status TotalsFromRow(const nlohmann::json& row, RunTotals* out);
 
 }  // namespace tv

@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   tv::Thresholds th;
   tv::Verdict v = tv::Replay(dir, th);
-  (void)v.findings.dump();
+  (void)tv::FindingsJson(v.findings).dump();
   tv::ReportRun run = tv::LoadReportRun(dir);
   (void)tv::RunDataJson(run, "A", 50);
   return 0;
