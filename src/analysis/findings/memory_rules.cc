@@ -89,7 +89,9 @@ std::optional<int64_t> MemoryRules::FloorUnit(const Frame& f) {
   }
   double since = f.elapsed_s - th_[Th::kLeakWarmup_s];
   if (since < 0) return std::nullopt;
-  return static_cast<int64_t>(std::floor(since / std::max(th_[Th::kLeakWindow_s], 0.001)));
+  double window = std::floor(since / std::max(th_[Th::kLeakWindow_s], 0.001));
+  if (!(window < 9e18)) return std::nullopt;  // a time no run reaches (a corrupt row)
+  return static_cast<int64_t>(window);
 }
 
 bool MemoryRules::FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit) {
@@ -247,7 +249,9 @@ MemoryRules::Forecast MemoryRules::ForecastOf(const MemorySeries& s, double room
   fc.run_left_s = left_in_epoch + static_cast<double>(*planned_epochs_ - position) * epoch_s;
   if (std::isfinite(fc.seconds_left)) {
     double after = fc.seconds_left - left_in_epoch;
-    fc.epoch = after <= 0 ? position : position + static_cast<int64_t>(std::ceil(after / epoch_s));
+    double epochs = after <= 0 ? 0 : std::ceil(after / epoch_s);
+    // Further than any run goes, the memory runs out in no epoch.
+    if (epochs < 1e15) fc.epoch = position + static_cast<int64_t>(epochs);
   }
   return fc;
 }
