@@ -23,7 +23,7 @@
 #include "analysis/processes.h"
 #include "core/sampler.h"
 #include "core/summary_part.h"
-#include "markers/training_events.h"
+#include "run/training_events.h"
 
 namespace tv {
 

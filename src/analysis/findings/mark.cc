@@ -1,45 +1,31 @@
 #include "analysis/findings/mark.h"
 
+#include <cmath>
+
+#include "store/marker_event_record.h"
+
 namespace tv {
 
-bool MarkFromEvent(const nlohmann::json& e, Mark* m) {
-  if (!e.is_object()) return false;
-  auto type = e.find("type");
-  auto t = e.find("t");
-  if (type == e.end() || !type->is_string() || t == e.end() || !t->is_number()) return false;
-  std::optional<EventType> kind = ParseEventType(type->get_ref<const std::string&>());
-  switch (kind.value_or(EventType::kStart)) {
-    case EventType::kClientStart:
-    case EventType::kClientEnd:
-    case EventType::kEpochBegin:
-    case EventType::kEpochEnd:
-    case EventType::kPhaseBegin:
-    case EventType::kPhaseEnd:
-      m->type = *kind;
-      break;
-    default:
-      return false;
-  }
-  m->t = t->get<double>();
-  auto number = [&e](const char* key) -> std::optional<int64_t> {
-    auto it = e.find(key);
-    if (it == e.end() || !it->is_number_integer()) return std::nullopt;
-    return it->get<int64_t>();
-  };
-  auto text = [&e](const char* key) -> std::string {
-    auto it = e.find(key);
-    return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  m->pid = static_cast<int>(number("pid").value_or(0));
-  m->rank = static_cast<int>(number("rank").value_or(-1));
-  m->epoch = number("epoch");
-  m->planned_epochs = number("epochs");
-  m->call = number("call");
-  m->phase = text("phase");
-  m->framework = text("framework");
-  m->exception = text("exception");
-  m->message = text("message");
+bool MarkFromTrainingEvent(const TrainingEvent& e, Mark* m) {
+  if (e.type == EventType::kTensorboardLogDir) return false;  // not a mark
+  m->type = e.type;
+  // As events.jsonl holds it: times to the millisecond.
+  m->t = std::round(e.t * 1000) / 1000;
+  m->pid = e.pid;
+  m->rank = e.rank;
+  m->epoch = e.epoch;
+  m->planned_epochs = e.planned_epochs;
+  m->call = e.call;
+  m->phase = e.phase;
+  m->framework = e.framework;
+  m->exception = e.exception;
+  m->message = e.message;
   return true;
+}
+
+bool MarkFromEvent(const nlohmann::json& e, Mark* m) {
+  TrainingEvent said;
+  return MarkerEventFromJson(e, &said) && MarkFromTrainingEvent(said, m);
 }
 
 }  // namespace tv

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/event_type.h"
+#include "core/training_sample.h"
 
 namespace tv {
 
@@ -30,7 +31,11 @@ struct Mark {
   std::string exception;  // client_end: what the process died of ("OutOfMemoryError")
   std::string message;
 };
-// The mark an events.jsonl event is; false for other event types.
+// The mark a training event is (client start and end, epoch and phase
+// boundaries); false for the others.
+bool MarkFromTrainingEvent(const TrainingEvent& event, Mark* mark);
+// The mark an events.jsonl event is (read by store/marker_event_record.h);
+// false for other event types.
 bool MarkFromEvent(const nlohmann::json& event, Mark* mark);
 
 }  // namespace tv

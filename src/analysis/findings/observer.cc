@@ -6,23 +6,6 @@
 
 namespace tv {
 
-bool MarkFromTrainingEvent(const TrainingEvent& e, Mark* m) {
-  if (e.type == EventType::kTensorboardLogDir) return false;  // not a mark
-  m->type = e.type;
-  // As events.jsonl holds it: times to the millisecond.
-  m->t = std::round(e.t * 1000) / 1000;
-  m->pid = e.pid;
-  m->rank = e.rank;
-  m->epoch = e.epoch;
-  m->planned_epochs = e.planned_epochs;
-  m->call = e.call;
-  m->phase = e.phase;
-  m->framework = e.framework;
-  m->exception = e.exception;
-  m->message = e.message;
-  return true;
-}
-
 void FindingsObserver::AddTo(nlohmann::ordered_json* summary) const {
   (*summary)["health"] = HealthJson(analyzer_.Health());
   (*summary)["findings"] = FindingsJson(analyzer_.Findings());

@@ -17,10 +17,6 @@
 
 namespace tv {
 
-// The mark a training event is (client start and end, epoch and phase
-// boundaries); false for the others.
-bool MarkFromTrainingEvent(const TrainingEvent& event, Mark* mark);
-
 class FindingsObserver final : public SampleObserver, public SummaryPart {
  public:
   explicit FindingsObserver(Thresholds thresholds = Thresholds(), double interval_s = 1)

@@ -9,11 +9,13 @@
 #include <span>
 #include <stdexcept>
 
+#include "core/event_type.h"
 #include "core/json_shape.h"
 #include "core/run_file.h"
 #include "store/alert_record.h"
 #include "store/epoch_record.h"
 #include "store/finding_record.h"
+#include "store/marker_event_record.h"
 #include "views/report/downsample.h"
 
 namespace tv {
@@ -71,18 +73,11 @@ std::vector<nlohmann::json> ReadEvents(const std::filesystem::path& path, std::s
   return out;
 }
 
-// An event's rank: -1 when it has none or one that is not a whole number
-// (a float such as 7e51 has no int64_t).
-int64_t Rank(const nlohmann::json& e) {
-  auto it = e.find("rank");
-  return it != e.end() && it->is_number_integer() ? it->get<int64_t>() : -1;
-}
-
-std::string Text(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  if (it == j.end()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
+// Whether the events.jsonl line `e` is an event of `type`.
+bool IsEvent(const nlohmann::json& e, EventType type) {
+  auto it = e.find("type");
+  return it != e.end() && it->is_string() &&
+         ParseEventType(it->get_ref<const std::string&>()) == type;
 }
 
 // `v` with at most `decimals` decimals, trailing zeros dropped; null for NaN.
@@ -139,28 +134,30 @@ std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nloh
   } else {
     for (const auto& e : events) {
       EpochRecord epoch;
-      if (Text(e, "type") == "epoch" && EpochFromJson(e, &epoch).ok()) add_epoch(epoch);
+      if (IsEvent(e, EventType::kEpoch) && EpochFromJson(e, &epoch).ok()) add_epoch(epoch);
     }
   }
   // Phases of the lowest rank, as the summary counts them.
-  std::optional<int64_t> lowest;
+  std::vector<TrainingEvent> phase_events;
   for (const auto& e : events) {
-    if (Text(e, "type") != "phase_begin") continue;
-    int64_t rank = Rank(e);
-    lowest = lowest ? std::min(*lowest, rank) : rank;
+    TrainingEvent m;
+    if (MarkerEventFromJson(e, &m) &&
+        (m.type == EventType::kPhaseBegin || m.type == EventType::kPhaseEnd)) {
+      phase_events.push_back(std::move(m));
+    }
+  }
+  std::optional<int> lowest;
+  for (const TrainingEvent& m : phase_events) {
+    if (m.type == EventType::kPhaseBegin) lowest = lowest ? std::min(*lowest, m.rank) : m.rank;
   }
   std::map<std::string, double> open;
-  for (const auto& e : events) {
-    std::string type = Text(e, "type");
-    if ((type != "phase_begin" && type != "phase_end") || !lowest || Rank(e) != *lowest) {
-      continue;
-    }
-    std::string phase = Text(e, "phase");
-    double t = e["t"].get<double>() - start_t;
-    if (type == "phase_begin") {
-      open.emplace(phase, t);
-    } else if (auto it = open.find(phase); it != open.end()) {
-      spans.push_back(Span{it->second, t, "phase", phase});
+  for (const TrainingEvent& m : phase_events) {
+    if (!lowest || m.rank != *lowest) continue;
+    double t = m.t - start_t;
+    if (m.type == EventType::kPhaseBegin) {
+      open.emplace(m.phase, t);
+    } else if (auto it = open.find(m.phase); it != open.end()) {
+      spans.push_back(Span{it->second, t, "phase", m.phase});
       open.erase(it);
     }
   }

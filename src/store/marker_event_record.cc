@@ -1,0 +1,76 @@
+#include "store/marker_event_record.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tv {
+
+bool IsMarkerEvent(EventType type) {
+  switch (type) {
+    case EventType::kClientStart:
+    case EventType::kClientEnd:
+    case EventType::kEpochBegin:
+    case EventType::kEpochEnd:
+    case EventType::kPhaseBegin:
+    case EventType::kPhaseEnd:
+    case EventType::kTensorboardLogDir:
+      return true;
+    default:
+      return false;
+  }
+}
+
+nlohmann::ordered_json MarkerEventFields(const TrainingEvent& m) {
+  nlohmann::ordered_json fields = {{"pid", m.pid}, {"rank", m.rank}};
+  if (m.epoch) fields["epoch"] = *m.epoch;
+  if (m.call) fields["call"] = *m.call;
+  if (m.planned_epochs) fields["epochs"] = *m.planned_epochs;
+  if (m.steps) fields["steps"] = *m.steps;
+  if (!m.phase.empty()) fields["phase"] = m.phase;
+  if (!m.framework.empty()) fields["framework"] = m.framework;
+  if (!m.log_dir.empty()) fields["log_dir"] = m.log_dir;
+  if (!m.exception.empty()) fields["exception"] = m.exception, fields["message"] = m.message;
+  return fields;
+}
+
+bool MarkerEventFromJson(const nlohmann::json& e, TrainingEvent* out) {
+  if (!e.is_object()) return false;
+  auto type = e.find("type");
+  auto t = e.find("t");
+  if (type == e.end() || !type->is_string() || t == e.end() || !t->is_number()) return false;
+  std::optional<EventType> kind = ParseEventType(type->get_ref<const std::string&>());
+  if (!kind || !IsMarkerEvent(*kind)) return false;
+  auto number = [&e](const char* key) -> std::optional<int64_t> {
+    auto it = e.find(key);
+    if (it == e.end() || !it->is_number_integer()) return std::nullopt;
+    if (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t{INT64_MAX}) return std::nullopt;
+    return it->get<int64_t>();
+  };
+  auto text = [&e](const char* key) -> std::string {
+    auto it = e.find(key);
+    return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto whole = [&](const char* key, int otherwise) {
+    std::optional<int64_t> n = number(key);
+    return n && *n >= INT32_MIN && *n <= INT32_MAX ? static_cast<int>(*n) : otherwise;
+  };
+  TrainingEvent m;
+  m.type = *kind;
+  m.t = t->get<double>();
+  m.pid = whole("pid", 0);
+  m.rank = whole("rank", -1);
+  m.epoch = number("epoch");
+  m.planned_epochs = number("epochs");
+  m.call = number("call");
+  m.steps = number("steps");
+  m.phase = text("phase");
+  m.framework = text("framework");
+  m.log_dir = text("log_dir");
+  m.exception = text("exception");
+  m.message = text("message");
+  *out = std::move(m);
+  return true;
+}
+
+}  // namespace tv

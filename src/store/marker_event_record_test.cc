@@ -1,0 +1,75 @@
+// What the training processes said goes into events.jsonl and comes back as
+// the same TrainingEvent; other lines are not marker events.
+#include "store/marker_event_record.h"
+
+#include <gtest/gtest.h>
+
+#include "core/event_type.h"
+
+namespace tv {
+namespace {
+
+nlohmann::json Line(double t, EventType type, const nlohmann::ordered_json& fields) {
+  nlohmann::ordered_json line = {{"t", t}, {"type", EventTypeName(type)}};
+  line.update(fields);
+  return nlohmann::json::parse(line.dump());
+}
+
+TEST(MarkerEventRecord, EachMarkerEventIsWrittenAndReadBack) {
+  TrainingEvent begin;
+  begin.type = EventType::kEpochBegin;
+  begin.t = 1800000000.25;
+  begin.pid = 412;
+  begin.rank = 2;
+  begin.epoch = 3;
+  begin.call = 1;
+  begin.planned_epochs = 10;
+  nlohmann::ordered_json fields = MarkerEventFields(begin);
+  EXPECT_EQ(fields.dump(), R"({"pid":412,"rank":2,"epoch":3,"call":1,"epochs":10})");
+  TrainingEvent back;
+  ASSERT_TRUE(MarkerEventFromJson(Line(begin.t, begin.type, fields), &back));
+  EXPECT_EQ(back.type, EventType::kEpochBegin);
+  EXPECT_EQ(back.t, begin.t);
+  EXPECT_EQ(back.pid, 412);
+  EXPECT_EQ(back.rank, 2);
+  EXPECT_EQ(back.epoch, 3);
+  EXPECT_EQ(back.call, 1);
+  EXPECT_EQ(back.planned_epochs, 10);
+
+  TrainingEvent died;
+  died.type = EventType::kClientEnd;
+  died.pid = 7;
+  died.steps = 120;
+  died.exception = "torch.OutOfMemoryError";
+  died.message = "CUDA out of memory";
+  ASSERT_TRUE(MarkerEventFromJson(Line(5, died.type, MarkerEventFields(died)), &back));
+  EXPECT_EQ(back.rank, -1);
+  EXPECT_EQ(back.steps, 120);
+  EXPECT_EQ(back.exception, died.exception);
+  EXPECT_EQ(back.message, died.message);
+  EXPECT_FALSE(back.epoch);
+
+  TrainingEvent logdir{.type = EventType::kTensorboardLogDir, .pid = 9, .log_dir = "/tb"};
+  ASSERT_TRUE(MarkerEventFromJson(Line(6, logdir.type, MarkerEventFields(logdir)), &back));
+  EXPECT_EQ(back.log_dir, "/tb");
+}
+
+TEST(MarkerEventRecord, AnotherLineIsNoneAWrongKeyIsAsAbsent) {
+  TrainingEvent e;
+  EXPECT_FALSE(MarkerEventFromJson(Line(1, EventType::kEnd, {{"exit_code", 0}}), &e));
+  EXPECT_FALSE(MarkerEventFromJson(nlohmann::json::parse(R"({"type":"phase_begin"})"), &e));
+  EXPECT_FALSE(MarkerEventFromJson(nlohmann::json::parse(R"({"t":1,"type":"nonsense"})"), &e));
+  EXPECT_FALSE(MarkerEventFromJson(nlohmann::json::array(), &e));
+  ASSERT_TRUE(MarkerEventFromJson(
+      nlohmann::json::parse(
+          R"({"t":2,"type":"phase_begin","pid":"x","rank":2.5,"phase":3,"epoch":99999999999999999999})"),
+      &e));
+  EXPECT_EQ(e.type, EventType::kPhaseBegin);
+  EXPECT_EQ(e.pid, 0);
+  EXPECT_EQ(e.rank, -1);
+  EXPECT_EQ(e.phase, "");
+  EXPECT_FALSE(e.epoch);
+}
+
+}  // namespace
+}  // namespace tv
