@@ -12,8 +12,9 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string JsonText(const Json& j) {
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+template <typename J>
+std::string JsonText(const J& j) {
+  return j.dump(-1, ' ', false, J::error_handler_t::replace);
 }
 
 }  // namespace
@@ -30,7 +31,7 @@ std::string LiveHeadText(const LiveIdentity& identity) {
       {"start_t", identity.start_t},
       {"interval_s", identity.interval_s},
   };
-  std::string text = head.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string text = JsonText(head);
   text.pop_back();  // the closing brace: the live members follow
   return text;
 }
@@ -46,8 +47,9 @@ void AppendLiveState(const Row& row, std::string* text) {
   bool first = true;
   for (const Row::Finding& f : row.findings) {
     if (!f.active) continue;
-    fmt::format_to(out, "{}{{\"id\":{},\"severity\":\"{}\"}}", first ? "" : ",",
-                   JsonText(std::string(f.id)), f.severity);
+    // Ids and severities are the findings table's own words: nothing to escape.
+    fmt::format_to(out, "{}{{\"id\":\"{}\",\"severity\":\"{}\"}}", first ? "" : ",", f.id,
+                   f.severity);
     first = false;
   }
   text->append("],\"alerts\":[");
@@ -55,7 +57,7 @@ void AppendLiveState(const Row& row, std::string* text) {
   for (const Row::Alert& a : row.alerts) {
     if (!a.firing) continue;
     fmt::format_to(out, "{}{{\"name\":{},\"severity\":\"{}\"", first ? "" : ",",
-                   JsonText(std::string(a.name)), a.severity);
+                   JsonText(Json(a.name)), a.severity);
     if (a.gpu >= 0) fmt::format_to(out, ",\"gpu\":{}", a.gpu);
     text->push_back('}');
     first = false;
