@@ -21,7 +21,7 @@ namespace tv {
 namespace {
 
 // Sets metric `id` in `values` (parallel to its table) to `v`: mean, max and last.
-void Set(std::vector<std::optional<Stat>>& values, MetricId id, double v) {
+void SetStat(std::vector<std::optional<Stat>>& values, MetricId id, double v) {
   values[id.index] = Stat{v, v, v, 1};
 }
 
@@ -44,25 +44,25 @@ void BM_ReportDay(benchmark::State& state) {
       row.t = kStart + s;
       row.elapsed_s = s;
       double wave = std::sin(s / 600.0), noise = std::sin(s * 12.9898) * 0.5 + 0.5;
-      Set(row.values, metric::kHostCpuUtilRatio, 0.5 + 0.2 * wave + 0.05 * noise);
-      Set(row.values, metric::kJobCpuCores, 10 + 2 * noise);
-      Set(row.values, metric::kHostMemoryUsedBytes, 6e10 + 1e9 * wave);
-      Set(row.values, metric::kJobMemoryBytes, 2e9 + 1e8 * noise);
-      Set(row.values, metric::kJobRssBytes, 9e9 + 3e8 * noise);
-      Set(row.values, metric::kTrainingStepsPerSecond, 10 + noise);
-      Set(row.values, metric::kTrainingDataWaitRatio, 0.03 + 0.02 * noise);
+      SetStat(row.values, metric::kHostCpuUtilRatio, 0.5 + 0.2 * wave + 0.05 * noise);
+      SetStat(row.values, metric::kJobCpuCores, 10 + 2 * noise);
+      SetStat(row.values, metric::kHostMemoryUsedBytes, 6e10 + 1e9 * wave);
+      SetStat(row.values, metric::kJobMemoryBytes, 2e9 + 1e8 * noise);
+      SetStat(row.values, metric::kJobRssBytes, 9e9 + 3e8 * noise);
+      SetStat(row.values, metric::kTrainingStepsPerSecond, 10 + noise);
+      SetStat(row.values, metric::kTrainingDataWaitRatio, 0.03 + 0.02 * noise);
       for (int g = 0; g < gpus; ++g) {
         auto& v = row.gpus[g].values;
         double watts = 450 + 100 * noise + 10 * g;
         joules[g] += watts;
-        Set(v, metric::kGpuUtilRatio, 0.85 + 0.1 * noise);
-        Set(v, metric::kGpuSmActiveRatio, 0.6 + 0.2 * noise);
-        Set(v, metric::kGpuMemoryUsedBytes, 4e10 + 1e9 * noise);
-        Set(v, metric::kGpuJobMemoryBytes, 3.9e10 + 1e9 * noise);
-        Set(v, metric::kGpuAllocatorAllocatedBytes, 3e10 + 2e9 * noise);
-        Set(v, metric::kGpuAllocatorReservedBytes, 3.5e10 + 1e9 * wave);
-        Set(v, metric::kGpuPowerWatts, watts);
-        Set(v, metric::kGpuEnergyJoules, joules[g]);
+        SetStat(v, metric::kGpuUtilRatio, 0.85 + 0.1 * noise);
+        SetStat(v, metric::kGpuSmActiveRatio, 0.6 + 0.2 * noise);
+        SetStat(v, metric::kGpuMemoryUsedBytes, 4e10 + 1e9 * noise);
+        SetStat(v, metric::kGpuJobMemoryBytes, 3.9e10 + 1e9 * noise);
+        SetStat(v, metric::kGpuAllocatorAllocatedBytes, 3e10 + 2e9 * noise);
+        SetStat(v, metric::kGpuAllocatorReservedBytes, 3.5e10 + 1e9 * wave);
+        SetStat(v, metric::kGpuPowerWatts, watts);
+        SetStat(v, metric::kGpuEnergyJoules, joules[g]);
       }
       line.clear();
       AppendRowJson(row, &line);

@@ -10,7 +10,7 @@
 #include "actions/actions.h"
 #include "actions/actions_test_util.h"
 
-namespace tv {
+namespace tv::actions_command_test {
 namespace {
 
 using namespace testing_alerts;
@@ -322,4 +322,4 @@ TEST(AlertCommand, AFullQueueDropsTheOldest) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::actions_command_test

@@ -10,7 +10,7 @@
 #include "actions/actions.h"
 #include "actions/actions_test_util.h"
 
-namespace tv {
+namespace tv::actions_http_test {
 namespace {
 
 using namespace testing_alerts;
@@ -258,4 +258,4 @@ TEST(AlertWebhook, HttpsChecksTheServersCertificate) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::actions_http_test

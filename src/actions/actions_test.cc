@@ -12,7 +12,7 @@
 
 extern char** environ;
 
-namespace tv {
+namespace tv::actions_test {
 namespace {
 
 using namespace testing_alerts;
@@ -196,4 +196,4 @@ TEST(AlertActions, NothingLostNothingSaid) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::actions_test

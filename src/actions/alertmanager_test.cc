@@ -18,7 +18,7 @@
 
 extern char** environ;
 
-namespace tv {
+namespace tv::alertmanager_test {
 namespace {
 
 using namespace testing_alerts;
@@ -150,4 +150,4 @@ TEST(AlertAlertmanager, FiringThenResolvedOnARealAlertmanager) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::alertmanager_test

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "analysis/round.h"
 #include "core/metrics.h"
 #include "store/headline.h"
 #include "store/health_record.h"
@@ -15,9 +16,8 @@
 namespace tv {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OJson = nlohmann::ordered_json;
 
-double Round(double v, double scale) { return std::round(v * scale) / scale; }
 // Hours, kWh and money to 6 significant digits: a short run's figures are
 // small numbers, a long one's large.
 double Sig(double v) {
@@ -54,7 +54,7 @@ EpochCost CostOfEpoch(const EpochRecord& epoch, std::span<const GpuUse* const> u
   double duration = epoch.duration_s;
   EpochCost out;
   out.epoch = epoch.epoch;
-  out.duration_s = Round(duration, 1e3);
+  out.duration_s = RoundTo(duration, 1e3);
   out.call = epoch.call;
   out.complete = epoch.complete;
   PutSpanHours(epoch.resources, duration, used, basis, &out);
@@ -77,7 +77,7 @@ EpochCost CostOfEpoch(const EpochRecord& epoch, std::span<const GpuUse* const> u
 // Where the run's time went (summary.json health.goodput.ratios), as shares
 // of the held time that did not train: they do not overlap, so they add up to
 // at most 100 %. Each only when above 0.
-CostLost LostOf(const Json& summary) {
+CostLost LostOf(const OJson& summary) {
   CostLost lost;
   HealthRecord health;
   (void)HealthFromSummary(summary, &health);  // what cannot be read is not counted
@@ -95,7 +95,7 @@ CostLost LostOf(const Json& summary) {
 
 }  // namespace
 
-std::optional<CostInputs> CostInputsOf(const Json& summary) {
+std::optional<CostInputs> CostInputsOf(const OJson& summary) {
   RunOutcome outcome;
   (void)OutcomeFromSummary(summary, &outcome);  // a run without a duration is not costed
   if (!outcome.duration_s) return std::nullopt;
@@ -113,7 +113,7 @@ std::optional<CostInputs> CostInputsOf(const Json& summary) {
   return in;
 }
 
-std::optional<CostRecord> BuildCost(const Json& summary, const std::vector<GpuInfo>& meta_gpus,
+std::optional<CostRecord> BuildCost(const OJson& summary, const std::vector<GpuInfo>& meta_gpus,
                                     const CostRates& rates) {
   std::optional<CostInputs> in = CostInputsOf(summary);
   if (!in) return std::nullopt;
@@ -143,7 +143,7 @@ CostRecord BuildCost(const CostInputs& in, const std::vector<GpuInfo>& meta_gpus
     double busy = run.busy->ratio * held;
     c.busy_gpu_hours = Hours(busy);
     c.busy_basis = BusyBasisName(run.busy->basis);
-    c.busy_ratio = Round(run.busy->ratio, 1e4);
+    c.busy_ratio = RoundTo(run.busy->ratio, 1e4);
     c.wasted_gpu_hours = Hours(held - busy);
   }
   if (!used.empty()) c.lost = in.lost;
@@ -177,7 +177,7 @@ CostRecord BuildCost(const CostInputs& in, const std::vector<GpuInfo>& meta_gpus
   for (const EpochRecord& e : in.epochs) c.epochs.push_back(CostOfEpoch(e, used, basis, rates));
   for (const auto& [name, p] : in.phases) {
     PhaseCost& pc = c.phases.emplace_back(name, PhaseCost{}).second;
-    pc.duration_s = Round(p.duration_s, 1e3);
+    pc.duration_s = RoundTo(p.duration_s, 1e3);
     PutSpanHours(p.resources, p.duration_s, used, basis, &pc);
     pc.share = p.share;
   }
@@ -218,7 +218,7 @@ std::optional<CostForecast> ForecastCost(double duration_s, const CostRecord& so
   };
   const Figure figures[] = {
       {duration_s, &EpochCost::duration_s, &CostForecast::duration_s,
-       [](double v) { return Round(v, 1e1); }},
+       [](double v) { return RoundTo(v, 1e1); }},
       {so_far.energy_kwh, &EpochCost::energy_kwh, &CostForecast::energy_kwh, Hours},
       {so_far.co2e_kg, &EpochCost::co2e_kg, &CostForecast::co2e_kg, Hours},
       {so_far.money, &EpochCost::money, &CostForecast::money, Money},

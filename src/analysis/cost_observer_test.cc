@@ -8,7 +8,7 @@
 #include "core/aggregator.h"
 #include "views/summary.h"
 
-namespace tv {
+namespace tv::cost_observer_test {
 namespace {
 
 CostRates Rates() {
@@ -107,4 +107,4 @@ TEST(CostForecaster, NoPricesNoMoneyAndNoGpusNoBusyShare) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::cost_observer_test

@@ -9,8 +9,8 @@
 namespace tv {
 namespace {
 
-constexpr std::string_view kKeys[] = {"pue", "grid_g_per_kwh", "kwh_price", "currency",
-                                      "gpu_hour_price"};
+constexpr std::string_view kRateKeys[] = {"pue", "grid_g_per_kwh", "kwh_price", "currency",
+                                          "gpu_hour_price"};
 
 int Line(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
 
@@ -74,7 +74,7 @@ CostRates LoadCostRates(const std::string& path) {
             1e6, "a price per GPU-hour, at least 0");
       }
     } else {
-      std::string_view near = NearestWord(key.str(), kKeys);
+      std::string_view near = NearestWord(key.str(), kRateKeys);
       throw ConfigError(
           fmt::format("{}: unknown key{}", where,
                       near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));

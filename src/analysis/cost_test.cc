@@ -9,7 +9,7 @@
 
 #include "core/config.h"
 
-namespace tv {
+namespace tv::cost_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -242,4 +242,4 @@ TEST(CostRates, EveryWrongRateSaysFileLineAndWhat) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::cost_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::gpu_pick_test {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
@@ -58,4 +58,4 @@ TEST(PickGpus, AMigSliceIsPickedByUuidAndOnlyAlone) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::gpu_pick_test

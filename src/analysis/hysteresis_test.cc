@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::hysteresis_test {
 namespace {
 
 using Edge = Hysteresis::Edge;
@@ -44,4 +44,4 @@ TEST(Hysteresis, ZeroDelaysRiseAndFallAtOnce) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::hysteresis_test

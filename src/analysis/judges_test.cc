@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-namespace tv {
+namespace tv::judges_test {
 namespace {
 
 std::string Refusal(const nlohmann::json& meta) {
@@ -100,4 +100,4 @@ TEST(Judges, ConfigGivenSaysWhichThresholdsDifferFromTheRuns) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::judges_test

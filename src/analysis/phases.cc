@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/round.h"
 #include "core/metrics.h"
 
 namespace tv {
@@ -11,7 +12,6 @@ namespace {
 const std::string kTrain = "train";
 const std::string kNone;
 
-double Round(double v, double scale) { return std::round(v * scale) / scale; }
 int64_t Whole(double v) { return std::llround(v); }
 
 // The job's and each GPU's figures over a span, from its reduced row and the
@@ -21,37 +21,38 @@ int64_t Whole(double v) { return std::llround(v); }
 template <typename ShareMeans>
 SpanResources ResourcesOf(const Row& row, bool wait_measured, const ShareMeans& shares) {
   SpanResources o;
-  if (auto s = FindStat(metric::kJobCpuCores, row.values)) o.cpu_cores_mean = Round(s->mean, 1e3);
+  if (auto s = FindStat(metric::kJobCpuCores, row.values)) o.cpu_cores_mean = RoundTo(s->mean, 1e3);
   if (auto s = FindStat(metric::kJobMemoryBytes, row.values)) o.memory_bytes_max = Whole(s->max);
   if (auto s = FindStat(metric::kHostMemoryUsedBytes, row.values))
     o.host_memory_used_bytes_max = Whole(s->max);
   // The mean over the span's samples in which a process timed its data wait.
   if (auto s = FindStat(metric::kTrainingDataWaitRatio, row.values); s && wait_measured)
-    o.data_wait_ratio = Round(s->mean, 1e4);
+    o.data_wait_ratio = RoundTo(s->mean, 1e4);
   for (const GpuRow& g : row.gpus) {
     SpanGpu& j = o.gpus.emplace_back();
     j.index = g.index;
     if (g.mig_instance >= 0) j.mig = g.mig_instance;
-    if (auto s = FindStat(metric::kGpuUtilRatio, g.values)) j.util_ratio_mean = Round(s->mean, 1e4);
+    if (auto s = FindStat(metric::kGpuUtilRatio, g.values))
+      j.util_ratio_mean = RoundTo(s->mean, 1e4);
     if (auto s = FindStat(metric::kGpuMemoryUsedBytes, g.values))
       j.memory_used_bytes_max = Whole(s->max);
     if (auto s = FindStat(metric::kGpuSmActiveRatio, g.values))
-      j.sm_active_ratio_mean = Round(s->mean, 1e4);
+      j.sm_active_ratio_mean = RoundTo(s->mean, 1e4);
     if (auto s = FindStat(metric::kGpuJobMemoryBytes, g.values))
       j.job_memory_bytes_max = Whole(s->max);
     std::optional<Stat> job_sm = FindStat(metric::kGpuJobSmUtilRatio, g.values);
     for (const auto& m : shares) {
       if (m.index == g.index && m.mig_instance == g.mig_instance) job_sm = m.ratio.Get();
     }
-    if (job_sm) j.job_sm_util_ratio_mean = Round(job_sm->mean, 1e4);
+    if (job_sm) j.job_sm_util_ratio_mean = RoundTo(job_sm->mean, 1e4);
     if (auto s = FindStat(metric::kGpuOtherMemoryBytes, g.values))
       j.other_memory_bytes_max = Whole(s->max);
     if (auto s = FindStat(metric::kGpuAllocatorPeakBytes, g.values))
       j.allocator_peak_bytes = Whole(s->max);
     if (auto s = FindStat(metric::kGpuTemperatureCelsius, g.values))
-      j.temperature_celsius_max = Round(s->max, 10);
+      j.temperature_celsius_max = RoundTo(s->max, 10);
     if (auto s = FindStat(metric::kGpuPowerWatts, g.values))
-      j.power_watts_mean = Round(s->mean, 10);
+      j.power_watts_mean = RoundTo(s->mean, 10);
   }
   return o;
 }
@@ -252,11 +253,11 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
   }
   EpochRecord rec;
   rec.epoch = index;
-  rec.start_t = Round(e.start_t, 1e3);
-  rec.duration_s = Round(duration, 1e3);
+  rec.start_t = RoundTo(e.start_t, 1e3);
+  rec.duration_s = RoundTo(duration, 1e3);
   rec.steps = steps;
   if (duration > 0 && steps > 0)
-    rec.steps_per_second = Round(static_cast<double>(steps) / duration, 1e2);
+    rec.steps_per_second = RoundTo(static_cast<double>(steps) / duration, 1e2);
   rec.call = e.call;
   if (auto planned = planned_.find(e.call.value_or(0)); planned != planned_.end())
     rec.planned_epochs = planned->second;
@@ -265,10 +266,10 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
   rec.resources = ResourcesOf(row, true, e.job_sm);
   for (SpanGpu& g : rec.resources.gpus) {
     for (const EnergyMark& m : e.gpu_joules) {
-      if (m.index == g.index) g.energy_joules = Round(m.joules, 10);
+      if (m.index == g.index) g.energy_joules = RoundTo(m.joules, 10);
     }
   }
-  if (e.cpu_joules) rec.resources.cpu_energy_joules = Round(*e.cpu_joules, 10);
+  if (e.cpu_joules) rec.resources.cpu_energy_joules = RoundTo(*e.cpu_joules, 10);
   for (const auto& [name, value] : e.logs) rec.logs.emplace_back(name, value);
   if (e.begun.size() > 1) {
     for (const auto& [rank, begin] : e.begun) {
@@ -276,7 +277,7 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
       r.rank = rank;
       auto ended = e.ended.find(rank);
       if (ended != e.ended.end()) {
-        r.duration_s = Round(ended->second.first - begin, 1e3);
+        r.duration_s = RoundTo(ended->second.first - begin, 1e3);
         r.steps = ended->second.second;
       }
     }
@@ -324,9 +325,9 @@ PhaseRecords PhaseTracker::Phases() const {
     const std::string& name = *name_ptr;
     const PhaseTotals& p = phases_.at(name);
     PhaseRecord j;
-    j.duration_s = Round(p.seconds, 1e3);
+    j.duration_s = RoundTo(p.seconds, 1e3);
     j.count = p.count;
-    if (total > 0) j.share = Round(p.seconds / total, 1e4);
+    if (total > 0) j.share = RoundTo(p.seconds / total, 1e4);
     j.resources =
         ResourcesOf(p.resources.Peek(0, p.seconds), name == kTrain || p.wait_measured, p.job_sm);
     out.emplace_back(name, std::move(j));

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <optional>
 
-namespace tv {
+namespace tv::phases_test {
 namespace {
 
 TrainingEvent Epoch(EventType type, int rank, double t, int64_t epoch, int64_t steps = 0) {
@@ -398,4 +398,4 @@ TEST(PhaseTracker, AHeldSmShareLapsesWhenReadingsStop) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::phases_test

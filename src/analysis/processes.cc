@@ -4,12 +4,12 @@
 #include <cmath>
 #include <set>
 
+#include "analysis/round.h"
+
 namespace tv {
 namespace {
 
 constexpr size_t kKeepDone = 64;  // exited processes kept per ranking
-
-double Round(double v, double scale) { return std::round(v * scale) / scale; }
 
 }  // namespace
 
@@ -79,7 +79,7 @@ ProcessRecord ProcessTable::Record(const Entry& e) const {
                        .role = Role(e),
                        .name = e.name,
                        .command = e.command,
-                       .cpu_seconds = Round(e.cpu_seconds, 100),
+                       .cpu_seconds = RoundTo(e.cpu_seconds, 100),
                        .memory_bytes_max = e.memory_bytes_max,
                        .rss_bytes_max = e.rss_bytes_max,
                        .exited = e.exited};

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::processes_test {
 namespace {
 
 ProcessInfo Info(int pid, int ppid, std::string name, std::string cmdline) {
@@ -106,4 +106,4 @@ TEST(ProcessTable, SummaryListsLeakedOnlyOnceTheCommandEnded) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::processes_test

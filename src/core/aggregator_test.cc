@@ -4,7 +4,7 @@
 
 #include "core/metrics.h"
 
-namespace tv {
+namespace tv::aggregator_test {
 namespace {
 
 size_t GpuMetricIndex(std::string_view name) {
@@ -76,4 +76,4 @@ TEST(Aggregator, MigInstancesAreRowsOfTheirOwn) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::aggregator_test

@@ -8,7 +8,7 @@
 #include "core/event_type.h"
 #include "core/metrics.h"
 
-namespace tv {
+namespace tv::config_test {
 namespace {
 
 std::string WriteTemp(const std::string& text) {
@@ -159,4 +159,4 @@ TEST(Docs, SchemaDocListsEveryEventTypeAsGenerated) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::config_test

@@ -4,7 +4,7 @@
 
 #include "core/config.h"
 
-namespace tv {
+namespace tv::endpoint_test {
 namespace {
 
 TEST(ParseListenAddress, BarePortListensOnLoopbackOnly) {
@@ -61,4 +61,4 @@ TEST(IsLoopbackHost, OnlyThisMachinesAddresses) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::endpoint_test

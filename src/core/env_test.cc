@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-namespace tv {
+namespace tv::env_test {
 namespace {
 
 std::string TempPath(const char* name) { return ::testing::TempDir() + "/" + name; }
@@ -84,4 +84,4 @@ TEST(MemEnv, RereadableFileFollowsTheMapAndFailsOnceRemoved) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::env_test

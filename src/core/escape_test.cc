@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::escape_test {
 namespace {
 
 TEST(VisibleText, KeepsPlainAndUnicodeNamesAsTheyAre) {
@@ -72,4 +72,4 @@ TEST(CsvCell, TabAndCarriageReturnCannotLeadAndNothingBreaksTheLine) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::escape_test

@@ -4,7 +4,7 @@
 
 #include <set>
 
-namespace tv {
+namespace tv::event_type_test {
 namespace {
 
 TEST(EventTypes, EveryTypeHasOneUniqueNameThatParsesBack) {
@@ -28,4 +28,4 @@ TEST(EventTypes, ATypeWithoutWordsSharesTheRowBeforeIt) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::event_type_test

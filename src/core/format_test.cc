@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::format_test {
 namespace {
 
 TEST(ShellCommand, KeepsTheQuotingAShellNeeds) {
@@ -14,4 +14,4 @@ TEST(ShellCommand, KeepsTheQuotingAShellNeeds) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::format_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::json_shape_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -70,4 +70,4 @@ TEST(JsonShape, WhyLineUnusableTellsJsonFromShape) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::json_shape_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::metrics_test {
 namespace {
 
 TEST(MetricHandles, NameTheirTableEntries) {
@@ -25,4 +25,4 @@ TEST(MetricHandles, FindTheirValueInARow) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::metrics_test

@@ -5,7 +5,7 @@
 #include <array>
 #include <string_view>
 
-namespace tv {
+namespace tv::near_test {
 namespace {
 
 TEST(Near, EditDistanceCountsASwapOfNeighboursAsOneEdit) {
@@ -52,4 +52,4 @@ TEST(Near, OnATieTheFirstWordWins) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::near_test

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace tv {
+namespace tv::private_path_test {
 namespace {
 
 class PrivatePathTest : public ::testing::Test {
@@ -106,4 +106,4 @@ TEST_F(PrivatePathTest, NarrowModeLeavesAnotherUsersFileAlone) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::private_path_test

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::run_cost_test {
 namespace {
 
 GpuUse Gpu(int index, double processes, double memory, std::optional<double> util,
@@ -98,4 +98,4 @@ TEST(RunCost, TheLongestModelKeyWinsElseDefault) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::run_cost_test

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace tv {
+namespace tv::run_file_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -192,4 +192,4 @@ TEST_F(RunFileTest, DocumentThatIsNotJsonSaysSo) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::run_file_test

@@ -14,7 +14,7 @@
 #include "core/metrics.h"
 #include "core/sampler.h"
 
-namespace tv {
+namespace tv::sampler_faults_test {
 namespace {
 
 class CountingSource final : public Source {
@@ -201,4 +201,4 @@ TEST(ThreadNames, SamplerAndSinkThreadsAreNamed) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::sampler_faults_test

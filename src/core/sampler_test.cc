@@ -4,7 +4,7 @@
 
 #include "core/metrics.h"
 
-namespace tv {
+namespace tv::sampler_test {
 namespace {
 
 // A source whose job CPU value climbs by one each tick.
@@ -147,4 +147,4 @@ TEST(DeriveRatios, FallsBackToMemTotalWithoutCgroupLimit) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::sampler_test

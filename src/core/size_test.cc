@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::size_test {
 namespace {
 
 uint64_t Bytes(std::string_view text) {
@@ -57,4 +57,4 @@ TEST(Size, SaysWhatIsWrongWithNoNumber) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::size_test

@@ -9,7 +9,7 @@
 
 #include "markers/endpoint.h"
 
-namespace tv {
+namespace tv::client_test {
 namespace {
 
 // The next marker the endpoint holds, of `type` (the others skipped).
@@ -52,4 +52,4 @@ TEST(MarkerClient, EpochBeginSaysTheStepsSoFarAndByeAllOfThem) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::client_test

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-namespace tv {
+namespace tv::protocol_test {
 namespace {
 
 TEST(MarkerProtocol, RoundTripsEveryType) {
@@ -223,4 +223,4 @@ TEST(MarkerProtocol, TensorboardLogDirCarriesAnAbsolutePath) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::protocol_test

@@ -6,7 +6,7 @@
 #include <limits>
 #include <memory>
 
-namespace tv {
+namespace tv::risk_test {
 namespace {
 
 MemoryRisk Forecast() {
@@ -118,4 +118,4 @@ TEST(DescribeRisk, SaysTheGrowthPerEpochAndWhenItRunsOut) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::risk_test

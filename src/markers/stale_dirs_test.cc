@@ -9,7 +9,7 @@
 
 #include "markers/protocol.h"
 
-namespace tv {
+namespace tv::stale_dirs_test {
 namespace {
 namespace fs = std::filesystem;
 
@@ -48,4 +48,4 @@ TEST(StaleMarkerDirs, RemovesOnlyThoseWhoseOwnerIsGone) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::stale_dirs_test

@@ -8,7 +8,7 @@
 
 #include "sinks/jsonl_sink.h"
 
-namespace tv {
+namespace tv::exporters_test {
 namespace {
 namespace fs = std::filesystem;
 
@@ -72,4 +72,4 @@ TEST(Exporters, AWrongPrometheusAddressIsASetupError) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::exporters_test

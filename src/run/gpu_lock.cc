@@ -19,13 +19,13 @@
 namespace tv {
 namespace {
 
-using Kind = GpuLockState::Kind;
+using LockKind = GpuLockState::Kind;
 
 constexpr int kOpenFlags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
 
 GpuLockState Unusable(const LockDir& dir, const std::string& name, const std::string& why) {
-  return {Kind::kUnusable, -1, fmt::format("unusable lock file {}/{}: {}", dir.path(), name, why),
-          std::nullopt};
+  return {LockKind::kUnusable, -1,
+          fmt::format("unusable lock file {}/{}: {}", dir.path(), name, why), std::nullopt};
 }
 
 // Why the open file of status `st` is not a lock file; empty when it is one.
@@ -68,7 +68,7 @@ GpuLockState Held(const struct stat& st) {
   holder.pid =
       FlockHolder(ParseProcLocks(ReadProcLocks()), major(st.st_dev), minor(st.st_dev), st.st_ino);
   if (holder.pid) holder.command = CommandOf(*holder.pid);
-  return {Kind::kHeld, -1, DescribeHolder(holder), holder.pid};
+  return {LockKind::kHeld, -1, DescribeHolder(holder), holder.pid};
 }
 
 // Opens `name` as a lock file: an existing one, else (with `create`) a new one.
@@ -157,7 +157,7 @@ GpuLockState TakeGpuLock(const LockDir& dir, const std::string& uuid) {
       ::close(fd);
       return state;
     }
-    if (StillNamed(dir, name, st)) return {Kind::kLocked, fd, "", std::nullopt};
+    if (StillNamed(dir, name, st)) return {LockKind::kLocked, fd, "", std::nullopt};
     ::close(fd);
   }
   return Unusable(dir, name, "replaced while it was being locked, twice");

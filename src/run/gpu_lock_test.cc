@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace tv {
+namespace tv::gpu_lock_test {
 namespace {
 namespace fs = std::filesystem;
 using Kind = GpuLockState::Kind;
@@ -114,4 +114,4 @@ TEST_F(GpuLockFiles, AFifoOrAHardLinkIsRefusedAtOnce) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::gpu_lock_test

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace tv {
+namespace tv::job_kill_test {
 namespace {
 
 TEST(JobKill, TheJobTreeWithOrphansButNotTheSupervisorsOwnGroup) {
@@ -20,4 +20,4 @@ TEST(JobKill, TheJobTreeWithOrphansButNotTheSupervisorsOwnGroup) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::job_kill_test

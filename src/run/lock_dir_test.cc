@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-namespace tv {
+namespace tv::lock_dir_test {
 namespace {
 namespace fs = std::filesystem;
 
@@ -87,4 +87,4 @@ TEST_F(LockDirOpen, RefusesADirectoryEveryoneMayRewrite) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::lock_dir_test

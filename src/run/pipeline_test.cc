@@ -9,7 +9,7 @@
 #include "run/sources.h"
 #include "sources/markers.h"
 
-namespace tv {
+namespace tv::pipeline_test {
 namespace {
 
 std::ptrdiff_t TickPosition(Stage stage) {
@@ -91,4 +91,4 @@ TEST(Pipeline, SourcesComeInTickOrder) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::pipeline_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::proc_locks_test {
 namespace {
 
 constexpr std::string_view kText =
@@ -56,4 +56,4 @@ TEST(ProcLocks, SkipsMalformedLines) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::proc_locks_test

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace tv {
+namespace tv::run_dir_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -105,4 +105,4 @@ TEST_F(RunsDir, NoRunOfThatNameSaysWhichAreNear) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::run_dir_test

@@ -15,7 +15,7 @@ namespace tv {
 namespace fs = std::filesystem;
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OJson = nlohmann::ordered_json;
 
 std::string AbsoluteDir(const std::string& dir) {
   std::error_code ec;
@@ -23,7 +23,7 @@ std::string AbsoluteDir(const std::string& dir) {
   return ec ? fs::absolute(dir).lexically_normal().string() : p.string();
 }
 
-RunRecord Record(const std::string& dir, const Json& summary, const MetaRecord& meta) {
+RunRecord Record(const std::string& dir, const OJson& summary, const MetaRecord& meta) {
   return RecordFromRun(AbsoluteDir(dir), summary, meta, CostOf(summary));
 }
 
@@ -103,7 +103,7 @@ std::optional<RunRecord> ReadRunDir(const std::string& dir, const CostRates& rat
   return Record(dir, files->summary, files->meta);
 }
 
-void IndexFinishedRun(const std::string& db_path, const std::string& run_dir, const Json& summary,
+void IndexFinishedRun(const std::string& db_path, const std::string& run_dir, const OJson& summary,
                       const MetaRecord& meta, const CostRates& rates) {
   std::string error;
   try {

@@ -13,7 +13,7 @@
 
 #include "core/config.h"
 
-namespace tv {
+namespace tv::run_history_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -178,4 +178,4 @@ TEST(RunIndexPath, FollowsXdgDataHomeThenHome) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::run_history_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::run_meta_test {
 namespace {
 
 LiveIdentity TrainRun() {
@@ -42,4 +42,4 @@ TEST(RunMeta, SplitsTheGpuInfoIntoGpusAndDriver) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::run_meta_test

@@ -13,7 +13,7 @@
 #include "run/live_dir.h"
 #include "sinks/live_file.h"
 
-namespace tv {
+namespace tv::top_feed_test {
 namespace {
 namespace fs = std::filesystem;
 
@@ -121,4 +121,4 @@ TEST(LiveSessionsDir, IsMadePrivateAndRefusedWhenItIsNot) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::top_feed_test

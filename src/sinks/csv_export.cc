@@ -12,15 +12,15 @@
 namespace tv {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OJson = nlohmann::ordered_json;
 
-std::string Cell(const Json& v) {
+std::string Cell(const OJson& v) {
   if (v.is_null()) return "";
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
 }
 
-void Flatten(const std::string& prefix, const Json& v, FlatRow* out) {
+void Flatten(const std::string& prefix, const OJson& v, FlatRow* out) {
   auto join = [&prefix](const std::string& key) {
     return prefix.empty() ? key : prefix + "." + key;
   };
@@ -28,7 +28,7 @@ void Flatten(const std::string& prefix, const Json& v, FlatRow* out) {
     for (const auto& [key, member] : v.items()) {
       if (prefix.empty() && key == "gpus" && member.is_array()) {
         for (size_t i = 0; i < member.size(); ++i) {
-          const Json& gpu = member[i];
+          const OJson& gpu = member[i];
           auto index = gpu.is_object() && gpu.contains("index") && gpu["index"].is_number_integer()
                            ? gpu["index"].get<int64_t>()
                            : static_cast<int64_t>(i);
@@ -69,7 +69,7 @@ void ForEachRow(const std::string& path, bool warn, Fn fn) {
       throw ConfigError(
           fmt::format("{}:{}: nested deeper than {} levels", path, line.number, kMaxDepth));
     }
-    Json row = Json::parse(line.text, nullptr, false);
+    OJson row = OJson::parse(line.text, nullptr, false);
     if (row.is_discarded() || !row.is_object()) {
       if (line.cut && row.is_discarded()) {
         if (warn) {
@@ -107,7 +107,7 @@ void ExportCsv(const std::string& samples_path, std::ostream& out) {
   // Two passes: the columns first, so rows stream without being held.
   std::vector<std::string> columns;
   std::unordered_map<std::string, size_t> column_of;
-  ForEachRow(samples_path, false, [&](const Json& row) {
+  ForEachRow(samples_path, false, [&](const OJson& row) {
     for (auto& [key, cell] : FlattenJson(row)) {
       if (column_of.emplace(key, columns.size()).second) columns.push_back(key);
     }
@@ -115,7 +115,7 @@ void ExportCsv(const std::string& samples_path, std::ostream& out) {
   for (size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << CsvField(columns[i]);
   out << '\n';
   std::vector<std::string> cells(columns.size());
-  ForEachRow(samples_path, true, [&](const Json& row) {
+  ForEachRow(samples_path, true, [&](const OJson& row) {
     for (std::string& c : cells) c.clear();
     for (auto& [key, cell] : FlattenJson(row)) {
       auto it = column_of.find(key);  // a key new since the first pass (a live run): left out

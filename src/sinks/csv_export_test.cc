@@ -8,7 +8,7 @@
 
 #include "core/config.h"
 
-namespace tv {
+namespace tv::csv_export_test {
 namespace {
 
 TEST(FlattenJson, ScopesGpusAndCoreArrays) {
@@ -114,4 +114,4 @@ TEST(ExportCsv, MissingFileIsNamed) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::csv_export_test

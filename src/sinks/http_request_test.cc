@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::http_request_test {
 namespace {
 
 HeadStatus Parse(std::string_view bytes, HttpRequestHead* head, size_t* used = nullptr) {
@@ -51,4 +51,4 @@ TEST(HttpRequestHead, IncompleteBadAndTooLarge) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::http_request_test

@@ -12,7 +12,7 @@
 
 #include "core/aggregator.h"
 
-namespace tv {
+namespace tv::jsonl_sink_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -131,4 +131,4 @@ TEST(JsonlSink, SaysWhenAFileCannotBeOpened) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::jsonl_sink_test

@@ -14,7 +14,7 @@
 
 #include "core/config.h"
 
-namespace tv {
+namespace tv::metrics_server_test {
 namespace {
 
 // A blocking client socket with a receive timeout, so no test hangs.
@@ -212,4 +212,4 @@ TEST(MetricsServer, ScrapesAreAnsweredWhile300ConnectionsIdleOrStall) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::metrics_server_test

@@ -10,7 +10,7 @@
 
 #include "core/metrics.h"
 
-namespace tv {
+namespace tv::prom_text_test {
 namespace {
 
 size_t IndexOf(std::span<const MetricDef> defs, std::string_view name) {
@@ -339,4 +339,4 @@ TEST(RenderPrometheus, RunLevelCostFiguresAreOneSeriesEach) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::prom_text_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::pushgateway_sink_test {
 namespace {
 
 TEST(PushgatewayGroupPath, PlainValuesGoAsTheyAre) {
@@ -23,4 +23,4 @@ TEST(PushgatewayGroupPath, InvalidUtf8IsReplacedBeforeEncoding) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::pushgateway_sink_test

@@ -7,7 +7,7 @@
 #include "core/aggregator.h"
 #include "sinks/jsonl_sink.h"
 
-namespace tv {
+namespace tv::row_json_test {
 namespace {
 
 TEST(RowJson, WritesMeanAndMaxAndLeavesAbsentValuesOut) {
@@ -115,4 +115,4 @@ TEST(EventJson, PutsTimeAndTypeFirst) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::row_json_test

@@ -4,7 +4,7 @@
 
 #include "sources/fixture.h"
 
-namespace tv {
+namespace tv::cgroup_test {
 namespace {
 
 using test_fixtures::Fixture;
@@ -310,4 +310,4 @@ TEST(CgroupSource, FollowsAJobThatMovesIntoItsOwnCgroup) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::cgroup_test

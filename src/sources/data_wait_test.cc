@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::data_wait_test {
 namespace {
 
 constexpr uint32_t kOn = kWaitMeasured | kWaitTimed;
@@ -72,4 +72,4 @@ TEST(DataWaitMeter, ReadWaitTakesTheSlotsFields) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::data_wait_test

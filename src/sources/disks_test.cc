@@ -4,7 +4,7 @@
 
 #include "sources/fixture.h"
 
-namespace tv {
+namespace tv::disks_test {
 namespace {
 
 using test_fixtures::Fixture;
@@ -137,4 +137,4 @@ TEST(DisksSource, MissingSysBlockIsNoticedOnceAndCountsNothing) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::disks_test

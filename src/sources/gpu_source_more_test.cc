@@ -8,7 +8,7 @@
 #include "sources/fake_nvml_fixture.h"
 #include "sources/gpu_probe.h"
 
-namespace tv {
+namespace tv::gpu_source_more_test {
 namespace {
 
 #ifdef FAKE_NVML_PATH
@@ -197,4 +197,4 @@ TEST(GpuProbe, ListsWhatEachGpuSupports) {
 #endif  // FAKE_NVML_PATH
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::gpu_source_more_test

@@ -4,7 +4,7 @@
 
 #include "sources/fake_nvml_fixture.h"
 
-namespace tv {
+namespace tv::gpu_source_test {
 namespace {
 
 TEST(GpuSource, NoLibraryIsOneClearNotice) {
@@ -198,4 +198,4 @@ TEST_F(GpuSourceFake, FallsBackWhenV3AnswersFunctionNotFound) {
 #endif  // FAKE_NVML_PATH
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::gpu_source_test

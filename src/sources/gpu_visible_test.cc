@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::gpu_visible_test {
 namespace {
 
 std::vector<GpuIdentity> Gpus() {
@@ -55,4 +55,4 @@ TEST(VisibleDevices, InvalidOrRepeatedEntryEndsTheList) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::gpu_visible_test

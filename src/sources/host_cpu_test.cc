@@ -4,7 +4,7 @@
 
 #include "sources/fixture.h"
 
-namespace tv {
+namespace tv::host_cpu_test {
 namespace {
 
 using test_fixtures::Fixture;
@@ -161,4 +161,4 @@ TEST_F(HostCpuSourceTest, UnreadableFileIsNoticedOnce) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::host_cpu_test

@@ -4,7 +4,7 @@
 
 #include "sources/fixture.h"
 
-namespace tv {
+namespace tv::host_memory_test {
 namespace {
 
 using test_fixtures::Fixture;
@@ -86,4 +86,4 @@ TEST(HostMemorySource, UnreadableFileIsNoticedOnce) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::host_memory_test

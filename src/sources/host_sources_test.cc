@@ -4,7 +4,7 @@
 
 #include "core/sampler.h"
 
-namespace tv {
+namespace tv::host_sources_test {
 namespace {
 
 TEST(HostSources, CgroupRunsAfterCpuAndMemorySoItCanLowerTheirLimits) {
@@ -48,4 +48,4 @@ TEST(HostSources, ReadThisMachine) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::host_sources_test

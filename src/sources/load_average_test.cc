@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::load_average_test {
 namespace {
 
 TEST(LoadAvg, ParsesFirstThreeFields) {
@@ -47,4 +47,4 @@ TEST(LoadAverageSource, GarbageLeavesLoadAbsentWithoutNotice) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::load_average_test

@@ -10,7 +10,7 @@
 #include "markers/client.h"
 #include "sources/markers_fixture.h"
 
-namespace tv {
+namespace tv::markers_risk_test {
 namespace {
 
 using Fixture = MarkerSourceFixture;
@@ -188,4 +188,4 @@ TEST(MarkerBackChannel, TheClientTimesItsEpochsForTheGrowthPerEpoch) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::markers_risk_test

@@ -18,7 +18,7 @@
 #include "markers/client.h"
 #include "sources/markers_fixture.h"
 
-namespace tv {
+namespace tv::markers_test {
 namespace {
 
 struct Fixture : MarkerSourceFixture {
@@ -531,4 +531,4 @@ TEST(PhaseTracker, NestedEvalTimeCountsAsEvalAndOpenEpochsCloseAtTheEnd) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::markers_test

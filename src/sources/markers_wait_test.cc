@@ -9,7 +9,7 @@
 #include "markers/client.h"
 #include "sources/markers_fixture.h"
 
-namespace tv {
+namespace tv::markers_wait_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -136,4 +136,4 @@ TEST(MarkerSource, DataWaitIsAbsentForProcessesThatDoNotTimeIt) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::markers_wait_test

@@ -4,7 +4,7 @@
 
 #include "sources/fixture.h"
 
-namespace tv {
+namespace tv::mountinfo_test {
 namespace {
 
 using test_fixtures::Fixture;
@@ -56,4 +56,4 @@ TEST(MountInfo, HasOptionMatchesWholeOptionsOnly) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::mountinfo_test

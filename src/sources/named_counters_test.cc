@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::named_counters_test {
 namespace {
 
 TEST(NamedCounters, FirstReadHasNoIncrease) {
@@ -40,4 +40,4 @@ TEST(NamedCounters, NameMissingForARoundStartsAfresh) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::named_counters_test

@@ -4,7 +4,7 @@
 
 #include "sources/fixture.h"
 
-namespace tv {
+namespace tv::network_test {
 namespace {
 
 using test_fixtures::Fixture;
@@ -95,4 +95,4 @@ TEST(NetworkSource, IgnoresNonRowTicksAndNoticesMissingFileOnce) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::network_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::pid_namespace_test {
 namespace {
 
 TEST(PidMapper, MatchesDirectlyOrThroughNsPid) {
@@ -18,4 +18,4 @@ TEST(PidMapper, MatchesDirectlyOrThroughNsPid) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::pid_namespace_test

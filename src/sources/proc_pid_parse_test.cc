@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace tv {
+namespace tv::proc_pid_parse_test {
 namespace {
 
 using namespace std::string_view_literals;
@@ -161,4 +161,4 @@ TEST(Cmdline, TruncatesLongLines) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::proc_pid_parse_test

@@ -7,7 +7,7 @@
 #include "sources/process_tree.h"
 #include "sources/process_tree_testing.h"
 
-namespace tv {
+namespace tv::process_tree_files_test {
 namespace {
 
 using testing::FakeProc;
@@ -150,4 +150,4 @@ TEST(ProcessTreeFiles, RunningShortOfDescriptorsClosesEveryHeldFile) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::process_tree_files_test

@@ -12,7 +12,7 @@
 
 #include "sources/process_tree.h"
 
-namespace tv {
+namespace tv::process_tree_real_test {
 namespace {
 
 size_t OpenFds() {
@@ -115,4 +115,4 @@ TEST(ProcessTreeReal, FindsChildForkedByAnotherThread) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::process_tree_real_test

@@ -4,7 +4,7 @@
 #include "sources/process_tree.h"
 #include "sources/process_tree_testing.h"
 
-namespace tv {
+namespace tv::process_tree_reaped_test {
 namespace {
 
 using testing::FakeProc;
@@ -187,4 +187,4 @@ TEST(ProcessTreeReaped, SharpFallOfRssAsksForAPssRound) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::process_tree_reaped_test

@@ -5,7 +5,7 @@
 
 #include "sources/process_tree_testing.h"
 
-namespace tv {
+namespace tv::process_tree_test {
 namespace {
 
 using testing::FakeProc;
@@ -248,4 +248,4 @@ TEST(ProcessTree, NoRootsLeavesTheJobUntouched) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::process_tree_test

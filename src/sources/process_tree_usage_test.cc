@@ -4,7 +4,7 @@
 #include "sources/process_tree.h"
 #include "sources/process_tree_testing.h"
 
-namespace tv {
+namespace tv::process_tree_usage_test {
 namespace {
 
 using testing::FakeProc;
@@ -191,4 +191,4 @@ TEST(ProcessTree, IoOfOtherUsersIsLeftOutAndSaidOnce) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::process_tree_usage_test

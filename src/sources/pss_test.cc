@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::pss_test {
 namespace {
 
 TEST(PssScheduler, FirstRoundIsDueAtOnce) {
@@ -67,4 +67,4 @@ TEST(PssScheduler, MembershipChangeTriggersRoundAfterHalfSecondOnceBurstIsSpent)
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::pss_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::rapl_test {
 namespace {
 
 constexpr char kPc[] = "/sys/class/powercap";
@@ -155,4 +155,4 @@ TEST(RaplSource, NoZonesIsNoticedOnce) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::rapl_test

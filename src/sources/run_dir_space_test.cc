@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-namespace tv {
+namespace tv::run_dir_space_test {
 namespace {
 
 // A file system whose free space the test sets; counts the readings.
@@ -104,4 +104,4 @@ TEST(PosixStatFs, ReadsARealDirectoryAndFailsOnAVanishedOne) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::run_dir_space_test

@@ -15,8 +15,6 @@ using OJson = nlohmann::ordered_json;
 
 // The keys of the alert records: written here and read here only.
 constexpr std::string_view kAlert = "alert";
-constexpr std::string_view kSeverity = "severity";
-constexpr std::string_view kGpu = "gpu";
 constexpr std::string_view kExpr = "expr";
 constexpr std::string_view kThreshold = "threshold";
 constexpr std::string_view kTimesFired = "times_fired";
@@ -30,8 +28,6 @@ constexpr std::string_view kStartsAt = "starts_at";
 constexpr std::string_view kResolvedBy = "resolved_by";
 constexpr std::string_view kAction = "action";
 constexpr std::string_view kSignal = "signal";
-constexpr std::string_view kPid = "pid";
-constexpr std::string_view kMessage = "message";
 constexpr std::string_view kCount = "count";
 constexpr std::string_view kActions = "actions";
 constexpr std::string_view kFailed = "failed";
@@ -39,9 +35,6 @@ constexpr std::string_view kQueueFull = "queue_full";
 constexpr std::string_view kRunEnded = "run_ended";
 // summary.json's key of the records.
 constexpr std::string_view kAlerts = "alerts";
-// The keys of an events.jsonl line that are the event's own.
-constexpr std::string_view kEventT = "t";
-constexpr std::string_view kEventType = "type";
 
 // ---- Writing ----
 
@@ -56,10 +49,6 @@ OJson LostJson(const AlertNoticesLostRecord::Action& a) {
 // error, named by its path from the document.
 template <typename Json>
 using Fields = RecordFields<Json>;
-
-Status Result(const std::string& error) {
-  return error.empty() ? Status::Ok() : Status::Invalid(error);
-}
 
 template <typename Json>
 void ReadSeverity(Fields<Json>& f, Severity* out) {
@@ -83,7 +72,7 @@ template <typename Json>
 Status ReadAlert(const Json& j, std::string at, AlertRecord* out) {
   std::string error;
   Fields<Json> f(j, std::move(at), &error);
-  if (!f.Object()) return Result(error);
+  if (!f.Object()) return ReadingStatus(error);
   AlertRecord a;
   f.Text(kAlert, &a.alert);
   ReadSeverity(f, &a.severity);
@@ -96,7 +85,7 @@ Status ReadAlert(const Json& j, std::string at, AlertRecord* out) {
   f.Number(kFiring, &a.firing_s);
   f.Number(kWorst, &a.worst_value);
   f.Text(kSummary, &a.summary);
-  if (!error.empty()) return Result(error);
+  if (!error.empty()) return ReadingStatus(error);
   *out = std::move(a);
   return Status::Ok();
 }
@@ -136,7 +125,7 @@ Status ReadEvent(const Json& j, EventType type, double t, AlertEventRecord* out)
   if (!s.ok()) return s;
   std::string error;
   Fields<Json> f(j, "", &error);
-  if (!f.Object()) return Result(error);
+  if (!f.Object()) return ReadingStatus(error);
   AlertEventRecord r;
   r.resolved = type == EventType::kAlertResolved;
   r.t = t;
@@ -152,7 +141,7 @@ Status ReadEvent(const Json& j, EventType type, double t, AlertEventRecord* out)
     f.Number(kFiring, &r.firing_s);
     ReadResolvedBy(f, &r.resolved_by);
   }
-  if (!error.empty()) return Result(error);
+  if (!error.empty()) return ReadingStatus(error);
   *out = std::move(r);
   return Status::Ok();
 }
@@ -163,14 +152,14 @@ Status ReadEvent(const Json& j, EventType type, double t, AlertActionRecord* out
   if (!s.ok()) return s;
   std::string error;
   Fields<Json> f(j, "", &error);
-  if (!f.Object()) return Result(error);
+  if (!f.Object()) return ReadingStatus(error);
   AlertActionRecord r;
   r.t = t;
   f.Text(kAlert, &r.alert);
   f.Text(kAction, &r.action);
   f.Text(kSignal, &r.signal);
   f.Whole(kPid, &r.pid);
-  if (!error.empty()) return Result(error);
+  if (!error.empty()) return ReadingStatus(error);
   *out = std::move(r);
   return Status::Ok();
 }
@@ -181,13 +170,13 @@ Status ReadEvent(const Json& j, EventType type, double t, AlertActionFailedRecor
   if (!s.ok()) return s;
   std::string error;
   Fields<Json> f(j, "", &error);
-  if (!f.Object()) return Result(error);
+  if (!f.Object()) return ReadingStatus(error);
   AlertActionFailedRecord r;
   r.t = t;
   f.Text(kAlert, &r.alert);
   f.Text(kAction, &r.action);
   f.Text(kMessage, &r.message);
-  if (!error.empty()) return Result(error);
+  if (!error.empty()) return ReadingStatus(error);
   *out = std::move(r);
   return Status::Ok();
 }
@@ -198,7 +187,7 @@ Status ReadEvent(const Json& j, EventType type, double t, AlertNoticesLostRecord
   if (!s.ok()) return s;
   std::string error;
   Fields<Json> f(j, "", &error);
-  if (!f.Object()) return Result(error);
+  if (!f.Object()) return ReadingStatus(error);
   AlertNoticesLostRecord r;
   r.t = t;
   f.Whole(kCount, &r.count);
@@ -212,7 +201,7 @@ Status ReadEvent(const Json& j, EventType type, double t, AlertNoticesLostRecord
     e.Whole(kRunEnded, &a.run_ended);
     r.actions.push_back(std::move(a));
   });
-  if (!error.empty()) return Result(error);
+  if (!error.empty()) return ReadingStatus(error);
   *out = std::move(r);
   return Status::Ok();
 }
@@ -222,12 +211,12 @@ template <typename Json, typename Record>
 Status ReadLine(const Json& line, Record* out) {
   std::string error;
   Fields<Json> f(line, "", &error);
-  if (!f.Object()) return Result(error);
+  if (!f.Object()) return ReadingStatus(error);
   double t = 0;
   std::string type;
   f.Number(kEventT, &t);
   f.Text(kEventType, &type);
-  if (!error.empty()) return Result(error);
+  if (!error.empty()) return ReadingStatus(error);
   if (JsonAt(line, kEventT) == nullptr) {
     return Status::Invalid(fmt::format("key {}: missing, expected a number", kEventT));
   }

@@ -9,7 +9,7 @@
 
 #include "store/run_v1_fixture.h"
 
-namespace tv {
+namespace tv::alert_record_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -167,4 +167,4 @@ TEST(AlertRecord, AnEventOfAnotherTypeIsRefused) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::alert_record_test

@@ -117,17 +117,13 @@ void ReadCost(Reader<Json>& r, CostRecord* c) {
   r.Member("forecast", [&](Reader<Json>& f) { ReadForecast(f, &c->forecast.emplace()); });
 }
 
-Status Result(const std::string& error) {
-  return error.empty() ? Status::Ok() : Status::Invalid(error);
-}
-
 template <typename Json>
 Status ReadCostObject(const Json& j, const std::string& at, CostRecord* out) {
   *out = CostRecord{};
   std::string error;
   Reader<Json> r(j, at, &error, RecordReading::kKeepGoing);
   if (r.Object()) ReadCost(r, out);
-  return Result(error);
+  return ReadingStatus(error);
 }
 
 template <typename Json>
@@ -136,7 +132,7 @@ Status ReadForecastObject(const Json& j, CostForecast* out) {
   std::string error;
   Reader<Json> r(j, "", &error, RecordReading::kKeepGoing);
   if (r.Object()) ReadForecast(r, out);
-  return Result(error);
+  return ReadingStatus(error);
 }
 
 template <typename Json>

@@ -7,7 +7,7 @@
 
 #include "store/run_v1_fixture.h"
 
-namespace tv {
+namespace tv::cost_record_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -143,4 +143,4 @@ TEST(CostForecast, TheEventCarriesTheCurrencyTheSummaryDoesNot) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::cost_record_test

@@ -107,10 +107,6 @@ std::string ReadPhase(const Json& j, const std::string& at, PhaseRecord* out) {
   return error;
 }
 
-Status Result(const std::string& error) {
-  return error.empty() ? Status::Ok() : Status::Invalid(error);
-}
-
 template <typename Json>
 Status ReadEpochs(const Json& summary, std::vector<EpochRecord>* out) {
   out->clear();
@@ -192,13 +188,17 @@ OJson PhasesToJson(const PhaseRecords& phases) {
 }
 
 Status EpochFromJson(const nlohmann::json& j, EpochRecord* out) {
-  return Result(ReadEpoch(j, "", out));
+  return ReadingStatus(ReadEpoch(j, "", out));
 }
-Status EpochFromJson(const OJson& j, EpochRecord* out) { return Result(ReadEpoch(j, "", out)); }
+Status EpochFromJson(const OJson& j, EpochRecord* out) {
+  return ReadingStatus(ReadEpoch(j, "", out));
+}
 Status PhaseFromJson(const nlohmann::json& j, PhaseRecord* out) {
-  return Result(ReadPhase(j, "", out));
+  return ReadingStatus(ReadPhase(j, "", out));
 }
-Status PhaseFromJson(const OJson& j, PhaseRecord* out) { return Result(ReadPhase(j, "", out)); }
+Status PhaseFromJson(const OJson& j, PhaseRecord* out) {
+  return ReadingStatus(ReadPhase(j, "", out));
+}
 
 Status EpochsFromSummary(const nlohmann::json& summary, std::vector<EpochRecord>* out) {
   return ReadEpochs(summary, out);

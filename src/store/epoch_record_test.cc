@@ -8,7 +8,7 @@
 
 #include "store/run_v1_fixture.h"
 
-namespace tv {
+namespace tv::epoch_record_test {
 namespace {
 
 using OJson = nlohmann::ordered_json;
@@ -129,4 +129,4 @@ TEST(EpochRecord, AbsentKeysStayAbsentAndANullLossIsNull) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::epoch_record_test

@@ -5,28 +5,22 @@
 #include <limits>
 
 #include "core/json_shape.h"
+#include "store/record_json.h"
 
 namespace tv {
 namespace {
 
 // The keys of a finding: written here and read here only.
 constexpr std::string_view kId = "id";
-constexpr std::string_view kSeverity = "severity";
 constexpr std::string_view kOpened = "opened_t";
 constexpr std::string_view kClosed = "closed_t";
 constexpr std::string_view kDuration = "duration_s";
 constexpr std::string_view kSubject = "subject";
 constexpr std::string_view kEvidence = "evidence";
-constexpr std::string_view kMessage = "message";
 constexpr std::string_view kAdvice = "advice";
 // A subject's keys.
-constexpr std::string_view kGpu = "gpu";
 constexpr std::string_view kRank = "rank";
-constexpr std::string_view kPid = "pid";
 constexpr std::string_view kMemory = "memory";
-// The keys of an events.jsonl line that are the event's own.
-constexpr std::string_view kEventT = "t";
-constexpr std::string_view kEventType = "type";
 
 // The types each key of a finding may hold where present; checked before
 // any is read, so the readers below meet only these.

@@ -9,7 +9,7 @@
 
 #include "store/run_v1_fixture.h"
 
-namespace tv {
+namespace tv::finding_record_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -156,4 +156,4 @@ TEST(FindingRecord, ASummarysUnreadableFindingIsLeftOutAndNamedTheRestAreRead) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::finding_record_test

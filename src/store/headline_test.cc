@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::headline_test {
 namespace {
 
 TEST(Headline, ReadsTheRunsOwnCostAndHealthNotAMeanOverEveryGpu) {
@@ -68,4 +68,4 @@ TEST(Headline, GpuUtilIsOverTheGpusTheJobUsed) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::headline_test

@@ -40,7 +40,7 @@ Status ReadHealth(const Json& j, HealthRecord* out) {
   *out = HealthRecord{};
   std::string error;
   RecordFields<Json> f(j, "health", &error, RecordReading::kKeepGoing);
-  if (!f.Object()) return error.empty() ? Status::Ok() : Status::Invalid(error);
+  if (!f.Object()) return ReadingStatus(error);
   f.Text("note", &out->note);
   f.Number("score", &out->score);
   f.Objects("breakdown", [&](RecordFields<Json>& d) {
@@ -61,7 +61,7 @@ Status ReadHealth(const Json& j, HealthRecord* out) {
     e.Number("score", &r.score);
     ReadGoodput(e, &r.goodput);
   });
-  return error.empty() ? Status::Ok() : Status::Invalid(error);
+  return ReadingStatus(error);
 }
 
 template <typename Json>

@@ -6,7 +6,7 @@
 
 #include "store/run_v1_fixture.h"
 
-namespace tv {
+namespace tv::health_record_test {
 namespace {
 
 GoodputRecord HalfWaiting() {
@@ -117,4 +117,4 @@ TEST(HealthRecord, OfASummaryWrittenBy010WrittenBackIsTheFile) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::health_record_test

@@ -104,7 +104,7 @@ Status LiveFromJson(const Json& j, LiveRecord* out) {
     Status s = TotalsFromRow(*row, &out->row);
     if (!s.ok() && error.empty()) error = "row: " + s.message();
   }
-  return error.empty() ? Status::Ok() : Status::Invalid(error);
+  return ReadingStatus(error);
 }
 
 }  // namespace tv

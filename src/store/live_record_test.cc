@@ -6,7 +6,7 @@
 
 #include "core/metrics.h"
 
-namespace tv {
+namespace tv::live_record_test {
 namespace {
 
 TEST(LiveRecord, IsWrittenHeadFirstThenItsLiveStateAndReadBack) {
@@ -67,4 +67,4 @@ TEST(LiveRecord, WithoutAWholePidItIsNoSessionAWrongKeyIsNamed) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::live_record_test

@@ -6,7 +6,7 @@
 
 #include "core/event_type.h"
 
-namespace tv {
+namespace tv::marker_event_record_test {
 namespace {
 
 nlohmann::json Line(double t, EventType type, const nlohmann::ordered_json& fields) {
@@ -72,4 +72,4 @@ TEST(MarkerEventRecord, AnotherLineIsNoneAWrongKeyIsAsAbsent) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::marker_event_record_test

@@ -35,7 +35,7 @@ Status ReadTrends(const Json& array, std::vector<MemoryTrendRecord>* out) {
     f.Number("confidence", &t.confidence);
     f.Text("verdict", &t.verdict);
   }
-  return error.empty() ? Status::Ok() : Status::Invalid(error);
+  return ReadingStatus(error);
 }
 
 template <typename Json>

@@ -6,7 +6,7 @@
 
 #include "store/run_v1_fixture.h"
 
-namespace tv {
+namespace tv::memory_trend_record_test {
 namespace {
 
 TEST(MemoryTrendRecord, ALeakIsWrittenWithItsSubjectFirstAndReadBack) {
@@ -72,4 +72,4 @@ TEST(MemoryTrendRecord, OfASummaryWrittenBy010WrittenBackAreTheFile) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::memory_trend_record_test

@@ -4,7 +4,7 @@
 
 #include "store/run_v1_fixture.h"
 
-namespace tv {
+namespace tv::meta_record_test {
 namespace {
 
 TEST(MetaRecord, AMetaJsonWrittenBy010ComesBackByteForByte) {
@@ -69,4 +69,4 @@ TEST(GpuInfo, RealIdsAndMigAreWrittenOnlyWhenKnownInAlphabeticalOrder) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::meta_record_test

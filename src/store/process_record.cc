@@ -77,7 +77,7 @@ Status ReadProcesses(const Json& summary, RunProcesses* out) {
       })) {
     out->exception = std::move(e);
   }
-  return error.empty() ? Status::Ok() : Status::Invalid(error);
+  return ReadingStatus(error);
 }
 
 }  // namespace

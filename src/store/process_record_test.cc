@@ -6,7 +6,7 @@
 
 #include "store/run_v1_fixture.h"
 
-namespace tv {
+namespace tv::process_record_test {
 namespace {
 
 using OJson = nlohmann::ordered_json;
@@ -69,4 +69,4 @@ TEST(ProcessRecord, AMistypedValueIsUnknownAndNamedTheRestIsRead) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::process_record_test

@@ -19,12 +19,27 @@
 #include <vector>
 
 #include "core/json_shape.h"
+#include "core/status.h"
 
 namespace tv {
 
 template <typename T>
 void Put(nlohmann::ordered_json& j, std::string_view key, const std::optional<T>& v) {
   if (v) j[key] = *v;
+}
+
+// The keys more than one record writes: an events.jsonl line's own (its time
+// and type) and the subject and words of a finding and of an alert.
+constexpr std::string_view kEventT = "t";
+constexpr std::string_view kEventType = "type";
+constexpr std::string_view kSeverity = "severity";
+constexpr std::string_view kGpu = "gpu";
+constexpr std::string_view kPid = "pid";
+constexpr std::string_view kMessage = "message";
+
+// A reading's outcome from the first error it kept (none: Ok).
+inline Status ReadingStatus(const std::string& error) {
+  return error.empty() ? Status::Ok() : Status::Invalid(error);
 }
 
 inline void PutText(nlohmann::ordered_json& j, std::string_view key, const std::string& v) {

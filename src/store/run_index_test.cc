@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace tv {
+namespace tv::run_index_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -328,4 +328,4 @@ TEST_F(RunIndexTest, ADirectoryThatCannotBeMadeIsAClearError) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::run_index_test

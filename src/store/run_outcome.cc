@@ -33,7 +33,7 @@ Status ReadOutcome(const Json& summary, RunOutcome* out) {
     f.Whole(key, &n);
     *field = n > 0 ? static_cast<uint64_t>(n) : 0;
   }
-  return error.empty() ? Status::Ok() : Status::Invalid(error);
+  return ReadingStatus(error);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 
 #include "store/run_v1_fixture.h"
 
-namespace tv {
+namespace tv::run_outcome_test {
 namespace {
 
 TEST(RunOutcome, IsWrittenAsSummaryJsonOpensAndReadBack) {
@@ -82,4 +82,4 @@ TEST(RunOutcome, OfASummaryWrittenBy010WrittenBackIsTheFile) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::run_outcome_test

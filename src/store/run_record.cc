@@ -15,10 +15,10 @@
 namespace tv {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OJson = nlohmann::ordered_json;
 
-const Json& Member(const Json& j, std::string_view key) {
-  static const Json null;
+const OJson& Member(const OJson& j, std::string_view key) {
+  static const OJson null;
   if (!j.is_object()) return null;
   auto it = j.find(key);
   return it != j.end() ? *it : null;
@@ -38,13 +38,13 @@ std::string NameFromDir(const std::string& run_dir) {
   return base;
 }
 
-void Put(Json& j, const char* key, const std::optional<double>& v) {
-  j[key] = v ? Json(*v) : Json();
+void PutOrNull(OJson& j, const char* key, const std::optional<double>& v) {
+  j[key] = v ? OJson(*v) : OJson();
 }
 
 }  // namespace
 
-RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const MetaRecord& meta,
+RunRecord RecordFromRun(const std::string& run_dir, const OJson& summary, const MetaRecord& meta,
                         const std::optional<CostRecord>& cost) {
   RunRecord r;
   r.run_dir = run_dir;
@@ -58,7 +58,7 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const M
   const std::vector<std::string>& command =
       outcome.command.empty() ? meta.command : outcome.command;
   if (!command.empty()) {
-    r.command_json = Json(command).dump();
+    r.command_json = OJson(command).dump();
     for (const std::string& word : command) r.command += (r.command.empty() ? "" : " ") + word;
   }
   r.host = meta.host;
@@ -91,7 +91,7 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const M
   std::optional<double> steps = totals.run.Value(metric::kTrainingSteps);
   if (!steps) steps = totals.run.Value(metric::kTrainingStep);
   if (steps && *steps >= 0 && *steps < 9.2e18) r.steps = static_cast<int64_t>(*steps);
-  const Json& epochs = Member(summary, "epochs");
+  const OJson& epochs = Member(summary, "epochs");
   if (epochs.is_array() && !epochs.empty()) r.epochs = static_cast<int64_t>(epochs.size());
   r.health_score = headline.health_score;
 
@@ -107,10 +107,10 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const M
   r.money = headline.money;
   r.currency = headline.currency;
 
-  const Json& findings = Member(summary, "findings");
+  const OJson& findings = Member(summary, "findings");
   if (findings.is_array()) {
     std::set<std::string> seen;
-    for (const Json& j : findings) {
+    for (const OJson& j : findings) {
       FindingRecord f;
       if (!FindingFromJson(j, &f).ok()) continue;
       if (f.id.empty() || !seen.insert(f.id).second) continue;
@@ -120,39 +120,39 @@ RunRecord RecordFromRun(const std::string& run_dir, const Json& summary, const M
   return r;
 }
 
-Json RecordJson(const RunRecord& r) {
-  Json j;
+OJson RecordJson(const RunRecord& r) {
+  OJson j;
   j["run_dir"] = r.run_dir;
   j["missing"] = r.missing;
   j["name"] = r.name;
-  j["command"] = r.command_json.empty() ? Json::array()
-                                        : Json::parse(r.command_json, nullptr,
-                                                      /*allow_exceptions=*/false);
+  j["command"] = r.command_json.empty() ? OJson::array()
+                                        : OJson::parse(r.command_json, nullptr,
+                                                       /*allow_exceptions=*/false);
   if (j["command"].is_discarded()) j["command"] = r.command;
   j["host"] = r.host;
-  Put(j, "start_t", r.start_t);
-  Put(j, "end_t", r.end_t);
-  Put(j, "duration_s", r.duration_s);
-  j["exit_code"] = r.exit_code ? Json(*r.exit_code) : Json();
-  j["signal"] = r.signal ? Json(*r.signal) : Json();
+  PutOrNull(j, "start_t", r.start_t);
+  PutOrNull(j, "end_t", r.end_t);
+  PutOrNull(j, "duration_s", r.duration_s);
+  j["exit_code"] = r.exit_code ? OJson(*r.exit_code) : OJson();
+  j["signal"] = r.signal ? OJson(*r.signal) : OJson();
   j["gpu_count"] = r.gpu_count;
   j["gpu_models"] = r.gpu_models;
-  Put(j, "gpu_util_ratio_mean", r.gpu_util_ratio_mean);
-  Put(j, "gpu_memory_bytes_max", r.gpu_memory_bytes_max);
-  Put(j, "job_memory_bytes_max", r.job_memory_bytes_max);
-  j["steps"] = r.steps ? Json(*r.steps) : Json();
-  j["epochs"] = r.epochs ? Json(*r.epochs) : Json();
-  Put(j, "health_score", r.health_score);
-  Put(j, "gpu_hours", r.gpu_hours);
-  Put(j, "busy_gpu_hours", r.busy_gpu_hours);
-  Put(j, "wasted_gpu_hours", r.wasted_gpu_hours);
-  Put(j, "busy_ratio", r.busy_ratio);
-  Put(j, "energy_kwh", r.energy_kwh);
-  Put(j, "gpu_energy_kwh", r.gpu_energy_kwh);
-  Put(j, "co2e_kg", r.co2e_kg);
-  Put(j, "money", r.money);
-  j["currency"] = r.money ? Json(r.currency) : Json();
-  j["findings"] = Json::array();
+  PutOrNull(j, "gpu_util_ratio_mean", r.gpu_util_ratio_mean);
+  PutOrNull(j, "gpu_memory_bytes_max", r.gpu_memory_bytes_max);
+  PutOrNull(j, "job_memory_bytes_max", r.job_memory_bytes_max);
+  j["steps"] = r.steps ? OJson(*r.steps) : OJson();
+  j["epochs"] = r.epochs ? OJson(*r.epochs) : OJson();
+  PutOrNull(j, "health_score", r.health_score);
+  PutOrNull(j, "gpu_hours", r.gpu_hours);
+  PutOrNull(j, "busy_gpu_hours", r.busy_gpu_hours);
+  PutOrNull(j, "wasted_gpu_hours", r.wasted_gpu_hours);
+  PutOrNull(j, "busy_ratio", r.busy_ratio);
+  PutOrNull(j, "energy_kwh", r.energy_kwh);
+  PutOrNull(j, "gpu_energy_kwh", r.gpu_energy_kwh);
+  PutOrNull(j, "co2e_kg", r.co2e_kg);
+  PutOrNull(j, "money", r.money);
+  j["currency"] = r.money ? OJson(r.currency) : OJson();
+  j["findings"] = OJson::array();
   for (const RunFindingRef& f : r.findings) {
     j["findings"].push_back({{"id", f.id}, {"severity", f.severity}});
   }
@@ -203,31 +203,31 @@ RunStats ComputeRunStats(const std::vector<RunRecord>& runs) {
   return s;
 }
 
-Json StatsJson(const RunStats& s) {
-  Json j;
+OJson StatsJson(const RunStats& s) {
+  OJson j;
   j["runs"] = s.runs;
   j["duration_s_total"] = s.duration_s_total;
-  Put(j, "duration_s_mean", s.duration_s_mean);
-  Put(j, "gpu_hours", s.gpu_hours);
-  Put(j, "busy_gpu_hours", s.busy_gpu_hours);
-  Put(j, "busy_ratio", s.busy_ratio);
-  Put(j, "wasted_gpu_hours", s.wasted_gpu_hours);
+  PutOrNull(j, "duration_s_mean", s.duration_s_mean);
+  PutOrNull(j, "gpu_hours", s.gpu_hours);
+  PutOrNull(j, "busy_gpu_hours", s.busy_gpu_hours);
+  PutOrNull(j, "busy_ratio", s.busy_ratio);
+  PutOrNull(j, "wasted_gpu_hours", s.wasted_gpu_hours);
   j["low_busy"] = {{"below_ratio", RunStats::kLowBusyRatio},
                    {"runs", s.low_busy_runs},
                    {"gpu_hours", s.low_busy_gpu_hours}};
-  Put(j, "energy_kwh", s.energy_kwh);
-  Put(j, "co2e_kg", s.co2e_kg);
-  j["money"] = Json::object();
+  PutOrNull(j, "energy_kwh", s.energy_kwh);
+  PutOrNull(j, "co2e_kg", s.co2e_kg);
+  j["money"] = OJson::object();
   for (const auto& [currency, amount] : s.money) j["money"][currency] = amount;
-  j["top_wasters"] = Json::array();
+  j["top_wasters"] = OJson::array();
   for (const RunRecord* r : s.top_wasters) {
     j["top_wasters"].push_back({{"run_dir", r->run_dir},
                                 {"name", r->name},
                                 {"wasted_gpu_hours", *r->wasted_gpu_hours},
-                                {"gpu_hours", r->gpu_hours ? Json(*r->gpu_hours) : Json()},
-                                {"busy_ratio", r->busy_ratio ? Json(*r->busy_ratio) : Json()}});
+                                {"gpu_hours", r->gpu_hours ? OJson(*r->gpu_hours) : OJson()},
+                                {"busy_ratio", r->busy_ratio ? OJson(*r->busy_ratio) : OJson()}});
   }
-  j["findings"] = Json::array();
+  j["findings"] = OJson::array();
   for (const auto& f : s.findings) j["findings"].push_back({{"id", f.id}, {"runs", f.runs}});
   return j;
 }

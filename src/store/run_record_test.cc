@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::run_record_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -170,4 +170,4 @@ TEST(RunRecord, GpuUtilAndEnergyAreOverTheGpusTheJobUsedOnly) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::run_record_test

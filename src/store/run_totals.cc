@@ -103,7 +103,7 @@ Status ReadTotals(const Json& summary, Shape shape, RunTotals* out) {
     f.Whole("mig", &g.mig);
     ReadScope(f, Scope::kGpu, shape, &g);
   });
-  return error.empty() ? Status::Ok() : Status::Invalid(error);
+  return ReadingStatus(error);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include "core/aggregator.h"
 #include "store/run_v1_fixture.h"
 
-namespace tv {
+namespace tv::run_totals_test {
 namespace {
 
 Row TwoSamples() {
@@ -107,4 +107,4 @@ TEST(RunTotals, OfASummaryWrittenBy010WrittenBackAreTheFile) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::run_totals_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::alert_lines_test {
 namespace {
 
 // The line of an event of `type` with `fields`.
@@ -89,4 +89,4 @@ TEST(AlertLines, TheSummarySaysEachAlertThatFired) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::alert_lines_test

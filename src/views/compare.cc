@@ -20,16 +20,16 @@
 namespace tv {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OJson = nlohmann::ordered_json;
 
-std::optional<double> Num(const Json& v) {
+std::optional<double> Num(const OJson& v) {
   if (!v.is_number()) return std::nullopt;
   return v.get<double>();
 }
 
 // The summary's epoch records; none when it has none or they are of the
 // wrong shape (ReadRunFiles refuses such a summary).
-std::vector<EpochRecord> EpochsOf(const Json& summary) {
+std::vector<EpochRecord> EpochsOf(const OJson& summary) {
   std::vector<EpochRecord> epochs;
   if (!EpochsFromSummary(summary, &epochs).ok()) epochs.clear();
   return epochs;
@@ -74,7 +74,7 @@ enum class Shown {
 // What a figure is read from: a run's summary.json, its cost (an empty record
 // when it has none) and its headline.
 struct RunFigures {
-  const Json& summary;
+  const OJson& summary;
   const RunOutcome& outcome;
   const RunTotals& totals;  // the summary's whole-run figures
   const CostRecord& cost;
@@ -176,11 +176,11 @@ std::string_view UnitName(Shown u) {
   return "";
 }
 
-Json Change(std::optional<double> a, std::optional<double> b, Shown unit) {
-  if (!a || !b) return Json();
+OJson Change(std::optional<double> a, std::optional<double> b, Shown unit) {
+  if (!a || !b) return OJson();
   if (unit == Shown::kShare) return std::round((*b - *a) * 1e4) / 1e4;
   if (unit == Shown::kScore) return std::round((*b - *a) * 10) / 10;
-  if (*a == 0) return Json();
+  if (*a == 0) return OJson();
   return std::round((*b - *a) / std::fabs(*a) * 1e4) / 1e4;
 }
 
@@ -237,8 +237,8 @@ std::vector<std::string> UniqueLabels(const std::vector<ComparedRun>& runs) {
 
 }  // namespace
 
-Json CompareRuns(const std::vector<ComparedRun>& runs) {
-  Json out = {{"runs", Json::array()}, {"figures", Json::array()}, {"epochs", Json::array()}};
+OJson CompareRuns(const std::vector<ComparedRun>& runs) {
+  OJson out = {{"runs", OJson::array()}, {"figures", OJson::array()}, {"epochs", OJson::array()}};
   std::vector<std::string> labels = UniqueLabels(runs);
   std::vector<RunOutcome> outcomes(runs.size());
   std::vector<RunTotals> totals(runs.size());
@@ -268,14 +268,14 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
     }
     if (std::none_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); }))
       continue;
-    Json j = {{"key", f.key}, {"what", f.what}, {"unit", UnitName(f.unit)}};
-    Json vs = Json::array(), changes = Json::array(), money_in = Json::array();
+    OJson j = {{"key", f.key}, {"what", f.what}, {"unit", UnitName(f.unit)}};
+    OJson vs = OJson::array(), changes = OJson::array(), money_in = OJson::array();
     for (size_t i = 0; i < values.size(); ++i) {
-      vs.push_back(values[i] ? Json(*values[i]) : Json());
+      vs.push_back(values[i] ? OJson(*values[i]) : OJson());
       bool comparable = f.unit != Shown::kMoney || currencies[i] == currencies[0];
-      changes.push_back(i == 0 || !comparable ? Json() : Change(values[0], values[i], f.unit));
+      changes.push_back(i == 0 || !comparable ? OJson() : Change(values[0], values[i], f.unit));
       bool priced = values[i] && !currencies[i].empty();
-      money_in.push_back(priced ? Json(currencies[i]) : Json());
+      money_in.push_back(priced ? OJson(currencies[i]) : OJson());
     }
     j["values"] = std::move(vs);
     j["changes"] = std::move(changes);
@@ -284,7 +284,7 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
       // One currency for every priced run: the comparison's.
       std::string common;
       bool one = true;
-      for (const Json& c : money_in) {
+      for (const OJson& c : money_in) {
         if (!c.is_string()) continue;
         if (!common.empty() && common != c.get<std::string>()) one = false;
         common = c.get<std::string>();
@@ -314,7 +314,7 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
     auto number = epoch;
     if (!std::all_of(by_run.begin(), by_run.end(), [&](const auto& m) { return m.count(number); }))
       continue;
-    Json row = {{"epoch", epoch}};
+    OJson row = {{"epoch", epoch}};
     // Each epoch column: from the epoch record or its cost record.
     using Get = std::optional<double> (*)(const EpochRecord&, const EpochCost*);
     static constexpr std::pair<const char*, Get> kColumns[] = {
@@ -330,13 +330,13 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
          }},
         {"loss", [](const EpochRecord& e, const EpochCost*) { return Logged(e, "loss"); }}};
     for (const auto& [key, get] : kColumns) {
-      Json vs = Json::array();
+      OJson vs = OJson::array();
       bool any = false;
       for (const auto& m : by_run) {
         const auto& [record, cost] = m.at(epoch);
         std::optional<double> v = get(*record, cost);
         any = any || v.has_value();
-        vs.push_back(v ? Json(*v) : Json());
+        vs.push_back(v ? OJson(*v) : OJson());
       }
       if (any) row[key] = std::move(vs);
     }
@@ -345,6 +345,8 @@ Json CompareRuns(const std::vector<ComparedRun>& runs) {
   return out;
 }
 
-Json RelativeChange(const Json& a, const Json& b) { return Change(Num(a), Num(b), Shown::kNumber); }
+OJson RelativeChange(const OJson& a, const OJson& b) {
+  return Change(Num(a), Num(b), Shown::kNumber);
+}
 
 }  // namespace tv

@@ -4,7 +4,7 @@
 
 #include <ctime>
 
-namespace tv {
+namespace tv::compare_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -192,4 +192,4 @@ TEST(Compare, GpuEnergyBesideTheWholeEnergyAndTheHeadlinesOwnFigures) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::compare_test

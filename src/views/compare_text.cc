@@ -15,7 +15,7 @@
 namespace tv {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OJson = nlohmann::ordered_json;
 
 // `x` with `decimals` decimals, or as many more (up to 6) as show two
 // significant digits of a small value that would read as 0.
@@ -74,16 +74,16 @@ std::string Clock(double seconds, double longest) {
 
 // The cells of one row of `unit` ("-" for an unknown value), all in the unit
 // its largest value reads best in; money in each run's `currencies`.
-std::vector<std::string> RowCells(const Json& values, std::string_view unit,
+std::vector<std::string> RowCells(const OJson& values, std::string_view unit,
                                   const std::vector<std::string>& currencies) {
   double largest = 0;
-  for (const Json& v : values) {
+  for (const OJson& v : values) {
     if (v.is_number()) largest = std::max(largest, std::fabs(v.get<double>()));
   }
   std::optional<Scale> scale = RowScale(unit, largest);
   std::vector<std::string> cells;
   for (size_t i = 0; i < values.size(); ++i) {
-    const Json& v = values[i];
+    const OJson& v = values[i];
     if (!v.is_number()) {
       cells.push_back("-");
       continue;
@@ -110,7 +110,7 @@ std::vector<std::string> RowCells(const Json& values, std::string_view unit,
   return cells;
 }
 
-std::string ChangeText(const Json& c, std::string_view unit) {
+std::string ChangeText(const OJson& c, std::string_view unit) {
   if (!c.is_number()) return "";
   double x = c.get<double>();
   if (unit == "ratio") return fmt::format("{:+.0f} pts", x * 100);
@@ -137,13 +137,13 @@ std::string Shorten(const std::string& text, size_t width) {
 
 }  // namespace
 
-std::string FormatComparison(const Json& c) {
-  const Json& runs = c["runs"];
+std::string FormatComparison(const OJson& c) {
+  const OJson& runs = c["runs"];
   const size_t n = runs.size();
   std::string currency = c.value("currency", std::string());
   // The figures' cells first, so that each column is as wide as its widest.
   std::vector<std::pair<std::string, std::vector<std::string>>> rows;
-  for (const Json& f : c["figures"]) {
+  for (const OJson& f : c["figures"]) {
     std::string unit = f.value("unit", "");
     std::vector<std::string> currencies(n, currency);
     if (auto it = f.find("currencies"); it != f.end() && it->is_array()) {
@@ -193,7 +193,7 @@ std::string FormatComparison(const Json& c) {
   }
   out += line("", heads);
   for (const auto& [what, cells] : rows) out += line(what, cells);
-  const Json& epochs = c["epochs"];
+  const OJson& epochs = c["epochs"];
   if (epochs.empty()) return out;
   // A table: the epoch, then each figure for each run (B, C, ... with their change).
   std::vector<std::vector<std::string>> table;
@@ -204,7 +204,7 @@ std::string FormatComparison(const Json& c) {
   std::vector<size_t> present;
   for (size_t k = 0; k < std::size(kColumns); ++k) {
     if (std::any_of(epochs.begin(), epochs.end(),
-                    [&](const Json& e) { return e.contains(kColumns[k].first); })) {
+                    [&](const OJson& e) { return e.contains(kColumns[k].first); })) {
       present.push_back(k);
       for (size_t i = 0; i < runs.size(); ++i) {
         header.push_back(
@@ -219,7 +219,7 @@ std::string FormatComparison(const Json& c) {
       table.push_back({fmt::format("… {} more", epochs.size() - 2 * kShown)});
       row = epochs.size() - kShown;
     }
-    const Json& e = epochs[row];
+    const OJson& e = epochs[row];
     std::vector<std::string> cells = {fmt::format("{}", e.value("epoch", 0))};
     for (size_t k : present) {
       auto [key, unit] = kColumns[k];

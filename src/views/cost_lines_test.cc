@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::cost_lines_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -68,4 +68,4 @@ TEST(CostLines, SmallFiguresKeepTheirDigits) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::cost_lines_test

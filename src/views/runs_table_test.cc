@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::runs_table_test {
 namespace {
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -82,4 +82,4 @@ TEST(RunsTable, StatsTextSaysTheNumbers) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::runs_table_test

@@ -5,7 +5,7 @@
 #include "core/metrics.h"
 #include "views/terminal_row.h"
 
-namespace tv {
+namespace tv::status_line_test {
 namespace {
 
 void Set(std::span<const MetricDef> defs, std::vector<std::optional<Stat>>* values, Scope scope,
@@ -100,4 +100,4 @@ TEST(FitColumns, CutsCodePointsNotBytes) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::status_line_test

@@ -5,7 +5,7 @@
 #include "core/aggregator.h"
 #include "views/epoch_line.h"
 
-namespace tv {
+namespace tv::summary_test {
 namespace {
 
 TEST(Summary, JsonAndTextHoldTheSameNumbers) {
@@ -271,4 +271,4 @@ TEST(EpochLine, PhasesSayTheirDataWaitShareWhenMeasured) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::summary_test

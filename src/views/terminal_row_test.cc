@@ -11,7 +11,7 @@
 #include <sstream>
 #include <vector>
 
-namespace tv {
+namespace tv::terminal_row_test {
 namespace {
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -83,4 +83,4 @@ TEST(TerminalColumns, IsTheTerminalsWidthAndZeroForAPipe) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::terminal_row_test

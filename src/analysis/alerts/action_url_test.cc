@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::action_url_test {
 namespace {
 
 TEST(CheckActionUrl, AcceptsHttpAndHttps) {
@@ -35,4 +35,4 @@ TEST(ParseActionUrl, SplitsHostPortAndPath) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::action_url_test

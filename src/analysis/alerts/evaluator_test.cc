@@ -4,7 +4,7 @@
 
 #include "analysis/alerts/rules_file.h"
 
-namespace tv {
+namespace tv::evaluator_test {
 namespace {
 
 // One rule from its expression and timing.
@@ -282,4 +282,4 @@ TEST(AlertEvaluator, SummaryTextFillsItsPlaceholders) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::evaluator_test

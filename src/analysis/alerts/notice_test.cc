@@ -4,7 +4,7 @@
 
 #include "actions/actions_test_util.h"
 
-namespace tv {
+namespace tv::notice_test {
 namespace {
 
 using testing_alerts::Context;
@@ -86,4 +86,4 @@ TEST(StateName, NamesEachState) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::notice_test

@@ -4,7 +4,7 @@
 
 #include "analysis/alerts/rules_file.h"
 
-namespace tv {
+namespace tv::observer_test {
 namespace {
 
 // A row at `t` with job.memory_bytes = `bytes`.
@@ -65,4 +65,4 @@ TEST_F(AlertsObserverTest, OneResolvedByTheRunsEndSaysSo) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::observer_test

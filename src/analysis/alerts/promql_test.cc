@@ -6,7 +6,7 @@
 
 #include "analysis/alerts/rules_file.h"
 
-namespace tv {
+namespace tv::promql_test {
 namespace {
 
 AlertRule Rule(std::string expr) {
@@ -47,4 +47,4 @@ TEST(AlertPromql, DeployedRulesAreTheBuiltinOnesAsGenerated) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::promql_test

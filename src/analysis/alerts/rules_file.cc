@@ -52,7 +52,7 @@ for = "1m"
 summary = "The run directory's disk has {value} free: the records, and checkpoints beside them, are about to fail"
 )toml";
 
-constexpr std::string_view kKeys[] = {
+constexpr std::string_view kRuleKeys[] = {
     "name",    "expr",     "finding",         "for",     "keep_firing_for",
     "repeat",  "severity", "summary",         "labels",  "all_gpus",
     "enabled", "command",  "command_timeout", "webhook", "alertmanager",
@@ -78,11 +78,11 @@ class TableReader {
       std::string_view key = k.str();
       line_ = static_cast<int>(node.source().begin.line);
       key_ = key;
-      if (std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
-        std::string_view near = NearestWord(key, kKeys);
+      if (std::find(std::begin(kRuleKeys), std::end(kRuleKeys), key) == std::end(kRuleKeys)) {
+        std::string_view near = NearestWord(key, kRuleKeys);
         Fail(fmt::format("unknown key{}; an [[alert]] table has {}",
                          near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near),
-                         fmt::join(kKeys, ", ")));
+                         fmt::join(kRuleKeys, ", ")));
       }
       if (key == "name") continue;
       if (key == "enabled") {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace tv {
+namespace tv::rules_file_test {
 namespace {
 
 class AlertRulesFile : public ::testing::Test {
@@ -267,4 +267,4 @@ TEST(AlertDocs, AlertsDocShowsTheBuiltinRulesAsGenerated) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::rules_file_test

@@ -8,7 +8,7 @@
 #include "core/aggregator.h"
 #include "sinks/row_json.h"
 
-namespace tv {
+namespace tv::analyzer_test {
 namespace {
 
 constexpr double kStart = 1700000000;
@@ -395,4 +395,4 @@ TEST(Docs, FindingsDocListsEveryFindingAsGenerated) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::analyzer_test

@@ -3,8 +3,11 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+
+#include "analysis/round.h"
 
 namespace tv {
 
@@ -22,6 +25,10 @@ inline std::string ConfidenceText(double p_value) {
   return fmt::format("{:.1f}%", (1 - p_value) * 100);
 }
 // A ratio or rate as evidence: 4 decimals, as samples.jsonl writes them.
-inline double Round4(double v) { return std::round(v * 1e4) / 1e4; }
+inline double Round4(double v) { return RoundTo(v, 1e4); }
+// Evidence's `key` = `v`, only when it is known.
+inline void PutIfSet(nlohmann::ordered_json* j, const char* key, const std::optional<double>& v) {
+  if (v) (*j)[key] = *v;
+}
 
 }  // namespace tv

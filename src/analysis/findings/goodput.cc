@@ -4,12 +4,9 @@
 #include <cmath>
 #include <numeric>
 
+#include "analysis/findings/format.h"
+
 namespace tv {
-namespace {
-
-double Round4(double v) { return std::round(v * 1e4) / 1e4; }
-
-}  // namespace
 
 double TimeLedger::Total() const { return std::accumulate(seconds_.begin(), seconds_.end(), 0.0); }
 

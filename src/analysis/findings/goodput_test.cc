@@ -7,7 +7,7 @@
 
 #include "analysis/findings/analyzer.h"
 
-namespace tv {
+namespace tv::goodput_test {
 namespace {
 
 constexpr double kStart = 1700000000;
@@ -215,4 +215,4 @@ TEST(Goodput, TheLoadersStartIsWarmUpNotInputBound) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::goodput_test

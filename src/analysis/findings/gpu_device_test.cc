@@ -11,7 +11,7 @@
 
 #include "analysis/findings/analyzer.h"
 
-namespace tv {
+namespace tv::gpu_device_test {
 namespace {
 
 constexpr double kRowSeconds = 0.5;
@@ -114,4 +114,4 @@ TEST(GpuDeviceRules, ClocksHeldDownWhileWorkingAreThrottledButNotWhileIdle) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::gpu_device_test

@@ -5,17 +5,11 @@
 #include <cmath>
 
 #include "analysis/findings/format.h"
+#include "analysis/findings/window.h"
 #include "core/format.h"
 
 namespace tv {
 namespace {
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
 
 using Who = MemoryWho;
 

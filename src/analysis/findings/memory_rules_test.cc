@@ -9,7 +9,7 @@
 #include "analysis/findings/analyzer.h"
 #include "analysis/findings/trend.h"
 
-namespace tv {
+namespace tv::memory_rules_test {
 namespace {
 
 constexpr double kStart = 1700000000;
@@ -251,4 +251,4 @@ TEST(MemoryRules, ReservedGrowingWhileAllocatedDoesNotIsAllocatorGrowth) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::memory_rules_test

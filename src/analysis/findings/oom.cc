@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cmath>
 
+#include "analysis/findings/format.h"
+
 namespace tv {
 namespace {
 
@@ -14,10 +16,6 @@ bool ContainsNoCase(std::string_view text, std::string_view word) {
            std::tolower(static_cast<unsigned char>(b));
   });
   return it != text.end();
-}
-
-void Put(nlohmann::ordered_json* j, const char* key, const std::optional<double>& v) {
-  if (v) (*j)[key] = *v;
 }
 
 }  // namespace
@@ -99,17 +97,17 @@ nlohmann::ordered_json MemoryTrail::Points() const {
   for (size_t i : picked) {
     const Point& p = points_[i];
     nlohmann::ordered_json j = {{"t", p.t}};
-    Put(&j, "job_memory_bytes", p.job_memory_bytes);
-    Put(&j, "memory_limit_bytes", p.limit_bytes);
-    Put(&j, "memory_available_bytes", p.available_bytes);
-    Put(&j, "cgroup_memory_current_bytes", p.cgroup_bytes);
+    PutIfSet(&j, "job_memory_bytes", p.job_memory_bytes);
+    PutIfSet(&j, "memory_limit_bytes", p.limit_bytes);
+    PutIfSet(&j, "memory_available_bytes", p.available_bytes);
+    PutIfSet(&j, "cgroup_memory_current_bytes", p.cgroup_bytes);
     if (!p.gpus.empty()) {
       nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
       for (const Gpu& g : p.gpus) {
         nlohmann::ordered_json gj = {{"index", g.index}};
-        Put(&gj, "job_memory_bytes", g.job_memory_bytes);
-        Put(&gj, "memory_used_bytes", g.memory_used_bytes);
-        Put(&gj, "memory_total_bytes", g.memory_total_bytes);
+        PutIfSet(&gj, "job_memory_bytes", g.job_memory_bytes);
+        PutIfSet(&gj, "memory_used_bytes", g.memory_used_bytes);
+        PutIfSet(&gj, "memory_total_bytes", g.memory_total_bytes);
         gpus.push_back(std::move(gj));
       }
       j["gpus"] = std::move(gpus);

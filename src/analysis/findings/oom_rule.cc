@@ -17,10 +17,6 @@ constexpr double kAtLimitWindow_s = 10;
 
 std::string Mib(double bytes) { return fmt::format("{:.0f} MiB", bytes / (1 << 20)); }
 
-void Put(nlohmann::ordered_json* j, const char* key, const std::optional<double>& v) {
-  if (v) (*j)[key] = *v;
-}
-
 }  // namespace
 
 void OomRule::OnFrame(const Frame& f, RuleContext& /*cx*/) { memory_trail_.Add(f); }
@@ -28,8 +24,8 @@ void OomRule::OnFrame(const Frame& f, RuleContext& /*cx*/) { memory_trail_.Add(f
 void OomRule::Open(double t, const FindingSubject& subject, nlohmann::ordered_json cause,
                    std::string message, RuleContext& cx) {
   if (tracker_.open()) return;  // one per run: the first cause
-  Put(&cause, "memory_limit_bytes", memory_trail_.LimitBytes());
-  Put(&cause, "job_memory_bytes_peak", memory_trail_.JobPeakBytes());
+  PutIfSet(&cause, "memory_limit_bytes", memory_trail_.LimitBytes());
+  PutIfSet(&cause, "job_memory_bytes_peak", memory_trail_.JobPeakBytes());
   cx.Emit(Event{t, EventType::kOom, cause});
   Opening o;
   o.severity = Severity::kCritical;

@@ -12,7 +12,7 @@
 #include "analysis/findings/replay.h"
 #include "core/aggregator.h"
 
-namespace tv {
+namespace tv::oom_test {
 namespace {
 
 constexpr double kStart = 1700000000;
@@ -364,4 +364,4 @@ TEST(OomRule, ReplayReachesTheVerdictFromTheRunDirectory) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::oom_test

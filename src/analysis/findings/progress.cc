@@ -4,16 +4,12 @@
 #include <algorithm>
 
 #include "analysis/findings/format.h"
+#include "analysis/findings/window.h"
 
 namespace tv {
 namespace {
 
 constexpr size_t kStepTimes = 64;  // step-time estimates kept for the median
-
-double Median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
 
 }  // namespace
 
@@ -83,7 +79,7 @@ void ProgressRule::JudgeStep(StepState& s, std::optional<double> steps,
   double limit = cx.th[Th::kStalled_s];
   std::optional<double> median;
   if (!s.step_times_s.empty()) {
-    median = Median(s.step_times_s);
+    median = UpperMedian(s.step_times_s);
     limit = std::max(limit, cx.th[Th::kStalledFactor] * *median);
   }
   double quiet_s = f.t - s.last_step_t;

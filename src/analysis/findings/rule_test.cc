@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::rule_test {
 namespace {
 
 Thresholds Hold10() {
@@ -64,4 +64,4 @@ TEST(FindingLog, NotJudgedListsWhatAppliesButWasNotJudged) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::rule_test

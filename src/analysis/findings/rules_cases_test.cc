@@ -12,7 +12,7 @@
 
 #include "analysis/findings/analyzer.h"
 
-namespace tv {
+namespace tv::rules_cases_test {
 namespace {
 
 constexpr double kT0 = 1000;
@@ -144,4 +144,4 @@ TEST(FindingsRules, ARunShorterThanGpuUnusedSThatNeverUsedItsGpuIsGpuUnusedAtThe
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::rules_cases_test

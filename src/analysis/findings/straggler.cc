@@ -5,17 +5,9 @@
 #include <vector>
 
 #include "analysis/findings/format.h"
+#include "analysis/findings/window.h"
 
 namespace tv {
-namespace {
-
-double Median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
-
 void StragglerRule::OnFrame(const Frame& f, RuleContext& cx) {
   if (f.ranks.size() < 2) return;
   cx.Want(FindingId::kStraggler);
@@ -51,7 +43,7 @@ void StragglerRule::OnFrame(const Frame& f, RuleContext& cx) {
       for (const auto& [other, w] : waits) {
         if (other != rank) rest.push_back(w);
       }
-      others = Median(rest);
+      others = UpperMedian(rest);
     }
     bool slow = rate && best > 0 && *rate < cx.th[Th::kStragglerScore] * best;
     bool waiting = wait && *wait - *others >= cx.th[Th::kStragglerWaitGap];

@@ -2,13 +2,30 @@
 // open/close state of one finding's condition.
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "analysis/hysteresis.h"
 
 namespace tv {
+
+// The median of `v`, the mean of its two middle values when their count is
+// even; 0 when empty.
+inline double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+// The upper of the two middle values when their count is even (`v` not empty):
+// a value `v` holds, found in linear time.
+inline double UpperMedian(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
 
 // The mean of the values added over the last `window_s` seconds. Not thread-safe.
 // (The alert rules' Window, alerts/window.h, holds the last N rows instead,

@@ -7,7 +7,7 @@
 
 #include "sinks/tfevents/crc32c.h"
 
-namespace tv {
+namespace tv::event_encoder_test {
 namespace {
 
 std::string Bytes(std::initializer_list<int> bytes) {
@@ -105,4 +105,4 @@ TEST(TfRecord, RecordsReadBackInOrder) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::event_encoder_test

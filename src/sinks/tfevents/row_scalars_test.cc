@@ -4,7 +4,7 @@
 
 #include <map>
 
-namespace tv {
+namespace tv::row_scalars_test {
 namespace {
 
 size_t IndexOf(std::span<const MetricDef> defs, Scope scope, std::string_view name) {
@@ -108,4 +108,4 @@ TEST(TbStepper, FollowsTheTrainingsGlobalStepOnceItGivesOne) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::row_scalars_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::vdl_encoder_test {
 namespace {
 
 std::string Bytes(std::initializer_list<int> bytes) {
@@ -31,4 +31,4 @@ TEST(VdlEncoder, FramingIsLengthThenDataWithoutCrc) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::vdl_encoder_test

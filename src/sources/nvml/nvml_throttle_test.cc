@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace tv {
+namespace tv::nvml_throttle_test {
 namespace {
 
 TEST(ClockEventReasons, DecodesIntoGauges) {
@@ -25,4 +25,4 @@ TEST(ClockEventReasons, NamesTheBits) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::nvml_throttle_test

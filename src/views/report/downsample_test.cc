@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace tv {
+namespace tv::downsample_test {
 namespace {
 
 TEST(Downsample, ShortSeriesPassThroughUnchanged) {
@@ -62,4 +62,4 @@ TEST(Downsample, ABucketWithoutValuesStaysEmpty) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::downsample_test

@@ -8,7 +8,7 @@
 
 #include "views/report/report.h"
 
-namespace tv {
+namespace tv::page_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -205,4 +205,4 @@ TEST(ScriptSafe, EscapesEveryLessThanAndLineSeparators) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::page_test

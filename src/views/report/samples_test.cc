@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-namespace tv {
+namespace tv::samples_test {
 namespace {
 
 TEST(ReportSamples, ColumnsOnlyForMetricsSomeRowHolds) {
@@ -80,4 +80,4 @@ TEST(ReportSamples, ValidJsonThatIsNoRowSaysWhichKey) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::samples_test

@@ -30,12 +30,12 @@ double SortKey(const TopProcess& p, TopSort sort) {
   return 0;
 }
 
-struct Shown {
+struct ShownProcess {
   const TopProcess* process;
   int depth;
 };
 
-std::vector<Shown> Visible(const TopModel& model, const TopUi& ui) {
+std::vector<ShownProcess> Visible(const TopModel& model, const TopUi& ui) {
   std::string filter = Lower(ui.filter);
   std::vector<const TopProcess*> kept;
   for (const TopProcess& p : model.processes) {
@@ -51,7 +51,7 @@ std::vector<Shown> Visible(const TopModel& model, const TopUi& ui) {
     return ka != kb ? ka > kb : a->pid < b->pid;
   };
   std::sort(kept.begin(), kept.end(), before);
-  std::vector<Shown> out;
+  std::vector<ShownProcess> out;
   if (!ui.tree) {
     for (const TopProcess* p : kept) out.push_back({p, 0});
     return out;
@@ -76,7 +76,7 @@ std::vector<Shown> Visible(const TopModel& model, const TopUi& ui) {
   return out;
 }
 
-int SelectedIndex(const std::vector<Shown>& shown, int pid) {
+int SelectedIndex(const std::vector<ShownProcess>& shown, int pid) {
   for (size_t i = 0; i < shown.size(); ++i) {
     if (shown[i].process->pid == pid) return static_cast<int>(i);
   }
@@ -84,7 +84,7 @@ int SelectedIndex(const std::vector<Shown>& shown, int pid) {
 }
 
 // "0:07", "12:03", "1:02:05": one word, for a table cell.
-std::string Elapsed(double seconds) {
+std::string ElapsedWord(double seconds) {
   auto total = static_cast<long>(std::max(0.0, seconds));
   long h = total / 3600, m = (total / 60) % 60, s = total % 60;
   return h > 0 ? fmt::format("{}:{:02}:{:02}", h, m, s) : fmt::format("{}:{:02}", m, s);
@@ -267,7 +267,7 @@ class Painter {
       std::vector<std::string> cells = {
           std::to_string(s.pid),
           s.mode,
-          Elapsed(m_.t - s.start_t),
+          ElapsedWord(m_.t - s.start_t),
           num(s.epoch, "{:.0f}"),
           num(s.step, "{:.0f}"),
           num(s.steps_per_second, "{:.2f}"),
@@ -291,7 +291,8 @@ class Painter {
   }
 
   // The process table: its heading, then `rows` lines (< 0: all).
-  void Processes(const std::vector<Shown>& shown, int rows, std::vector<TopLine>* out) const {
+  void Processes(const std::vector<ShownProcess>& shown, int rows,
+                 std::vector<TopLine>* out) const {
     Line head = NewLine();
     head.Add(fmt::format("PROCESSES {}", shown.size()), TopStyle::kHeader);
     head.Add(fmt::format("  sort: {}{}", TopSortName(ui_->sort), ui_->tree ? "  tree" : ""),
@@ -390,7 +391,7 @@ int TextColumns(std::string_view text) {
 }
 
 void MoveSelection(const TopModel& model, int by, TopUi* ui) {
-  std::vector<Shown> shown = Visible(model, *ui);
+  std::vector<ShownProcess> shown = Visible(model, *ui);
   if (shown.empty()) return;
   int at = std::clamp(SelectedIndex(shown, ui->selected_pid) + by, 0,
                       static_cast<int>(shown.size()) - 1);
@@ -426,10 +427,10 @@ std::vector<TopLine> RenderTop(const TopModel& model, const TopHistory& history,
     return out;
   }
   Painter paint(model, history, ui, columns, unicode);
-  std::vector<Shown> shown = Visible(model, *ui);
+  std::vector<ShownProcess> shown = Visible(model, *ui);
   // A selected process that left (or is filtered out) hands the selection to the first.
   if (std::none_of(shown.begin(), shown.end(),
-                   [&](const Shown& s) { return s.process->pid == ui->selected_pid; })) {
+                   [&](const ShownProcess& s) { return s.process->pid == ui->selected_pid; })) {
     ui->selected_pid = shown.empty() ? 0 : shown[0].process->pid;
   }
   paint.Title(&out);

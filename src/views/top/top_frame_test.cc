@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace tv {
+namespace tv::top_frame_test {
 namespace {
 
 std::vector<std::string> Texts(const std::vector<TopLine>& lines) {
@@ -285,4 +285,4 @@ TEST(TopHistory, KeepsTheLastMinutesPerGpu) {
 }
 
 }  // namespace
-}  // namespace tv
+}  // namespace tv::top_frame_test
