@@ -20,7 +20,7 @@ using State = AlertNotice::State;
 class TestServer {
  public:
   using Handler = std::function<void(TestServer&, const httplib::Request&, httplib::Response&)>;
-  explicit TestServer(Handler handler) {
+  explicit TestServer(const Handler& handler) {
     server_.Post(".*", [this, handler](const httplib::Request& req, httplib::Response& res) {
       {
         std::lock_guard<std::mutex> lock(mu_);

@@ -11,6 +11,7 @@ TEST(HostSources, CgroupRunsAfterCpuAndMemorySoItCanLowerTheirLimits) {
   MemEnv env;
   std::vector<std::unique_ptr<Source>> sources = MakeHostSources(&env, 1);
   std::vector<std::string_view> names;
+  names.reserve(sources.size());
   for (const auto& s : sources) names.push_back(s->name());
   ASSERT_EQ(names.size(), 7u);
   EXPECT_EQ(names[0], "host_cpu");

@@ -9,7 +9,7 @@
 namespace tv::promql_test {
 namespace {
 
-AlertRule Rule(std::string expr) {
+AlertRule Rule(const std::string& expr) {
   AlertRule r;
   r.name = "r";
   r.expr = ParseAlertExpr(expr);

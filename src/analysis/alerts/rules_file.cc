@@ -209,6 +209,7 @@ class TableReader {
 // "; the rules so far: a, b" for an error about a name.
 std::string BuiltinNames(const std::vector<AlertRule>& rules) {
   std::vector<std::string_view> names;
+  names.reserve(rules.size());
   for (const AlertRule& r : rules) names.push_back(r.name);
   return names.empty() ? "" : fmt::format("; the rules so far: {}", fmt::join(names, ", "));
 }

@@ -250,6 +250,7 @@ class Painter {
         {"MEM", 9, true, 1},   {"NAME / COMMAND", 0, false, 0}};
     std::vector<bool> keep = FitColumns(kColumns, w_, 12);
     std::vector<std::string> titles;
+    titles.reserve(std::size(kColumns));
     for (const Column& c : kColumns) titles.push_back(c.title);
     out->push_back(TableLine(kColumns, keep, titles, w_, u_, TopStyle::kHeader));
     int used = 0;
@@ -305,6 +306,7 @@ class Painter {
         {"CPU%", 5, true, 0}, {"RSS", 9, true, 2},     {"COMMAND", 0, false, 0}};
     std::vector<bool> keep = FitColumns(kColumns, w_, 16);
     std::vector<std::string> titles;
+    titles.reserve(std::size(kColumns));
     for (const Column& c : kColumns) titles.push_back(c.title);
     out->push_back(TableLine(kColumns, keep, titles, w_, u_, TopStyle::kHeader));
     if (shown.empty()) {
@@ -327,7 +329,8 @@ class Painter {
       for (int g : p.gpus) gpus += (gpus.empty() ? "" : ",") + std::to_string(g);
       std::string indent;
       if (shown[i].depth > 0) {
-        indent = std::string(2 * (shown[i].depth - 1), ' ') + (u_ ? "└─ " : "`- ");
+        indent =
+            std::string(2 * static_cast<size_t>(shown[i].depth - 1), ' ') + (u_ ? "└─ " : "`- ");
       }
       std::vector<std::string> cells = {
           std::to_string(p.pid),
