@@ -21,6 +21,7 @@
 #include "sinks/jsonl_sink.h"
 #include "sources/cgroup.h"
 #include "sources/markers.h"
+#include "store/job_end_event.h"
 #include "views/summary.h"
 #include "views/terminal_row.h"
 
@@ -130,10 +131,7 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   }
   Sampler* sampler = sampler_ ? sampler_.get() : left_behind_;
   double end = Clock::Default()->WallSeconds();
-  nlohmann::ordered_json end_fields = {
-      {"exit_code", exit_code ? nlohmann::ordered_json(*exit_code) : nlohmann::ordered_json()}};
-  if (exit_signal) end_fields["signal"] = *exit_signal;
-  AddEvent(EventType::kEnd, std::move(end_fields));
+  AddEvent(EventType::kEnd, EndEventFields({exit_code, exit_signal}));
   // The alerts resolved as the sampler stopped: deliver them, briefly.
   if (alert_actions_) alert_actions_->Finish(kAlertGrace_s);
   if (sinks_) sinks_->Close();
@@ -176,7 +174,7 @@ void Session::NoteJobEnd(std::optional<int> exit_signal) {
   if (kills && kills->count > 0) {
     end.oom_kills = kills->count;
     end.cgroup = kills->cgroup;
-    AddEvent(EventType::kOomKill, {{"count", kills->count}, {"cgroup", kills->cgroup}});
+    AddEvent(EventType::kOomKill, OomKillEventFields({kills->count, kills->cgroup}));
   }
   if (observers_.findings) observers_.findings->set_job_end(std::move(end));
 }

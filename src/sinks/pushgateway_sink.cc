@@ -8,6 +8,7 @@
 
 #include "core/thread.h"
 #include "sinks/http_error.h"
+#include "store/job_end_event.h"
 
 namespace tv {
 namespace {
@@ -74,8 +75,7 @@ void PushgatewaySink::OnRow(const Row& row) {
 
 void PushgatewaySink::OnEvent(const Event& event) {
   if (event.type != EventType::kEnd) return;
-  auto it = event.fields.find("exit_code");
-  if (it != event.fields.end() && it->is_number_integer()) exit_code_ = it->get<int>();
+  if (auto code = EndEventFromFields(event.fields).exit_code) exit_code_ = code;
 }
 
 void PushgatewaySink::OnClose() {

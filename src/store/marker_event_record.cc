@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "store/record_json.h"
+
 namespace tv {
 
 bool IsMarkerEvent(EventType type) {
@@ -35,11 +37,7 @@ nlohmann::ordered_json MarkerEventFields(const TrainingEvent& m) {
 }
 
 bool MarkerEventFromJson(const nlohmann::json& e, TrainingEvent* out) {
-  if (!e.is_object()) return false;
-  auto type = e.find("type");
-  auto t = e.find("t");
-  if (type == e.end() || !type->is_string() || t == e.end() || !t->is_number()) return false;
-  std::optional<EventType> kind = ParseEventType(type->get_ref<const std::string&>());
+  std::optional<EventType> kind = EventLineType(e);
   if (!kind || !IsMarkerEvent(*kind)) return false;
   auto number = [&e](const char* key) -> std::optional<int64_t> {
     auto it = e.find(key);
@@ -57,7 +55,7 @@ bool MarkerEventFromJson(const nlohmann::json& e, TrainingEvent* out) {
   };
   TrainingEvent m;
   m.type = *kind;
-  m.t = t->get<double>();
+  m.t = e.find(kEventT)->get<double>();
   m.pid = whole("pid", 0);
   m.rank = whole("rank", -1);
   m.epoch = number("epoch");

@@ -20,23 +20,6 @@ bool ContainsNoCase(std::string_view text, std::string_view word) {
 
 }  // namespace
 
-bool JobEndFromEvent(const nlohmann::json& e, JobEnd* end) {
-  if (!e.is_object()) return false;
-  std::string type = e.value("type", std::string());
-  if (type == "end") {
-    auto s = e.find("signal");
-    if (s != e.end() && s->is_number_integer()) end->signal = s->get<int>();
-    return true;
-  }
-  if (type == "oom_kill") {
-    auto c = e.find("count");
-    if (c != e.end() && c->is_number_unsigned()) end->oom_kills = c->get<uint64_t>();
-    end->cgroup = e.value("cgroup", std::string());
-    return true;
-  }
-  return false;
-}
-
 bool IsOutOfMemoryError(std::string_view type, std::string_view message) {
   // "torch.OutOfMemoryError", "tensorflow.python.framework.errors_impl.ResourceExhaustedError".
   if (size_t dot = type.rfind('.'); dot != std::string_view::npos) type.remove_prefix(dot + 1);

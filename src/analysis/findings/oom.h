@@ -24,9 +24,6 @@ struct JobEnd {
   uint64_t oom_kills = 0;     // the kernel OOM killer's kills in the job's cgroup
   std::string cgroup;         // that cgroup's directory, when kills were counted
 };
-// Folds an events.jsonl event into `end`: `end` (its `signal`) and `oom_kill`
-// (`count`, `cgroup`); false for the other types.
-bool JobEndFromEvent(const nlohmann::json& event, JobEnd* end);
 
 // Whether the exception a training process died of (its type as Python names
 // it, possibly qualified, and the first line of its message) is running out of

@@ -278,18 +278,6 @@ TEST(OomRule, TrailKeepsItsNewestPointAtATimeTooLargeToSubtractFrom) {
   EXPECT_EQ(p.front()["t"], 1e300);
 }
 
-TEST(OomRule, JobEndComesFromTheEndAndOomKillEvents) {
-  JobEnd end;
-  EXPECT_TRUE(JobEndFromEvent(
-      nlohmann::json::parse(R"({"t":1,"type":"oom_kill","count":2,"cgroup":"/x"})"), &end));
-  EXPECT_TRUE(JobEndFromEvent(
-      nlohmann::json::parse(R"({"t":2,"type":"end","exit_code":137,"signal":9})"), &end));
-  EXPECT_FALSE(JobEndFromEvent(nlohmann::json::parse(R"({"t":3,"type":"start"})"), &end));
-  EXPECT_EQ(end.signal, SIGKILL);
-  EXPECT_EQ(end.oom_kills, 2u);
-  EXPECT_EQ(end.cgroup, "/x");
-}
-
 TEST(OomRule, LiveTheRunEndsAtItsLastRowAsAReplaySeesIt) {
   // The sampler stops a little after its last row (no sample was left for
   // another): the oom finding opens and ends at that row, live as replayed.

@@ -10,6 +10,7 @@
 #include "analysis/findings/analyzer.h"
 #include "core/json_shape.h"
 #include "core/run_file.h"
+#include "store/job_end_event.h"
 #include "store/meta_record.h"
 
 namespace tv {
@@ -78,8 +79,15 @@ Verdict Replay(const std::string& run_dir, const Thresholds& thresholds) {
     }
     Mark m;
     if (MarkFromEvent(e, &m)) marks.push_back(std::move(m));
-    JobEndFromEvent(e, &job_end);
-    if (e.value("type", "") == "end") v.ended = true;
+    EndEvent end;
+    OomKillEvent kills;
+    if (EndEventFromJson(e, &end)) {
+      v.ended = true;
+      if (end.signal) job_end.signal = end.signal;
+    } else if (OomKillEventFromJson(e, &kills)) {
+      job_end.oom_kills = kills.count;
+      job_end.cgroup = kills.cgroup;
+    }
   });
   std::stable_sort(marks.begin(), marks.end(),
                    [](const Mark& a, const Mark& b) { return a.t < b.t; });
