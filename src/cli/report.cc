@@ -35,9 +35,8 @@ ReportJudged Judge(const std::string& dir, const std::string& config_flag, const
   if (!config_flag.empty() || !ended) {
     Verdict v = Replay(dir, choice.thresholds);
     if (v.rows > 0) {
-      judged.verdict = nlohmann::json::parse(nlohmann::ordered_json{
-          {"health", HealthJson(v.health)},
-          {"findings", FindingsJson(v.findings)}}.dump());
+      judged.health = std::move(v.health);
+      judged.findings = std::move(v.findings);
     }
   }
   std::vector<std::string> said;

@@ -60,6 +60,9 @@ RunHeadline Read(const Json& summary) {
 
 RunHeadline HeadlineOf(const nlohmann::json& summary) { return Read(summary); }
 RunHeadline HeadlineOf(const nlohmann::ordered_json& summary) { return Read(summary); }
+RunHeadline HeadlineOf(const nlohmann::json& summary, const CostRecord* cost) {
+  return Read(summary, cost);
+}
 RunHeadline HeadlineOf(const nlohmann::ordered_json& summary, const CostRecord* cost) {
   return Read(summary, cost);
 }

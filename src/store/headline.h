@@ -40,6 +40,7 @@ struct RunHeadline {
 RunHeadline HeadlineOf(const nlohmann::json& summary);
 RunHeadline HeadlineOf(const nlohmann::ordered_json& summary);
 // The same with `cost` for the summary's own (none: no cost figures).
+RunHeadline HeadlineOf(const nlohmann::json& summary, const CostRecord* cost);
 RunHeadline HeadlineOf(const nlohmann::ordered_json& summary, const CostRecord* cost);
 
 // What summary.json "gpus" says of each GPU for core/run_cost.h (in its

@@ -74,15 +74,15 @@ std::string Exit(const ReportRun& run) {
 // The run's own headline figures (store/headline.h), formatted as the summary
 // prints them: the report computes none of them from per-GPU figures.
 std::string Health(const ReportRun& run) {
-  RunHeadline h = HeadlineOf(run.verdict);
-  return h.health_score ? fmt::format("{:.0f} / 100", *h.health_score) : h.health_note;
+  std::optional<double> score = run.health.score;
+  return score && std::isfinite(*score) ? fmt::format("{:.0f} / 100", *score) : run.health.note;
 }
 
 // Where the run's time went, in the summary's words (health.goodput).
 std::string TimeSpent(const ReportRun& run) { return TimeSpentWords(run.health); }
 
 std::string GpuBusy(const ReportRun& run) {
-  RunHeadline h = HeadlineOf(run.summary);
+  const RunHeadline& h = run.headline;
   if (!h.gpu_busy_ratio) return "";
   std::string out = FormatPercent(*h.gpu_busy_ratio);
   if (h.gpus_used)
@@ -92,17 +92,17 @@ std::string GpuBusy(const ReportRun& run) {
 }
 
 std::string GpuEnergy(const ReportRun& run) {
-  RunHeadline h = HeadlineOf(run.summary);
+  const RunHeadline& h = run.headline;
   return h.gpu_energy_kwh ? FormatKwh(*h.gpu_energy_kwh) : "";
 }
 
 std::string Energy(const ReportRun& run) {
-  RunHeadline h = HeadlineOf(run.summary);
+  const RunHeadline& h = run.headline;
   return h.energy_kwh ? FormatKwh(*h.energy_kwh) : "";
 }
 
 std::string Money(const ReportRun& run) {
-  RunHeadline h = HeadlineOf(run.summary);
+  const RunHeadline& h = run.headline;
   return h.money ? FormatMoney(*h.money, h.currency) : "";
 }
 

@@ -135,6 +135,7 @@ TEST_F(ReportPage, CostTableShowsTheSummarysCostAsWritten) {
                             {"busy_gpu_hours", 1.5},
                             {"co2e_kg", 0.25},
                             {"money", 5}}}}};
+  run.cost = CostOf(run.summary);  // as LoadReportRun reads it
   std::string page = RenderPage(run, nullptr, 1500);
   size_t table = page.find("<table id=\"cost\">");
   ASSERT_NE(table, std::string::npos);
@@ -184,7 +185,7 @@ TEST(ReportSpans, ARunWithoutSummaryTakesItsEpochsFromTheEventsAndKeepsOpenPhase
       {{"t", 106.0}, {"type", "phase_end"}, {"rank", 0}, {"phase", "train"}},
       {{"t", 106.5}, {"type", "phase_begin"}, {"rank", 0}, {"phase", "eval"}},
   };
-  std::vector<Span> spans = RunSpans(nullptr, events, 100.0, 9.0);
+  std::vector<Span> spans = RunSpans(nullptr, {}, events, 100.0, 9.0);
   ASSERT_EQ(spans.size(), 3u);
   EXPECT_EQ(spans[0].kind, "epoch");
   EXPECT_EQ(spans[0].label, "epoch 0");

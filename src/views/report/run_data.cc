@@ -119,8 +119,10 @@ Rounding RoundingOf(std::string_view scale) {
 
 }  // namespace
 
-std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nlohmann::json>& events,
-                           double start_t, double end_s) {
+std::vector<Span> RunSpans(const nlohmann::json& summary,
+                           const std::vector<FindingRecord>& findings,
+                           const std::vector<nlohmann::json>& events, double start_t,
+                           double end_s) {
   std::vector<Span> spans;
   auto add_epoch = [&](const EpochRecord& e) {
     spans.push_back(Span{e.start_t - start_t, e.start_t - start_t + e.duration_s, "epoch",
@@ -162,8 +164,6 @@ std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nloh
     }
   }
   for (const auto& [phase, t] : open) spans.push_back(Span{t, end_s, "phase", phase});
-  std::vector<FindingRecord> findings;
-  (void)FindingsFromSummary(summary, &findings);  // those that can be read
   for (const FindingRecord& f : findings) {
     std::optional<double> end;
     if (f.closed_t) end = *f.closed_t - start_t;
@@ -212,18 +212,15 @@ ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
     // A key or figure that cannot be read is not shown.
     (void)OutcomeFromSummary(run.summary, &run.outcome);
     (void)TotalsFromSummary(run.summary, &run.totals);
+    (void)HealthFromSummary(run.summary, &run.health);
+    (void)FindingsFromSummary(run.summary, &run.findings);
+    run.cost = judged.cost ? judged.cost : CostOf(run.summary);
+    run.headline = HeadlineOf(run.summary, run.cost ? &*run.cost : nullptr);
   }
-  if (run.summary.is_object() && judged.cost) run.summary["cost"] = ToJson(*judged.cost);
-  if (judged.verdict.is_object()) {
-    for (const char* key : {"health", "findings"}) {
-      if (!judged.verdict.contains(key)) continue;
-      if (run.summary.is_object()) run.summary[key] = judged.verdict[key];
-    }
+  if (judged.health) {
+    run.health = *judged.health;
+    run.findings = judged.findings;
   }
-  run.verdict = run.summary.is_object() ? run.summary : judged.verdict;
-  // What cannot be read is not shown.
-  (void)HealthFromSummary(run.verdict, &run.health);
-  (void)FindingsFromSummary(run.verdict, &run.findings);
   run.judged_note = judged.note;
   run.series = ReadRunSeries((path / "samples.jsonl").string());
   if (run.series.elapsed_s.empty()) {
@@ -241,9 +238,8 @@ ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
   if (!run.series.elapsed_s.empty()) run.end_s = run.series.elapsed_s.back();
   run.end_s = std::max(run.end_s, run.outcome.duration_s.value_or(0));
   // A run still being written has no summary: its findings so far, if judged.
-  const nlohmann::json& marked = run.summary.is_object() ? run.summary : run.verdict;
-  run.spans =
-      RunSpans(marked, ReadEvents(path / "events.jsonl", &run.events_note), run.start_t, run.end_s);
+  run.spans = RunSpans(run.summary, run.findings,
+                       ReadEvents(path / "events.jsonl", &run.events_note), run.start_t, run.end_s);
   return run;
 }
 

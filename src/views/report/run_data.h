@@ -10,6 +10,7 @@
 
 #include "store/cost_record.h"
 #include "store/finding_record.h"
+#include "store/headline.h"
 #include "store/health_record.h"
 #include "store/meta_record.h"
 #include "store/run_outcome.h"
@@ -33,9 +34,11 @@ struct ReportJudged {
   // summary.json "cost" to show instead of the summary's (a run written before
   // costs existed; one costed at other rates); none: the summary's.
   std::optional<CostRecord> cost;
-  // {"health", "findings"} to show instead of the summary's (judged with other
-  // thresholds; a run still being written, judged so far); null: the summary's.
-  nlohmann::json verdict;
+  // The health and findings to show instead of the summary's (judged with
+  // other thresholds; a run still being written, judged so far); none: the
+  // summary's.
+  std::optional<HealthRecord> health;
+  std::vector<FindingRecord> findings;  // with `health`
   // Said under the header: "judged with --config x.toml: input_bound_ratio 0.5
   // (the run used 0.2)"; empty: nothing.
   std::string note;
@@ -44,17 +47,19 @@ struct ReportJudged {
 struct ReportRun {
   std::string dir;
   std::optional<MetaRecord> meta;  // none when meta.json is missing or unusable
-  // null when summary.json is missing; else of SummaryShape(), with the
-  // ReportJudged cost and verdict in place of its own.
+  // null when summary.json is missing; else of SummaryShape(), as the run
+  // wrote it.
   nlohmann::json summary;
   RunOutcome outcome;  // the summary's; empty without a summary
   RunTotals totals;    // the summary's whole-run figures; none without a summary
-  // The health and findings shown: the summary's, else (a run still being
-  // written) the ReportJudged verdict; null when neither.
-  nlohmann::json verdict;
-  HealthRecord health;                  // the verdict's; empty when it has none
-  std::vector<FindingRecord> findings;  // the verdict's that can be read
-  std::string judged_note;              // ReportJudged::note
+  // The ReportJudged cost, else the summary's; none without either.
+  std::optional<CostRecord> cost;
+  RunHeadline headline;  // the summary's, with `cost` for its own
+  // The health and findings shown: the ReportJudged ones, else the summary's
+  // (those that can be read); empty when neither.
+  HealthRecord health;
+  std::vector<FindingRecord> findings;
+  std::string judged_note;  // ReportJudged::note
   RunSeries series;
   double start_t = 0;       // Unix time of the time axis' 0
   double end_s = 0;         // the last row's (or the summary's) elapsed time
@@ -72,10 +77,12 @@ struct ReportRun {
 ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged = {});
 
 // The epochs, phases, findings and alerts of a run on its time axis, from the
-// summary (epochs, findings) and the events (phases, alerts; epochs while the
-// run has no summary). `events` holds the parsed lines of events.jsonl.
-std::vector<Span> RunSpans(const nlohmann::json& summary, const std::vector<nlohmann::json>& events,
-                           double start_t, double end_s);
+// summary (epochs), the findings shown and the events (phases, alerts; epochs
+// while the run has no summary). `events` holds the parsed lines of
+// events.jsonl.
+std::vector<Span> RunSpans(const nlohmann::json& summary,
+                           const std::vector<FindingRecord>& findings,
+                           const std::vector<nlohmann::json>& events, double start_t, double end_s);
 
 // The page's data of one run as compact JSON: {"label", "x": [elapsed s],
 // "series": [{"chart", "label", "scale", "v": [...]}], "spans": [[start, end,

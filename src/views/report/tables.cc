@@ -65,7 +65,7 @@ std::string Epochs(const ReportRun& run, const std::string& id) {
                                    "CPU cores", "memory peak"};
   head.insert(head.end(), logs.begin(), logs.end());
   // Each epoch's cost, when the run's cost has them (summary.json "cost").
-  const CostRecord cost = CostOf(run.summary).value_or(CostRecord{});
+  const CostRecord cost = run.cost.value_or(CostRecord{});
   const std::vector<EpochCost>& costs = cost.epochs;
   bool with_cost = !costs.empty();
   bool with_money = std::any_of(costs.begin(), costs.end(),
@@ -186,9 +186,8 @@ std::string Alerts(const ReportRun& run, const std::string& id) {
 }
 
 std::string Cost(const ReportRun& run, const std::string& id) {
-  std::optional<CostRecord> record = CostOf(run.summary);
-  if (!record) return "";
-  const CostRecord& cost = *record;
+  if (!run.cost) return "";
+  const CostRecord& cost = *run.cost;
   std::vector<std::string> rows;
   auto row = [&](const std::string& what, const std::string& value) {
     if (!value.empty()) rows.push_back(Cell(what) + Cell(value));
