@@ -74,9 +74,9 @@ void AddCompareCommand(CLI::App& app, Action* action) {
         }
         compared.push_back({label, std::move(files.summary), files.meta.start_t});
       }
-      nlohmann::ordered_json comparison = CompareRuns(compared);
+      Comparison comparison = CompareRuns(compared);
       if (*json) {
-        PrintJson(comparison);
+        PrintJson(ComparisonJson(comparison));
       } else {
         std::cout << FormatComparison(comparison);
       }

@@ -22,11 +22,6 @@ namespace {
 
 using OJson = nlohmann::ordered_json;
 
-std::optional<double> Num(const OJson& v) {
-  if (!v.is_number()) return std::nullopt;
-  return v.get<double>();
-}
-
 // The summary's epoch records; none when it has none or they are of the
 // wrong shape (ReadRunFiles refuses such a summary).
 std::vector<EpochRecord> EpochsOf(const OJson& summary) {
@@ -176,12 +171,35 @@ std::string_view UnitName(Shown u) {
   return "";
 }
 
-OJson Change(std::optional<double> a, std::optional<double> b, Shown unit) {
-  if (!a || !b) return OJson();
+std::optional<double> Change(std::optional<double> a, std::optional<double> b, Shown unit) {
+  if (!a || !b) return std::nullopt;
   if (unit == Shown::kShare) return std::round((*b - *a) * 1e4) / 1e4;
   if (unit == Shown::kScore) return std::round((*b - *a) * 10) / 10;
-  if (*a == 0) return OJson();
+  if (*a == 0) return std::nullopt;
   return std::round((*b - *a) / std::fabs(*a) * 1e4) / 1e4;
+}
+
+// Each epoch column's key in the JSON and how it is read: from the epoch
+// record or its cost record.
+using EpochGet = std::optional<double> (*)(const EpochRecord&, const EpochCost*);
+struct EpochColumnDef {
+  const char* key;
+  EpochGet get;
+};
+constexpr EpochColumnDef kEpochColumnDefs[kEpochColumns] = {
+    {"duration_s",
+     [](const EpochRecord& e, const EpochCost*) -> std::optional<double> { return e.duration_s; }},
+    {"steps_per_second", [](const EpochRecord& e, const EpochCost*) { return e.steps_per_second; }},
+    {"energy_kwh",
+     [](const EpochRecord&, const EpochCost* cost) {
+       return cost != nullptr ? cost->energy_kwh : std::nullopt;
+     }},
+    {"loss", [](const EpochRecord& e, const EpochCost*) { return Logged(e, "loss"); }}};
+
+OJson ValuesJson(const RunValues& values) {
+  OJson out = OJson::array();
+  for (const std::optional<double>& v : values) out.push_back(v ? OJson(*v) : OJson());
+  return out;
 }
 
 std::string StartText(double t, const char* format) {
@@ -237,8 +255,8 @@ std::vector<std::string> UniqueLabels(const std::vector<ComparedRun>& runs) {
 
 }  // namespace
 
-OJson CompareRuns(const std::vector<ComparedRun>& runs) {
-  OJson out = {{"runs", OJson::array()}, {"figures", OJson::array()}, {"epochs", OJson::array()}};
+Comparison CompareRuns(const std::vector<ComparedRun>& runs) {
+  Comparison out;
   std::vector<std::string> labels = UniqueLabels(runs);
   std::vector<RunOutcome> outcomes(runs.size());
   std::vector<RunTotals> totals(runs.size());
@@ -246,7 +264,7 @@ OJson CompareRuns(const std::vector<ComparedRun>& runs) {
     // A key or figure that cannot be read is not shown.
     (void)OutcomeFromSummary(runs[i].summary, &outcomes[i]);
     (void)TotalsFromSummary(runs[i].summary, &totals[i]);
-    out["runs"].push_back({{"label", labels[i]}, {"run_dir", outcomes[i].run_dir}});
+    out.runs.push_back({labels[i], outcomes[i].run_dir});
   }
   if (runs.empty()) return out;
   // The headline figures as every view reads them (store/headline.h); each
@@ -261,37 +279,32 @@ OJson CompareRuns(const std::vector<ComparedRun>& runs) {
     currencies.push_back(headlines.back().currency);
   }
   for (const Figure& f : Figures()) {
-    std::vector<std::optional<double>> values;
+    ComparedFigure c{f.key, f.what, UnitName(f.unit), {}, {}, {}};
     for (size_t i = 0; i < runs.size(); ++i) {
-      values.push_back(
+      c.values.push_back(
           f.get(RunFigures{runs[i].summary, outcomes[i], totals[i], costs[i], headlines[i]}));
     }
-    if (std::none_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); }))
+    if (std::none_of(c.values.begin(), c.values.end(), [](const auto& v) { return v.has_value(); }))
       continue;
-    OJson j = {{"key", f.key}, {"what", f.what}, {"unit", UnitName(f.unit)}};
-    OJson vs = OJson::array(), changes = OJson::array(), money_in = OJson::array();
-    for (size_t i = 0; i < values.size(); ++i) {
-      vs.push_back(values[i] ? OJson(*values[i]) : OJson());
+    for (size_t i = 0; i < c.values.size(); ++i) {
       bool comparable = f.unit != Shown::kMoney || currencies[i] == currencies[0];
-      changes.push_back(i == 0 || !comparable ? OJson() : Change(values[0], values[i], f.unit));
-      bool priced = values[i] && !currencies[i].empty();
-      money_in.push_back(priced ? OJson(currencies[i]) : OJson());
+      c.changes.push_back(i == 0 || !comparable ? std::nullopt
+                                                : Change(c.values[0], c.values[i], f.unit));
     }
-    j["values"] = std::move(vs);
-    j["changes"] = std::move(changes);
     if (f.unit == Shown::kMoney) {
-      j["currencies"] = money_in;
       // One currency for every priced run: the comparison's.
       std::string common;
       bool one = true;
-      for (const OJson& c : money_in) {
-        if (!c.is_string()) continue;
-        if (!common.empty() && common != c.get<std::string>()) one = false;
-        common = c.get<std::string>();
+      for (size_t i = 0; i < c.values.size(); ++i) {
+        c.currencies.push_back(c.values[i] ? currencies[i] : std::string());
+        const std::string& currency = c.currencies.back();
+        if (currency.empty()) continue;
+        if (!common.empty() && common != currency) one = false;
+        common = currency;
       }
-      if (one && !common.empty()) out["currency"] = common;
+      if (one) out.currency = common;
     }
-    out["figures"].push_back(std::move(j));
+    out.figures.push_back(std::move(c));
   }
   // Epochs every run has (complete), by number.
   std::vector<std::vector<EpochRecord>> records;
@@ -314,39 +327,55 @@ OJson CompareRuns(const std::vector<ComparedRun>& runs) {
     auto number = epoch;
     if (!std::all_of(by_run.begin(), by_run.end(), [&](const auto& m) { return m.count(number); }))
       continue;
-    OJson row = {{"epoch", epoch}};
-    // Each epoch column: from the epoch record or its cost record.
-    using Get = std::optional<double> (*)(const EpochRecord&, const EpochCost*);
-    static constexpr std::pair<const char*, Get> kColumns[] = {
-        {"duration_s",
-         [](const EpochRecord& e, const EpochCost*) -> std::optional<double> {
-           return e.duration_s;
-         }},
-        {"steps_per_second",
-         [](const EpochRecord& e, const EpochCost*) { return e.steps_per_second; }},
-        {"energy_kwh",
-         [](const EpochRecord&, const EpochCost* cost) {
-           return cost != nullptr ? cost->energy_kwh : std::nullopt;
-         }},
-        {"loss", [](const EpochRecord& e, const EpochCost*) { return Logged(e, "loss"); }}};
-    for (const auto& [key, get] : kColumns) {
-      OJson vs = OJson::array();
-      bool any = false;
+    ComparedEpoch row;
+    row.epoch = epoch;
+    for (size_t k = 0; k < kEpochColumns; ++k) {
+      RunValues values;
       for (const auto& m : by_run) {
         const auto& [record, cost] = m.at(epoch);
-        std::optional<double> v = get(*record, cost);
-        any = any || v.has_value();
-        vs.push_back(v ? OJson(*v) : OJson());
+        values.push_back(kEpochColumnDefs[k].get(*record, cost));
       }
-      if (any) row[key] = std::move(vs);
+      if (std::any_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); })) {
+        row.columns[k] = std::move(values);
+      }
     }
-    out["epochs"].push_back(std::move(row));
+    out.epochs.push_back(std::move(row));
   }
   return out;
 }
 
-OJson RelativeChange(const OJson& a, const OJson& b) {
-  return Change(Num(a), Num(b), Shown::kNumber);
+OJson ComparisonJson(const Comparison& c) {
+  OJson out = {{"runs", OJson::array()}, {"figures", OJson::array()}, {"epochs", OJson::array()}};
+  for (const Comparison::Run& r : c.runs) {
+    out["runs"].push_back({{"label", r.label}, {"run_dir", r.run_dir}});
+  }
+  for (const ComparedFigure& f : c.figures) {
+    OJson j = {{"key", f.key},
+               {"what", f.what},
+               {"unit", f.unit},
+               {"values", ValuesJson(f.values)},
+               {"changes", ValuesJson(f.changes)}};
+    if (f.unit == "money") {
+      OJson& in = j["currencies"] = OJson::array();
+      for (const std::string& currency : f.currencies) {
+        in.push_back(currency.empty() ? OJson() : OJson(currency));
+      }
+    }
+    out["figures"].push_back(std::move(j));
+  }
+  for (const ComparedEpoch& e : c.epochs) {
+    OJson row = {{"epoch", e.epoch}};
+    for (size_t k = 0; k < kEpochColumns; ++k) {
+      if (!e.columns[k].empty()) row[kEpochColumnDefs[k].key] = ValuesJson(e.columns[k]);
+    }
+    out["epochs"].push_back(std::move(row));
+  }
+  if (!c.currency.empty()) out["currency"] = c.currency;
+  return out;
+}
+
+std::optional<double> RelativeChange(std::optional<double> a, std::optional<double> b) {
+  return Change(a, b, Shown::kNumber);
 }
 
 }  // namespace tv

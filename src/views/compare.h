@@ -3,9 +3,12 @@
 // matched by number where the runs have epochs.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tv {
@@ -16,25 +19,64 @@ struct ComparedRun {
   std::optional<double> start_t;   // meta.json's, to tell runs of one name apart
 };
 
-// {"runs": [{label, run_dir}], "figures": [{key, what, unit, values[],
-// changes[]}], "epochs": [{epoch, duration_s[], steps_per_second[],
-// energy_kwh[], loss[]}]}. Labels are the runs' names, made unique with
-// their start time ("train.py (14:27:03)") where two share one. A change is
-// relative to the first run's value ((b - a) / a), in points for shares and
-// the health score (b - a); null where either is unknown, or for money in
-// two currencies. The money figure carries each run's "currencies" (null
-// without money). `values` of a figure no run has are left out.
-nlohmann::ordered_json CompareRuns(const std::vector<ComparedRun>& runs);
+// The columns of the epochs every run has, in their order.
+enum class EpochColumn { kDuration, kStepsPerSecond, kEnergy, kLoss };
+inline constexpr size_t kEpochColumns = 4;
+
+// A run's value of each figure: none where it is unknown.
+using RunValues = std::vector<std::optional<double>>;
+
+struct ComparedFigure {
+  std::string_view key;   // "duration_s", "gpu_busy_ratio", ...
+  std::string_view what;  // "duration", "GPU busy", ...
+  // "seconds", "bytes", "ratio", "score", "cores", "gpu_hours", "kwh", "kg",
+  // "money"; empty for a plain number.
+  std::string_view unit;
+  RunValues values;
+  // Against the first run's value: relative ((b - a) / a), in points for
+  // shares and the health score (b - a); none for the first run, where either
+  // is unknown, or for money in two currencies.
+  RunValues changes;
+  // Money only: each run's currency, empty for a run without money.
+  std::vector<std::string> currencies;
+};
+
+struct ComparedEpoch {
+  int64_t epoch = 0;
+  // Each column's values (EpochColumn); empty where no run has one.
+  std::array<RunValues, kEpochColumns> columns;
+};
+
+struct Comparison {
+  struct Run {
+    std::string label;  // made unique: "train.py (14:27:03)"
+    std::string run_dir;
+  };
+  std::vector<Run> runs;
+  std::vector<ComparedFigure> figures;  // those some run has
+  std::string currency;                 // the one currency of every priced run; else empty
+  std::vector<ComparedEpoch> epochs;    // the complete epochs every run has, by number
+};
+
+// Labels are the runs' names, made unique with their start time
+// ("train.py (14:27:03)") where two share one.
+Comparison CompareRuns(const std::vector<ComparedRun>& runs);
+
+// `compare --json`: {"runs": [{label, run_dir}], "figures": [{key, what, unit,
+// values[], changes[]}], "epochs": [{epoch, duration_s[], steps_per_second[],
+// energy_kwh[], loss[]}]}, null for an unknown value. The money figure carries
+// each run's "currencies" (null without money), and the comparison its
+// "currency" when every priced run has the same.
+nlohmann::ordered_json ComparisonJson(const Comparison& comparison);
 
 // The change from `a` to `b` relative to `a`, rounded as the comparison's
-// changes are; null when either is not a number or `a` is 0.
-nlohmann::ordered_json RelativeChange(const nlohmann::ordered_json& a,
-                                      const nlohmann::ordered_json& b);
+// changes are; none when either is unknown or `a` is 0.
+std::optional<double> RelativeChange(std::optional<double> a, std::optional<double> b);
 
 // The comparison as a terminal table (compare_text.cc) ("steps/s   120.3   162.4 +35%"): each
 // row in one unit, chosen by its largest value (all GPU-min, all GiB), money
 // with its currency; a label too long for its column is shortened there and
 // said whole above the table.
-std::string FormatComparison(const nlohmann::ordered_json& comparison);
+std::string FormatComparison(const Comparison& comparison);
 
 }  // namespace tv

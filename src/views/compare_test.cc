@@ -28,6 +28,12 @@ Json Summary(double duration, double steps_per_s, double wait, std::vector<doubl
       {"cost", {{"busy_ratio", 0.5}, {"energy_kwh", duration / 1000}, {"epochs", cost_epochs}}}};
 }
 
+// The comparison as `compare --json` prints it, and as its table.
+Json AsJson(const std::vector<ComparedRun>& runs) { return ComparisonJson(CompareRuns(runs)); }
+std::string AsText(const std::vector<ComparedRun>& runs) {
+  return FormatComparison(CompareRuns(runs));
+}
+
 const Json& Figure(const Json& c, std::string_view key) {
   for (const Json& f : c["figures"]) {
     if (f["key"] == key) return f;
@@ -40,7 +46,8 @@ TEST(Compare, ChangesAreAgainstTheFirstRunAndPointsForShares) {
   Json a = Summary(100, 10, 0.30, {40, 40, 20});
   Json b = Summary(80, 13.5, 0.10, {30, 30});
   b["gpus"][0]["job_memory_bytes"]["max"] = 6.4e9;
-  Json c = CompareRuns({{"a", a}, {"b", b}});
+  const std::vector<ComparedRun> c_runs = {{"a", a}, {"b", b}};
+  Json c = AsJson(c_runs);
   EXPECT_EQ(Figure(c, "duration_s")["changes"], Json::parse("[null, -0.2]"));
   EXPECT_EQ(Figure(c, "steps_per_second")["changes"], Json::parse("[null, 0.35]"));
   EXPECT_EQ(Figure(c, "data_wait_ratio")["changes"], Json::parse("[null, -0.2]"));  // 20 points
@@ -52,7 +59,7 @@ TEST(Compare, ChangesAreAgainstTheFirstRunAndPointsForShares) {
   EXPECT_EQ(c["epochs"][1]["duration_s"], Json::parse("[40.0, 30.0]"));
   EXPECT_EQ(c["epochs"][1]["energy_kwh"], Json::parse("[0.04, 0.03]"));
   EXPECT_EQ(c["epochs"][1]["loss"], Json::parse("[0.5, 0.5]"));
-  std::string text = FormatComparison(c);
+  std::string text = AsText(c_runs);
   EXPECT_NE(text.find("steps/s                 10                    13.5 +35%\n"),
             std::string::npos)
       << text;
@@ -66,15 +73,17 @@ TEST(Compare, AnEpochCutShortOrMissingIsNotMatched) {
   Json a = Summary(100, 10, 0.3, {40, 40});
   Json b = Summary(100, 10, 0.3, {40, 40});
   b["epochs"][1]["complete"] = false;
-  Json c = CompareRuns({{"a", a}, {"b", b}});
+  const std::vector<ComparedRun> c_runs = {{"a", a}, {"b", b}};
+  Json c = AsJson(c_runs);
   ASSERT_EQ(c["epochs"].size(), 1u);
   EXPECT_EQ(c["epochs"][0]["epoch"], 0);
   Json no_epochs = {{"duration_s", 5}};
-  Json d = CompareRuns({{"a", a}, {"plain", no_epochs}});
+  const std::vector<ComparedRun> d_runs = {{"a", a}, {"plain", no_epochs}};
+  Json d = AsJson(d_runs);
   EXPECT_TRUE(d["epochs"].empty());
   EXPECT_EQ(Figure(d, "steps_per_second")["values"], Json::parse("[10.0, null]"));
   EXPECT_EQ(Figure(d, "steps_per_second")["changes"], Json::parse("[null, null]"));
-  EXPECT_EQ(FormatComparison(d).find("Epochs"), std::string::npos);
+  EXPECT_EQ(AsText(d_runs).find("Epochs"), std::string::npos);
 }
 
 TEST(Compare, ColumnsAreTheRunsNamesToldApartByTheirStart) {
@@ -89,15 +98,18 @@ TEST(Compare, ColumnsAreTheRunsNamesToldApartByTheirStart) {
   tm.tm_sec = 3;
   tm.tm_isdst = -1;
   double t = static_cast<double>(std::mktime(&tm));
-  Json c = CompareRuns({{"train.py", a, t}, {"train.py", a, t + 35 * 60 + 8}, {"resnet", a, t}});
+  const std::vector<ComparedRun> c_runs = {
+      {"train.py", a, t}, {"train.py", a, t + 35 * 60 + 8}, {"resnet", a, t}};
+  Json c = AsJson(c_runs);
   EXPECT_EQ(c["runs"][0]["label"], "train.py (14:27:03)");
   EXPECT_EQ(c["runs"][1]["label"], "train.py (15:02:11)");
   EXPECT_EQ(c["runs"][2]["label"], "resnet");
   // The same time of day on two days: the date too.
-  Json d = CompareRuns({{"x", a, t}, {"x", a, t + 86400}});
+  const std::vector<ComparedRun> d_runs = {{"x", a, t}, {"x", a, t + 86400}};
+  Json d = AsJson(d_runs);
   EXPECT_EQ(d["runs"][0]["label"], "x (2026-12-01 14:27:03)");
   EXPECT_EQ(d["runs"][1]["label"], "x (2026-12-02 14:27:03)");
-  std::string text = FormatComparison(c);
+  std::string text = AsText(c_runs);
   EXPECT_EQ(text.substr(0, text.find('\n')),
             "                        A: train.py (14:27:03)  B: train.py (15:02:11)  C: resnet")
       << text;
@@ -106,8 +118,7 @@ TEST(Compare, ColumnsAreTheRunsNamesToldApartByTheirStart) {
 TEST(Compare, ALongNameIsShortenedInItsColumnAndSaidWhole) {
   Json a = Summary(100, 10, 0.3, {});
   std::string name = "resnet50-imagenet-bs512-amp-lr0.1-warmup5-cosine";
-  Json c = CompareRuns({{name, a}, {"b", a}});
-  std::string text = FormatComparison(c);
+  std::string text = AsText({{name, a}, {"b", a}});
   EXPECT_EQ(text.find("A: " + name + "\nB: b\n\n"), 0u) << text;
   EXPECT_NE(text.find("A: resnet50-imagenet…r0.1-warmup5-cosine  B: b\n"), std::string::npos)
       << text;
@@ -122,7 +133,7 @@ TEST(Compare, EachRowIsInOneUnitFromItsLargestValue) {
   b["cost"]["energy_kwh"] = 2.5;
   a["gpus"][0]["job_memory_bytes"]["max"] = 300.0 * (1 << 20);
   b["gpus"][0]["job_memory_bytes"]["max"] = 12.0 * (1 << 30);
-  std::string text = FormatComparison(CompareRuns({{"a", a}, {"b", b}}));
+  std::string text = AsText({{"a", a}, {"b", b}});
   EXPECT_NE(text.find("GPU-hours held          0.0 GPU-min           1.1 GPU-min\n"),
             std::string::npos)
       << text;
@@ -149,14 +160,15 @@ TEST(Compare, MoneyHasItsCurrencyAndHealthChangesInPoints) {
   a["cost"]["currency"] = "EUR";
   e["cost"]["money"] = 3.0;
   e["cost"]["currency"] = "USD";
-  Json c = CompareRuns({{"a", a}, {"b", b}, {"e", e}});
+  const std::vector<ComparedRun> c_runs = {{"a", a}, {"b", b}, {"e", e}};
+  Json c = AsJson(c_runs);
   EXPECT_EQ(Figure(c, "health")["unit"], "score");
   EXPECT_EQ(Figure(c, "health")["changes"], Json::parse("[null, -12.0, null]"));
   EXPECT_EQ(Figure(c, "money")["currencies"], Json::parse(R"(["EUR", "EUR", "USD"])"));
   // Money in another currency is not compared.
   EXPECT_EQ(Figure(c, "money")["changes"], Json::parse("[null, 0.24, null]"));
   EXPECT_FALSE(c.contains("currency"));
-  std::string text = FormatComparison(c);
+  std::string text = AsText(c_runs);
   EXPECT_NE(text.find("money                   10.00 EUR             12.40 EUR +24%        3.00 "
                       "USD\n"),
             std::string::npos)
@@ -165,11 +177,12 @@ TEST(Compare, MoneyHasItsCurrencyAndHealthChangesInPoints) {
             std::string::npos)
       << text;
   // A run without money, first: the others' money keeps its currency.
-  Json d = CompareRuns({{"plain", Summary(100, 10, 0.3, {})}, {"b", b}});
+  const std::vector<ComparedRun> d_runs = {{"plain", Summary(100, 10, 0.3, {})}, {"b", b}};
+  Json d = AsJson(d_runs);
   EXPECT_EQ(d["currency"], "EUR");
-  EXPECT_NE(FormatComparison(d).find("money                   -                     12.40 EUR\n"),
+  EXPECT_NE(AsText(d_runs).find("money                   -                     12.40 EUR\n"),
             std::string::npos)
-      << FormatComparison(d);
+      << AsText(d_runs);
 }
 
 TEST(Compare, GpuEnergyBesideTheWholeEnergyAndTheHeadlinesOwnFigures) {
@@ -178,14 +191,15 @@ TEST(Compare, GpuEnergyBesideTheWholeEnergyAndTheHeadlinesOwnFigures) {
   a["cost"]["gpu_energy_kwh"] = 0.0002;
   b["cost"]["gpu_energy_kwh"] = 0.0003;
   b["cost"]["busy_ratio"] = "50 %";  // mistyped: unknown, as every view reads it
-  Json c = CompareRuns({{"a", a}, {"b", b}});
+  const std::vector<ComparedRun> c_runs = {{"a", a}, {"b", b}};
+  Json c = AsJson(c_runs);
   const Json& gpu = Figure(c, "gpu_energy_kwh");
   EXPECT_EQ(gpu["what"], "GPU energy");
   EXPECT_EQ(gpu["unit"], "kwh");
   EXPECT_EQ(gpu["values"], Json::parse("[0.0002, 0.0003]"));
   EXPECT_EQ(gpu["changes"], Json::parse("[null, 0.5]"));
   EXPECT_EQ(Figure(c, "gpu_busy_ratio")["values"], Json::parse("[0.5, null]"));
-  std::string text = FormatComparison(c);
+  std::string text = AsText(c_runs);
   EXPECT_NE(text.find("GPU energy              0.20 Wh               0.30 Wh +50%\n"),
             std::string::npos)
       << text;

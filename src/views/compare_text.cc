@@ -15,8 +15,6 @@
 namespace tv {
 namespace {
 
-using OJson = nlohmann::ordered_json;
-
 // `x` with `decimals` decimals, or as many more (up to 6) as show two
 // significant digits of a small value that would read as 0.
 std::string Fixed(double x, int decimals) {
@@ -74,21 +72,20 @@ std::string Clock(double seconds, double longest) {
 
 // The cells of one row of `unit` ("-" for an unknown value), all in the unit
 // its largest value reads best in; money in each run's `currencies`.
-std::vector<std::string> RowCells(const OJson& values, std::string_view unit,
+std::vector<std::string> RowCells(const RunValues& values, std::string_view unit,
                                   const std::vector<std::string>& currencies) {
   double largest = 0;
-  for (const OJson& v : values) {
-    if (v.is_number()) largest = std::max(largest, std::fabs(v.get<double>()));
+  for (const std::optional<double>& v : values) {
+    if (v) largest = std::max(largest, std::fabs(*v));
   }
   std::optional<Scale> scale = RowScale(unit, largest);
   std::vector<std::string> cells;
   for (size_t i = 0; i < values.size(); ++i) {
-    const OJson& v = values[i];
-    if (!v.is_number()) {
+    if (!values[i]) {
       cells.push_back("-");
       continue;
     }
-    double x = v.get<double>();
+    double x = *values[i];
     if (scale) {
       cells.push_back(Fixed(x / scale->size, scale->decimals) + " " + std::string(scale->suffix));
     } else if (unit == "seconds") {
@@ -110,9 +107,9 @@ std::vector<std::string> RowCells(const OJson& values, std::string_view unit,
   return cells;
 }
 
-std::string ChangeText(const OJson& c, std::string_view unit) {
-  if (!c.is_number()) return "";
-  double x = c.get<double>();
+std::string ChangeText(std::optional<double> c, std::string_view unit) {
+  if (!c) return "";
+  double x = *c;
   if (unit == "ratio") return fmt::format("{:+.0f} pts", x * 100);
   if (unit == "score") return fmt::format("{:+.0f} pts", x);
   return fmt::format("{:+.0f}%", x * 100);
@@ -137,27 +134,23 @@ std::string Shorten(const std::string& text, size_t width) {
 
 }  // namespace
 
-std::string FormatComparison(const OJson& c) {
-  const OJson& runs = c["runs"];
+std::string FormatComparison(const Comparison& c) {
+  const std::vector<Comparison::Run>& runs = c.runs;
   const size_t n = runs.size();
-  std::string currency = c.value("currency", std::string());
   // The figures' cells first, so that each column is as wide as its widest.
   std::vector<std::pair<std::string, std::vector<std::string>>> rows;
-  for (const OJson& f : c["figures"]) {
-    std::string unit = f.value("unit", "");
-    std::vector<std::string> currencies(n, currency);
-    if (auto it = f.find("currencies"); it != f.end() && it->is_array()) {
-      for (size_t i = 0; i < n && i < it->size(); ++i) {
-        if ((*it)[i].is_string()) currencies[i] = (*it)[i].get<std::string>();
-      }
+  for (const ComparedFigure& f : c.figures) {
+    std::vector<std::string> currencies(n, c.currency);
+    for (size_t i = 0; i < n && i < f.currencies.size(); ++i) {
+      if (!f.currencies[i].empty()) currencies[i] = f.currencies[i];
     }
-    std::vector<std::string> cells = RowCells(f["values"], unit, currencies);
-    for (size_t i = 0; i < cells.size() && i < f["changes"].size(); ++i) {
-      if (std::string change = ChangeText(f["changes"][i], unit); !change.empty()) {
+    std::vector<std::string> cells = RowCells(f.values, f.unit, currencies);
+    for (size_t i = 0; i < cells.size() && i < f.changes.size(); ++i) {
+      if (std::string change = ChangeText(f.changes[i], f.unit); !change.empty()) {
         cells[i] += " " + change;
       }
     }
-    rows.emplace_back(f.value("what", ""), std::move(cells));
+    rows.emplace_back(f.what, std::move(cells));
   }
   // A label is shortened only past kLongest characters, and then said whole above.
   constexpr size_t kWhat = 24, kColumn = 22, kLongest = 40;
@@ -165,7 +158,7 @@ std::string FormatComparison(const OJson& c) {
   bool shortened = false;
   for (size_t i = 0; i < n; ++i) {
     std::string head = fmt::format("{}: {}", static_cast<char>('A' + std::min<size_t>(i, 25)),
-                                   VisibleText(runs[i].value("label", "")));
+                                   VisibleText(runs[i].label));
     whole.push_back(head);
     if (Width(head) > kLongest) {
       head = Shorten(head, kLongest);
@@ -193,22 +186,22 @@ std::string FormatComparison(const OJson& c) {
   }
   out += line("", heads);
   for (const auto& [what, cells] : rows) out += line(what, cells);
-  const OJson& epochs = c["epochs"];
+  const std::vector<ComparedEpoch>& epochs = c.epochs;
   if (epochs.empty()) return out;
   // A table: the epoch, then each figure for each run (B, C, ... with their change).
   std::vector<std::vector<std::string>> table;
   std::vector<std::string> header = {"epoch"};
-  constexpr std::pair<const char*, const char*> kColumns[] = {
-      {"duration_s", "seconds"}, {"steps_per_second", ""}, {"energy_kwh", "kwh"}, {"loss", ""}};
-  constexpr const char* kTitles[] = {"time", "steps/s", "energy", "loss"};
+  // Each EpochColumn's title and unit.
+  constexpr std::pair<const char*, const char*> kColumns[kEpochColumns] = {
+      {"time", "seconds"}, {"steps/s", ""}, {"energy", "kwh"}, {"loss", ""}};
   std::vector<size_t> present;
-  for (size_t k = 0; k < std::size(kColumns); ++k) {
+  for (size_t k = 0; k < kEpochColumns; ++k) {
     if (std::any_of(epochs.begin(), epochs.end(),
-                    [&](const OJson& e) { return e.contains(kColumns[k].first); })) {
+                    [&](const ComparedEpoch& e) { return !e.columns[k].empty(); })) {
       present.push_back(k);
       for (size_t i = 0; i < runs.size(); ++i) {
-        header.push_back(
-            fmt::format("{} {}", kTitles[k], static_cast<char>('A' + std::min<size_t>(i, 25))));
+        header.push_back(fmt::format("{} {}", kColumns[k].first,
+                                     static_cast<char>('A' + std::min<size_t>(i, 25))));
       }
     }
   }
@@ -219,17 +212,17 @@ std::string FormatComparison(const OJson& c) {
       table.push_back({fmt::format("… {} more", epochs.size() - 2 * kShown)});
       row = epochs.size() - kShown;
     }
-    const OJson& e = epochs[row];
-    std::vector<std::string> cells = {fmt::format("{}", e.value("epoch", 0))};
+    const ComparedEpoch& e = epochs[row];
+    std::vector<std::string> cells = {fmt::format("{}", e.epoch)};
     for (size_t k : present) {
-      auto [key, unit] = kColumns[k];
+      const RunValues& values = e.columns[k];
       for (size_t i = 0; i < runs.size(); ++i) {
-        if (!e.contains(key)) {
+        if (values.size() <= i) {
           cells.push_back("-");
           continue;
         }
-        std::string cell = RowCells(e[key], unit, {})[i];
-        std::string change = ChangeText(RelativeChange(e[key][0], e[key][i]), "");
+        std::string cell = RowCells(values, kColumns[k].second, {})[i];
+        std::string change = ChangeText(RelativeChange(values[0], values[i]), "");
         if (i > 0 && !change.empty()) cell += " " + change;
         cells.push_back(cell);
       }
