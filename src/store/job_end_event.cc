@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "core/json_read.h"
 #include "store/record_json.h"
 
 namespace tv {
@@ -10,22 +11,17 @@ namespace {
 constexpr std::string_view kExitCode = "exit_code";
 constexpr std::string_view kCgroup = "cgroup";
 
+// A whole number that fits an int (core/json_read.h's JsonInt, narrowed).
 template <typename Json>
 std::optional<int> WholeInt(const Json& j, std::string_view key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
-  if (it->is_number_unsigned()) {
-    auto v = it->template get<uint64_t>();
-    return v <= INT_MAX ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
-  }
-  auto v = it->template get<int64_t>();
-  return v >= INT_MIN && v <= INT_MAX ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
+  std::optional<int64_t> v = JsonInt(j, key);
+  if (!v || *v < INT_MIN || *v > INT_MAX) return std::nullopt;
+  return static_cast<int>(*v);
 }
 
 template <typename Json>
 EndEvent ReadEnd(const Json& j) {
   EndEvent e;
-  if (!j.is_object()) return e;
   e.exit_code = WholeInt(j, kExitCode);
   e.signal = WholeInt(j, kSignal);
   return e;
@@ -57,8 +53,7 @@ bool OomKillEventFromJson(const nlohmann::json& line, OomKillEvent* out) {
   OomKillEvent e;
   auto count = line.find(kCount);
   if (count != line.end() && count->is_number_unsigned()) e.count = count->get<uint64_t>();
-  auto cgroup = line.find(kCgroup);
-  if (cgroup != line.end() && cgroup->is_string()) e.cgroup = cgroup->get<std::string>();
+  e.cgroup = JsonString(line, kCgroup).value_or("");
   *out = std::move(e);
   return true;
 }
