@@ -3,20 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
-#include <stdexcept>
 #include <vector>
 
 #include "analysis/round.h"
 #include "core/metrics.h"
 #include "store/headline.h"
-#include "store/health_record.h"
-#include "store/run_outcome.h"
-#include "store/run_totals.h"
 
 namespace tv {
 namespace {
-
-using OJson = nlohmann::ordered_json;
 
 // Hours, kWh and money to 6 significant digits: a short run's figures are
 // small numbers, a long one's large.
@@ -77,44 +71,36 @@ EpochCost CostOfEpoch(const EpochRecord& epoch, std::span<const GpuUse* const> u
 // Where the run's time went (summary.json health.goodput.ratios), as shares
 // of the held time that did not train: they do not overlap, so they add up to
 // at most 100 %. Each only when above 0.
-CostLost LostOf(const OJson& summary) {
+CostLost LostOf(const std::optional<HealthRecord>& health) {
   CostLost lost;
-  HealthRecord health;
-  (void)HealthFromSummary(summary, &health);  // what cannot be read is not counted
-  if (!health.goodput) return lost;
+  if (!health || !health->goodput) return lost;
   for (auto [spent, field] : {std::pair{Spent::kStartup, &CostLost::startup_ratio},
                               std::pair{Spent::kDataWait, &CostLost::data_wait_ratio},
                               std::pair{Spent::kEvaluation, &CostLost::evaluation_ratio},
                               std::pair{Spent::kCheckpoint, &CostLost::checkpoint_ratio},
                               std::pair{Spent::kStalled, &CostLost::stalled_ratio},
                               std::pair{Spent::kIdleGpu, &CostLost::idle_gpu_ratio}}) {
-    if (double r = health.goodput->Ratio(spent); r > 0) lost.*field = r;
+    if (double r = health->goodput->Ratio(spent); r > 0) lost.*field = r;
   }
   return lost;
 }
 
 }  // namespace
 
-std::optional<CostInputs> CostInputsOf(const OJson& summary) {
-  RunOutcome outcome;
-  (void)OutcomeFromSummary(summary, &outcome);  // a run without a duration is not costed
-  if (!outcome.duration_s) return std::nullopt;
-  RunTotals totals;
-  (void)TotalsFromSummary(summary, &totals);  // a figure that cannot be read is unknown
+std::optional<CostInputs> CostInputsOf(const RunSummary& summary) {
+  if (!summary.outcome.duration_s) return std::nullopt;  // a run without one is not costed
   CostInputs in;
-  in.duration_s = *outcome.duration_s;
-  in.gpus = GpuUsesOf(totals);
-  in.cpu_energy_joules = totals.run.Value(metric::kHostCpuEnergyJoules);
-  in.lost = LostOf(summary);
-  if (Status s = EpochsFromSummary(summary, &in.epochs); !s.ok())
-    throw std::invalid_argument(s.message());
-  if (Status s = PhasesFromSummary(summary, &in.phases); !s.ok())
-    throw std::invalid_argument(s.message());
+  in.duration_s = *summary.outcome.duration_s;
+  in.gpus = GpuUsesOf(summary.totals);
+  in.cpu_energy_joules = summary.totals.run.Value(metric::kHostCpuEnergyJoules);
+  in.lost = LostOf(summary.health);
+  in.epochs = summary.epochs;
+  in.phases = summary.phases;
   return in;
 }
 
-std::optional<CostRecord> BuildCost(const OJson& summary, const std::vector<GpuInfo>& meta_gpus,
-                                    const CostRates& rates) {
+std::optional<CostRecord> BuildCost(const RunSummary& summary,
+                                    const std::vector<GpuInfo>& meta_gpus, const CostRates& rates) {
   std::optional<CostInputs> in = CostInputsOf(summary);
   if (!in) return std::nullopt;
   return BuildCost(*in, meta_gpus, rates);

@@ -38,7 +38,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -48,6 +47,7 @@
 #include "core/run_cost.h"
 #include "store/cost_record.h"
 #include "store/epoch_record.h"
+#include "store/run_summary.h"
 
 namespace tv {
 
@@ -68,17 +68,15 @@ struct CostInputs {
   PhaseRecords phases;
 };
 
-// The inputs in `summary` (summary.json); none when it has no duration.
-// Throws std::invalid_argument naming the key when an epoch or phase record
-// is of the wrong shape (store/epoch_record.h).
-std::optional<CostInputs> CostInputsOf(const nlohmann::ordered_json& summary);
+// The inputs in `summary`; none when it has no duration.
+std::optional<CostInputs> CostInputsOf(const RunSummary& summary);
 
 // summary.json's "cost" of `in`, with meta.json's GPUs (for their models).
 CostRecord BuildCost(const CostInputs& in, const std::vector<GpuInfo>& gpus,
                      const CostRates& rates);
 // BuildCost of CostInputsOf(summary): none when the summary has no duration.
-std::optional<CostRecord> BuildCost(const nlohmann::ordered_json& summary,
-                                    const std::vector<GpuInfo>& gpus, const CostRates& rates);
+std::optional<CostRecord> BuildCost(const RunSummary& summary, const std::vector<GpuInfo>& gpus,
+                                    const CostRates& rates);
 
 // The whole run's time, energy, CO2e and money had it run `planned` epochs,
 // from what it cost so far (`duration_s` and `so_far`'s energy_kwh, co2e_kg

@@ -19,9 +19,9 @@ double AddMean(const Stat& s, double* sum, double* samples) {
 CostForecaster::CostForecaster(CostRates rates, std::vector<GpuInfo> meta_gpus)
     : rates_(std::move(rates)), meta_gpus_(std::move(meta_gpus)) {}
 
-void CostForecaster::AddTo(nlohmann::ordered_json* summary) const {
+void CostForecaster::AddTo(RunSummary* summary) const {
   if (std::optional<CostRecord> cost = BuildCost(*summary, meta_gpus_, rates_)) {
-    (*summary)["cost"] = ToJson(*cost);
+    summary->cost = std::move(cost);
   }
 }
 

@@ -27,8 +27,8 @@
 
 #include "analysis/cost.h"
 #include "core/sampler.h"
-#include "core/summary_part.h"
 #include "store/epoch_record.h"
+#include "store/summary_part.h"
 
 namespace tv {
 
@@ -38,7 +38,7 @@ class CostForecaster final : public SampleObserver, public SummaryPart {
   CostForecaster(CostRates rates, std::vector<GpuInfo> meta_gpus);
   void OnSample(const Sample& sample, std::vector<Event>* events) override;
   void OnRow(Row* row, std::vector<Event>* events) override;
-  void AddTo(nlohmann::ordered_json* summary) const override;
+  void AddTo(RunSummary* summary) const override;
 
  private:
   // The sums of one GPU's rows' means weighted by their sample counts: the

@@ -73,7 +73,7 @@ TEST(CostForecaster, EachRowCarriesTheRunSoFarAndTheLastRowIsTheSummarysCost) {
   RunOutcome outcome;
   outcome.start_t = 1000;
   outcome.end_t = 1000 + last.elapsed_s;
-  nlohmann::ordered_json summary = BuildSummary(outcome, run.Peek(last.t, last.elapsed_s));
+  RunSummary summary = SummaryOf(outcome, run.Peek(last.t, last.elapsed_s));
   nlohmann::ordered_json cost = ToJson(BuildCost(summary, Meta(), Rates()).value());
   ASSERT_EQ(cost["gpus_used"], 1);
   EXPECT_NEAR(*last.run_gpu_busy_ratio, cost["busy_ratio"].get<double>(), 5e-5);

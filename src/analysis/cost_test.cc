@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/config.h"
+#include "store/summary_fixture.h"
 
 namespace tv::cost_test {
 namespace {
@@ -64,7 +65,7 @@ Json TwoHourSummary() {
 
 // The cost of `summary` as summary.json holds it; null when there is none.
 Json CostJson(const Json& summary, const std::vector<GpuInfo>& gpus, const CostRates& rates) {
-  std::optional<CostRecord> cost = BuildCost(summary, gpus, rates);
+  std::optional<CostRecord> cost = BuildCost(SummaryOfJson(summary), gpus, rates);
   return cost ? ToJson(*cost) : Json();
 }
 

@@ -305,9 +305,9 @@ void PhaseTracker::OnFinish(double t, std::vector<Event>* events) {
   phase_.clear();
 }
 
-void PhaseTracker::AddTo(nlohmann::ordered_json* summary) const {
-  (*summary)["epochs"] = EpochsToJson(epochs_);
-  (*summary)["phases"] = PhasesToJson(Phases());
+void PhaseTracker::AddTo(RunSummary* summary) const {
+  summary->epochs = epochs_;
+  summary->phases = Phases();
 }
 
 PhaseRecords PhaseTracker::Phases() const {

@@ -30,8 +30,8 @@
 
 #include "core/aggregator.h"
 #include "core/sampler.h"
-#include "core/summary_part.h"
 #include "store/epoch_record.h"
+#include "store/summary_part.h"
 
 namespace tv {
 
@@ -45,7 +45,7 @@ class PhaseTracker final : public SampleObserver, public SummaryPart {
   // Time, share and resources per phase: train, eval, predict, then the others
   // by name.
   PhaseRecords Phases() const;
-  void AddTo(nlohmann::ordered_json* summary) const override;
+  void AddTo(RunSummary* summary) const override;
 
  private:
   struct EnergyMark {

@@ -119,10 +119,10 @@ TopProcesses ProcessTable::Top(size_t n) const {
                       .by_memory = pick([](const Entry& e) { return e.memory_bytes_max; })};
 }
 
-void ProcessTable::AddTo(nlohmann::ordered_json* summary) const {
-  RunProcesses part{.top = Top(kTopProcesses), .exception = exception_};
+void ProcessTable::AddTo(RunSummary* summary) const {
+  RunProcesses& part = summary->processes;
+  part = RunProcesses{.top = Top(kTopProcesses), .exception = exception_};
   if (still_running_) part.leaked = StillRunning(still_running_);
-  PutProcesses(part, summary);
 }
 
 std::vector<ProcessRecord> ProcessTable::StillRunning(

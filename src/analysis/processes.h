@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "core/sampler.h"
-#include "core/summary_part.h"
 #include "store/process_record.h"
+#include "store/summary_part.h"
 
 namespace tv {
 
@@ -48,7 +48,7 @@ class ProcessTable final : public SampleObserver, public SummaryPart {
   void set_command_ended(std::function<bool(int, const std::string&)> running) {
     still_running_ = std::move(running);
   }
-  void AddTo(nlohmann::ordered_json* summary) const override;
+  void AddTo(RunSummary* summary) const override;
 
  private:
   struct Entry {

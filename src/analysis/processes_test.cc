@@ -90,19 +90,20 @@ TEST(ProcessTable, TheExceptionAProcessDiedOf) {
   EXPECT_EQ(table.Exception()->message, "bad shape");
   EXPECT_EQ(table.Exception()->pid, 7);
   EXPECT_FALSE(table.Exception()->rank);
-  nlohmann::ordered_json summary = nlohmann::ordered_json::object();
+  RunSummary summary;
   table.AddTo(&summary);
-  EXPECT_EQ(summary["exception"].dump(), R"({"type":"ValueError","message":"bad shape","pid":7})");
+  EXPECT_EQ(RunSummaryJson(summary)["exception"].dump(),
+            R"({"type":"ValueError","message":"bad shape","pid":7})");
 }
 
 TEST(ProcessTable, SummaryListsLeakedOnlyOnceTheCommandEnded) {
   ProcessTable table(1);
-  nlohmann::ordered_json summary = nlohmann::ordered_json::object();
+  RunSummary summary;
   table.AddTo(&summary);
-  EXPECT_FALSE(summary.contains("leaked"));
+  EXPECT_FALSE(RunSummaryJson(summary).contains("leaked"));
   table.set_command_ended([](int, const std::string&) { return true; });
   table.AddTo(&summary);
-  EXPECT_EQ(summary["leaked"], nlohmann::ordered_json::array());
+  EXPECT_EQ(RunSummaryJson(summary)["leaked"], nlohmann::ordered_json::array());
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ ReportJudged Judge(const std::string& dir, const std::string& config_flag, const
                                                                  : *judges.cost_rates;
     std::string why;
     if (std::optional<RunFiles> files = ReadRunFiles(dir, rates, &why)) {
-      judged.cost = CostOf(files->summary);
+      judged.cost = files->summary.cost;
       if (!config_flag.empty() && judges.cost_rates &&
           CostRatesJson(rates) != CostRatesJson(*judges.cost_rates)) {
         judged.cost = BuildCost(files->summary, files->meta.gpus, rates);

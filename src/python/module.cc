@@ -84,7 +84,7 @@ class InProcessSession {
   // Stops sampling, writes summary.json; returns it as JSON text.
   std::string Finish() {
     if (!session_) return "{}";
-    std::string text = session_->Finish(std::nullopt, std::nullopt).dump();
+    std::string text = RunSummaryJson(session_->Finish(std::nullopt, std::nullopt)).dump();
     session_.reset();
     return text;
   }

@@ -22,8 +22,8 @@
 #include "analysis/phases.h"
 #include "analysis/processes.h"
 #include "core/sampler.h"
-#include "core/summary_part.h"
 #include "run/training_events.h"
+#include "store/summary_part.h"
 
 namespace tv {
 

@@ -18,7 +18,7 @@
 #include "core/near.h"
 #include "core/private_path.h"
 #include "core/run_file.h"
-#include "store/epoch_record.h"
+#include "store/run_summary.h"
 
 namespace tv {
 namespace fs = std::filesystem;
@@ -229,8 +229,9 @@ std::string ResolveRunDir(const std::string& run, const std::string& runs_dir) {
 std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates& rates,
                                      std::string* why) {
   RunFiles files;
-  Status s = ReadJsonDocument((fs::path(run_dir) / "summary.json").string(), &files.summary,
-                              "summary.json");
+  nlohmann::ordered_json summary;
+  Status s =
+      ReadJsonDocument((fs::path(run_dir) / "summary.json").string(), &summary, "summary.json");
   if (s.code() == Status::Code::kNotFound) {
     *why = "no summary.json";
     return std::nullopt;
@@ -239,20 +240,16 @@ std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates
     *why = s.message();
     return std::nullopt;
   }
-  if (!files.summary.is_object()) {
+  if (!summary.is_object()) {
     *why = "summary.json is not a JSON object";
     return std::nullopt;
   }
-  if (std::string e = JsonShapeError(files.summary, SummaryShape()); !e.empty()) {
+  if (std::string e = JsonShapeError(summary, SummaryShape()); !e.empty()) {
     *why = "summary.json: " + e;
     return std::nullopt;
   }
   // Its epoch and phase records, each key of the type its reader takes.
-  std::vector<EpochRecord> epochs;
-  PhaseRecords phases;
-  s = EpochsFromSummary(files.summary, &epochs);
-  if (s.ok()) s = PhasesFromSummary(files.summary, &phases);
-  if (!s.ok()) {
+  if (s = RunSummaryFromJson(summary, &files.summary); !s.ok()) {
     *why = "summary.json: " + s.message();
     return std::nullopt;
   }
@@ -268,14 +265,8 @@ std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates
   } else {
     files.meta = MetaFromJson(meta);
   }
-  if (!files.summary.contains("cost")) {
-    try {
-      std::optional<CostRecord> cost = BuildCost(files.summary, files.meta.gpus, rates);
-      files.summary["cost"] = cost ? ToJson(*cost) : nlohmann::ordered_json();
-    } catch (const std::exception&) {
-      files.summary["cost"] = nullptr;  // a summary too odd to cost: listed without
-    }
-  }
+  // A run written before costs existed is costed as a new one.
+  if (!files.summary.cost) files.summary.cost = BuildCost(files.summary, files.meta.gpus, rates);
   return files;
 }
 
@@ -290,10 +281,6 @@ RunFiles ReadFinishedRun(const std::string& run_dir, const CostRates& rates) {
         run_dir);
   }
   throw ConfigError(fmt::format("{}: {}", run_dir, why));
-}
-
-nlohmann::ordered_json ReadRunSummary(const std::string& run_dir, const CostRates& rates) {
-  return std::move(ReadFinishedRun(run_dir, rates).summary);
 }
 
 bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j, bool say) {

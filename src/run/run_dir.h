@@ -10,6 +10,7 @@
 #include "analysis/cost.h"
 #include "core/config.h"
 #include "store/meta_record.h"
+#include "store/run_summary.h"
 
 namespace tv {
 
@@ -48,7 +49,7 @@ std::string ResolveRunDir(const std::string& run, const std::string& runs_dir);
 // has none or one that cannot be used), with the summary's "cost" computed from both at `rates`
 // when the run was written before costs existed (null when the summary is too odd to cost).
 struct RunFiles {
-  nlohmann::ordered_json summary;
+  RunSummary summary;  // its cost computed at the rates when it has none
   MetaRecord meta;
 };
 // None with *why ("no summary.json", "summary.json is not JSON", "summary.json
@@ -59,8 +60,6 @@ std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates
 // ReadRunFiles, or a ConfigError saying why there is no summary (a run still
 // going, or killed before it ended).
 RunFiles ReadFinishedRun(const std::string& run_dir, const CostRates& rates);
-// The summary of ReadFinishedRun.
-nlohmann::ordered_json ReadRunSummary(const std::string& run_dir, const CostRates& rates);
 
 // Writes `j` to `path` atomically (temporary file, then rename): a reader sees
 // the old file or the new one, never half of one. Returns false

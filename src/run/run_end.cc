@@ -13,17 +13,19 @@
 
 namespace tv {
 
-nlohmann::ordered_json CollectSummary(const RunOutcome& outcome, const Row& run_row,
-                                      const JsonlSink* jsonl, const RunObservers& observers) {
-  nlohmann::ordered_json summary = BuildSummary(outcome, run_row);
-  if (jsonl && jsonl->rows_lost() > 0) summary["rows_unwritten"] = jsonl->rows_lost();
-  if (jsonl && !jsonl->open_error().empty()) summary["jsonl_error"] = jsonl->open_error();
+RunSummary CollectSummary(const RunOutcome& outcome, const Row& run_row, const JsonlSink* jsonl,
+                          const RunObservers& observers) {
+  RunSummary summary = SummaryOf(outcome, run_row);
+  if (jsonl && jsonl->rows_lost() > 0) {
+    summary.rows_unwritten = static_cast<int64_t>(jsonl->rows_lost());
+  }
+  if (jsonl) summary.jsonl_error = jsonl->open_error();
   for (const SummaryPart* part : observers.InSummaryOrder()) part->AddTo(&summary);
   return summary;
 }
 
-bool WriteSummaryFile(const std::string& run_dir, const nlohmann::ordered_json& summary,
-                      double wait_s) {
+bool WriteSummaryFile(const std::string& run_dir, const RunSummary& typed, double wait_s) {
+  nlohmann::ordered_json summary = RunSummaryJson(typed);
   std::string path = run_dir + "/summary.json";
   if (WriteJsonFile(path, summary)) return true;
   // Most likely a full disk: the run's one summary is worth a short wait.

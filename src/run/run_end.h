@@ -6,26 +6,24 @@
 // Thread safety: the controlling thread, after the sampler stopped.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/row.h"
 #include "run/pipeline.h"
-#include "views/summary.h"
+#include "store/run_summary.h"
 
 namespace tv {
 
 class JsonlSink;
 
-// summary.json: BuildSummary's outcome and figures, what samples.jsonl lost
+// The run's summary: SummaryOf(outcome, run_row), what samples.jsonl lost
 // (`jsonl`; null: none made), then each observer's part.
-nlohmann::ordered_json CollectSummary(const RunOutcome& outcome, const Row& run_row,
-                                      const JsonlSink* jsonl, const RunObservers& observers);
+RunSummary CollectSummary(const RunOutcome& outcome, const Row& run_row, const JsonlSink* jsonl,
+                          const RunObservers& observers);
 
 // Writes <run_dir>/summary.json, waiting up to `wait_s` for space on a full
 // disk (saying so on stderr); false when it could not.
-bool WriteSummaryFile(const std::string& run_dir, const nlohmann::ordered_json& summary,
-                      double wait_s);
+bool WriteSummaryFile(const std::string& run_dir, const RunSummary& summary, double wait_s);
 
 // Writes report.html into `run_dir` (run --report) and says where unless
 // `quiet`. A page the run's owner asked for, not part of the run: a failure is

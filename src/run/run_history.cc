@@ -8,14 +8,11 @@
 #include <filesystem>
 
 #include "core/config.h"
-#include "core/json_read.h"
 #include "run/run_dir.h"
 
 namespace tv {
 namespace fs = std::filesystem;
 namespace {
-
-using OJson = nlohmann::ordered_json;
 
 std::string AbsoluteDir(const std::string& dir) {
   std::error_code ec;
@@ -23,8 +20,8 @@ std::string AbsoluteDir(const std::string& dir) {
   return ec ? fs::absolute(dir).lexically_normal().string() : p.string();
 }
 
-RunRecord Record(const std::string& dir, const OJson& summary, const MetaRecord& meta) {
-  return RecordFromRun(AbsoluteDir(dir), summary, meta, CostOf(summary));
+RunRecord Record(const std::string& dir, const RunSummary& summary, const MetaRecord& meta) {
+  return RecordFromRun(AbsoluteDir(dir), summary, meta, summary.cost);
 }
 
 }  // namespace
@@ -103,13 +100,13 @@ std::optional<RunRecord> ReadRunDir(const std::string& dir, const CostRates& rat
   return Record(dir, files->summary, files->meta);
 }
 
-void IndexFinishedRun(const std::string& db_path, const std::string& run_dir, const OJson& summary,
-                      const MetaRecord& meta, const CostRates& rates) {
+void IndexFinishedRun(const std::string& db_path, const std::string& run_dir,
+                      const RunSummary& summary, const MetaRecord& meta, const CostRates& rates) {
   std::string error;
   try {
-    // The summary's cost; one written before costs existed is costed at `rates`.
+    // The summary's cost; a run that could not cost itself is costed at `rates`.
     std::optional<CostRecord> cost =
-        JsonAt(summary, "cost") != nullptr ? CostOf(summary) : BuildCost(summary, meta.gpus, rates);
+        summary.cost ? summary.cost : BuildCost(summary, meta.gpus, rates);
     RunRecord record = RecordFromRun(AbsoluteDir(run_dir), summary, meta, cost);
     std::unique_ptr<RunIndex> index = RunIndex::Open(db_path, &error);
     if (index && index->Put(record, &error)) return;

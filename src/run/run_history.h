@@ -5,7 +5,6 @@
 // `trainvitals runs import`.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +12,7 @@
 #include "analysis/cost.h"
 #include "store/meta_record.h"
 #include "store/run_index.h"
+#include "store/run_summary.h"
 
 namespace tv {
 
@@ -31,8 +31,7 @@ std::optional<RunRecord> ReadRunDir(const std::string& dir, const CostRates& rat
 // database at `db_path`. Never throws and never stops the run: any failure is one stderr
 // line, "trainvitals: run history: <db path>: <what>; this run is not indexed".
 void IndexFinishedRun(const std::string& db_path, const std::string& run_dir,
-                      const nlohmann::ordered_json& summary, const MetaRecord& meta,
-                      const CostRates& rates);
+                      const RunSummary& summary, const MetaRecord& meta, const CostRates& rates);
 
 // --since: Unix seconds of `text`, one of a duration back from `now_t` ("7d",
 // "12h", "30m", "45s", "2w"), a date ("2026-11-30": its local midnight) or an

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "core/config.h"
+#include "store/summary_fixture.h"
 
 namespace tv::run_history_test {
 namespace {
@@ -130,8 +131,9 @@ TEST_F(RunHistoryDir, AFinishedRunThatCannotBeIndexedSaysSoInOneLine) {
   std::string db = (dir_ / "runs.db").string();
   std::ofstream(db) << std::string(2048, 'x');
   ::testing::internal::CaptureStderr();
-  IndexFinishedRun(db, (dir_ / "run").string(), nlohmann::ordered_json{{"duration_s", 1}},
-                   MetaRecord(), CostRates{});
+  RunSummary summary;
+  summary.outcome.duration_s = 1;
+  IndexFinishedRun(db, (dir_ / "run").string(), summary, MetaRecord(), CostRates{});
   EXPECT_EQ(::testing::internal::GetCapturedStderr(),
             fmt::format("trainvitals: run history: {}: file is not a database; this run is not "
                         "indexed\n",
@@ -146,7 +148,8 @@ TEST_F(RunHistoryDir, AFinishedRunIsIndexed) {
   auto summary = nlohmann::ordered_json::parse(R"({"duration_s": 3600, "exit_code": 0,
       "gpus": [{"index": 0, "util_ratio": {"mean": 0.25, "max": 1}}]})");
   ::testing::internal::CaptureStderr();
-  IndexFinishedRun(db, (dir_ / "run").string(), summary, MetaFromJson(meta), CostRates{});
+  IndexFinishedRun(db, (dir_ / "run").string(), SummaryOfJson(summary), MetaFromJson(meta),
+                   CostRates{});
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
   std::string error;
   auto index = RunIndex::Open(db, &error);

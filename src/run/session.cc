@@ -120,8 +120,7 @@ void Session::AddEvent(EventType type, nlohmann::ordered_json fields) {
   sinks_->PushEvent(Event{Clock::Default()->WallSeconds(), type, std::move(fields)});
 }
 
-nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
-                                       std::optional<int> exit_signal) {
+RunSummary Session::Finish(std::optional<int> exit_code, std::optional<int> exit_signal) {
   finished_ = true;
   NoteJobEnd(exit_signal);
   if (sampler_ && !sampler_->Stop()) {
@@ -151,7 +150,7 @@ nlohmann::ordered_json Session::Finish(std::optional<int> exit_code,
   if (!observers_.cost)
     observers_.cost = std::make_unique<CostForecaster>(judging_.cost_rates, meta_.gpus);
   if (exit_code.has_value() && mode_ == "run") observers_.processes.set_command_ended(StillRunning);
-  nlohmann::ordered_json summary =
+  RunSummary summary =
       CollectSummary(outcome, sampler != nullptr ? sampler->run_row() : Row{}, jsonl, observers_);
   bool written = WriteSummaryFile(run_dir_, summary, kSummaryWait_s);
   if (!config_.quiet) {

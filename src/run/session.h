@@ -10,7 +10,6 @@
 #pragma once
 
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "core/config.h"
 #include "run/pipeline.h"
 #include "run/run_meta.h"
+#include "store/run_summary.h"
 
 namespace tv {
 
@@ -56,7 +56,7 @@ class Session {
   // Stops sampling, writes summary.json and prints the summary unless quiet.
   // Bounded in time: a sampler stuck in a driver call is left behind (and
   // kept alive); a full disk is waited for a while before summary.json is given up.
-  nlohmann::ordered_json Finish(std::optional<int> exit_code, std::optional<int> exit_signal);
+  RunSummary Finish(std::optional<int> exit_code, std::optional<int> exit_signal);
 
   // Removes the prepared run directory when the command never started.
   void Abandon();

@@ -7,11 +7,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "sinks/row_json.h"
+#include "store/event_line.h"
 
 namespace tv {
 
@@ -87,10 +87,7 @@ void JsonlSink::OnRow(const Row& row) {
 }
 
 void AppendEventJson(const Event& event, std::string* out) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  j["t"] = std::round(event.t * 1000) / 1000;
-  j["type"] = EventTypeName(event.type);
-  for (const auto& [k, v] : event.fields.items()) j[k] = v;
+  nlohmann::ordered_json j = EventLineJson(event);
   out->append(j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   out->push_back('\n');
 }

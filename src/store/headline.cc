@@ -4,25 +4,21 @@
 #include <limits>
 
 #include "core/metrics.h"
-#include "store/health_record.h"
-#include "store/run_totals.h"
 
 namespace tv {
 namespace {
-
-template <typename Json>
-std::vector<GpuUse> Uses(const Json& summary) {
-  RunTotals totals;
-  (void)TotalsFromSummary(summary, &totals);  // a GPU's figures that cannot be read are unknown
-  return GpuUsesOf(totals);
-}
 
 std::optional<double> Finite(std::optional<double> v) {
   return v && std::isfinite(*v) ? v : std::nullopt;
 }
 
-template <typename Json>
-RunHeadline Read(const Json& summary, const CostRecord* cost) {
+}  // namespace
+
+RunHeadline HeadlineOf(const RunSummary& summary) {
+  return HeadlineOf(summary, summary.cost ? &*summary.cost : nullptr);
+}
+
+RunHeadline HeadlineOf(const RunSummary& summary, const CostRecord* cost) {
   RunHeadline h;
   if (cost != nullptr) {
     h.gpu_busy_ratio = Finite(cost->busy_ratio);
@@ -36,36 +32,20 @@ RunHeadline Read(const Json& summary, const CostRecord* cost) {
     h.money = Finite(cost->money);
     if (h.money) h.currency = cost->currency;
   }
-  std::vector<GpuUse> gpus = Uses(summary);
+  std::vector<GpuUse> gpus = GpuUsesOf(summary.totals);
   std::vector<bool> used = JobUsedGpus(gpus);
   std::vector<const GpuUse*> used_gpus;
   for (size_t i = 0; i < gpus.size(); ++i) {
     if (used[i]) used_gpus.push_back(&gpus[i]);
   }
   h.gpu_util_ratio = BusyShareOn(used_gpus, BusyBasis::kUtil);
-  HealthRecord health;
-  (void)HealthFromSummary(summary, &health);  // what cannot be read stays unknown
-  h.health_score = Finite(health.score);
-  if (!h.health_score) h.health_note = health.note;
+  if (summary.health) {
+    h.health_score = Finite(summary.health->score);
+    if (!h.health_score) h.health_note = summary.health->note;
+  }
   return h;
 }
 
-template <typename Json>
-RunHeadline Read(const Json& summary) {
-  std::optional<CostRecord> cost = CostOf(summary);
-  return Read(summary, cost ? &*cost : nullptr);
-}
-
-}  // namespace
-
-RunHeadline HeadlineOf(const nlohmann::json& summary) { return Read(summary); }
-RunHeadline HeadlineOf(const nlohmann::ordered_json& summary) { return Read(summary); }
-RunHeadline HeadlineOf(const nlohmann::json& summary, const CostRecord* cost) {
-  return Read(summary, cost);
-}
-RunHeadline HeadlineOf(const nlohmann::ordered_json& summary, const CostRecord* cost) {
-  return Read(summary, cost);
-}
 std::vector<GpuUse> GpuUsesOf(const RunTotals& totals) {
   std::vector<GpuUse> out;
   for (const GpuTotals& g : totals.gpus) {
@@ -80,8 +60,5 @@ std::vector<GpuUse> GpuUsesOf(const RunTotals& totals) {
   }
   return out;
 }
-
-std::vector<GpuUse> GpuUsesOf(const nlohmann::json& summary) { return Uses(summary); }
-std::vector<GpuUse> GpuUsesOf(const nlohmann::ordered_json& summary) { return Uses(summary); }
 
 }  // namespace tv

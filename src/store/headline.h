@@ -7,13 +7,13 @@
 // CostRecord (store/cost_record.h). Pure functions; thread-safe.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/run_cost.h"
 #include "store/cost_record.h"
+#include "store/run_summary.h"
 #include "store/run_totals.h"
 
 namespace tv {
@@ -35,19 +35,13 @@ struct RunHeadline {
   std::string health_note;
 };
 
-// The headline of `summary` (summary.json); what it lacks, or holds with the
-// wrong type, stays unknown.
-RunHeadline HeadlineOf(const nlohmann::json& summary);
-RunHeadline HeadlineOf(const nlohmann::ordered_json& summary);
+// The headline of `summary`; what it lacks stays unknown.
+RunHeadline HeadlineOf(const RunSummary& summary);
 // The same with `cost` for the summary's own (none: no cost figures).
-RunHeadline HeadlineOf(const nlohmann::json& summary, const CostRecord* cost);
-RunHeadline HeadlineOf(const nlohmann::ordered_json& summary, const CostRecord* cost);
+RunHeadline HeadlineOf(const RunSummary& summary, const CostRecord* cost);
 
-// What summary.json "gpus" says of each GPU for core/run_cost.h (in its
-// order; entries that are not objects left out). Prices are not filled.
-std::vector<GpuUse> GpuUsesOf(const nlohmann::json& summary);
-// The same from the summary's totals, read once.
+// What the totals' "gpus" say of each GPU for core/run_cost.h, in their
+// order. Prices are not filled.
 std::vector<GpuUse> GpuUsesOf(const RunTotals& totals);
-std::vector<GpuUse> GpuUsesOf(const nlohmann::ordered_json& summary);
 
 }  // namespace tv

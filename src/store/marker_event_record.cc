@@ -36,26 +36,29 @@ nlohmann::ordered_json MarkerEventFields(const TrainingEvent& m) {
   return fields;
 }
 
-bool MarkerEventFromJson(const nlohmann::json& e, TrainingEvent* out) {
-  std::optional<EventType> kind = EventLineType(e);
-  if (!kind || !IsMarkerEvent(*kind)) return false;
+namespace {
+
+// The event of `kind` at `t` from the object `e` holding its keys.
+template <typename Json>
+TrainingEvent Read(EventType kind, double t, const Json& e) {
   auto number = [&e](const char* key) -> std::optional<int64_t> {
     auto it = e.find(key);
     if (it == e.end() || !it->is_number_integer()) return std::nullopt;
-    if (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t{INT64_MAX}) return std::nullopt;
-    return it->get<int64_t>();
+    if (it->is_number_unsigned() && it->template get<uint64_t>() > uint64_t{INT64_MAX})
+      return std::nullopt;
+    return it->template get<int64_t>();
   };
   auto text = [&e](const char* key) -> std::string {
     auto it = e.find(key);
-    return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+    return it != e.end() && it->is_string() ? it->template get<std::string>() : std::string();
   };
   auto whole = [&](const char* key, int otherwise) {
     std::optional<int64_t> n = number(key);
     return n && *n >= INT32_MIN && *n <= INT32_MAX ? static_cast<int>(*n) : otherwise;
   };
   TrainingEvent m;
-  m.type = *kind;
-  m.t = e.find(kEventT)->get<double>();
+  m.type = kind;
+  m.t = t;
   m.pid = whole("pid", 0);
   m.rank = whole("rank", -1);
   m.epoch = number("epoch");
@@ -67,7 +70,21 @@ bool MarkerEventFromJson(const nlohmann::json& e, TrainingEvent* out) {
   m.log_dir = text("log_dir");
   m.exception = text("exception");
   m.message = text("message");
-  *out = std::move(m);
+  return m;
+}
+
+}  // namespace
+
+bool MarkerEventFromJson(const nlohmann::json& line, TrainingEvent* out) {
+  std::optional<EventType> kind = EventLineType(line);
+  if (!kind || !IsMarkerEvent(*kind)) return false;
+  *out = Read(*kind, line.find(kEventT)->get<double>(), line);
+  return true;
+}
+
+bool MarkerEventFromEvent(const Event& event, TrainingEvent* out) {
+  if (!IsMarkerEvent(event.type)) return false;
+  *out = Read(event.type, event.t, event.fields);
   return true;
 }
 

@@ -3,14 +3,15 @@
 // epoch_end, phase_begin, phase_end and tensorboard_logdir. Their typed form
 // is the TrainingEvent the marker protocol delivers (core/training_sample.h);
 // this file alone knows their keys: the session writes each through
-// MarkerEventFields, and the analysis and the report read them back with
-// MarkerEventFromJson.
+// MarkerEventFields, and the analysis, the report and the sinks read them back
+// with MarkerEventFromJson (a line) or MarkerEventFromEvent.
 //
 // Thread-safe: pure functions.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
+#include "core/event.h"
 #include "core/event_type.h"
 #include "core/training_sample.h"
 
@@ -28,5 +29,7 @@ nlohmann::ordered_json MarkerEventFields(const TrainingEvent& e);
 // line (another type, no numeric `t`). A key of another type is as absent:
 // pid 0, rank -1 (not distributed), no epoch, an empty phase.
 bool MarkerEventFromJson(const nlohmann::json& line, TrainingEvent* out);
+// The same of an event as the sinks receive it (before it is a line).
+bool MarkerEventFromEvent(const Event& event, TrainingEvent* out);
 
 }  // namespace tv

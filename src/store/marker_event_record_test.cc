@@ -52,6 +52,13 @@ TEST(MarkerEventRecord, EachMarkerEventIsWrittenAndReadBack) {
   TrainingEvent logdir{.type = EventType::kTensorboardLogDir, .pid = 9, .log_dir = "/tb"};
   ASSERT_TRUE(MarkerEventFromJson(Line(6, logdir.type, MarkerEventFields(logdir)), &back));
   EXPECT_EQ(back.log_dir, "/tb");
+  // The same as the sinks receive it, before it is a line.
+  Event event{6.5, logdir.type, MarkerEventFields(logdir)};
+  ASSERT_TRUE(MarkerEventFromEvent(event, &back));
+  EXPECT_EQ(back.t, 6.5);
+  EXPECT_EQ(back.pid, 9);
+  EXPECT_EQ(back.log_dir, "/tb");
+  EXPECT_FALSE(MarkerEventFromEvent(Event{7, EventType::kEnd, {{"exit_code", 0}}}, &back));
 }
 
 TEST(MarkerEventRecord, AnotherLineIsNoneAWrongKeyIsAsAbsent) {

@@ -21,6 +21,7 @@
 #include "core/event_type.h"
 #include "core/json_shape.h"
 #include "core/status.h"
+#include "store/event_line.h"
 
 namespace tv {
 
@@ -29,29 +30,15 @@ void Put(nlohmann::ordered_json& j, std::string_view key, const std::optional<T>
   if (v) j[key] = *v;
 }
 
-// The keys more than one record writes: an events.jsonl line's own (its time
-// and type), the subject and words of a finding and of an alert, and the
-// signal and count of an alert action and of the job's end.
-constexpr std::string_view kEventT = "t";
-constexpr std::string_view kEventType = "type";
+// The keys more than one record writes (besides an events.jsonl line's own,
+// store/event_line.h): the subject and words of a finding and of an alert,
+// and the signal and count of an alert action and of the job's end.
 constexpr std::string_view kSeverity = "severity";
 constexpr std::string_view kGpu = "gpu";
 constexpr std::string_view kPid = "pid";
 constexpr std::string_view kMessage = "message";
 constexpr std::string_view kSignal = "signal";
 constexpr std::string_view kCount = "count";
-
-// The type of a line of events.jsonl: none when it is not an object with a
-// known `type` and a numeric `t`.
-inline std::optional<EventType> EventLineType(const nlohmann::json& line) {
-  if (!line.is_object()) return std::nullopt;
-  auto type = line.find(kEventType);
-  auto t = line.find(kEventT);
-  if (type == line.end() || !type->is_string() || t == line.end() || !t->is_number()) {
-    return std::nullopt;
-  }
-  return ParseEventType(type->get_ref<const std::string&>());
-}
 
 // A reading's outcome from the first error it kept (none: Ok).
 inline Status ReadingStatus(const std::string& error) {

@@ -38,15 +38,23 @@ Status ReadOutcome(const Json& summary, RunOutcome* out) {
 
 }  // namespace
 
-void PutOutcome(const RunOutcome& o, OJson* summary) {
-  OJson& j = *summary;
+RunOutcome AsWritten(RunOutcome o) {
   double start = o.start_t.value_or(0), end = o.end_t.value_or(0);
+  o.start_t = Millisecond(start);
+  o.end_t = Millisecond(end);
+  o.duration_s = Millisecond(end - start);
+  return o;
+}
+
+void PutOutcome(const RunOutcome& outcome, OJson* summary) {
+  OJson& j = *summary;
+  RunOutcome o = AsWritten(outcome);
   j["schema_version"] = 1;
   j["command"] = o.command;
   j["run_dir"] = o.run_dir;
-  j["start_t"] = Millisecond(start);
-  j["end_t"] = Millisecond(end);
-  j["duration_s"] = Millisecond(end - start);
+  j["start_t"] = *o.start_t;
+  j["end_t"] = *o.end_t;
+  j["duration_s"] = *o.duration_s;
   j["exit_code"] = NumberOrNull(o.exit_code);
   j["exit_signal"] = NumberOrNull(o.exit_signal);
   j["samples"] = o.samples;

@@ -38,6 +38,10 @@ struct RunOutcome {
   uint64_t late_ticks = 0;
 };
 
+// `outcome` as summary.json holds it: the times to the millisecond (0 when
+// unknown) and the duration end_t - start_t.
+RunOutcome AsWritten(RunOutcome outcome);
+
 // Sets `summary`'s outcome keys, in the order summary.json has them.
 void PutOutcome(const RunOutcome& outcome, nlohmann::ordered_json* summary);
 

@@ -7,22 +7,12 @@
 #include <set>
 
 #include "core/metrics.h"
-#include "store/finding_record.h"
 #include "store/headline.h"
-#include "store/run_outcome.h"
-#include "store/run_totals.h"
 
 namespace tv {
 namespace {
 
 using OJson = nlohmann::ordered_json;
-
-const OJson& Member(const OJson& j, std::string_view key) {
-  static const OJson null;
-  if (!j.is_object()) return null;
-  auto it = j.find(key);
-  return it != j.end() ? *it : null;
-}
 
 // "20261130-142501-train" -> "train": the run directory's name less its stamp.
 std::string NameFromDir(const std::string& run_dir) {
@@ -44,17 +34,14 @@ void PutOrNull(OJson& j, const char* key, const std::optional<double>& v) {
 
 }  // namespace
 
-RunRecord RecordFromRun(const std::string& run_dir, const OJson& summary, const MetaRecord& meta,
-                        const std::optional<CostRecord>& cost) {
+RunRecord RecordFromRun(const std::string& run_dir, const RunSummary& summary,
+                        const MetaRecord& meta, const std::optional<CostRecord>& cost) {
   RunRecord r;
   r.run_dir = run_dir;
   r.name = meta.name;
   if (r.name.empty()) r.name = NameFromDir(run_dir);
-  // A key or figure of the summary that cannot be read is unknown.
-  RunOutcome outcome;
-  (void)OutcomeFromSummary(summary, &outcome);
-  RunTotals totals;
-  (void)TotalsFromSummary(summary, &totals);
+  const RunOutcome& outcome = summary.outcome;
+  const RunTotals& totals = summary.totals;
   const std::vector<std::string>& command =
       outcome.command.empty() ? meta.command : outcome.command;
   if (!command.empty()) {
@@ -91,8 +78,7 @@ RunRecord RecordFromRun(const std::string& run_dir, const OJson& summary, const 
   std::optional<double> steps = totals.run.Value(metric::kTrainingSteps);
   if (!steps) steps = totals.run.Value(metric::kTrainingStep);
   if (steps && *steps >= 0 && *steps < 9.2e18) r.steps = static_cast<int64_t>(*steps);
-  const OJson& epochs = Member(summary, "epochs");
-  if (epochs.is_array() && !epochs.empty()) r.epochs = static_cast<int64_t>(epochs.size());
+  if (!summary.epochs.empty()) r.epochs = static_cast<int64_t>(summary.epochs.size());
   r.health_score = headline.health_score;
 
   if (cost) {
@@ -107,15 +93,10 @@ RunRecord RecordFromRun(const std::string& run_dir, const OJson& summary, const 
   r.money = headline.money;
   r.currency = headline.currency;
 
-  const OJson& findings = Member(summary, "findings");
-  if (findings.is_array()) {
-    std::set<std::string> seen;
-    for (const OJson& j : findings) {
-      FindingRecord f;
-      if (!FindingFromJson(j, &f).ok()) continue;
-      if (f.id.empty() || !seen.insert(f.id).second) continue;
-      r.findings.push_back({f.id, std::string(SeverityName(f.severity))});
-    }
+  std::set<std::string> seen;
+  for (const FindingRecord& f : summary.findings) {
+    if (f.id.empty() || !seen.insert(f.id).second) continue;
+    r.findings.push_back({f.id, std::string(SeverityName(f.severity))});
   }
   return r;
 }

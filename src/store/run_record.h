@@ -12,6 +12,7 @@
 
 #include "store/cost_record.h"
 #include "store/meta_record.h"
+#include "store/run_summary.h"
 
 namespace tv {
 
@@ -57,7 +58,7 @@ struct RunRecord {
 // The record of the run directory `run_dir` (absolute) from its summary.json,
 // its meta.json (a record of unknowns when absent) and its cost (none when
 // unknown). Reads what is there; absent or mistyped values stay unknown.
-RunRecord RecordFromRun(const std::string& run_dir, const nlohmann::ordered_json& summary,
+RunRecord RecordFromRun(const std::string& run_dir, const RunSummary& summary,
                         const MetaRecord& meta, const std::optional<CostRecord>& cost);
 
 // The record as JSON (`runs --json`): every field, unknown ones null.

@@ -12,6 +12,17 @@ using OJson = nlohmann::ordered_json;
 
 std::span<const MetricDef> TableOf(bool gpu) { return gpu ? GpuMetrics() : SampleMetrics(); }
 
+// A figure as written: whole quantities whole, the rest to 4 decimals.
+double Rounded(double v, bool integral) {
+  return integral ? static_cast<double>(std::llround(v)) : std::round(v * 1e4) / 1e4;
+}
+
+// Counts and other whole quantities are JSON integers, the rest rounded.
+OJson Written(double v, bool integral) {
+  if (integral) return static_cast<int64_t>(std::llround(v));
+  return Rounded(v, false);
+}
+
 Totals TotalsOfStats(bool gpu, const std::vector<std::optional<Stat>>& values) {
   Totals t;
   t.gpu = gpu;
@@ -19,16 +30,12 @@ Totals TotalsOfStats(bool gpu, const std::vector<std::optional<Stat>>& values) {
   t.values.resize(defs.size());
   for (size_t i = 0; i < defs.size() && i < values.size(); ++i) {
     if (!values[i]) continue;
-    t.values[i] = defs[i].kind == Kind::kGauge ? Total{values[i]->mean, values[i]->max}
-                                               : Total{values[i]->last, std::nullopt};
+    bool integral = IsIntegral(defs[i].unit);
+    t.values[i] = defs[i].kind == Kind::kGauge
+                      ? Total{Rounded(values[i]->mean, integral), Rounded(values[i]->max, integral)}
+                      : Total{Rounded(values[i]->last, integral), std::nullopt};
   }
   return t;
-}
-
-// Counts and other whole quantities are JSON integers, the rest rounded.
-OJson Rounded(double v, bool integral) {
-  if (integral) return static_cast<int64_t>(std::llround(v));
-  return std::round(v * 1e4) / 1e4;
 }
 
 // The figures of `t` whose metric is of `scope`, into the object `out`.
@@ -42,11 +49,11 @@ void PutScope(const Totals& t, Scope scope, OJson* out) {
     std::string key(JsonKey(m));
     if (m.kind == Kind::kGauge) {
       OJson gauge = OJson::object();
-      if (total.value) gauge["mean"] = Rounded(*total.value, integral);
-      if (total.max) gauge["max"] = Rounded(*total.max, integral);
+      if (total.value) gauge["mean"] = Written(*total.value, integral);
+      if (total.max) gauge["max"] = Written(*total.max, integral);
       (*out)[key] = std::move(gauge);
     } else if (total.value) {
-      (*out)[key] = Rounded(*total.value, integral);
+      (*out)[key] = Written(*total.value, integral);
     }
   }
 }

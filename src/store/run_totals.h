@@ -59,7 +59,8 @@ struct RunTotals {
   std::vector<GpuTotals> gpus;
 };
 
-// The totals of the whole-run row (every sample of the run reduced).
+// The totals of the whole-run row (every sample of the run reduced), as
+// summary.json holds them: whole units whole, the rest to 4 decimals.
 RunTotals TotalsOf(const Row& run_row);
 
 // Sets `summary`'s "host" and "job" (objects, empty when nothing was

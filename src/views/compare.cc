@@ -10,25 +10,13 @@
 #include <optional>
 
 #include "core/format.h"
-#include "store/cost_record.h"
-#include "store/epoch_record.h"
 #include "store/headline.h"
-#include "store/run_outcome.h"
-#include "store/run_totals.h"
 #include "views/cost_lines.h"
 
 namespace tv {
 namespace {
 
 using OJson = nlohmann::ordered_json;
-
-// The summary's epoch records; none when it has none or they are of the
-// wrong shape (ReadRunFiles refuses such a summary).
-std::vector<EpochRecord> EpochsOf(const OJson& summary) {
-  std::vector<EpochRecord> epochs;
-  if (!EpochsFromSummary(summary, &epochs).ok()) epochs.clear();
-  return epochs;
-}
 
 // The largest of `id`'s max over the GPUs.
 std::optional<double> GpuPeak(const RunTotals& t, MetricId id) {
@@ -69,9 +57,7 @@ enum class Shown {
 // What a figure is read from: a run's summary.json, its cost (an empty record
 // when it has none) and its headline.
 struct RunFigures {
-  const OJson& summary;
-  const RunOutcome& outcome;
-  const RunTotals& totals;  // the summary's whole-run figures
+  const RunSummary& summary;
   const CostRecord& cost;
   const RunHeadline& headline;
 };
@@ -88,10 +74,10 @@ struct Figure {
 const std::vector<Figure>& Figures() {
   static const std::vector<Figure> figures = {
       {"duration_s", "duration", Shown::kDuration,
-       [](const RunFigures& r) { return r.outcome.duration_s; }},
+       [](const RunFigures& r) { return r.summary.outcome.duration_s; }},
       {"epochs", "epochs", Shown::kNumber,
        [](const RunFigures& r) -> std::optional<double> {
-         std::vector<EpochRecord> epochs = EpochsOf(r.summary);
+         const std::vector<EpochRecord>& epochs = r.summary.epochs;
          if (epochs.empty()) return std::nullopt;
          return static_cast<double>(
              std::count_if(epochs.begin(), epochs.end(), [](const auto& e) { return e.complete; }));
@@ -100,26 +86,32 @@ const std::vector<Figure>& Figures() {
        [](const RunFigures& r) -> std::optional<double> {
          double sum = 0;
          int n = 0;
-         for (const EpochRecord& e : EpochsOf(r.summary)) {
+         for (const EpochRecord& e : r.summary.epochs) {
            if (e.complete) sum += e.duration_s, ++n;
          }
          if (n == 0) return std::nullopt;
          return sum / n;
        }},
       {"steps_per_second", "steps/s", Shown::kNumber,
-       [](const RunFigures& r) { return r.totals.run.Value(metric::kTrainingStepsPerSecond); }},
+       [](const RunFigures& r) {
+         return r.summary.totals.run.Value(metric::kTrainingStepsPerSecond);
+       }},
       {"data_wait_ratio", "data wait", Shown::kShare,
-       [](const RunFigures& r) { return r.totals.run.Value(metric::kTrainingDataWaitRatio); }},
+       [](const RunFigures& r) {
+         return r.summary.totals.run.Value(metric::kTrainingDataWaitRatio);
+       }},
       {"gpu_busy_ratio", "GPU busy", Shown::kShare,
        [](const RunFigures& r) { return r.headline.gpu_busy_ratio; }},
       {"gpu_memory_peak_bytes", "peak GPU memory (job)", Shown::kBytes,
-       [](const RunFigures& r) { return GpuPeak(r.totals, metric::kGpuJobMemoryBytes); }},
+       [](const RunFigures& r) { return GpuPeak(r.summary.totals, metric::kGpuJobMemoryBytes); }},
       {"allocator_peak_bytes", "peak allocator memory", Shown::kBytes,
-       [](const RunFigures& r) { return GpuPeak(r.totals, metric::kGpuAllocatorAllocatedBytes); }},
+       [](const RunFigures& r) {
+         return GpuPeak(r.summary.totals, metric::kGpuAllocatorAllocatedBytes);
+       }},
       {"job_memory_peak_bytes", "peak host memory (job)", Shown::kBytes,
-       [](const RunFigures& r) { return r.totals.run.Max(metric::kJobMemoryBytes); }},
+       [](const RunFigures& r) { return r.summary.totals.run.Max(metric::kJobMemoryBytes); }},
       {"job_cpu_cores", "CPU cores (job, mean)", Shown::kCores,
-       [](const RunFigures& r) { return r.totals.run.Value(metric::kJobCpuCores); }},
+       [](const RunFigures& r) { return r.summary.totals.run.Value(metric::kJobCpuCores); }},
       {"gpu_hours", "GPU-hours held", Shown::kGpuHours,
        [](const RunFigures& r) { return r.cost.gpu_hours; }},
       {"wasted_gpu_hours", "GPU-hours wasted", Shown::kGpuHours,
@@ -137,7 +129,7 @@ const std::vector<Figure>& Figures() {
        [](const RunFigures& r) { return r.headline.health_score; }},
       {"loss", "last loss", Shown::kNumber,
        [](const RunFigures& r) -> std::optional<double> {
-         std::vector<EpochRecord> epochs = EpochsOf(r.summary);
+         const std::vector<EpochRecord>& epochs = r.summary.epochs;
          if (epochs.empty()) return std::nullopt;
          return Logged(epochs.back(), "loss");
        }},
@@ -258,13 +250,8 @@ std::vector<std::string> UniqueLabels(const std::vector<ComparedRun>& runs) {
 Comparison CompareRuns(const std::vector<ComparedRun>& runs) {
   Comparison out;
   std::vector<std::string> labels = UniqueLabels(runs);
-  std::vector<RunOutcome> outcomes(runs.size());
-  std::vector<RunTotals> totals(runs.size());
   for (size_t i = 0; i < runs.size(); ++i) {
-    // A key or figure that cannot be read is not shown.
-    (void)OutcomeFromSummary(runs[i].summary, &outcomes[i]);
-    (void)TotalsFromSummary(runs[i].summary, &totals[i]);
-    out.runs.push_back({labels[i], outcomes[i].run_dir});
+    out.runs.push_back({labels[i], runs[i].summary.outcome.run_dir});
   }
   if (runs.empty()) return out;
   // The headline figures as every view reads them (store/headline.h); each
@@ -274,15 +261,14 @@ Comparison CompareRuns(const std::vector<ComparedRun>& runs) {
   std::vector<std::string> currencies;
   costs.reserve(runs.size());
   for (const ComparedRun& r : runs) {
-    costs.push_back(CostOf(r.summary).value_or(CostRecord{}));
+    costs.push_back(r.summary.cost.value_or(CostRecord{}));
     headlines.push_back(HeadlineOf(r.summary, &costs.back()));
     currencies.push_back(headlines.back().currency);
   }
   for (const Figure& f : Figures()) {
     ComparedFigure c{f.key, f.what, UnitName(f.unit), {}, {}, {}};
     for (size_t i = 0; i < runs.size(); ++i) {
-      c.values.push_back(
-          f.get(RunFigures{runs[i].summary, outcomes[i], totals[i], costs[i], headlines[i]}));
+      c.values.push_back(f.get(RunFigures{runs[i].summary, costs[i], headlines[i]}));
     }
     if (std::none_of(c.values.begin(), c.values.end(), [](const auto& v) { return v.has_value(); }))
       continue;
@@ -307,13 +293,13 @@ Comparison CompareRuns(const std::vector<ComparedRun>& runs) {
     out.figures.push_back(std::move(c));
   }
   // Epochs every run has (complete), by number.
-  std::vector<std::vector<EpochRecord>> records;
+  std::vector<const std::vector<EpochRecord>*> records;
   records.reserve(runs.size());
-  for (const ComparedRun& r : runs) records.push_back(EpochsOf(r.summary));
+  for (const ComparedRun& r : runs) records.push_back(&r.summary.epochs);
   std::vector<std::map<int64_t, std::pair<const EpochRecord*, const EpochCost*>>> by_run;
   for (size_t i = 0; i < runs.size(); ++i) {
     std::map<int64_t, std::pair<const EpochRecord*, const EpochCost*>> m;
-    for (const EpochRecord& e : records[i]) {  // no copy: m points into records
+    for (const EpochRecord& e : *records[i]) {  // no copy: m points into records
       if (e.complete) m[e.epoch].first = &e;
     }
     for (const EpochCost& e : costs[i].epochs) {  // and into costs

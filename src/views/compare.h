@@ -11,12 +11,14 @@
 #include <string_view>
 #include <vector>
 
+#include "store/run_summary.h"
+
 namespace tv {
 
 struct ComparedRun {
-  std::string label;               // the run's name (RunLabel), else its directory's
-  nlohmann::ordered_json summary;  // summary.json, with its "cost"
-  std::optional<double> start_t;   // meta.json's, to tell runs of one name apart
+  std::string label;              // the run's name (RunLabel), else its directory's
+  RunSummary summary;             // summary.json, with its cost
+  std::optional<double> start_t;  // meta.json's, to tell runs of one name apart
 };
 
 // The columns of the epochs every run has, in their order.

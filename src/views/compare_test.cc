@@ -4,6 +4,8 @@
 
 #include <ctime>
 
+#include "store/summary_fixture.h"
+
 namespace tv::compare_test {
 namespace {
 
@@ -28,11 +30,24 @@ Json Summary(double duration, double steps_per_s, double wait, std::vector<doubl
       {"cost", {{"busy_ratio", 0.5}, {"energy_kwh", duration / 1000}, {"epochs", cost_epochs}}}};
 }
 
-// The comparison as `compare --json` prints it, and as its table.
-Json AsJson(const std::vector<ComparedRun>& runs) { return ComparisonJson(CompareRuns(runs)); }
-std::string AsText(const std::vector<ComparedRun>& runs) {
-  return FormatComparison(CompareRuns(runs));
+// A run compared: its label, its summary.json, its start.
+struct Given {
+  std::string label;
+  Json summary;
+  std::optional<double> start_t;
+};
+
+Comparison Compare(const std::vector<Given>& given) {
+  std::vector<ComparedRun> runs;
+  for (const Given& g : given) {
+    runs.push_back(ComparedRun{g.label, SummaryOfJson(g.summary), g.start_t});
+  }
+  return CompareRuns(runs);
 }
+
+// The comparison as `compare --json` prints it, and as its table.
+Json AsJson(const std::vector<Given>& runs) { return ComparisonJson(Compare(runs)); }
+std::string AsText(const std::vector<Given>& runs) { return FormatComparison(Compare(runs)); }
 
 const Json& Figure(const Json& c, std::string_view key) {
   for (const Json& f : c["figures"]) {
@@ -46,7 +61,7 @@ TEST(Compare, ChangesAreAgainstTheFirstRunAndPointsForShares) {
   Json a = Summary(100, 10, 0.30, {40, 40, 20});
   Json b = Summary(80, 13.5, 0.10, {30, 30});
   b["gpus"][0]["job_memory_bytes"]["max"] = 6.4e9;
-  const std::vector<ComparedRun> c_runs = {{"a", a}, {"b", b}};
+  const std::vector<Given> c_runs = {{"a", a}, {"b", b}};
   Json c = AsJson(c_runs);
   EXPECT_EQ(Figure(c, "duration_s")["changes"], Json::parse("[null, -0.2]"));
   EXPECT_EQ(Figure(c, "steps_per_second")["changes"], Json::parse("[null, 0.35]"));
@@ -73,12 +88,12 @@ TEST(Compare, AnEpochCutShortOrMissingIsNotMatched) {
   Json a = Summary(100, 10, 0.3, {40, 40});
   Json b = Summary(100, 10, 0.3, {40, 40});
   b["epochs"][1]["complete"] = false;
-  const std::vector<ComparedRun> c_runs = {{"a", a}, {"b", b}};
+  const std::vector<Given> c_runs = {{"a", a}, {"b", b}};
   Json c = AsJson(c_runs);
   ASSERT_EQ(c["epochs"].size(), 1u);
   EXPECT_EQ(c["epochs"][0]["epoch"], 0);
   Json no_epochs = {{"duration_s", 5}};
-  const std::vector<ComparedRun> d_runs = {{"a", a}, {"plain", no_epochs}};
+  const std::vector<Given> d_runs = {{"a", a}, {"plain", no_epochs}};
   Json d = AsJson(d_runs);
   EXPECT_TRUE(d["epochs"].empty());
   EXPECT_EQ(Figure(d, "steps_per_second")["values"], Json::parse("[10.0, null]"));
@@ -98,14 +113,14 @@ TEST(Compare, ColumnsAreTheRunsNamesToldApartByTheirStart) {
   tm.tm_sec = 3;
   tm.tm_isdst = -1;
   double t = static_cast<double>(std::mktime(&tm));
-  const std::vector<ComparedRun> c_runs = {
+  const std::vector<Given> c_runs = {
       {"train.py", a, t}, {"train.py", a, t + 35 * 60 + 8}, {"resnet", a, t}};
   Json c = AsJson(c_runs);
   EXPECT_EQ(c["runs"][0]["label"], "train.py (14:27:03)");
   EXPECT_EQ(c["runs"][1]["label"], "train.py (15:02:11)");
   EXPECT_EQ(c["runs"][2]["label"], "resnet");
   // The same time of day on two days: the date too.
-  const std::vector<ComparedRun> d_runs = {{"x", a, t}, {"x", a, t + 86400}};
+  const std::vector<Given> d_runs = {{"x", a, t}, {"x", a, t + 86400}};
   Json d = AsJson(d_runs);
   EXPECT_EQ(d["runs"][0]["label"], "x (2026-12-01 14:27:03)");
   EXPECT_EQ(d["runs"][1]["label"], "x (2026-12-02 14:27:03)");
@@ -160,7 +175,7 @@ TEST(Compare, MoneyHasItsCurrencyAndHealthChangesInPoints) {
   a["cost"]["currency"] = "EUR";
   e["cost"]["money"] = 3.0;
   e["cost"]["currency"] = "USD";
-  const std::vector<ComparedRun> c_runs = {{"a", a}, {"b", b}, {"e", e}};
+  const std::vector<Given> c_runs = {{"a", a}, {"b", b}, {"e", e}};
   Json c = AsJson(c_runs);
   EXPECT_EQ(Figure(c, "health")["unit"], "score");
   EXPECT_EQ(Figure(c, "health")["changes"], Json::parse("[null, -12.0, null]"));
@@ -177,7 +192,7 @@ TEST(Compare, MoneyHasItsCurrencyAndHealthChangesInPoints) {
             std::string::npos)
       << text;
   // A run without money, first: the others' money keeps its currency.
-  const std::vector<ComparedRun> d_runs = {{"plain", Summary(100, 10, 0.3, {})}, {"b", b}};
+  const std::vector<Given> d_runs = {{"plain", Summary(100, 10, 0.3, {})}, {"b", b}};
   Json d = AsJson(d_runs);
   EXPECT_EQ(d["currency"], "EUR");
   EXPECT_NE(AsText(d_runs).find("money                   -                     12.40 EUR\n"),
@@ -191,7 +206,7 @@ TEST(Compare, GpuEnergyBesideTheWholeEnergyAndTheHeadlinesOwnFigures) {
   a["cost"]["gpu_energy_kwh"] = 0.0002;
   b["cost"]["gpu_energy_kwh"] = 0.0003;
   b["cost"]["busy_ratio"] = "50 %";  // mistyped: unknown, as every view reads it
-  const std::vector<ComparedRun> c_runs = {{"a", a}, {"b", b}};
+  const std::vector<Given> c_runs = {{"a", a}, {"b", b}};
   Json c = AsJson(c_runs);
   const Json& gpu = Figure(c, "gpu_energy_kwh");
   EXPECT_EQ(gpu["what"], "GPU energy");

@@ -76,11 +76,4 @@ std::string FormatPhases(const PhaseRecords& phases) {
   return out;
 }
 
-std::string FormatPhases(const nlohmann::ordered_json& phases) {
-  PhaseRecords records;
-  nlohmann::ordered_json summary = {{"phases", phases}};
-  if (!PhasesFromSummary(summary, &records).ok()) return "";
-  return FormatPhases(records);
-}
-
 }  // namespace tv

@@ -16,7 +16,5 @@ std::string FormatEpochLine(const EpochRecord& epoch);
 std::string FormatEpochLine(const nlohmann::ordered_json& epoch);
 // "train 41 s (80%, GPU0 87%), eval 10 s (20%, GPU0 12%)"; empty without phases.
 std::string FormatPhases(const PhaseRecords& phases);
-// summary.json's "phases"; empty when it is of the wrong shape.
-std::string FormatPhases(const nlohmann::ordered_json& phases);
 
 }  // namespace tv

@@ -8,11 +8,6 @@
 #include "core/escape.h"
 #include "core/format.h"
 #include "core/metrics.h"
-#include "store/alert_record.h"
-#include "store/epoch_record.h"
-#include "store/process_record.h"
-#include "store/run_outcome.h"
-#include "store/run_totals.h"
 #include "views/alert_lines.h"
 #include "views/cost_lines.h"
 #include "views/epoch_line.h"
@@ -124,26 +119,12 @@ std::string WrapSummary(std::string_view text, int width) {
   return out;
 }
 
-nlohmann::ordered_json BuildSummary(const RunOutcome& o, const Row& run_row) {
-  nlohmann::ordered_json j;
-  RunOutcome outcome = o;
-  outcome.samples = run_row.samples;
-  PutOutcome(outcome, &j);
-  PutTotals(TotalsOf(run_row), &j);
-  j["epochs"] = nlohmann::ordered_json::array();
-  j["phases"] = nlohmann::ordered_json::object();
-  j["findings"] = nlohmann::ordered_json::array();
-  return j;
-}
-
-std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
+std::string FormatSummary(const RunSummary& s, int width) {
   std::string out;
-  RunOutcome outcome;
-  (void)OutcomeFromSummary(s, &outcome);  // what cannot be read is not shown
+  const RunOutcome& outcome = s.outcome;
   std::string command = ShellCommand(outcome.command);
   std::string ending;
-  RunProcesses processes;
-  (void)ProcessesFromSummary(s, &processes);  // what cannot be read is not shown
+  const RunProcesses& processes = s.processes;
   if (outcome.exit_signal) {
     ending = fmt::format("killed by signal {}", *outcome.exit_signal);
     if (outcome.exit_code) ending += fmt::format(" (exit code {})", *outcome.exit_code);
@@ -158,8 +139,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
   out += fmt::format("trainvitals: {} — {} after {}\n", VisibleText(command), ending,
                      FormatDuration(outcome.duration_s.value_or(0)));
 
-  RunTotals t;
-  (void)TotalsFromSummary(s, &t);  // what cannot be read is not shown
+  const RunTotals& t = s.totals;
   auto cpu_mean = t.run.Value(metric::kJobCpuCores);
   auto cpu_max = t.run.Max(metric::kJobCpuCores);
   auto host_cpu_mean = t.run.Value(metric::kHostCpuUtilRatio);
@@ -250,8 +230,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
     }
     out += "\n";
   }
-  std::vector<EpochRecord> epochs;
-  if (EpochsFromSummary(s, &epochs).ok() && !epochs.empty()) {
+  if (const std::vector<EpochRecord>& epochs = s.epochs; !epochs.empty()) {
     // An epoch cut short (the run ended inside it) is left out of the means.
     double seconds = 0, steps = 0;
     size_t whole = 0;
@@ -270,9 +249,7 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
     if (auto loss = Logged(epochs.back(), "loss")) out += fmt::format("; last loss {:.4g}", *loss);
     out += "\n";
   }
-  if (PhaseRecords phases; PhasesFromSummary(s, &phases).ok() && !phases.empty()) {
-    out += "  Phases   " + FormatPhases(phases) + "\n";
-  }
+  if (!s.phases.empty()) out += "  Phases   " + FormatPhases(s.phases) + "\n";
   if (processes.leaked && !processes.leaked->empty()) {
     out += "  Leaked   still running after the command ended:";
     std::string sep = " ";
@@ -282,18 +259,10 @@ std::string FormatSummary(const nlohmann::ordered_json& s, int width) {
     }
     out += "\n";
   }
-  std::vector<MemoryTrendRecord> trends;
-  (void)MemoryTrendsFromSummary(s, &trends);  // what cannot be read is not shown
-  out += FormatMemoryTrends(trends);
-  if (std::optional<CostRecord> cost = CostOf(s)) out += FormatCost(*cost);
-  if (std::vector<AlertRecord> alerts; AlertsFromSummary(s, &alerts).ok()) {
-    out += FormatAlerts(alerts);
-  }
-  HealthRecord health;
-  (void)HealthFromSummary(s, &health);  // what cannot be read is not shown
-  std::vector<FindingRecord> findings;
-  Status unread = FindingsFromSummary(s, &findings);
-  out += FormatVerdict(health, findings, unread);
+  if (s.memory_trends) out += FormatMemoryTrends(*s.memory_trends);
+  if (s.cost) out += FormatCost(*s.cost);
+  if (s.alerts) out += FormatAlerts(*s.alerts);
+  out += FormatVerdict(s.health.value_or(HealthRecord{}), s.findings);
   if (!outcome.run_dir.empty()) out += fmt::format("  Run      {}\n", VisibleText(outcome.run_dir));
   return WrapSummary(out, width);
 }

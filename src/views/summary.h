@@ -1,27 +1,19 @@
-// The end-of-run summary: summary.json and the text printed when a run ends.
-// The text is rendered from the JSON, so both always hold the same numbers.
+// The text printed when a run ends, rendered from the run's summary
+// (store/run_summary.h), so it and summary.json always hold the same numbers.
 #pragma once
 
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "core/row.h"
-#include "store/run_outcome.h"
+#include "store/run_summary.h"
 
 namespace tv {
-
-// summary.json: the outcome plus, per metric of the table, {"mean","max"} for
-// gauges and the last value for counters, over the whole run.
-nlohmann::ordered_json BuildSummary(const RunOutcome& outcome, const Row& run_row);
 
 // The human summary printed at the end (several lines, ends with a newline),
 // each line wrapped at its spaces to `width` columns (WrapSummary); `width` 0
 // (the default): whole lines, for a file or a pipe. Said on stderr, `width` is
 // TerminalColumns(STDERR_FILENO) (views/terminal_row.h).
-std::string FormatSummary(const nlohmann::ordered_json& summary, int width = 0);
+std::string FormatSummary(const RunSummary& summary, int width = 0);
 
 // `text` (lines ending in '\n') with each line wider than `width` columns
 // broken at its spaces (WrapColumns), continuing under the line's label column:

@@ -3,10 +3,21 @@
 #include <gtest/gtest.h>
 
 #include "core/aggregator.h"
+#include "store/summary_fixture.h"
 #include "views/epoch_line.h"
 
 namespace tv::summary_test {
 namespace {
+
+// summary.json as the run writes it before its observers add their parts.
+nlohmann::ordered_json Build(const RunOutcome& outcome, const Row& run_row) {
+  return RunSummaryJson(SummaryOf(outcome, run_row));
+}
+
+// The text printed of the summary `j`.
+std::string Text(const nlohmann::ordered_json& j, int width = 0) {
+  return FormatSummary(SummaryOfJson(j), width);
+}
 
 TEST(Summary, JsonAndTextHoldTheSameNumbers) {
   Aggregator agg;
@@ -25,12 +36,12 @@ TEST(Summary, JsonAndTextHoldTheSameNumbers) {
   o.start_t = 100;
   o.end_t = 112.5;
   o.exit_code = 0;
-  auto j = BuildSummary(o, agg.Peek(112.5, 12.5));
+  auto j = Build(o, agg.Peek(112.5, 12.5));
   EXPECT_EQ(j["duration_s"], 12.5);
   EXPECT_EQ(j["job"]["cpu_cores"]["mean"], 1.0);
   EXPECT_EQ(j["job"]["cpu_cores"]["max"], 1.5);
   EXPECT_EQ(j["job"]["memory_bytes"]["max"], 300.0 * (1 << 20));
-  std::string text = FormatSummary(j);
+  std::string text = Text(j);
   EXPECT_NE(text.find("python train.py — exit code 0 after 12.5 s"), std::string::npos) << text;
   EXPECT_NE(text.find("job mean 1.00 cores, max 1.50"), std::string::npos) << text;
   EXPECT_NE(text.find("job peak 300 MiB"), std::string::npos) << text;
@@ -42,7 +53,7 @@ TEST(Summary, SignalDeathIsSaid) {
   o.command = {"sh"};
   o.exit_code = 137;
   o.exit_signal = 9;
-  auto text = FormatSummary(BuildSummary(o, Row{}));
+  auto text = Text(Build(o, Row{}));
   EXPECT_NE(text.find("killed by signal 9 (exit code 137)"), std::string::npos) << text;
 }
 
@@ -58,12 +69,12 @@ TEST(Summary, CountsAreIntegersAndCpuIsSaidOfTheCoresAllowed) {
   RunOutcome o;
   o.command = {"python", "train.py"};
   o.exit_code = 0;
-  auto j = BuildSummary(o, agg.Peek(1, 1));
+  auto j = Build(o, agg.Peek(1, 1));
   EXPECT_TRUE(j["training"]["steps"].is_number_integer()) << j["training"].dump();
   EXPECT_TRUE(j["training"]["epoch"].is_number_integer()) << j["training"].dump();
   EXPECT_TRUE(j["job"]["processes"]["max"].is_number_integer());
   EXPECT_EQ(j["training"]["steps"].dump(), "1200");
-  std::string text = FormatSummary(j);
+  std::string text = Text(j);
   EXPECT_NE(text.find("job mean 1.70 of 2 cores (85%), max 1.70"), std::string::npos) << text;
 }
 
@@ -89,7 +100,7 @@ TEST(Summary, SharedGpuShowsTheJobsShareAndThrottlingSaysWhy) {
   o.command = {"python"};
   o.start_t = 0;
   o.end_t = 10;
-  auto text = FormatSummary(BuildSummary(o, agg.Peek(10, 10)));
+  auto text = Text(Build(o, agg.Peek(10, 10)));
   EXPECT_NE(text.find("util mean 92%, max 92%; job's SM share mean 5%"), std::string::npos) << text;
   EXPECT_NE(text.find("job's peak 3.73 GiB; other processes' peak 23.3 GiB (1 process)"),
             std::string::npos)
@@ -103,14 +114,14 @@ TEST(Summary, CutEpochIsLeftOutOfTheMeansAndTheExceptionIsSaid) {
   o.command = {"python", "train.py"};
   o.start_t = 0;
   o.end_t = 40;
-  auto j = BuildSummary(o, Row{});
+  auto j = Build(o, Row{});
   j["epochs"] = nlohmann::ordered_json::array();
   j["epochs"].push_back({{"epoch", 0}, {"duration_s", 10.0}, {"steps", 1700}});
   j["epochs"].push_back(
       {{"epoch", 1}, {"duration_s", 10.0}, {"steps", 1700}, {"logs", {{"loss", 0.2418}}}});
   j["epochs"].push_back({{"epoch", 2}, {"duration_s", 3.0}, {"steps", 100}, {"complete", false}});
   j["exception"] = {{"type", "ValueError"}, {"message", "bad shape"}, {"pid", 42}};
-  std::string text = FormatSummary(j);
+  std::string text = Text(j);
   EXPECT_NE(text.find("died of an exception (ValueError: bad shape) after 40.0 s"),
             std::string::npos)
       << text;
@@ -123,7 +134,7 @@ TEST(Summary, TopProcessesAreNamedForTheirProgramWithTheirRole) {
   RunOutcome o;
   o.command = {"python", "train.py"};
   o.exit_code = 0;
-  auto j = BuildSummary(o, Row{});
+  auto j = Build(o, Row{});
   j["processes"] = {
       {"by_cpu",
        {{{"pid", 412},
@@ -139,7 +150,7 @@ TEST(Summary, TopProcessesAreNamedForTheirProgramWithTheirRole) {
         {{"pid", 414}, {"name", "nvidia-smi"}, {"cpu_seconds", 1.0}}}},
       {"by_memory", {{{"pid", 412}, {"name", "python"}, {"memory_bytes_max", 2.0 * (1 << 30)}}}}};
   j["leaked"] = {{{"pid", 12}, {"name", "sleep"}, {"command", "sleep 30"}}};
-  std::string text = FormatSummary(j);
+  std::string text = Text(j);
   EXPECT_NE(text.find("Top CPU  python train.py (main, pid 412) 41.0 s, python train.py "
                       "(DataLoader worker, pid 413) 12.3 s, nvidia-smi (pid 414) 1.0 s"),
             std::string::npos)
@@ -169,26 +180,26 @@ TEST(Summary, LinesWiderThanTheTerminalWrapAtWordsUnderTheLabel) {
   o.exit_code = 0;
   o.start_t = 0;
   o.end_t = 60;
-  auto j = BuildSummary(o, Row{});
+  auto j = Build(o, Row{});
   j["gpus"] = {{{"index", 0},
                 {"util_ratio", {{"mean", 0.83}, {"max", 1.0}}},
                 {"job_sm_util_ratio", {{"mean", 0.4}, {"max", 0.9}}},
                 {"memory_used_bytes", {{"mean", 20e9}, {"max", 30e9}}},
                 {"energy_joules", 300.0},
                 {"temperature_celsius", {{"mean", 70.0}, {"max", 81.0}}}}};
-  std::string whole = FormatSummary(j);
+  std::string whole = Text(j);
   std::string gpu_line =
       "  GPU0     util mean 83%, max 100%; job's SM share mean 40%; memory peak "
       "27.9 GiB; energy 300 J; max 81°C\n";
   ASSERT_NE(whole.find(gpu_line), std::string::npos) << whole;  // a pipe: one line
-  std::string wrapped = FormatSummary(j, 85);
+  std::string wrapped = Text(j, 85);
   EXPECT_NE(wrapped.find("  GPU0     util mean 83%, max 100%; job's SM share mean 40%; memory peak "
                          "27.9 GiB;\n"
                          "           energy 300 J; max 81°C\n"),
             std::string::npos)
       << wrapped;
-  EXPECT_EQ(FormatSummary(j, 0), whole);
-  EXPECT_EQ(FormatSummary(j, 200), whole);  // nothing wider than 200: unchanged
+  EXPECT_EQ(Text(j, 0), whole);
+  EXPECT_EQ(Text(j, 200), whole);  // nothing wider than 200: unchanged
 }
 
 TEST(Summary, WrapSummaryContinuesUnderEachLinesText) {
@@ -213,12 +224,12 @@ TEST(Summary, ForeignNamesAndCommandsAreShownVisible) {
   RunOutcome o;
   o.command = {"./\x1b[2Jtrain"};
   o.exit_code = 0;
-  auto j = BuildSummary(o, Row{});
+  auto j = Build(o, Row{});
   j["processes"] = {
       {"by_memory", {{{"pid", 10}, {"name", "\x1b]0;pwn\a"}, {"memory_bytes_max", 1e9}}}}};
   j["leaked"] = {{{"pid", 12}, {"name", "x"}, {"command", "evil\r\nline"}}};
   j["run_dir"] = "runs/\x1b[31mx";
-  std::string text = FormatSummary(j);
+  std::string text = Text(j);
   for (char c : text) {
     EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << static_cast<int>(c);
   }
@@ -267,7 +278,9 @@ TEST(EpochLine, PhasesSayTheirDataWaitShareWhenMeasured) {
   nlohmann::ordered_json phases = {
       {"train", {{"duration_s", 40.0}, {"share", 0.8}, {"data_wait_ratio", 0.25}}},
       {"eval", {{"duration_s", 10.0}, {"share", 0.2}}}};
-  EXPECT_EQ(FormatPhases(phases), "train 40.0 s (80%, data wait 25%), eval 10.0 s (20%)");
+  PhaseRecords records;
+  ASSERT_TRUE(PhasesFromSummary(nlohmann::ordered_json{{"phases", phases}}, &records).ok());
+  EXPECT_EQ(FormatPhases(records), "train 40.0 s (80%, data wait 25%), eval 10.0 s (20%)");
 }
 
 }  // namespace

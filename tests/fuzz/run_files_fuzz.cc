@@ -1,7 +1,7 @@
 // The readers of a finished run's summary.json and meta.json: any bytes, as
 // both files of a run directory, are refused with a reason or read, and what
 // is read goes through everything that uses it (compare, the run history's
-// record, the report's page) without a crash, an abort or an exception.
+// record, the summary's text, the report's page) without a crash, an abort or an exception.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -17,6 +17,7 @@
 #include "views/compare.h"
 #include "views/report/page.h"
 #include "views/report/run_data.h"
+#include "views/summary.h"
 
 namespace {
 
@@ -48,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tv::Comparison c = tv::CompareRuns({{"a", files->summary}, {"b", files->summary}});
     (void)tv::ComparisonJson(c);
     (void)tv::FormatComparison(c);
-    (void)tv::RecordFromRun(dir, files->summary, files->meta, tv::CostOf(files->summary));
+    (void)tv::RecordFromRun(dir, files->summary, files->meta, files->summary.cost);
+    (void)tv::FormatSummary(files->summary, 80);
   }
   try {
     tv::ReportRun run = tv::LoadReportRun(dir);

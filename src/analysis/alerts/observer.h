@@ -17,8 +17,8 @@
 #include "analysis/alerts/evaluator.h"
 #include "analysis/alerts/notice.h"
 #include "core/sampler.h"
-#include "core/summary_part.h"
 #include "store/alert_record.h"
+#include "store/summary_part.h"
 
 namespace tv {
 
@@ -40,9 +40,7 @@ class AlertsObserver final : public SampleObserver, public SummaryPart {
   // summary.json "alerts": each instance that fired (when, how often, how long).
   std::vector<AlertRecord> Summary() const { return evaluator_.Summary(); }
   // Its part of summary.json: "alerts" (Summary).
-  void AddTo(nlohmann::ordered_json* summary) const override {
-    SetSummaryAlerts(Summary(), summary);
-  }
+  void AddTo(RunSummary* summary) const override { summary->alerts = Summary(); }
 
  private:
   void Emit(const AlertChange& change, std::vector<Event>* events);

@@ -6,10 +6,10 @@
 
 namespace tv {
 
-void FindingsObserver::AddTo(nlohmann::ordered_json* summary) const {
-  (*summary)["health"] = HealthJson(analyzer_.Health());
-  (*summary)["findings"] = FindingsJson(analyzer_.Findings());
-  (*summary)["memory_trends"] = MemoryTrendsJson(analyzer_.MemoryTrends());
+void FindingsObserver::AddTo(RunSummary* summary) const {
+  summary->health = analyzer_.Health();
+  summary->findings = analyzer_.Findings();
+  summary->memory_trends = analyzer_.MemoryTrends();
 }
 
 void FindingsObserver::OnSample(const Sample& sample, std::vector<Event>* events) {

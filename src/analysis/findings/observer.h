@@ -13,7 +13,7 @@
 
 #include "analysis/findings/analyzer.h"
 #include "core/sampler.h"
-#include "core/summary_part.h"
+#include "store/summary_part.h"
 
 namespace tv {
 
@@ -27,7 +27,7 @@ class FindingsObserver final : public SampleObserver, public SummaryPart {
   void OnFinish(double t, std::vector<Event>* events) override;
 
   const Analyzer& analyzer() const { return analyzer_; }
-  void AddTo(nlohmann::ordered_json* summary) const override;
+  void AddTo(RunSummary* summary) const override;
   // How the job ended, judged at OnFinish; set from the thread that stops the
   // sampler, before it stops it.
   void set_job_end(JobEnd end) { job_end_ = std::move(end); }

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "store/marker_event_record.h"
+
 namespace tv {
 namespace {
 
@@ -21,8 +23,9 @@ void RequestedTfevents::Say(const std::string& line) const {
 }
 
 void RequestedTfevents::OnEvent(const Event& event) {
-  if (event.type != EventType::kTensorboardLogDir) return;
-  std::string dir = event.fields.value("log_dir", "");
+  TrainingEvent marker;
+  if (event.type != EventType::kTensorboardLogDir || !MarkerEventFromEvent(event, &marker)) return;
+  const std::string& dir = marker.log_dir;
   if (dir.empty()) return;
   if (!given_logdir_.empty()) {
     if (!SameDirectory(dir, given_logdir_)) {

@@ -31,7 +31,7 @@ std::string RunName(const ReportRun& run) {
 std::string Command(const ReportRun& run) {
   // meta.json's command, else summary.json's (a run whose meta.json was left out).
   if (run.meta && !run.meta->command.empty()) return ShellCommand(run.meta->command);
-  return ShellCommand(run.outcome.command);
+  return ShellCommand(run.outcome().command);
 }
 
 std::string Gpus(const ReportRun& run) {
@@ -64,8 +64,8 @@ std::string Start(const ReportRun& run) {
 }
 
 std::string Exit(const ReportRun& run) {
-  if (!run.summary.is_object()) return "still running, or ended without a summary";
-  const RunOutcome& o = run.outcome;
+  if (!run.summary) return "still running, or ended without a summary";
+  const RunOutcome& o = run.summary->outcome;
   std::string out = o.exit_code ? fmt::format("{}", *o.exit_code) : "—";
   if (o.exit_signal) out += fmt::format(" (signal {})", *o.exit_signal);
   return out;
@@ -120,7 +120,7 @@ std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
       {"Start", Start},
       {"Duration",
        [](const ReportRun& r) {
-         auto d = r.outcome.duration_s;
+         auto d = r.outcome().duration_s;
          return d ? FormatDuration(*d) : FormatDuration(r.end_s) + " so far";
        }},
       {"Exit code", Exit},
@@ -128,7 +128,7 @@ std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
       {"Time", TimeSpent},
       {"Steps/s (mean)",
        [](const ReportRun& r) {
-         auto v = r.totals.run.Value(metric::kTrainingStepsPerSecond);
+         auto v = r.totals().run.Value(metric::kTrainingStepsPerSecond);
          return v ? fmt::format("{:.4g}", *v) : "";
        }},
       {"GPU busy", GpuBusy},
@@ -137,7 +137,7 @@ std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
       {"Cost", Money},
       {"Job memory peak",
        [](const ReportRun& r) {
-         auto v = r.totals.run.Max(metric::kJobMemoryBytes);
+         auto v = r.totals().run.Max(metric::kJobMemoryBytes);
          return v ? FormatBytes(*v) : "";
        }},
       {"Rows", [](const ReportRun& r) { return fmt::format("{}", r.series.elapsed_s.size()); }},

@@ -116,26 +116,27 @@ TEST_F(ReportPage, TablesHoldOneRowPerEpochAndTheHeadline) {
 
 TEST_F(ReportPage, CostTableShowsTheSummarysCostAsWritten) {
   ReportRun run = LoadReportRun(dir_.string());
-  run.summary["cost"] = {{"gpus_used", 8},
-                         {"gpu_hours", 16},
-                         {"busy_gpu_hours", 12},
-                         {"busy_basis", "sm_active_ratio"},
-                         {"busy_ratio", 0.75},
-                         {"wasted_gpu_hours", 4},
-                         {"lost", {{"data_wait_ratio", 0.2}}},
-                         {"energy_kwh", 9.5},
-                         {"pue", 1.2},
-                         {"co2e_kg", 4.5},
-                         {"co2e_estimate", true},
-                         {"currency", "EUR"},
-                         {"money", 41.5},
-                         {"epochs",
-                          {{{"epoch", 1},
-                            {"gpu_hours", 2},
-                            {"busy_gpu_hours", 1.5},
-                            {"co2e_kg", 0.25},
-                            {"money", 5}}}}};
-  run.cost = CostOf(run.summary);  // as LoadReportRun reads it
+  nlohmann::ordered_json written = {{"gpus_used", 8},
+                                    {"gpu_hours", 16},
+                                    {"busy_gpu_hours", 12},
+                                    {"busy_basis", "sm_active_ratio"},
+                                    {"busy_ratio", 0.75},
+                                    {"wasted_gpu_hours", 4},
+                                    {"lost", {{"data_wait_ratio", 0.2}}},
+                                    {"energy_kwh", 9.5},
+                                    {"pue", 1.2},
+                                    {"co2e_kg", 4.5},
+                                    {"co2e_estimate", true},
+                                    {"currency", "EUR"},
+                                    {"money", 41.5},
+                                    {"epochs",
+                                     {{{"epoch", 1},
+                                       {"gpu_hours", 2},
+                                       {"busy_gpu_hours", 1.5},
+                                       {"co2e_kg", 0.25},
+                                       {"money", 5}}}}};
+  run.cost.emplace();
+  ASSERT_TRUE(CostFromJson(written, &*run.cost).ok());  // as LoadReportRun reads it
   std::string page = RenderPage(run, nullptr, 1500);
   size_t table = page.find("<table id=\"cost\">");
   ASSERT_NE(table, std::string::npos);

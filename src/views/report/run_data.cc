@@ -14,6 +14,7 @@
 #include "core/run_file.h"
 #include "store/alert_record.h"
 #include "store/epoch_record.h"
+#include "store/event_line.h"
 #include "store/finding_record.h"
 #include "store/marker_event_record.h"
 #include "views/report/downsample.h"
@@ -64,20 +65,13 @@ std::vector<nlohmann::json> ReadEvents(const std::filesystem::path& path, std::s
     }
     nlohmann::json e;
     if (ParseJsonLine(line.text, &e, &why) && JsonShapeError(e, EventShape()).empty() &&
-        e.contains("t")) {
+        EventLineType(e)) {
       out.push_back(std::move(e));
     }
   }
   if (!reader.status().ok()) throw std::runtime_error(reader.status().message());
   *note = LongLinesNote(reader, path.string());
   return out;
-}
-
-// Whether the events.jsonl line `e` is an event of `type`.
-bool IsEvent(const nlohmann::json& e, EventType type) {
-  auto it = e.find("type");
-  return it != e.end() && it->is_string() &&
-         ParseEventType(it->get_ref<const std::string&>()) == type;
 }
 
 // `v` with at most `decimals` decimals, trailing zeros dropped; null for NaN.
@@ -119,8 +113,7 @@ Rounding RoundingOf(std::string_view scale) {
 
 }  // namespace
 
-std::vector<Span> RunSpans(const nlohmann::json& summary,
-                           const std::vector<FindingRecord>& findings,
+std::vector<Span> RunSpans(const RunSummary* summary, const std::vector<FindingRecord>& findings,
                            const std::vector<nlohmann::json>& events, double start_t,
                            double end_s) {
   std::vector<Span> spans;
@@ -128,15 +121,12 @@ std::vector<Span> RunSpans(const nlohmann::json& summary,
     spans.push_back(Span{e.start_t - start_t, e.start_t - start_t + e.duration_s, "epoch",
                          fmt::format("epoch {}", e.epoch)});
   };
-  std::vector<EpochRecord> epochs;
-  bool summary_epochs = summary.is_object() && summary.contains("epochs") &&
-                        summary["epochs"].is_array() && EpochsFromSummary(summary, &epochs).ok();
-  if (summary_epochs) {
-    for (const EpochRecord& e : epochs) add_epoch(e);
+  if (summary != nullptr) {
+    for (const EpochRecord& e : summary->epochs) add_epoch(e);
   } else {
     for (const auto& e : events) {
       EpochRecord epoch;
-      if (IsEvent(e, EventType::kEpoch) && EpochFromJson(e, &epoch).ok()) add_epoch(epoch);
+      if (EventLineType(e) == EventType::kEpoch && EpochFromJson(e, &epoch).ok()) add_epoch(epoch);
     }
   }
   // Phases of the lowest rank, as the summary counts them.
@@ -201,21 +191,18 @@ ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
       meta.is_object()) {
     run.meta = MetaFromJson(meta);
   }
-  run.summary = ReadJsonFile(path / "summary.json", SummaryShape(), /*fatal=*/true);
-  if (run.summary.is_object()) {
-    // Its epoch and phase records, each key of the type the page reads.
-    std::vector<EpochRecord> epochs;
-    PhaseRecords phases;
-    Status s = EpochsFromSummary(run.summary, &epochs);
-    if (s.ok()) s = PhasesFromSummary(run.summary, &phases);
-    if (!s.ok()) throw std::runtime_error((path / "summary.json").string() + ": " + s.message());
-    // A key or figure that cannot be read is not shown.
-    (void)OutcomeFromSummary(run.summary, &run.outcome);
-    (void)TotalsFromSummary(run.summary, &run.totals);
-    (void)HealthFromSummary(run.summary, &run.health);
-    (void)FindingsFromSummary(run.summary, &run.findings);
-    run.cost = judged.cost ? judged.cost : CostOf(run.summary);
-    run.headline = HeadlineOf(run.summary, run.cost ? &*run.cost : nullptr);
+  if (nlohmann::json summary = ReadJsonFile(path / "summary.json", SummaryShape(), /*fatal=*/true);
+      summary.is_object()) {
+    // Its epoch and phase records, each key of the type the page reads; a key
+    // or figure of the other parts that cannot be read is not shown.
+    RunSummary& s = run.summary.emplace();
+    if (Status read = RunSummaryFromJson(summary, &s); !read.ok()) {
+      throw std::runtime_error((path / "summary.json").string() + ": " + read.message());
+    }
+    run.health = s.health.value_or(HealthRecord{});
+    run.findings = s.findings;
+    run.cost = judged.cost ? judged.cost : s.cost;
+    run.headline = HeadlineOf(s, run.cost ? &*run.cost : nullptr);
   }
   if (judged.health) {
     run.health = *judged.health;
@@ -233,14 +220,24 @@ ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged) {
   }
   std::optional<double> start = run.meta ? run.meta->start_t : std::nullopt;
   if (!start) start = run.series.start_t;
-  if (!start) start = run.outcome.start_t;
+  if (!start) start = run.outcome().start_t;
   run.start_t = start.value_or(0);
   if (!run.series.elapsed_s.empty()) run.end_s = run.series.elapsed_s.back();
-  run.end_s = std::max(run.end_s, run.outcome.duration_s.value_or(0));
+  run.end_s = std::max(run.end_s, run.outcome().duration_s.value_or(0));
   // A run still being written has no summary: its findings so far, if judged.
-  run.spans = RunSpans(run.summary, run.findings,
+  run.spans = RunSpans(run.summary ? &*run.summary : nullptr, run.findings,
                        ReadEvents(path / "events.jsonl", &run.events_note), run.start_t, run.end_s);
   return run;
+}
+
+const RunOutcome& ReportRun::outcome() const {
+  static const RunOutcome kNone;
+  return summary ? summary->outcome : kNone;
+}
+
+const RunTotals& ReportRun::totals() const {
+  static const RunTotals kNone;
+  return summary ? summary->totals : kNone;
 }
 
 std::string RunDataJson(const ReportRun& run, const std::string& label, size_t buckets) {

@@ -14,6 +14,7 @@
 #include "store/health_record.h"
 #include "store/meta_record.h"
 #include "store/run_outcome.h"
+#include "store/run_summary.h"
 #include "store/run_totals.h"
 #include "views/report/samples.h"
 
@@ -47,11 +48,8 @@ struct ReportJudged {
 struct ReportRun {
   std::string dir;
   std::optional<MetaRecord> meta;  // none when meta.json is missing or unusable
-  // null when summary.json is missing; else of SummaryShape(), as the run
-  // wrote it.
-  nlohmann::json summary;
-  RunOutcome outcome;  // the summary's; empty without a summary
-  RunTotals totals;    // the summary's whole-run figures; none without a summary
+  // summary.json as the run wrote it; none while it is missing.
+  std::optional<RunSummary> summary;
   // The ReportJudged cost, else the summary's; none without either.
   std::optional<CostRecord> cost;
   RunHeadline headline;  // the summary's, with `cost` for its own
@@ -65,6 +63,10 @@ struct ReportRun {
   double end_s = 0;         // the last row's (or the summary's) elapsed time
   std::vector<Span> spans;  // epochs, phases, findings, alerts, in that order
   std::string events_note;  // "skipped N lines longer than 4 MiB in ..." (LongLinesNote)
+
+  // The summary's outcome and whole-run figures; empty without a summary.
+  const RunOutcome& outcome() const;
+  const RunTotals& totals() const;
 };
 
 // Reads the run directory `dir` through core/run_file.h's limits. Throws
@@ -77,11 +79,10 @@ struct ReportRun {
 ReportRun LoadReportRun(const std::string& dir, const ReportJudged& judged = {});
 
 // The epochs, phases, findings and alerts of a run on its time axis, from the
-// summary (epochs), the findings shown and the events (phases, alerts; epochs
-// while the run has no summary). `events` holds the parsed lines of
-// events.jsonl.
-std::vector<Span> RunSpans(const nlohmann::json& summary,
-                           const std::vector<FindingRecord>& findings,
+// summary (epochs; null while the run has none), the findings shown and the
+// events (phases, alerts; epochs while the run has no summary). `events` holds
+// the parsed lines of events.jsonl.
+std::vector<Span> RunSpans(const RunSummary* summary, const std::vector<FindingRecord>& findings,
                            const std::vector<nlohmann::json>& events, double start_t, double end_s);
 
 // The page's data of one run as compact JSON: {"label", "x": [elapsed s],

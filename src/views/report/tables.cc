@@ -52,8 +52,8 @@ std::string Table(const std::string& id, const std::string& caption,
 }
 
 std::string Epochs(const ReportRun& run, const std::string& id) {
-  std::vector<EpochRecord> epochs;
-  if (!EpochsFromSummary(run.summary, &epochs).ok()) return "";  // LoadReportRun refuses it
+  if (!run.summary) return "";
+  const std::vector<EpochRecord>& epochs = run.summary->epochs;
   std::vector<std::string> logs;  // the logged names, in order of first appearance
   for (const EpochRecord& e : epochs) {
     for (const auto& [name, value] : e.logs) {
@@ -109,8 +109,8 @@ std::string Epochs(const ReportRun& run, const std::string& id) {
 }
 
 std::string Phases(const ReportRun& run, const std::string& id) {
-  PhaseRecords phases;
-  if (!PhasesFromSummary(run.summary, &phases).ok()) return "";  // LoadReportRun refuses it
+  if (!run.summary) return "";
+  const PhaseRecords& phases = run.summary->phases;
   std::vector<std::string> rows;
   for (const auto& [name, p] : phases) {
     const SpanResources& res = p.resources;
@@ -165,9 +165,8 @@ std::string Findings(const ReportRun& run, const std::string& id) {
 
 std::string Alerts(const ReportRun& run, const std::string& id) {
   std::vector<std::string> rows;
-  std::vector<AlertRecord> alerts;
-  (void)AlertsFromSummary(run.summary, &alerts);  // those before a wrong one, if any
-  for (const AlertRecord& a : alerts) {
+  if (!run.summary || !run.summary->alerts) return "";
+  for (const AlertRecord& a : *run.summary->alerts) {
     std::string r = Cell(a.alert);
     r += Cell(std::string(SeverityName(a.severity)));
     r += Cell(a.gpu ? std::to_string(*a.gpu) : "");
