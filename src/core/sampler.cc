@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "core/notice_event.h"
 #include "core/thread.h"
 
 namespace tv {
@@ -153,9 +154,7 @@ void Sampler::TickOnce(int64_t k) {
   if (abandoned_) return;  // came back from a stuck source after Stop gave up on it
   DeriveRatios(&sample_);
   for (const Notice& n : notices_) {
-    Event e{
-        sample_.t, EventType::kSourceUnavailable, {{"source", n.source}, {"message", n.message}}};
-    sinks_->PushEvent(std::move(e));
+    sinks_->PushEvent(Event{sample_.t, EventType::kSourceUnavailable, NoticeFields(n)});
   }
   for (const ProcessInfo& p : sample_.job.started) {
     sinks_->PushEvent(

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "actions/actions.h"
+#include "core/notice_event.h"
 #include "core/sampler.h"
 #include "core/sink_thread.h"
 #include "core/thread.h"
@@ -85,7 +86,7 @@ void Session::StartMonitoring(int root_pid) {
   MarkerSource* marker_source = sources.markers;
   oom_kills_ = sources.oom_kills;
   for (const Notice& n : sources.notices) {
-    AddEvent(EventType::kSourceUnavailable, {{"source", n.source}, {"message", n.message}});
+    AddEvent(EventType::kSourceUnavailable, NoticeFields(n));
   }
   observers_.processes.set_root_pid(root_pid);
   // Each observer on its own: one that fails is turned off, the others go on.

@@ -7,10 +7,8 @@ namespace tv {
 void TrainingEventLog::OnSample(const Sample& sample, std::vector<Event>* events) {
   const TrainingSample& t = sample.training;
   if (!t.malformed_error.empty()) {
-    events->push_back(Event{
-        sample.t,
-        EventType::kMarkerMalformed,
-        {{"message", t.malformed_error}, {"note", "further malformed markers are only counted"}}});
+    events->push_back(
+        Event{sample.t, EventType::kMarkerMalformed, MalformedMarkerFields(t.malformed_error)});
   }
   for (const TrainingEvent& m : t.events) {
     events->push_back(Event{m.t, m.type, MarkerEventFields(m)});

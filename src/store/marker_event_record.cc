@@ -82,6 +82,16 @@ bool MarkerEventFromJson(const nlohmann::json& line, TrainingEvent* out) {
   return true;
 }
 
+nlohmann::ordered_json MalformedMarkerFields(const std::string& message) {
+  return {{kMessage, message}, {"note", "further malformed markers are only counted"}};
+}
+
+std::string MalformedMarkerMessage(const Event& event) {
+  if (event.type != EventType::kMarkerMalformed) return "";
+  auto it = event.fields.find(kMessage);
+  return it != event.fields.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 bool MarkerEventFromEvent(const Event& event, TrainingEvent* out) {
   if (!IsMarkerEvent(event.type)) return false;
   *out = Read(event.type, event.t, event.fields);

@@ -78,5 +78,14 @@ TEST(MarkerEventRecord, AnotherLineIsNoneAWrongKeyIsAsAbsent) {
   EXPECT_FALSE(e.epoch);
 }
 
+TEST(MarkerEventRecord, AMalformedMarkerIsSaidWithItsMessage) {
+  Event e{1, EventType::kMarkerMalformed, MalformedMarkerFields("line 3: not JSON")};
+  EXPECT_EQ(
+      e.fields.dump(),
+      R"({"message":"line 3: not JSON","note":"further malformed markers are only counted"})");
+  EXPECT_EQ(MalformedMarkerMessage(e), "line 3: not JSON");
+  EXPECT_EQ(MalformedMarkerMessage(Event{1, EventType::kEnd, {{"message", "x"}}}), "");
+}
+
 }  // namespace
 }  // namespace tv::marker_event_record_test

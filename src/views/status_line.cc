@@ -10,6 +10,8 @@
 
 #include "core/format.h"
 #include "core/metrics.h"
+#include "core/notice_event.h"
+#include "store/marker_event_record.h"
 #include "views/alert_lines.h"
 #include "views/cost_lines.h"
 #include "views/epoch_line.h"
@@ -206,19 +208,18 @@ void StatusLine::SayNotices() {
 
 void StatusLine::OnEvent(const Event& event) {
   std::string line;
-  if (event.type == EventType::kSourceUnavailable) {
-    std::string source = event.fields.value("source", "?");
-    std::string message = event.fields.value("message", "");
+  if (std::optional<Notice> notice = NoticeOfEvent(event)) {
+    std::string source = notice->source.empty() ? "?" : notice->source;
     if (!first_row_seen_) {
-      start_notices_.emplace_back(std::move(source), std::move(message));
+      start_notices_.emplace_back(std::move(source), std::move(notice->message));
       return;
     }
-    std::string notice = source + ": " + message;
-    if (!FirstTimeSaid(notice)) return;
-    line = "trainvitals: " + notice;
+    std::string said = source + ": " + notice->message;
+    if (!FirstTimeSaid(said)) return;
+    line = "trainvitals: " + said;
   } else if (event.type == EventType::kMarkerMalformed) {
-    line = fmt::format("trainvitals: ignored a malformed marker: {}",
-                       event.fields.value("message", ""));
+    line =
+        fmt::format("trainvitals: ignored a malformed marker: {}", MalformedMarkerMessage(event));
   } else if (event.type == EventType::kEpoch) {
     line = FormatEpochLine(event.fields);
     // The run's productive share and score so far (docs/findings.md), once
