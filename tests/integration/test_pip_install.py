@@ -1,7 +1,7 @@
 """`pip install .` builds the core and the module and installs the CLI: a fresh
 virtual environment gets a working package and `trainvitals` command, with
 nothing from the source tree on its path. The first build compiles the core
-(minutes on 2 cores); build/wheel keeps it for the next."""
+(minutes on 2 cores); build/wheel-<tag> keeps it for the next."""
 import json
 import os
 import subprocess
