@@ -46,10 +46,11 @@ void PointLatestLink(const std::string& runs_dir, const std::string& run_dir);
 std::string ResolveRunDir(const std::string& run, const std::string& runs_dir);
 
 // A finished run's summary.json and meta.json (a record of unknowns when it
-// has none or one that cannot be used), with the summary's "cost" computed from both at `rates`
-// when the run was written before costs existed (null when the summary is too odd to cost).
+// has none or one that cannot be used), with the summary's cost computed from
+// both at `rates` when the run was written before costs existed (none when it
+// has no duration to cost).
 struct RunFiles {
-  RunSummary summary;  // its cost computed at the rates when it has none
+  RunSummary summary;
   MetaRecord meta;
 };
 // None with *why ("no summary.json", "summary.json is not JSON", "summary.json

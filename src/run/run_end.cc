@@ -24,16 +24,16 @@ RunSummary CollectSummary(const RunOutcome& outcome, const Row& run_row, const J
   return summary;
 }
 
-bool WriteSummaryFile(const std::string& run_dir, const RunSummary& typed, double wait_s) {
-  nlohmann::ordered_json summary = RunSummaryJson(typed);
+bool WriteSummaryFile(const std::string& run_dir, const RunSummary& summary, double wait_s) {
+  nlohmann::ordered_json json = RunSummaryJson(summary);
   std::string path = run_dir + "/summary.json";
-  if (WriteJsonFile(path, summary)) return true;
+  if (WriteJsonFile(path, json)) return true;
   // Most likely a full disk: the run's one summary is worth a short wait.
   fmt::print(stderr, "trainvitals: waiting up to {:.0f} s for space to write {}\n", wait_s, path);
   double deadline = Clock::Default()->MonotonicSeconds() + wait_s;
   while (Clock::Default()->MonotonicSeconds() < deadline) {
     ::usleep(250'000);
-    if (WriteJsonFile(path, summary, /*say=*/false)) {
+    if (WriteJsonFile(path, json, /*say=*/false)) {
       fmt::print(stderr, "trainvitals: wrote {}\n", path);
       return true;
     }

@@ -21,7 +21,7 @@ std::string AbsoluteDir(const std::string& dir) {
 }
 
 RunRecord Record(const std::string& dir, const RunSummary& summary, const MetaRecord& meta) {
-  return RecordFromRun(AbsoluteDir(dir), summary, meta, summary.cost);
+  return RecordFromRun(AbsoluteDir(dir), summary, meta);
 }
 
 }  // namespace
@@ -105,9 +105,9 @@ void IndexFinishedRun(const std::string& db_path, const std::string& run_dir,
   std::string error;
   try {
     // The summary's cost; a run that could not cost itself is costed at `rates`.
-    std::optional<CostRecord> cost =
-        summary.cost ? summary.cost : BuildCost(summary, meta.gpus, rates);
-    RunRecord record = RecordFromRun(AbsoluteDir(run_dir), summary, meta, cost);
+    RunSummary costed = summary;
+    if (!costed.cost) costed.cost = BuildCost(summary, meta.gpus, rates);
+    RunRecord record = Record(run_dir, costed, meta);
     std::unique_ptr<RunIndex> index = RunIndex::Open(db_path, &error);
     if (index && index->Put(record, &error)) return;
   } catch (const std::exception& e) {

@@ -35,7 +35,7 @@ void PutOrNull(OJson& j, const char* key, const std::optional<double>& v) {
 }  // namespace
 
 RunRecord RecordFromRun(const std::string& run_dir, const RunSummary& summary,
-                        const MetaRecord& meta, const std::optional<CostRecord>& cost) {
+                        const MetaRecord& meta) {
   RunRecord r;
   r.run_dir = run_dir;
   r.name = meta.name;
@@ -63,7 +63,7 @@ RunRecord RecordFromRun(const std::string& run_dir, const RunSummary& summary,
   }
   // The headline figures as every view reads them (store/headline.h): the
   // GPU figures over the GPUs the job used, never a mean over every GPU.
-  RunHeadline headline = HeadlineOf(summary, cost ? &*cost : nullptr);
+  RunHeadline headline = HeadlineOf(summary);
   if (headline.gpus_used) r.gpu_count = *headline.gpus_used;
   r.gpu_util_ratio_mean = headline.gpu_util_ratio;
   std::vector<std::string> models;
@@ -81,7 +81,7 @@ RunRecord RecordFromRun(const std::string& run_dir, const RunSummary& summary,
   if (!summary.epochs.empty()) r.epochs = static_cast<int64_t>(summary.epochs.size());
   r.health_score = headline.health_score;
 
-  if (cost) {
+  if (const std::optional<CostRecord>& cost = summary.cost) {
     r.gpu_hours = cost->gpu_hours;
     r.busy_gpu_hours = cost->busy_gpu_hours;
     r.wasted_gpu_hours = cost->wasted_gpu_hours;

@@ -55,11 +55,11 @@ struct RunRecord {
   bool missing = false;
 };
 
-// The record of the run directory `run_dir` (absolute) from its summary.json,
-// its meta.json (a record of unknowns when absent) and its cost (none when
-// unknown). Reads what is there; absent or mistyped values stay unknown.
+// The record of the run directory `run_dir` (absolute) from its summary.json
+// (with its cost, none when unknown) and its meta.json (a record of unknowns
+// when absent). Reads what is there; absent or mistyped values stay unknown.
 RunRecord RecordFromRun(const std::string& run_dir, const RunSummary& summary,
-                        const MetaRecord& meta, const std::optional<CostRecord>& cost);
+                        const MetaRecord& meta);
 
 // The record as JSON (`runs --json`): every field, unknown ones null.
 nlohmann::ordered_json RecordJson(const RunRecord& r);

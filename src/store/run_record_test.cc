@@ -35,8 +35,9 @@ TEST(RunRecord, ReadsTheSummaryMetaAndCost) {
   Json cost = Json::parse(R"({"gpus_used": 2, "gpu_hours": 2, "busy_gpu_hours": 0.8,
     "wasted_gpu_hours": 1.2, "busy_ratio": 0.4, "energy_kwh": 1.5, "co2e_kg": 0.7,
     "currency": "EUR", "money": 12.5})");
-  RunRecord r = RecordFromRun("/runs/20261130-101010-train", SummaryOfJson(summary),
-                              MetaFromJson(meta), Cost(cost));
+  RunSummary read = SummaryOfJson(summary);
+  read.cost = Cost(cost);
+  RunRecord r = RecordFromRun("/runs/20261130-101010-train", read, MetaFromJson(meta));
   EXPECT_EQ(r.run_dir, "/runs/20261130-101010-train");
   EXPECT_EQ(r.name, "train");
   EXPECT_EQ(r.command_json, R"(["python","train.py","--lr","0.1"])");
@@ -72,7 +73,7 @@ TEST(RunRecord, WhatIsAbsentStaysUnknown) {
   RunRecord r =
       RecordFromRun("/runs/20261130-101010-my-job", SummaryOfJson(Json::parse(R"({"exit_code": null,
     "gpus": [], "duration_s": "soon"})")),
-                    MetaRecord(), std::nullopt);
+                    MetaRecord());
   EXPECT_EQ(r.name, "my-job") << "the directory's name less its time stamp";
   EXPECT_FALSE(r.exit_code.has_value());
   EXPECT_FALSE(r.duration_s.has_value());
@@ -82,8 +83,7 @@ TEST(RunRecord, WhatIsAbsentStaysUnknown) {
   EXPECT_FALSE(r.epochs.has_value());
   EXPECT_EQ(r.gpu_count, 0);
   EXPECT_EQ(r.currency, "");
-  EXPECT_EQ(RecordFromRun("/x/plain-name", RunSummary(), MetaRecord(), std::nullopt).name,
-            "plain-name");
+  EXPECT_EQ(RecordFromRun("/x/plain-name", RunSummary(), MetaRecord()).name, "plain-name");
 }
 
 RunRecord Costed(std::string name, double duration_s, double gpu_hours, double busy_gpu_hours,
@@ -164,7 +164,9 @@ TEST(RunRecord, GpuUtilAndEnergyAreOverTheGpusTheJobUsedOnly) {
               "job_processes": {"mean": 0, "max": 0}, "energy_joules": 1440}]})");
   Json cost = Json::parse(R"({"gpus_used": 1, "busy_ratio": 0.5, "busy_basis": "sm_active_ratio",
     "gpu_energy_kwh": 0.00025, "energy_kwh": 0.0003})");
-  RunRecord r = RecordFromRun("/runs/x", SummaryOfJson(summary), MetaRecord(), Cost(cost));
+  RunSummary read = SummaryOfJson(summary);
+  read.cost = Cost(cost);
+  RunRecord r = RecordFromRun("/runs/x", read, MetaRecord());
   EXPECT_EQ(r.gpu_count, 1);
   EXPECT_DOUBLE_EQ(*r.gpu_util_ratio_mean, 0.4) << "util_ratio, whatever the busy basis";
   EXPECT_EQ(r.busy_ratio, 0.5);

@@ -16,11 +16,6 @@ constexpr std::string_view kAlertsKey = "alerts";
 constexpr std::string_view kCost = "cost";
 
 template <typename Json>
-bool Has(const Json& j, std::string_view key) {
-  return j.is_object() && j.find(key) != j.end();
-}
-
-template <typename Json>
 Status ReadSummary(const Json& j, RunSummary* out) {
   *out = RunSummary{};
   if (!j.is_object()) return Status::Invalid("the summary is not a JSON object");
@@ -33,9 +28,9 @@ Status ReadSummary(const Json& j, RunSummary* out) {
   (void)f.Object();
   f.Whole(kRowsUnwritten, &out->rows_unwritten);
   f.Text(kJsonlError, &out->jsonl_error);
-  if (Has(j, kHealth)) (void)HealthFromSummary(j, &out->health.emplace());
-  if (Has(j, kMemoryTrends)) (void)MemoryTrendsFromSummary(j, &out->memory_trends.emplace());
-  if (Has(j, kAlertsKey)) (void)AlertsFromSummary(j, &out->alerts.emplace());
+  if (j.contains(kHealth)) (void)HealthFromSummary(j, &out->health.emplace());
+  if (j.contains(kMemoryTrends)) (void)MemoryTrendsFromSummary(j, &out->memory_trends.emplace());
+  if (j.contains(kAlertsKey)) (void)AlertsFromSummary(j, &out->alerts.emplace());
   out->cost = CostOf(j);
   (void)ProcessesFromSummary(j, &out->processes);
   // The parts every table is built from: of their records' shape, or refused.

@@ -262,7 +262,7 @@ Comparison CompareRuns(const std::vector<ComparedRun>& runs) {
   costs.reserve(runs.size());
   for (const ComparedRun& r : runs) {
     costs.push_back(r.summary.cost.value_or(CostRecord{}));
-    headlines.push_back(HeadlineOf(r.summary, &costs.back()));
+    headlines.push_back(HeadlineOf(r.summary));
     currencies.push_back(headlines.back().currency);
   }
   for (const Figure& f : Figures()) {
@@ -293,13 +293,10 @@ Comparison CompareRuns(const std::vector<ComparedRun>& runs) {
     out.figures.push_back(std::move(c));
   }
   // Epochs every run has (complete), by number.
-  std::vector<const std::vector<EpochRecord>*> records;
-  records.reserve(runs.size());
-  for (const ComparedRun& r : runs) records.push_back(&r.summary.epochs);
   std::vector<std::map<int64_t, std::pair<const EpochRecord*, const EpochCost*>>> by_run;
   for (size_t i = 0; i < runs.size(); ++i) {
     std::map<int64_t, std::pair<const EpochRecord*, const EpochCost*>> m;
-    for (const EpochRecord& e : *records[i]) {  // no copy: m points into records
+    for (const EpochRecord& e : runs[i].summary.epochs) {  // m points into the runs
       if (e.complete) m[e.epoch].first = &e;
     }
     for (const EpochCost& e : costs[i].epochs) {  // and into costs

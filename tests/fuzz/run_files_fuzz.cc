@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tv::Comparison c = tv::CompareRuns({{"a", files->summary}, {"b", files->summary}});
     (void)tv::ComparisonJson(c);
     (void)tv::FormatComparison(c);
-    (void)tv::RecordFromRun(dir, files->summary, files->meta, files->summary.cost);
+    (void)tv::RecordFromRun(dir, files->summary, files->meta);
     (void)tv::FormatSummary(files->summary, 80);
   }
   try {
