@@ -42,7 +42,8 @@ RunOutcome AsWritten(RunOutcome o) {
   double start = o.start_t.value_or(0), end = o.end_t.value_or(0);
   o.start_t = Millisecond(start);
   o.end_t = Millisecond(end);
-  o.duration_s = Millisecond(end - start);
+  // Of the times as written, so that writing it again changes nothing.
+  o.duration_s = Millisecond(*o.end_t - *o.start_t);
   return o;
 }
 

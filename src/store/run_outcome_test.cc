@@ -50,6 +50,22 @@ TEST(RunOutcome, AnAttachedRunHasNoExitCode) {
   EXPECT_EQ(back.duration_s, 2);
 }
 
+// What is costed from a summary before it is written and what is costed from
+// the file must be one duration: the one its written times say.
+TEST(RunOutcome, TheDurationIsTheWrittenTimesOwnAndWritingTwiceKeepsIt) {
+  RunOutcome o{.start_t = 1796200000.0004, .end_t = 1796200003.4756};  // 3.4752 apart
+  RunOutcome once = AsWritten(o);
+  EXPECT_EQ(*once.start_t, 1796200000.0);
+  EXPECT_EQ(*once.end_t, 1796200003.476);
+  EXPECT_EQ(*once.duration_s, 3.476);
+  nlohmann::ordered_json j;
+  PutOutcome(once, &j);
+  RunOutcome back;
+  ASSERT_TRUE(OutcomeFromSummary(j, &back).ok());
+  EXPECT_EQ(back.duration_s, once.duration_s);
+  EXPECT_EQ(AsWritten(once).duration_s, once.duration_s);
+}
+
 TEST(RunOutcome, AMistypedKeyIsUnknownAndNamedTheRestIsRead) {
   RunOutcome o;
   Status s = OutcomeFromSummary(nlohmann::json::parse(R"j({
