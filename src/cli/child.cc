@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "run/job_cgroup.h"
 #include "run/job_kill.h"
 
 namespace tv {
@@ -54,7 +55,7 @@ void BlockSupervisorSignals() {
 }
 
 int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inherit_fds,
-               int* start_error_code, std::string* error) {
+               JobCgroup* cgroup, int* start_error_code, std::string* error) {
   *start_error_code = 0;
   // Orphans of the job (a daemonised worker) are re-parented to us, not to init,
   // so they stay in view and are reaped.
@@ -87,6 +88,9 @@ int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inh
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
+    // First the cgroups entered, then, only if exec fails, its errno.
+    unsigned entered = cgroup != nullptr ? cgroup->EnterFromChild() : 0;
+    (void)!::write(pipefd[1], &entered, sizeof(entered));
     ::execvp(args[0], args.data());
     int err = errno;
     (void)!::write(pipefd[1], &err, sizeof(err));
@@ -95,13 +99,23 @@ int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inh
   ::setpgid(pid, pid);  // also here, so the group exists before we signal it
   terminal_handed_over = own_terminal;
   ::close(pipefd[1]);
-  int err = 0;
-  ssize_t n;
-  do {
-    n = ::read(pipefd[0], &err, sizeof(err));
-  } while (n < 0 && errno == EINTR);
+  // Until exec closes the pipe: the cgroups entered, and exec's errno if it failed.
+  struct {
+    unsigned entered = 0;
+    int err = 0;
+  } report;
+  char* at = reinterpret_cast<char*>(&report);
+  size_t got = 0;
+  while (got < sizeof(report)) {
+    ssize_t n = ::read(pipefd[0], at + got, sizeof(report) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
   ::close(pipefd[0]);
-  if (n == sizeof(err)) {
+  if (cgroup != nullptr) cgroup->Entered(got >= sizeof(report.entered) ? report.entered : 0);
+  int err = report.err;
+  if (got == sizeof(report)) {
     ::waitpid(pid, nullptr, 0);
     if (err == ENOENT) {
       *error = fmt::format("trainvitals: {}: command not found", argv[0]);

@@ -10,6 +10,8 @@
 
 namespace tv {
 
+class JobCgroup;
+
 struct ChildExit {
   int code = 0;               // as a shell reports it: 128+N when killed by signal N
   std::optional<int> signal;  // the signal that killed it
@@ -22,11 +24,13 @@ void BlockSupervisorSignals();
 
 // Forks and execs `argv` in its own process group (given the terminal's
 // foreground when trainvitals has it). `inherit_fds` stay open in the child
-// across exec (the GPU locks, which it then holds too). Returns the child's
+// across exec (the GPU locks, which it then holds too). The child enters
+// `cgroup` (when not null) before exec, and `cgroup` learns which of its
+// hierarchies it entered (JobCgroup::Entered). Returns the child's
 // PID, or the shell's code for a command that cannot start (127 not found, 126
 // not executable) with `*error` set to a shell-like message.
 int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inherit_fds,
-               int* start_error_code, std::string* error);
+               JobCgroup* cgroup, int* start_error_code, std::string* error);
 
 // What the supervisor tells its caller while it waits. Each may be empty.
 struct SupervisorHooks {

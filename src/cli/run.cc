@@ -14,6 +14,7 @@
 #include "cli/options.h"
 #include "markers/protocol.h"
 #include "run/gpu_claim.h"
+#include "run/job_cgroup.h"
 #include "run/session.h"
 #include "views/terminal_row.h"
 
@@ -85,7 +86,10 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
       // processes lives, even if trainvitals itself is killed.
       std::vector<int> inherit;
       if (claim) inherit = claim->inherited_fds();
-      int child = SpawnChild(*command, inherit, &start_error, &error);
+      // The job's own cgroup, where this machine lets us make one: its totals
+      // from one file each, whatever the number of its processes.
+      JobCgroup cgroup = JobCgroup::Make(fmt::format("trainvitals-{}", ::getpid()));
+      int child = SpawnChild(*command, inherit, &cgroup, &start_error, &error);
       if (child < 0) {
         if (row) row->Release();
         session.Abandon();
@@ -93,7 +97,7 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
         return start_error;
       }
       session.ShowLiveStatus(row.get());
-      session.Start(child);
+      session.Start(child, &cgroup);
       SupervisorHooks hooks;
       hooks.on_signal = [&](int sig) {
         session.AddEvent(EventType::kSignalForwarded,
@@ -118,6 +122,9 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
       };
       ChildExit exit = SuperviseChild(child, hooks, ForceEnd{config.kill_after_s});
       session.Finish(exit.code, exit.signal);
+      if (std::string left = cgroup.Remove(); !left.empty()) {
+        fmt::print(stderr, "trainvitals: the job's cgroup stays: {}\n", left);
+      }
       return exit.code;
     };
   });

@@ -70,7 +70,9 @@ constexpr std::array kSampleMetrics = {
     MetricDef{Scope::kJob, "threads", Unit::kCount, Kind::kGauge, true,
               "Threads summed over the job's tree.", JOB(threads)},
     MetricDef{Scope::kJob, "cpu_cores", Unit::kCores, Kind::kGauge, true,
-              "CPU time of the job's tree per second of wall time: cores busy, may exceed 1.",
+              "CPU time of the job per second of wall time: cores busy, may exceed 1. From the "
+              "job's own cgroup where it has one (counting every process that lived in it), "
+              "else summed over the tree's /proc/PID/stat.",
               JOB(cpu_cores)},
     MetricDef{Scope::kJob, "cpu_util_ratio", Unit::kRatio, Kind::kGauge, true,
               "job.cpu_cores over host.cpu_limit_cores.", JOB(cpu_util_ratio)},
@@ -90,6 +92,30 @@ constexpr std::array kSampleMetrics = {
     MetricDef{Scope::kJob, "write_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge, true,
               "Storage bytes written by the tree (/proc/PID/io write_bytes).",
               JOB(write_bytes_per_second)},
+    MetricDef{Scope::kJob, "memory_anon_bytes", Unit::kBytes, Kind::kGauge, true,
+              "Anonymous memory charged to the job's own cgroup (memory.stat anon, v1 "
+              "total_rss): what the job allocated, swapped out only.",
+              JOB(memory_anon_bytes)},
+    MetricDef{Scope::kJob, "memory_file_bytes", Unit::kBytes, Kind::kGauge, true,
+              "Page cache charged to the job's own cgroup (memory.stat file, v1 total_cache): "
+              "reclaimable under pressure.",
+              JOB(memory_file_bytes)},
+    MetricDef{Scope::kJob, "cpu_pressure_ratio", Unit::kRatio, Kind::kGauge, true,
+              "Share of the time at least one of the job's tasks waited for a CPU (PSI some, "
+              "the job cgroup's cpu.pressure).",
+              JOB(cpu_pressure_ratio)},
+    MetricDef{Scope::kJob, "memory_pressure_ratio", Unit::kRatio, Kind::kGauge, true,
+              "Share of the time at least one of the job's tasks stalled on memory: reclaim, "
+              "swap-in, refaults (PSI some, memory.pressure).",
+              JOB(memory_pressure_ratio)},
+    MetricDef{Scope::kJob, "io_pressure_ratio", Unit::kRatio, Kind::kGauge, true,
+              "Share of the time at least one of the job's tasks waited for storage I/O (PSI "
+              "some, io.pressure).",
+              JOB(io_pressure_ratio)},
+    MetricDef{Scope::kJob, "process_files_age_seconds", Unit::kSeconds, Kind::kGauge, true,
+              "Age of the per-process figures (processes, threads, rss_bytes, memory_bytes): "
+              "seconds since the processes' own files were read; 0 when read at this sample.",
+              JOB(process_files_age_s)},
     MetricDef{Scope::kTraining, "steps", Unit::kCount, Kind::kCounter, false,
               "Training steps taken (markers), by the process furthest along.", TRAINING(steps)},
     MetricDef{Scope::kTraining, "step", Unit::kCount, Kind::kState, false,

@@ -65,13 +65,23 @@ struct ProcessUsage {
 struct JobSample {
   std::optional<double> processes;
   std::optional<double> threads;
-  std::optional<double> cpu_cores;          // cores busy, summed over the tree; may exceed 1
-  std::optional<double> cpu_util_ratio;     // cpu_cores / host.cpu_limit_cores
-  std::optional<double> rss_bytes;          // RSS summed over the tree, as ps adds it up
-  std::optional<double> memory_bytes;       // shared pages counted once (PSS based)
+  std::optional<double> cpu_cores;       // cores busy, of the job's cgroup or summed over the tree
+  std::optional<double> cpu_util_ratio;  // cpu_cores / host.cpu_limit_cores
+  std::optional<double> rss_bytes;       // RSS summed over the tree, as ps adds it up
+  std::optional<double> memory_bytes;    // shared pages counted once (PSS based)
   std::optional<double> memory_util_ratio;  // memory_bytes / host.memory_limit_bytes
   std::optional<double> read_bytes_per_second;
   std::optional<double> write_bytes_per_second;
+  // From the job's own cgroup (sources/cgroup_usage.h), when it has one.
+  std::optional<double> memory_anon_bytes;
+  std::optional<double> memory_file_bytes;
+  std::optional<double> cpu_pressure_ratio;  // PSI "some": share of the time stalled
+  std::optional<double> memory_pressure_ratio;
+  std::optional<double> io_pressure_ratio;
+  std::optional<uint64_t> cgroup_procs_digest;  // ProcsDigest of its cgroup.procs
+  // Seconds since the per-process files were read (processes, threads,
+  // rss_bytes, memory_bytes and members are of that reading); 0 this tick.
+  std::optional<double> process_files_age_s;
   // PIDs of the tree at this tick, ascending (host PID namespace as /proc shows
   // it). Filled by the process source, read by sources later in the same tick
   // (the GPU source attributes device memory with it).

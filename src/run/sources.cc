@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include "core/env.h"
+#include "run/job_cgroup.h"
 #include "sources/cgroup.h"
+#include "sources/cgroup_usage.h"
 #include "sources/gpu_source.h"
 #include "sources/host_sources.h"
 #include "sources/markers.h"
@@ -21,7 +23,8 @@ void Add(Stage stage, std::unique_ptr<Source> source, RunSources* out) {
 }  // namespace
 
 RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir,
-                       MarkerEndpoint* markers, const std::string& markers_error) {
+                       MarkerEndpoint* markers, const std::string& markers_error,
+                       const JobCgroup* cgroup) {
   Env* env = Env::Default();
   RunSources out;
   for (Stage stage : kTickOrder) {
@@ -32,6 +35,14 @@ RunSources MakeSources(const Config& config, int root_pid, const std::string& ru
             out.oom_kills = cgroup->oom_kills();
           }
           Add(stage, std::move(source), &out);
+        }
+        // Before the process tree, which reads its files less often then.
+        if (cgroup != nullptr && !cgroup->dirs().empty()) {
+          Add(stage, std::make_unique<CgroupUsageSource>(env, cgroup->dirs()), &out);
+        } else if (cgroup != nullptr) {
+          out.notices.push_back(
+              {"job_cgroup", "the job has no cgroup of its own: " + cgroup->why_not() +
+                                 "; its figures come from its processes"});
         }
         break;
       case Stage::kRunDirSpace:

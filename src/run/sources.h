@@ -1,7 +1,7 @@
 // Builds the sources for a run, in the order a tick reads them (run/pipeline.h
-// kTickOrder): host first, then the run directory's space, the process tree,
-// the GPUs (which attribute device memory to the tree's PIDs) and the markers
-// (which fill the allocator figures of the GPUs found).
+// kTickOrder): host first (the job's cgroup last among them), then the run directory's space, the
+// process tree, the GPUs (which attribute device memory to the tree's PIDs) and the markers (which
+// fill the allocator figures of the GPUs found).
 #pragma once
 
 #include <memory>
@@ -16,6 +16,7 @@
 
 namespace tv {
 
+class JobCgroup;
 class MarkerEndpoint;
 class MarkerSource;
 class OomKillWatch;
@@ -38,8 +39,11 @@ struct RunSources {
 
 // `run_dir`: the run directory, whose file system's space the sources watch
 // (none when empty). `markers`: the endpoint the training processes report
-// to, not owned; when null, `markers_error` says why, as a notice.
+// to, not owned; when null, `markers_error` says why, as a notice. `cgroup`:
+// the job's own cgroup, whose totals are read each tick, or why it has none
+// (a notice); null when the job was not started by `run`.
 RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir,
-                       MarkerEndpoint* markers, const std::string& markers_error);
+                       MarkerEndpoint* markers, const std::string& markers_error,
+                       const JobCgroup* cgroup = nullptr);
 
 }  // namespace tv

@@ -107,38 +107,43 @@ std::optional<CgroupDir> ResolveCgroupDir(const std::vector<MountInfo>& mounts,
                                           const std::vector<ProcCgroupLine>& cgroups,
                                           std::string_view controller) {
   for (int version : {1, 2}) {
-    const ProcCgroupLine* line = nullptr;
-    for (const ProcCgroupLine& c : cgroups) {
-      bool match = version == 1 ? HasOption(c.controllers, controller)
-                                : c.hierarchy_id == 0 && c.controllers.empty();
-      if (match) line = &c;
-    }
-    if (line == nullptr) continue;
-    const MountInfo* mount = nullptr;
-    for (const MountInfo& m : mounts) {
-      bool match = version == 1 ? m.fs_type == "cgroup" && HasOption(m.super_options, controller)
-                                : m.fs_type == "cgroup2";
-      if (!match) continue;
-      bool under_root =
-          m.root == "/" || line->path == m.root || line->path.starts_with(m.root + "/");
-      if (mount == nullptr || under_root) mount = &m;
-      if (under_root) break;
-    }
-    if (mount == nullptr) continue;
-    CgroupDir d{version, mount->mount_point, mount->mount_point};
-    const std::string& root = mount->root;
-    const std::string& path = line->path;
-    bool inside = root == "/" || path == root || path.starts_with(root + "/");
-    if (inside && path.find("/..") == std::string::npos) {
-      std::string_view rel = std::string_view(path).substr(root == "/" ? 0 : root.size());
-      while (!rel.empty() && rel.back() == '/') rel.remove_suffix(1);
-      if (d.dir == "/") d.dir.clear();
-      d.dir += rel;
-      if (d.dir.empty()) d.dir = "/";
-    }
-    return d;
+    if (auto d = ResolveCgroupDirIn(version, mounts, cgroups, controller)) return d;
   }
   return std::nullopt;
+}
+
+std::optional<CgroupDir> ResolveCgroupDirIn(int version, const std::vector<MountInfo>& mounts,
+                                            const std::vector<ProcCgroupLine>& cgroups,
+                                            std::string_view controller) {
+  const ProcCgroupLine* line = nullptr;
+  for (const ProcCgroupLine& c : cgroups) {
+    bool match = version == 1 ? HasOption(c.controllers, controller)
+                              : c.hierarchy_id == 0 && c.controllers.empty();
+    if (match) line = &c;
+  }
+  if (line == nullptr) return std::nullopt;
+  const MountInfo* mount = nullptr;
+  for (const MountInfo& m : mounts) {
+    bool match = version == 1 ? m.fs_type == "cgroup" && HasOption(m.super_options, controller)
+                              : m.fs_type == "cgroup2";
+    if (!match) continue;
+    bool under_root = m.root == "/" || line->path == m.root || line->path.starts_with(m.root + "/");
+    if (mount == nullptr || under_root) mount = &m;
+    if (under_root) break;
+  }
+  if (mount == nullptr) return std::nullopt;
+  CgroupDir d{version, mount->mount_point, mount->mount_point};
+  const std::string& root = mount->root;
+  const std::string& path = line->path;
+  bool inside = root == "/" || path == root || path.starts_with(root + "/");
+  if (inside && path.find("/..") == std::string::npos) {
+    std::string_view rel = std::string_view(path).substr(root == "/" ? 0 : root.size());
+    while (!rel.empty() && rel.back() == '/') rel.remove_suffix(1);
+    if (d.dir == "/") d.dir.clear();
+    d.dir += rel;
+    if (d.dir.empty()) d.dir = "/";
+  }
+  return d;
 }
 
 std::vector<std::string> CgroupChain(const CgroupDir& d) {

@@ -60,6 +60,12 @@ std::optional<CgroupDir> ResolveCgroupDir(const std::vector<MountInfo>& mounts,
                                           const std::vector<ProcCgroupLine>& cgroups,
                                           std::string_view controller);
 
+// The same in hierarchies of one version only (1 or 2); for 2, `controller`
+// is not looked at.
+std::optional<CgroupDir> ResolveCgroupDirIn(int version, const std::vector<MountInfo>& mounts,
+                                            const std::vector<ProcCgroupLine>& cgroups,
+                                            std::string_view controller);
+
 // `dir` and each parent up to and including `mount_point`, leaf first.
 std::vector<std::string> CgroupChain(const CgroupDir& dir);
 

@@ -92,6 +92,16 @@ const char* ProcessTreeSource::TaskPath(int pid, int tid, const char* leaf) {
 void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notice>* notices) {
   if (roots_.empty()) return;
   JobSample* job = &sample->job;
+  if (!ReadsFilesNow(tick, *job)) {
+    // The job's cgroup counts its CPU this tick: the processes as last read.
+    Fill(job);
+    job->read_bytes_per_second = last_read_rate_;
+    job->write_bytes_per_second = last_write_rate_;
+    job->process_files_age_s = tick.mono_s - *last_tick_s_;
+    return;
+  }
+  rows_since_read_ = 0;
+  last_digest_ = job->cgroup_procs_digest;
   // New members can only come from a fork. When the host's fork counter has not
   // moved, no children file can have changed: the known members are read, and
   // their children files are not.
@@ -123,6 +133,16 @@ void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notic
     PssRound(tick.mono_s, notices);
   }
   Sum(tick.mono_s, job);
+  job->process_files_age_s = 0;
+}
+
+bool ProcessTreeSource::ReadsFilesNow(const Tick& tick, const JobSample& job) {
+  // Without a cgroup of the job's own, its files are the job's only count.
+  if (!job.cgroup_procs_digest || !last_tick_s_ || forget_members_) return true;
+  if (job.cgroup_procs_digest != last_digest_) return true;  // a process came or went
+  if (!tick.row_tick) return false;
+  size_t every = (members_.size() + kProcessesPerRowRead - 1) / kProcessesPerRowRead;
+  return ++rows_since_read_ >= std::max<size_t>(every, 1);
 }
 
 void ProcessTreeSource::Walk(bool look, bool all_threads, JobSample* job,
@@ -412,6 +432,8 @@ void ProcessTreeSource::ReadIo(double now_s, JobSample* job, std::vector<Notice>
     job->read_bytes_per_second = static_cast<double>(read_bytes) / dt;
     job->write_bytes_per_second = static_cast<double>(write_bytes) / dt;
   }
+  last_read_rate_ = job->read_bytes_per_second;
+  last_write_rate_ = job->write_bytes_per_second;
   last_io_s_ = now_s;
 }
 
@@ -466,6 +488,16 @@ bool ProcessTreeSource::HasPss(int pid) const {
 }
 
 void ProcessTreeSource::Sum(double now_s, JobSample* job) {
+  Fill(job);
+  // The job's cgroup, read earlier in the tick, has the say on CPU.
+  if (last_tick_s_ && now_s > *last_tick_s_ && !job->cpu_cores) {
+    double ticks = static_cast<double>(std::max<int64_t>(cpu_delta_ticks_, 0));
+    job->cpu_cores = ticks / ticks_per_second_ / (now_s - *last_tick_s_);
+  }
+  last_tick_s_ = now_s;
+}
+
+void ProcessTreeSource::Fill(JobSample* job) {
   double threads = 0;
   double rss = 0;
   double memory = 0;
@@ -493,11 +525,6 @@ void ProcessTreeSource::Sum(double now_s, JobSample* job) {
   job->threads = threads;
   job->rss_bytes = rss;
   job->memory_bytes = memory;
-  if (last_tick_s_ && now_s > *last_tick_s_) {
-    double ticks = static_cast<double>(std::max<int64_t>(cpu_delta_ticks_, 0));
-    job->cpu_cores = ticks / ticks_per_second_ / (now_s - *last_tick_s_);
-  }
-  last_tick_s_ = now_s;
   job->pids.assign(members_.begin(), members_.end());
   std::sort(job->pids.begin(), job->pids.end());
 }

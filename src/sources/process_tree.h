@@ -33,6 +33,13 @@
 // membership change does: the pages the exited shared are now counted in full
 // by the living, which the last round did not see.
 //
+// When the job has a cgroup of its own (job.cgroup_procs_digest, from
+// sources/cgroup_usage.h earlier in the tick), that cgroup counts its CPU every
+// tick, and the members' files are read only when its PID list changes and on
+// row ticks (for large trees, one row in several: see ReadsFilesNow); between
+// reads the job's process figures are those of the last read, and
+// job.process_files_age_s says how old they are.
+//
 // Per tick it reads /proc/PID/stat of each member; on row ticks also
 // /proc/PID/io; /proc/PID/cmdline once per new process (again after an
 // exec changes its name); /proc/PID/smaps_rollup
@@ -162,7 +169,15 @@ class ProcessTreeSource final : public Source {
   void ReadReaper(std::vector<Notice>* notices);
   void ReadIo(double now_s, JobSample* job, std::vector<Notice>* notices);
   void PssRound(double now_s, std::vector<Notice>* notices);
+  // Whether this tick reads the members' files: every tick unless the job's
+  // own cgroup counts it (job.cgroup_procs_digest); then when its PID list
+  // changes, and on row ticks, every row for up to kProcessesPerRowRead
+  // processes and one row in every n / kProcessesPerRowRead beyond.
+  bool ReadsFilesNow(const Tick& tick, const JobSample& job);
+  // The job's figures from the members as last read, and its CPU from them
+  // unless the cgroup gave it.
   void Sum(double now_s, JobSample* job);
+  void Fill(JobSample* job);
   void MembershipChanged();
   // Whether `pid` is a member this tick with a PSS reading.
   bool HasPss(int pid) const;
@@ -210,6 +225,11 @@ class ProcessTreeSource final : public Source {
   std::optional<uint64_t> last_forks_;     // host.processes_created at the last tick
   std::optional<uint64_t> forks_at_walk_;  // ... at the last all-threads walk
   std::optional<double> last_io_s_;
+  std::optional<double> last_read_rate_;  // job rates at the last read of the io files
+  std::optional<double> last_write_rate_;
+  static constexpr size_t kProcessesPerRowRead = 32;
+  size_t rows_since_read_ = 0;
+  std::optional<uint64_t> last_digest_;  // job.cgroup_procs_digest at the last read
   bool said_no_children_ = false;
   bool said_io_denied_ = false;
   bool said_no_pss_ = false;

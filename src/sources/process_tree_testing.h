@@ -113,9 +113,14 @@ struct Ticker {
   Sample sample;
   std::vector<Notice> notices;
   std::optional<uint64_t> forks;  // host.processes_created to show; absent: unknown
+  // What the job's cgroup said earlier in the tick (sources/cgroup_usage.h).
+  std::optional<uint64_t> procs_digest;
+  std::optional<double> cgroup_cpu_cores;
   const JobSample& At(double t, bool row_tick = false) {
     sample = Sample{};
     sample.host.processes_created = forks;
+    sample.job.cgroup_procs_digest = procs_digest;
+    sample.job.cpu_cores = cgroup_cpu_cores;
     notices.clear();
     source->Read(Tick{t, row_tick}, &sample, &notices);
     return sample.job;

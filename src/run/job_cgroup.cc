@@ -1,0 +1,151 @@
+#include "run/job_cgroup.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/env.h"
+#include "sources/text.h"
+
+namespace tv {
+namespace {
+
+std::string_view KindName(JobCgroupPlace::Kind kind) {
+  switch (kind) {
+    case JobCgroupPlace::Kind::kUnified:
+      return "cgroup v2";
+    case JobCgroupPlace::Kind::kCpuacct:
+      return "cgroup v1 cpuacct";
+    case JobCgroupPlace::Kind::kMemory:
+      return "cgroup v1 memory";
+  }
+  return "";
+}
+
+// Whether `dir`'s cgroup.procs lists this process: the directory is its own
+// cgroup, not a stand-in (another cgroup namespace).
+bool HoldsUs(Env* env, const std::string& dir) {
+  std::string procs;
+  if (!env->ReadFile((dir + "/cgroup.procs").c_str(), &procs).ok()) return false;
+  auto self = static_cast<uint64_t>(::getpid());
+  std::string_view rest = procs;
+  while (!rest.empty()) {
+    if (text::ParseU64(text::Trim(text::NextLine(&rest))) == self) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<JobCgroupPlace> PlanJobCgroup(const std::vector<MountInfo>& mounts,
+                                          const std::vector<ProcCgroupLine>& cgroups) {
+  std::vector<JobCgroupPlace> places;
+  if (auto d = ResolveCgroupDirIn(2, mounts, cgroups, "")) {
+    places.push_back({JobCgroupPlace::Kind::kUnified, d->dir});
+  }
+  for (auto [kind, controller] : {std::pair{JobCgroupPlace::Kind::kCpuacct, "cpuacct"},
+                                  std::pair{JobCgroupPlace::Kind::kMemory, "memory"}}) {
+    if (auto d = ResolveCgroupDirIn(1, mounts, cgroups, controller)) {
+      places.push_back({kind, d->dir});
+    }
+  }
+  return places;
+}
+
+JobCgroup JobCgroup::Make(const std::string& name) {
+  JobCgroup out;
+  Env* env = Env::Default();
+  std::string mountinfo;
+  std::string self;
+  if (!env->ReadFile("/proc/self/mountinfo", &mountinfo).ok() ||
+      !env->ReadFile("/proc/self/cgroup", &self).ok()) {
+    out.why_not_ = "/proc/self/mountinfo or /proc/self/cgroup cannot be read";
+    return out;
+  }
+  std::vector<JobCgroupPlace> places =
+      PlanJobCgroup(ParseMountInfo(mountinfo), ParseProcCgroup(self));
+  std::string failures;
+  for (const JobCgroupPlace& place : places) {
+    if (!HoldsUs(env, place.parent)) continue;
+    std::string dir = (place.parent == "/" ? "" : place.parent) + "/" + name;
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      if (!failures.empty()) failures += "; ";
+      failures += fmt::format("{}: {}", dir, std::strerror(errno));
+      continue;
+    }
+    out.made_.push_back({place.kind, dir, dir + "/cgroup.procs"});
+  }
+  if (out.made_.empty()) {
+    out.why_not_ = places.empty()     ? "no cgroup hierarchy is mounted for this process"
+                   : failures.empty() ? "this process's cgroup directories are not visible"
+                                      : "cannot make one (" + failures + ")";
+  }
+  return out;
+}
+
+JobCgroup::~JobCgroup() { (void)Remove(); }
+
+unsigned JobCgroup::EnterFromChild() const noexcept {
+  unsigned entered = 0;
+  for (size_t i = 0; i < made_.size(); ++i) {
+    int fd = ::open(made_[i].procs.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (::write(fd, "0", 1) == 1) entered |= 1U << i;
+    ::close(fd);
+  }
+  return entered;
+}
+
+void JobCgroup::Entered(unsigned entered) {
+  std::vector<Made> kept;
+  std::string refused;
+  for (size_t i = 0; i < made_.size(); ++i) {
+    if (entered & (1U << i)) {
+      kept.push_back(std::move(made_[i]));
+      continue;
+    }
+    if (!refused.empty()) refused += ", ";
+    refused += KindName(made_[i].kind);
+    ::rmdir(made_[i].dir.c_str());
+  }
+  made_ = std::move(kept);
+  if (made_.empty() && !refused.empty()) {
+    why_not_ = "the command could not enter the cgroup made for it (" + refused + ")";
+  }
+}
+
+JobCgroupDirs JobCgroup::dirs() const {
+  JobCgroupDirs d;
+  for (const Made& m : made_) {
+    switch (m.kind) {
+      case JobCgroupPlace::Kind::kUnified:
+        d.unified = m.dir;
+        break;
+      case JobCgroupPlace::Kind::kCpuacct:
+        d.cpuacct = m.dir;
+        break;
+      case JobCgroupPlace::Kind::kMemory:
+        d.memory = m.dir;
+        break;
+    }
+  }
+  return d;
+}
+
+std::string JobCgroup::Remove() {
+  std::string left;
+  for (const Made& m : made_) {
+    if (::rmdir(m.dir.c_str()) == 0 || errno == ENOENT) continue;
+    if (!left.empty()) left += ", ";
+    left += fmt::format("{} ({})", m.dir,
+                        errno == EBUSY ? "processes of the job still in it" : std::strerror(errno));
+  }
+  made_.clear();
+  return left;
+}
+
+}  // namespace tv

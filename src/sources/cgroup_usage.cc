@@ -1,0 +1,152 @@
+#include "sources/cgroup_usage.h"
+
+#include "sources/text.h"
+
+namespace tv {
+namespace {
+
+// The value after `key` on its line of a "key value" file.
+std::optional<uint64_t> KeyValue(std::string_view text, std::string_view key) {
+  while (!text.empty()) {
+    std::string_view line = text::NextLine(&text);
+    if (text::NextField(&line) == key) return text::ParseU64(text::Trim(line));
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> ParseWhole(std::string_view text) {
+  return text::ParseU64(text::Trim(text));
+}
+
+uint64_t Mix(uint64_t x) {  // splitmix64's finaliser
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+std::optional<uint64_t> ParseCpuStatUsage(std::string_view cpu_stat) {
+  return KeyValue(cpu_stat, "usage_usec");
+}
+
+MemorySplit ParseMemoryStat(std::string_view text, int version) {
+  auto bytes = [](std::optional<uint64_t> v) -> std::optional<double> {
+    if (!v) return std::nullopt;
+    return static_cast<double>(*v);
+  };
+  bool v2 = version == 2;
+  return {bytes(KeyValue(text, v2 ? "anon" : "total_rss")),
+          bytes(KeyValue(text, v2 ? "file" : "total_cache"))};
+}
+
+std::optional<uint64_t> ParsePressureSome(std::string_view text) {
+  while (!text.empty()) {
+    std::string_view line = text::NextLine(&text);
+    if (text::NextField(&line) != "some") continue;
+    while (!line.empty()) {
+      std::string_view field = text::NextField(&line);
+      if (field.starts_with("total=")) return text::ParseU64(field.substr(6));
+    }
+  }
+  return std::nullopt;
+}
+
+uint64_t ProcsDigest(std::string_view procs) {
+  // Order-free: cgroup v2 lists a cgroup's processes in no set order.
+  uint64_t digest = 0;
+  uint64_t count = 0;
+  while (!procs.empty()) {
+    if (auto pid = text::ParseU64(text::Trim(text::NextLine(&procs)))) {
+      digest += Mix(*pid);
+      ++count;
+    }
+  }
+  return digest ^ Mix(count);
+}
+
+std::optional<double> CgroupUsageSource::Counter::Rate(
+    Env* env, double now_s, std::string* buffer,
+    std::optional<uint64_t> (*parse)(std::string_view)) {
+  std::optional<uint64_t> v;
+  if (file.Read(env, buffer).ok()) v = parse(*buffer);
+  std::optional<double> rate;
+  if (v && last && *v >= *last && now_s > last_s) {
+    rate = static_cast<double>(*v - *last) / per_second_unit / (now_s - last_s);
+  }
+  last = v;
+  last_s = now_s;
+  return rate;
+}
+
+CgroupUsageSource::CgroupUsageSource(Env* env, JobCgroupDirs dirs)
+    : env_(env), dirs_(std::move(dirs)) {
+  std::vector<std::string> names;
+  auto has = [&](const std::string& dir, std::string_view file) {
+    return !dir.empty() && env_->ReadFile((dir + "/" + std::string(file)).c_str(), &buffer_).ok();
+  };
+  if (has(dirs_.unified, "cpu.stat") && ParseCpuStatUsage(buffer_)) {
+    cpu_.emplace(Counter{HeldFile(dirs_.unified + "/cpu.stat"), 1e6});
+    cpu_version_ = 2;
+  } else if (has(dirs_.cpuacct, "cpuacct.usage")) {
+    cpu_.emplace(Counter{HeldFile(dirs_.cpuacct + "/cpuacct.usage"), 1e9});
+    cpu_version_ = 1;
+  }
+  if (has(dirs_.unified, "memory.stat")) {
+    memory_stat_.emplace(dirs_.unified + "/memory.stat");
+    memory_version_ = 2;
+  } else if (has(dirs_.memory, "memory.stat")) {
+    memory_stat_.emplace(dirs_.memory + "/memory.stat");
+    memory_version_ = 1;
+  }
+  for (auto [file, field] : {std::pair{"cpu.pressure", &JobSample::cpu_pressure_ratio},
+                             std::pair{"memory.pressure", &JobSample::memory_pressure_ratio},
+                             std::pair{"io.pressure", &JobSample::io_pressure_ratio}}) {
+    if (has(dirs_.unified, file) && ParsePressureSome(buffer_)) {
+      pressure_.emplace_back(Counter{HeldFile(dirs_.unified + "/" + file), 1e6}, field);
+    }
+  }
+  for (const std::string* dir : {&dirs_.unified, &dirs_.cpuacct, &dirs_.memory}) {
+    if (has(*dir, "cgroup.procs")) {
+      procs_.emplace(*dir + "/cgroup.procs");
+      break;
+    }
+  }
+}
+
+void CgroupUsageSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
+  JobSample& job = out->job;
+  if (!said_) {
+    said_ = true;
+    if (!cpu_ || !memory_stat_ || pressure_.empty()) {
+      std::string missing;
+      auto add = [&](bool absent, std::string_view what) {
+        if (!absent) return;
+        if (!missing.empty()) missing += ", ";
+        missing += what;
+      };
+      add(!cpu_, "CPU time (cpu.stat, cpuacct.usage)");
+      add(!memory_stat_, "the anon/file memory split (memory.stat)");
+      add(pressure_.empty(), "pressure (PSI: *.pressure)");
+      notices->push_back(
+          {std::string(name()), "the job's cgroup gives no " + missing +
+                                    (cpu_ ? "" : ": job CPU comes from its processes' files")});
+    }
+  }
+  if (cpu_) {
+    auto parse = cpu_version_ == 2 ? &ParseCpuStatUsage : &ParseWhole;
+    job.cpu_cores = cpu_->Rate(env_, tick.mono_s, &buffer_, parse);
+  }
+  if (memory_stat_ && memory_stat_->Read(env_, &buffer_).ok()) {
+    MemorySplit split = ParseMemoryStat(buffer_, memory_version_);
+    job.memory_anon_bytes = split.anon_bytes;
+    job.memory_file_bytes = split.file_bytes;
+  }
+  for (auto& [counter, field] : pressure_) {
+    job.*field = counter.Rate(env_, tick.mono_s, &buffer_, &ParsePressureSome);
+  }
+  if (procs_ && procs_->Read(env_, &buffer_).ok()) job.cgroup_procs_digest = ProcsDigest(buffer_);
+}
+
+}  // namespace tv

@@ -1,0 +1,94 @@
+// With a cgroup of the job's own, the process files are read when they pay:
+// when the job's processes change, on row ticks, and for large trees one row
+// in several; the figures in between are the last read's, and say their age.
+#include <gtest/gtest.h>
+
+#include "sources/process_tree.h"
+#include "sources/process_tree_testing.h"
+
+namespace tv::process_tree_cgroup_test {
+namespace {
+
+using testing::FakeProc;
+using testing::TestOptions;
+using testing::Ticker;
+
+TEST(ProcessTreeWithCgroup, BetweenRowsTheLastReadStandsAndTheCgroupsCpu) {
+  FakeProc fs;
+  fs.Add(100, 1, "python").rss_bytes = 8192;
+  fs.Add(101, 100, "worker");
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  t.procs_digest = 7;
+  EXPECT_EQ(t.At(0, true).processes, 2);  // the first tick reads
+  EXPECT_EQ(t.sample.job.process_files_age_s, 0);
+
+  fs[100].rss_bytes = 3 * 4096;
+  fs[100].cpu_ticks += 50;
+  fs.Publish();
+  t.cgroup_cpu_cores = 0.7;
+  const JobSample& between = t.At(0.1);
+  EXPECT_EQ(between.rss_bytes, 8192 + 4096);  // as last read
+  EXPECT_EQ(between.pids, (std::vector<int>{100, 101}));
+  EXPECT_EQ(between.cpu_cores, 0.7);
+  EXPECT_NEAR(*between.process_files_age_s, 0.1, 1e-9);
+  EXPECT_TRUE(between.started.empty());
+
+  const JobSample& row = t.At(1, true);  // a row: read again; the cgroup keeps the CPU
+  EXPECT_EQ(row.rss_bytes, 4 * 4096);
+  EXPECT_EQ(row.cpu_cores, 0.7);
+  EXPECT_EQ(row.process_files_age_s, 0);
+}
+
+TEST(ProcessTreeWithCgroup, ANewProcessInTheCgroupIsReadAtOnce) {
+  FakeProc fs;
+  fs.Add(100, 1, "python");
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  t.procs_digest = 1;
+  t.At(0, true);
+  fs.Add(101, 100, "worker");
+  fs.Publish();
+  EXPECT_EQ(t.At(0.1).processes, 1);  // the cgroup lists the same processes
+  t.procs_digest = 2;                 // now it lists another
+  const JobSample& job = t.At(0.2);
+  EXPECT_EQ(job.processes, 2);
+  ASSERT_EQ(job.started.size(), 1u);
+  EXPECT_EQ(job.started[0].pid, 101);
+}
+
+TEST(ProcessTreeWithCgroup, ALargeTreeIsReadOneRowInSeveral) {
+  FakeProc fs;
+  fs.Add(100, 1, "python");
+  for (int pid = 101; pid < 164; ++pid) fs.Add(pid, 100, "worker");  // 64 processes
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  t.procs_digest = 1;
+  EXPECT_EQ(t.At(0, true).processes, 64);
+  fs[100].rss_bytes = 2 * 4096;
+  fs.Publish();
+  // 64 processes: one row in two.
+  EXPECT_EQ(t.At(1, true).rss_bytes, 64 * 4096);
+  EXPECT_EQ(t.sample.job.process_files_age_s, 1);
+  EXPECT_EQ(t.At(2, true).rss_bytes, 65 * 4096);
+  EXPECT_EQ(t.sample.job.process_files_age_s, 0);
+}
+
+TEST(ProcessTreeWithCgroup, WithoutOneEveryTickReads) {
+  FakeProc fs;
+  fs.Add(100, 1, "python");
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  t.At(0, true);
+  fs[100].rss_bytes = 2 * 4096;
+  fs.Publish();
+  EXPECT_EQ(t.At(0.1).rss_bytes, 2 * 4096);
+  EXPECT_EQ(t.sample.job.process_files_age_s, 0);
+}
+
+}  // namespace
+}  // namespace tv::process_tree_cgroup_test
