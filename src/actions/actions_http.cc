@@ -1,14 +1,13 @@
-// The webhook and Alertmanager actions: JSON POSTed with cpp-httplib (http
-// and https), with timeouts and retries with backoff.
+// The webhook and Alertmanager actions: JSON POSTed through the HTTP plugin
+// (sinks/http_client.h: http and https), with timeouts and retries with backoff.
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <map>
 
 #include "actions/actions.h"
 #include "actions/actions_internal.h"
 #include "analysis/alerts/action_url.h"
-#include "sinks/http_error.h"
+#include "sinks/http_client.h"
 
 namespace tv {
 namespace alert_actions {
@@ -28,29 +27,32 @@ constexpr double kFiringValidS = 4 * 60;
 // after 1, 2 and 4 s. "" when it was taken, else why not.
 std::string PostJson(ActionHub& hub, const ActionUrl& url, const std::string& path,
                      const std::string& body) {
-  httplib::Client client(url.origin);
-  client.set_connection_timeout(kConnectTimeoutS, 0);
-  client.set_read_timeout(kReadTimeoutS, 0);
-  client.set_write_timeout(kReadTimeoutS, 0);
-  client.set_follow_location(true);
+  HttpCall call;
+  call.host = url.host;
+  call.port = url.port;
+  call.https = url.https;
+  call.path = path.empty() ? "/" : path;
+  call.body = body;
+  call.connect_timeout_s = kConnectTimeoutS;
+  call.read_timeout_s = kReadTimeoutS;
+  call.follow_location = true;
   std::string last;
   int tries = 0;
   for (size_t attempt = 0;; ++attempt) {
     ++tries;
-    httplib::Result res = client.Post(path.empty() ? "/" : path, body, "application/json");
+    HttpReply res = HttpRequest(call);
     bool retry;
-    if (!res) {
-      last = DescribeHttpError(res.error(), url.host, url.port);
+    if (res.status == 0) {
+      last = res.error;
       // A certificate that does not verify will not verify a second later.
-      retry = res.error() != httplib::Error::SSLServerVerification &&
-              res.error() != httplib::Error::SSLLoadingCerts;
-    } else if (res->status >= 200 && res->status < 300) {
+      retry = !res.tls_refused;
+    } else if (res.status >= 200 && res.status < 300) {
       return "";
     } else {
-      std::string reply = res->body.substr(0, std::min(res->body.find('\n'), size_t{200}));
-      last = fmt::format("{} answered HTTP {}{}{}", url.origin, res->status,
+      std::string reply = res.body.substr(0, std::min(res.body.find('\n'), size_t{200}));
+      last = fmt::format("{} answered HTTP {}{}{}", url.origin, res.status,
                          reply.empty() ? "" : ": ", reply);
-      retry = res->status >= 500 || res->status == 429;
+      retry = res.status >= 500 || res.status == 429;
     }
     if (!retry || attempt >= std::size(kBackoff)) break;
     if (!hub.Sleep(kBackoff[attempt])) break;  // the run ended

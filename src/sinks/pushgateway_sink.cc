@@ -1,13 +1,12 @@
 #include "sinks/pushgateway_sink.h"
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <algorithm>
 #include <chrono>
 
 #include "core/thread.h"
-#include "sinks/http_error.h"
+#include "sinks/http_client.h"
 #include "store/job_end_event.h"
 
 namespace tv {
@@ -106,23 +105,23 @@ bool PushgatewaySink::Send(const char* method, const std::string* body) {
 }
 
 bool PushgatewaySink::TrySend(const char* method, const std::string* body) {
-  httplib::Client client(url_.host, url_.port);
-  client.set_connection_timeout(1, 0);
-  client.set_read_timeout(2, 0);
-  client.set_write_timeout(2, 0);
-  httplib::Result res = body != nullptr
-                            ? client.Put(group_path_, *body, std::string(kPromTextContentType))
-                            : client.Delete(group_path_);
-  if (!res) {
-    Fail("unreachable", fmt::format("{} failed: {}", method,
-                                    DescribeHttpError(res.error(), url_.host, url_.port)));
+  HttpCall call;
+  call.method = body != nullptr ? "PUT" : "DELETE";
+  call.host = url_.host;
+  call.port = url_.port;
+  call.path = group_path_;
+  if (body != nullptr) call.body = *body;
+  call.content_type = std::string(kPromTextContentType);
+  HttpReply res = HttpRequest(call);
+  if (res.status == 0) {
+    Fail("unreachable", fmt::format("{} failed: {}", method, res.error));
     return false;
   }
-  if (res->status / 100 != 2) {
-    std::string reply = res->body.substr(0, 200);
+  if (res.status / 100 != 2) {
+    std::string reply = res.body.substr(0, 200);
     while (!reply.empty() && reply.back() == '\n') reply.pop_back();
-    Fail(fmt::format("status {}", res->status),
-         fmt::format("{} {} answered {}: {}", method, group_path_, res->status, reply));
+    Fail(fmt::format("status {}", res.status),
+         fmt::format("{} {} answered {}: {}", method, group_path_, res.status, reply));
     return false;
   }
   if (failing_) {

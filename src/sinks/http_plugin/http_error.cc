@@ -1,4 +1,4 @@
-#include "sinks/http_error.h"
+#include "sinks/http_plugin/http_error.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
