@@ -1,6 +1,7 @@
 """Whole-program overhead of trainvitals, measured from outside.
 
-1. Monitor cost: `trainvitals run` at 10 Hz on a 16-process tree for 60 s; its
+1. Monitor cost: `trainvitals run` at 10 Hz on a tree of 16 (or each given number
+   of) processes for 60 s, beside the floor (bench_wake_floor) in the same run; its
    own CPU (all its threads' schedstat run time, excluding the children) over the steady
    middle of the run, as % of one core, and its peak RSS (VmHWM).
 2. Start-up cost: `trainvitals run -- true` against bare `true`, median of N runs.
@@ -8,7 +9,8 @@
    MLP) timed inside the script, bare and under `trainvitals run` at 10 Hz, in N
    pairs whose order alternates; the median of the pairs' time ratios.
 
-    python bench/overhead.py build/release/trainvitals [--seconds 60] [--runs 40] [--pairs 0]
+    python bench/overhead.py build/release/trainvitals [--seconds 60] [--processes 16,64,256]
+        [--floor build/release/bench_wake_floor] [--runs 40] [--pairs 0]
 """
 import argparse
 import os
@@ -133,22 +135,42 @@ def slowdown_lines(steps, pairs, times, ratios):
             + "\n".join(rows) + "\n")
 
 
+def floor_cost(floor, seconds):
+    """bench_wake_floor's share of a core: a thread waking at 10 Hz to pread 20 /proc files."""
+    out = subprocess.run([floor, "20", str(int(seconds))], capture_output=True, text=True,
+                         check=True).stdout
+    return float(out.split("=")[1].split("%")[0])
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("cli")
     p.add_argument("--seconds", type=float, default=60)
-    p.add_argument("--processes", type=int, default=16)
+    p.add_argument("--processes", default="16", help="tree sizes, comma-separated: 16,64,256")
+    p.add_argument("--floor", help="bench_wake_floor, run in the same minute for the ratio")
     p.add_argument("--runs", type=int, default=40)
     p.add_argument("--pairs", type=int, default=0, help="paired training runs (needs torch)")
     p.add_argument("--loop-seconds", type=float, default=5)
     p.add_argument("--markdown", help="also write the training slowdown as a Markdown block here")
     a = p.parse_args()
-    cpu_pct, rss_mib, rows = monitor_cost(a.cli, a.seconds, a.processes)
-    print(f"monitor: {a.processes}-process tree, 10 Hz, {a.seconds:.0f} s run ({rows} rows): "
-          f"{cpu_pct:.3f}% of one core (limit 0.2%), peak RSS {rss_mib:.1f} MiB (limit 15 MiB)")
+    floor = floor_cost(a.floor, min(a.seconds, 30)) if a.floor else None
+    costs = {}
+    for n in map(int, a.processes.split(",")):
+        cpu_pct, rss_mib, rows = monitor_cost(a.cli, a.seconds, n)
+        costs[n] = cpu_pct
+        beside = f", {cpu_pct / floor:.2f}x the floor (aim 1.3x)" if floor else ""
+        print(f"monitor: {n}-process tree, 10 Hz, {a.seconds:.0f} s run ({rows} rows): "
+              f"{cpu_pct:.3f}% of one core (limit 0.2%){beside}, peak RSS {rss_mib:.1f} MiB "
+              "(limit 8 MiB)")
+    if floor:
+        print(f"floor: a thread waking at 10 Hz to pread 20 /proc files: {floor:.3f}% of one core")
+    if len(costs) > 1:
+        least, most = min(costs.values()), max(costs.values())
+        print(f"tick cost from {min(costs)} to {max(costs)} processes: {least:.3f}% to "
+              f"{most:.3f}% ({(most / least - 1) * 100:+.0f}%, limit +20%)")
     bare, monitored = startup_cost(a.cli, a.runs)
     print(f"startup: `true` {bare:.2f} ms, `trainvitals run -- true` {monitored:.2f} ms, "
-          f"added {monitored - bare:.2f} ms (limit 20 ms), median of {a.runs}")
+          f"added {monitored - bare:.2f} ms (limit 5 ms), median of {a.runs}")
     if a.pairs:
         steps, times, ratios = training_slowdown(a.cli, a.pairs, a.loop_seconds)
         block = slowdown_lines(steps, a.pairs, times, ratios)
@@ -156,6 +178,7 @@ def main():
         if a.markdown:
             with open(a.markdown, "w") as f:
                 f.write(block)
+
 
 if __name__ == "__main__":
     main()

@@ -26,8 +26,8 @@ echo "== trainvitals top beside nvitop (target <= 1 % of a core, cheaper than nv
 echo
 echo "== whole-program overhead"
 "$py" bench/overhead.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}" \
+  --processes 16,64,256 --floor "$build/bench_wake_floor" \
   --pairs "${BENCH_PAIRS:-8}" --markdown "$blocks/training.md"
-"$build/bench_wake_floor" 20 "${BENCH_SECONDS:-30}"
 echo
 echo "== /metrics under load: wrk -t2 -c16 -d5s against trainvitals run --prometheus (target >= 1000 scrapes/s)"
 port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

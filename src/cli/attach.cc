@@ -13,7 +13,9 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/env.h"
 #include "run/session.h"
+#include "sources/cgroup_usage.h"
 #include "views/terminal_row.h"
 
 namespace tv {
@@ -93,7 +95,9 @@ void AddAttachCommand(CLI::App& app, Action* action) {
       Session session(config, command, "attach");
       if (row) row->Reserve();
       session.ShowLiveStatus(row.get());
-      session.Start(*pid);
+      // Its cgroup, when the job is alone in it: the job's totals from there.
+      JobCgroupView cgroup = ExistingJobCgroup(Env::Default(), *pid);
+      session.Start(*pid, &cgroup);
       int sig = WaitForExitOrSignal(*pid, row.get());
       if (sig != 0) session.AddEvent(EventType::kDetached, {{"signal", sig}});
       session.Finish(std::nullopt, std::nullopt);

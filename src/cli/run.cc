@@ -97,7 +97,8 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
         return start_error;
       }
       session.ShowLiveStatus(row.get());
-      session.Start(child, &cgroup);
+      JobCgroupView own = cgroup.view();
+      session.Start(child, &own);
       SupervisorHooks hooks;
       hooks.on_signal = [&](int sig) {
         session.AddEvent(EventType::kSignalForwarded,

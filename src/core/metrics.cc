@@ -170,6 +170,10 @@ constexpr MetricId kHostSwapUsedBytes =
     ResolveMetric(kSampleMetrics, false, Scope::kHost, "swap_used_bytes");
 constexpr MetricId kHostCpuEnergyJoules =
     ResolveMetric(kSampleMetrics, false, Scope::kHost, "cpu_energy_joules");
+constexpr MetricId kJobCpuPressureRatio =
+    ResolveMetric(kSampleMetrics, false, Scope::kJob, "cpu_pressure_ratio");
+constexpr MetricId kJobIoPressureRatio =
+    ResolveMetric(kSampleMetrics, false, Scope::kJob, "io_pressure_ratio");
 constexpr MetricId kJobCpuUtilRatio =
     ResolveMetric(kSampleMetrics, false, Scope::kJob, "cpu_util_ratio");
 constexpr MetricId kJobMemoryUtilRatio =

@@ -111,6 +111,8 @@ extern const MetricId kHostCpuEnergyJoules;
 extern const MetricId kHostCpuIowaitRatio;
 extern const MetricId kJobCpuUtilRatio;
 extern const MetricId kJobMemoryUtilRatio;
+extern const MetricId kJobCpuPressureRatio;
+extern const MetricId kJobIoPressureRatio;
 extern const MetricId kGpuUtilRatio;
 extern const MetricId kGpuMemoryUsedBytes;
 extern const MetricId kGpuMemoryTotalBytes;

@@ -82,7 +82,7 @@ JobCgroup JobCgroup::Make(const std::string& name) {
   if (out.made_.empty()) {
     out.why_not_ = places.empty()     ? "no cgroup hierarchy is mounted for this process"
                    : failures.empty() ? "this process's cgroup directories are not visible"
-                                      : "cannot make one (" + failures + ")";
+                                      : "cannot make one: " + failures;
   }
   return out;
 }
@@ -118,8 +118,9 @@ void JobCgroup::Entered(unsigned entered) {
   }
 }
 
-JobCgroupDirs JobCgroup::dirs() const {
-  JobCgroupDirs d;
+JobCgroupView JobCgroup::view() const {
+  JobCgroupView view{.why_not = why_not_};
+  JobCgroupDirs& d = view.dirs;
   for (const Made& m : made_) {
     switch (m.kind) {
       case JobCgroupPlace::Kind::kUnified:
@@ -133,7 +134,7 @@ JobCgroupDirs JobCgroup::dirs() const {
         break;
     }
   }
-  return d;
+  return view;
 }
 
 std::string JobCgroup::Remove() {

@@ -52,10 +52,8 @@ class JobCgroup {
   // removes the others, and says why where it entered none.
   void Entered(unsigned entered);
 
-  // The directories the job is in now; empty when none.
-  JobCgroupDirs dirs() const;
-  // Why the job has no cgroup of its own; empty when it has one.
-  const std::string& why_not() const { return why_not_; }
+  // The directories the job is in now (empty when none), or why it has none.
+  JobCgroupView view() const;
   // Removes the directories once the job has ended. One that still holds
   // processes stays: the result says which (empty when all went).
   std::string Remove();

@@ -44,7 +44,7 @@ TEST(JobCgroup, NothingMadeEntersNothingAndRemovesNothing) {
   JobCgroup none;
   EXPECT_EQ(none.size(), 0u);
   EXPECT_EQ(none.EnterFromChild(), 0u);
-  EXPECT_TRUE(none.dirs().empty());
+  EXPECT_TRUE(none.view().dirs.empty());
   EXPECT_EQ(none.Remove(), "");
 }
 

@@ -63,7 +63,7 @@ LiveIdentity Session::Identity(int root_pid) const {
                       command_,   run_dir_, start_wall_, config_.interval_s};
 }
 
-void Session::Start(int root_pid, const JobCgroup* cgroup) {
+void Session::Start(int root_pid, const JobCgroupView* cgroup) {
   bool ok = RunGuarded("starting the monitor", "the command runs unmonitored",
                        [&] { StartMonitoring(root_pid, cgroup); });
   if (!ok && sinks_) {
@@ -72,7 +72,7 @@ void Session::Start(int root_pid, const JobCgroup* cgroup) {
   }
 }
 
-void Session::StartMonitoring(int root_pid, const JobCgroup* cgroup) {
+void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup) {
   RunSources sources =
       MakeSources(config_, root_pid, run_dir_, markers_.get(), markers_error_, cgroup);
   LiveIdentity run = Identity(root_pid);

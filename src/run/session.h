@@ -23,7 +23,7 @@ namespace tv {
 
 class AlertActions;
 class Exporters;
-class JobCgroup;
+struct JobCgroupView;
 class MarkerEndpoint;
 class OomKillWatch;
 class Sampler;
@@ -50,8 +50,9 @@ class Session {
   // Starts sampling the process tree rooted at `root_pid`. Throws nothing: the
   // command is already running, so a failure here is said once and the run
   // goes on unmonitored (Finish still writes what it can).
-  // `cgroup`: the job's own (run/job_cgroup.h), when `run` made one or said why not.
-  void Start(int root_pid, const JobCgroup* cgroup = nullptr);
+  // `cgroup`: the job's own (run/job_cgroup.h, sources/cgroup_usage.h), or why
+  // it has none.
+  void Start(int root_pid, const JobCgroupView* cgroup = nullptr);
 
   void AddEvent(EventType type, nlohmann::ordered_json fields = nlohmann::ordered_json::object());
 
@@ -66,7 +67,7 @@ class Session {
  private:
   // The run as meta.json, the live file and the sinks' labels name it.
   LiveIdentity Identity(int root_pid) const;
-  void StartMonitoring(int root_pid, const JobCgroup* cgroup);
+  void StartMonitoring(int root_pid, const JobCgroupView* cgroup);
   // Tells the analysis how the job ended (its signal, the kernel OOM killer's
   // kills in its cgroup, written as an `oom_kill` event), before it stops.
   void NoteJobEnd(std::optional<int> exit_signal);

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include "core/env.h"
-#include "run/job_cgroup.h"
 #include "sources/cgroup.h"
 #include "sources/cgroup_usage.h"
 #include "sources/gpu_source.h"
@@ -24,7 +23,7 @@ void Add(Stage stage, std::unique_ptr<Source> source, RunSources* out) {
 
 RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir,
                        MarkerEndpoint* markers, const std::string& markers_error,
-                       const JobCgroup* cgroup) {
+                       const JobCgroupView* cgroup) {
   Env* env = Env::Default();
   RunSources out;
   for (Stage stage : kTickOrder) {
@@ -37,12 +36,11 @@ RunSources MakeSources(const Config& config, int root_pid, const std::string& ru
           Add(stage, std::move(source), &out);
         }
         // Before the process tree, which reads its files less often then.
-        if (cgroup != nullptr && !cgroup->dirs().empty()) {
-          Add(stage, std::make_unique<CgroupUsageSource>(env, cgroup->dirs()), &out);
+        if (cgroup != nullptr && !cgroup->dirs.empty()) {
+          Add(stage, std::make_unique<CgroupUsageSource>(env, cgroup->dirs), &out);
         } else if (cgroup != nullptr) {
           out.notices.push_back(
-              {"job_cgroup", "the job has no cgroup of its own: " + cgroup->why_not() +
-                                 "; its figures come from its processes"});
+              {"job_cgroup", cgroup->why_not + "; the job's figures come from its processes"});
         }
         break;
       case Stage::kRunDirSpace:

@@ -16,7 +16,7 @@
 
 namespace tv {
 
-class JobCgroup;
+struct JobCgroupView;
 class MarkerEndpoint;
 class MarkerSource;
 class OomKillWatch;
@@ -41,9 +41,9 @@ struct RunSources {
 // (none when empty). `markers`: the endpoint the training processes report
 // to, not owned; when null, `markers_error` says why, as a notice. `cgroup`:
 // the job's own cgroup, whose totals are read each tick, or why it has none
-// (a notice); null when the job was not started by `run`.
+// (a notice); null when there is no question of one (the Python binding).
 RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir,
                        MarkerEndpoint* markers, const std::string& markers_error,
-                       const JobCgroup* cgroup = nullptr);
+                       const JobCgroupView* cgroup = nullptr);
 
 }  // namespace tv

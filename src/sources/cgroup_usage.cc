@@ -1,5 +1,12 @@
 #include "sources/cgroup_usage.h"
 
+#include <unistd.h>
+
+#include <tuple>
+
+#include "sources/cgroup.h"
+#include "sources/mountinfo.h"
+#include "sources/proc_pid_parse.h"
 #include "sources/text.h"
 
 namespace tv {
@@ -25,7 +32,67 @@ uint64_t Mix(uint64_t x) {  // splitmix64's finaliser
   return x ^ (x >> 31);
 }
 
+// Whether `pid` is `root` or descends from it (its parents read from /proc).
+bool InTreeOf(Env* env, int pid, int root, std::string* buffer) {
+  for (int hops = 0; hops < 256 && pid > 1; ++hops) {
+    if (pid == root) return true;
+    if (!env->ReadFile(("/proc/" + std::to_string(pid) + "/stat").c_str(), buffer).ok()) break;
+    std::optional<ProcStat> st = ParseProcStat(*buffer);
+    if (!st) break;
+    pid = st->ppid;
+  }
+  return pid == root;
+}
+
+// "" when every process listed in `procs` is of the tree of `root` and
+// `root` is among them; else why not.
+std::string NotAlone(Env* env, std::string_view procs, int root, std::string* buffer) {
+  bool listed = false;
+  int self = static_cast<int>(::getpid());
+  while (!procs.empty()) {
+    std::optional<uint64_t> v = text::ParseU64(text::Trim(text::NextLine(&procs)));
+    if (!v) continue;
+    int pid = static_cast<int>(*v);
+    listed = listed || pid == root;
+    if (pid == self) return "trainvitals itself is in it";
+    if (!InTreeOf(env, pid, root, buffer)) {
+      return "it holds process " + std::to_string(pid) + ", which is not the job's";
+    }
+  }
+  return listed ? "" : "its directory is not visible here";
+}
+
 }  // namespace
+
+JobCgroupView ExistingJobCgroup(Env* env, int pid) {
+  JobCgroupView view;
+  std::string mountinfo;
+  std::string cgroup;
+  if (!env->ReadFile("/proc/self/mountinfo", &mountinfo).ok() ||
+      !env->ReadFile(("/proc/" + std::to_string(pid) + "/cgroup").c_str(), &cgroup).ok()) {
+    view.why_not = "its cgroup cannot be read";
+    return view;
+  }
+  std::vector<MountInfo> mounts = ParseMountInfo(mountinfo);
+  std::vector<ProcCgroupLine> lines = ParseProcCgroup(cgroup);
+  std::string procs;
+  std::string buffer;
+  for (auto [version, controller, dir] :
+       {std::tuple{2, "", &view.dirs.unified}, std::tuple{1, "cpuacct", &view.dirs.cpuacct},
+        std::tuple{1, "memory", &view.dirs.memory}}) {
+    std::optional<CgroupDir> d = ResolveCgroupDirIn(version, mounts, lines, controller);
+    if (!d || !env->ReadFile((d->dir + "/cgroup.procs").c_str(), &procs).ok()) continue;
+    std::string why = NotAlone(env, procs, pid, &buffer);
+    if (why.empty()) {
+      *dir = d->dir;
+    } else if (view.why_not.empty()) {
+      view.why_not = "the job is not alone in its cgroup " + d->dir + ": " + why;
+    }
+  }
+  if (view.dirs.empty() && view.why_not.empty()) view.why_not = "no cgroup is mounted for it";
+  if (!view.dirs.empty()) view.why_not.clear();
+  return view;
+}
 
 std::optional<uint64_t> ParseCpuStatUsage(std::string_view cpu_stat) {
   return KeyValue(cpu_stat, "usage_usec");
@@ -129,9 +196,8 @@ void CgroupUsageSource::Read(const Tick& tick, Sample* out, std::vector<Notice>*
       add(!cpu_, "CPU time (cpu.stat, cpuacct.usage)");
       add(!memory_stat_, "the anon/file memory split (memory.stat)");
       add(pressure_.empty(), "pressure (PSI: *.pressure)");
-      notices->push_back(
-          {std::string(name()), "the job's cgroup gives no " + missing +
-                                    (cpu_ ? "" : ": job CPU comes from its processes' files")});
+      notices->push_back({std::string(name()),
+                          "no " + missing + (cpu_ ? "" : ": job CPU comes from its processes")});
     }
   }
   if (cpu_) {

@@ -35,6 +35,18 @@ struct JobCgroupDirs {
   bool empty() const { return unified.empty() && cpuacct.empty() && memory.empty(); }
 };
 
+// The job's cgroup as a run sees it: its directories, or why it has none.
+struct JobCgroupView {
+  JobCgroupDirs dirs;
+  std::string why_not;
+};
+
+// For `attach`: the cgroup `pid` is in (the unified hierarchy, v1 cpuacct and
+// memory) where the job is alone in it: every process it holds is `pid` or a
+// descendant, and this process is not among them. Else why_not names a
+// process that is not the job's.
+JobCgroupView ExistingJobCgroup(Env* env, int pid);
+
 // cpu.stat's "usage_usec N" (cgroup v2), in microseconds.
 std::optional<uint64_t> ParseCpuStatUsage(std::string_view cpu_stat);
 // memory.stat's anonymous and file (page cache) bytes: v2 "anon" and "file",

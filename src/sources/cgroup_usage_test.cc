@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sources/fixture.h"
+
 namespace tv::cgroup_usage_test {
 namespace {
 
@@ -85,7 +87,7 @@ TEST(CgroupUsageSource, V1CpuacctAndMemoryWithoutPressureIsSaidOnce) {
   source.Read(Tick{1, true}, &s, &notices);
   ASSERT_EQ(notices.size(), 1u);
   EXPECT_EQ(notices[0].source, "job_cgroup");
-  EXPECT_EQ(notices[0].message, "the job's cgroup gives no pressure (PSI: *.pressure)");
+  EXPECT_EQ(notices[0].message, "no pressure (PSI: *.pressure)");
   env.Set("/v1/cpuacct/job/cpuacct.usage", "2250000000\n");
   notices.clear();
   s = Sample{};
@@ -121,6 +123,34 @@ TEST(CgroupUsageSource, ACounterThatFailsOrGoesBackGivesNoRateThatTick) {
   s = Sample{};
   source.Read(Tick{4, true}, &s, &notices);
   EXPECT_FALSE(s.job.cpu_cores);
+}
+
+// A process whose parent is `ppid`, as /proc/PID/stat says.
+void Proc(MemEnv* env, int pid, int ppid) {
+  env->Set("/proc/" + std::to_string(pid) + "/stat",
+           std::to_string(pid) + " (python) S " + std::to_string(ppid) +
+               " 1 1 0 -1 0 0 0 0 0 5 0 0 0 20 0 1 0 100 1000 10 1 2 3\n");
+}
+
+TEST(ExistingJobCgroup, TakenWhenTheJobIsAloneInIt) {
+  MemEnv env;
+  env.Set("/proc/self/mountinfo", test_fixtures::Fixture("proc/mountinfo_v2"));
+  env.Set("/proc/4100001/cgroup", "0::/jobs/train\n");
+  env.Set("/sys/fs/cgroup/jobs/train/cgroup.procs", "4100001\n4100002\n4100003\n");
+  Proc(&env, 4100001, 1);
+  Proc(&env, 4100002, 4100001);
+  Proc(&env, 4100003, 4100002);  // a grandchild
+  JobCgroupView view = ExistingJobCgroup(&env, 4100001);
+  EXPECT_EQ(view.dirs.unified, "/sys/fs/cgroup/jobs/train");
+  EXPECT_EQ(view.why_not, "");
+
+  env.Set("/sys/fs/cgroup/jobs/train/cgroup.procs", "4100001\n4100009\n");
+  Proc(&env, 4100009, 1);  // someone else's
+  view = ExistingJobCgroup(&env, 4100001);
+  EXPECT_TRUE(view.dirs.empty());
+  EXPECT_EQ(view.why_not,
+            "the job is not alone in its cgroup /sys/fs/cgroup/jobs/train: it holds process "
+            "4100009, which is not the job's");
 }
 
 }  // namespace

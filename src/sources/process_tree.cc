@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 
 #include "sources/proc_pid_parse.h"
@@ -92,7 +93,7 @@ const char* ProcessTreeSource::TaskPath(int pid, int tid, const char* leaf) {
 void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notice>* notices) {
   if (roots_.empty()) return;
   JobSample* job = &sample->job;
-  if (!ReadsFilesNow(tick, *job)) {
+  if (!ReadsFilesNow(tick, *sample)) {
     // The job's cgroup counts its CPU this tick: the processes as last read.
     Fill(job);
     job->read_bytes_per_second = last_read_rate_;
@@ -102,6 +103,7 @@ void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notic
   }
   rows_since_read_ = 0;
   last_digest_ = job->cgroup_procs_digest;
+  memory_at_read_ = MemorySignal(*sample);
   // New members can only come from a fork. When the host's fork counter has not
   // moved, no children file can have changed: the known members are read, and
   // their children files are not.
@@ -136,10 +138,23 @@ void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notic
   job->process_files_age_s = 0;
 }
 
-bool ProcessTreeSource::ReadsFilesNow(const Tick& tick, const JobSample& job) {
+std::optional<double> ProcessTreeSource::MemorySignal(const Sample& sample) {
+  return sample.job.memory_anon_bytes ? sample.job.memory_anon_bytes
+                                      : sample.host.memory_used_bytes;
+}
+
+bool ProcessTreeSource::ReadsFilesNow(const Tick& tick, const Sample& sample) {
+  const JobSample& job = sample.job;
   // Without a cgroup of the job's own, its files are the job's only count.
   if (!job.cgroup_procs_digest || !last_tick_s_ || forget_members_) return true;
   if (job.cgroup_procs_digest != last_digest_) return true;  // a process came or went
+  // Memory taken or given back: whose it is, and a peak no row would see.
+  std::optional<double> memory = MemorySignal(sample);
+  if (memory && memory_at_read_ &&
+      std::abs(*memory - *memory_at_read_) >
+          std::max(kMemoryMoveBytes, kMemoryMoveRatio * *memory_at_read_)) {
+    return true;
+  }
   if (!tick.row_tick) return false;
   size_t every = (members_.size() + kProcessesPerRowRead - 1) / kProcessesPerRowRead;
   return ++rows_since_read_ >= std::max<size_t>(every, 1);

@@ -35,8 +35,9 @@
 //
 // When the job has a cgroup of its own (job.cgroup_procs_digest, from
 // sources/cgroup_usage.h earlier in the tick), that cgroup counts its CPU every
-// tick, and the members' files are read only when its PID list changes and on
-// row ticks (for large trees, one row in several: see ReadsFilesNow); between
+// tick, and the members' files are read only when its PID list changes, when
+// its memory moves, and on row ticks (for large trees, one row in several: see
+// ReadsFilesNow); between
 // reads the job's process figures are those of the last read, and
 // job.process_files_age_s says how old they are.
 //
@@ -171,9 +172,13 @@ class ProcessTreeSource final : public Source {
   void PssRound(double now_s, std::vector<Notice>* notices);
   // Whether this tick reads the members' files: every tick unless the job's
   // own cgroup counts it (job.cgroup_procs_digest); then when its PID list
-  // changes, and on row ticks, every row for up to kProcessesPerRowRead
-  // processes and one row in every n / kProcessesPerRowRead beyond.
-  bool ReadsFilesNow(const Tick& tick, const JobSample& job);
+  // changes, when memory moved (MemorySignal) by kMemoryMoveBytes and
+  // kMemoryMoveRatio since the last read, and on row ticks, every row for up
+  // to kProcessesPerRowRead processes and one row in every
+  // n / kProcessesPerRowRead beyond.
+  bool ReadsFilesNow(const Tick& tick, const Sample& sample);
+  // The cgroup's anonymous memory of the job, else the host's memory in use.
+  static std::optional<double> MemorySignal(const Sample& sample);
   // The job's figures from the members as last read, and its CPU from them
   // unless the cgroup gave it.
   void Sum(double now_s, JobSample* job);
@@ -228,6 +233,9 @@ class ProcessTreeSource final : public Source {
   std::optional<double> last_read_rate_;  // job rates at the last read of the io files
   std::optional<double> last_write_rate_;
   static constexpr size_t kProcessesPerRowRead = 32;
+  static constexpr double kMemoryMoveBytes = 16 * 1024 * 1024;
+  static constexpr double kMemoryMoveRatio = 0.05;
+  std::optional<double> memory_at_read_;  // MemorySignal at the last read
   size_t rows_since_read_ = 0;
   std::optional<uint64_t> last_digest_;  // job.cgroup_procs_digest at the last read
   bool said_no_children_ = false;

@@ -24,7 +24,7 @@ TEST(ProcessTreeWithCgroup, BetweenRowsTheLastReadStandsAndTheCgroupsCpu) {
   EXPECT_EQ(t.At(0, true).processes, 2);  // the first tick reads
   EXPECT_EQ(t.sample.job.process_files_age_s, 0);
 
-  fs[100].rss_bytes = 3 * 4096;
+  fs[100].rss_bytes = 3 * 4096ULL;
   fs[100].cpu_ticks += 50;
   fs.Publish();
   t.cgroup_cpu_cores = 0.7;
@@ -59,6 +59,24 @@ TEST(ProcessTreeWithCgroup, ANewProcessInTheCgroupIsReadAtOnce) {
   EXPECT_EQ(job.started[0].pid, 101);
 }
 
+TEST(ProcessTreeWithCgroup, MemoryTakenBetweenRowsIsReadAtOnce) {
+  FakeProc fs;
+  fs.Add(100, 1, "python");
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  t.procs_digest = 1;
+  t.cgroup_anon_bytes = 100 * testing::kMiB;
+  t.At(0, true);
+  fs[100].rss_bytes = 200 * 1024 * 1024ULL;
+  fs.Publish();
+  t.cgroup_anon_bytes = 110 * testing::kMiB;  // under 16 MiB more: not yet
+  EXPECT_EQ(t.At(0.1).rss_bytes, 4096);
+  t.cgroup_anon_bytes = 200 * testing::kMiB;  // 100 MiB taken: whose, now
+  EXPECT_EQ(t.At(0.2).rss_bytes, 200 * testing::kMiB);
+  EXPECT_EQ(t.sample.job.process_files_age_s, 0);
+}
+
 TEST(ProcessTreeWithCgroup, ALargeTreeIsReadOneRowInSeveral) {
   FakeProc fs;
   fs.Add(100, 1, "python");
@@ -68,7 +86,7 @@ TEST(ProcessTreeWithCgroup, ALargeTreeIsReadOneRowInSeveral) {
   Ticker t{&src};
   t.procs_digest = 1;
   EXPECT_EQ(t.At(0, true).processes, 64);
-  fs[100].rss_bytes = 2 * 4096;
+  fs[100].rss_bytes = 2 * 4096ULL;
   fs.Publish();
   // 64 processes: one row in two.
   EXPECT_EQ(t.At(1, true).rss_bytes, 64 * 4096);
@@ -84,7 +102,7 @@ TEST(ProcessTreeWithCgroup, WithoutOneEveryTickReads) {
   ProcessTreeSource src(&fs.env, {100}, TestOptions());
   Ticker t{&src};
   t.At(0, true);
-  fs[100].rss_bytes = 2 * 4096;
+  fs[100].rss_bytes = 2 * 4096ULL;
   fs.Publish();
   EXPECT_EQ(t.At(0.1).rss_bytes, 2 * 4096);
   EXPECT_EQ(t.sample.job.process_files_age_s, 0);

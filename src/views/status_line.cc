@@ -110,7 +110,10 @@ std::string ShortNotice(std::string_view source, std::string message) {
       message.pop_back();
     }
   }
-  std::string_view label = source == "nvml" ? "GPU" : source == "rapl" ? "CPU energy" : source;
+  std::string_view label = source == "nvml"         ? "GPU"
+                           : source == "rapl"       ? "CPU energy"
+                           : source == "job_cgroup" ? "the job's cgroup"
+                                                    : source;
   return fmt::format("{} ({})", label, message);
 }
 

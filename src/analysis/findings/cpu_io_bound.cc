@@ -36,11 +36,19 @@ void CpuIoBoundRule::OnFrame(const Frame& f, RuleContext& cx) {
                     {"job_cpu_util_ratio", Round4(f.job_cpu_util_ratio.value_or(0))},
                     {"gpu_busy_ratio", Round4(*least_busy)},
                     {"window_s", cx.th[Th::kWindow_s]}};
+      // The kernel's own word, where the job has a cgroup with PSI: its tasks
+      // waited for a CPU this share of the time.
+      if (f.job_cpu_pressure_ratio) {
+        o.evidence["job_cpu_pressure_ratio"] = Round4(*f.job_cpu_pressure_ratio);
+      }
       o.message = fmt::format(
           "In {} of the last {} a GPU was under {} busy while the job used over {} of "
-          "its CPUs: the CPU cannot keep the GPU fed.",
+          "its CPUs{}: the CPU cannot keep the GPU fed.",
           Pct(share), Span(cx.th[Th::kWindow_s]), Pct(cx.th[Th::kCpuBoundGpuRatio]),
-          Pct(cx.th[Th::kCpuBoundCpuRatio]));
+          Pct(cx.th[Th::kCpuBoundCpuRatio]),
+          f.job_cpu_pressure_ratio ? fmt::format(" and its tasks waited for a CPU {} of the time",
+                                                 Pct(*f.job_cpu_pressure_ratio))
+                                   : "");
       cx.Open(FindingId::kCpuBound, cpu_, f.t, FindingSubject::Job(), std::move(o));
     }
     double io_share = *io_bound_.Mean();
@@ -51,10 +59,16 @@ void CpuIoBoundRule::OnFrame(const Frame& f, RuleContext& cx) {
                     {"host_cpu_iowait_ratio", Round4(f.host_cpu_iowait_ratio.value_or(0))},
                     {"gpu_busy_ratio", Round4(*least_busy)},
                     {"window_s", cx.th[Th::kWindow_s]}};
+      if (f.job_io_pressure_ratio) {
+        o.evidence["job_io_pressure_ratio"] = Round4(*f.job_io_pressure_ratio);
+      }
       o.message = fmt::format(
           "In {} of the last {} a GPU was under {} busy while the CPUs waited for "
-          "storage: reading the data holds the training back.",
-          Pct(io_share), Span(cx.th[Th::kWindow_s]), Pct(cx.th[Th::kIoBoundGpuRatio]));
+          "storage{}: reading the data holds the training back.",
+          Pct(io_share), Span(cx.th[Th::kWindow_s]), Pct(cx.th[Th::kIoBoundGpuRatio]),
+          f.job_io_pressure_ratio
+              ? fmt::format(" (the job's tasks {} of the time)", Pct(*f.job_io_pressure_ratio))
+              : "");
       cx.Open(FindingId::kIoBound, io_, f.t, FindingSubject::Job(), std::move(o));
     }
   }

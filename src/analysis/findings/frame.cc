@@ -64,6 +64,8 @@ void FrameFromRow(const Row& row, Frame* f) {
   f->host_cgroup_memory_current_bytes = Value(metric::kHostCgroupMemoryCurrentBytes, v);
   f->host_swap_used_bytes = Value(metric::kHostSwapUsedBytes, v);
   f->host_cpu_iowait_ratio = Value(metric::kHostCpuIowaitRatio, v);
+  f->job_cpu_pressure_ratio = Value(metric::kJobCpuPressureRatio, v);
+  f->job_io_pressure_ratio = Value(metric::kJobIoPressureRatio, v);
   f->steps = Value(metric::kTrainingSteps, v);
   f->data_wait_ratio = Value(metric::kTrainingDataWaitRatio, v);
   f->phase = row.training.phase;
@@ -264,7 +266,9 @@ FrameReader::Line FrameReader::Read(std::string_view text, Frame* f) {
                                   {Key(metric::kJobMemoryUtilRatio), &f->job_memory_util_ratio},
                                   {Key(metric::kJobProcesses), &f->job_processes},
                                   {Key(metric::kJobMemoryBytes), &f->job_memory_bytes},
-                                  {kJobMemoryMin, &f->job_memory_min_bytes}});
+                                  {kJobMemoryMin, &f->job_memory_min_bytes},
+                                  {Key(metric::kJobCpuPressureRatio), &f->job_cpu_pressure_ratio},
+                                  {Key(metric::kJobIoPressureRatio), &f->job_io_pressure_ratio}});
       } else {
         ok = ReadTraining(object, f);
       }

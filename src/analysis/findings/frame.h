@@ -61,6 +61,9 @@ struct Frame {
   std::optional<double> host_cgroup_memory_current_bytes;
   std::optional<double> host_swap_used_bytes;
   std::optional<double> host_cpu_iowait_ratio;
+  // PSI of the job's own cgroup: the share of the time it waited for a CPU, for storage.
+  std::optional<double> job_cpu_pressure_ratio;
+  std::optional<double> job_io_pressure_ratio;
   std::optional<double> steps;
   std::optional<double> data_wait_ratio;
   std::string phase;  // the lowest rank's phase at the row's end; empty: none
