@@ -49,9 +49,11 @@ def monitor_cost(cli, seconds, processes):
                                  sys.executable, f"{HERE}/tree.py", str(processes), str(seconds)],
                                 stdout=subprocess.PIPE, text=True)
         proc.stdout.readline()  # the tree exists
-        time.sleep(2)
+        # The steady middle: past the PSS rounds that follow the tree's forks.
+        warmup = min(10, seconds / 4)
+        time.sleep(warmup)
         c0, t0 = cpu_seconds(proc.pid), time.monotonic()
-        time.sleep(seconds - 6)
+        time.sleep(seconds - warmup - 4)
         c1, t1 = cpu_seconds(proc.pid), time.monotonic()
         hwm = status_kib(proc.pid, "VmHWM")
         proc.wait()

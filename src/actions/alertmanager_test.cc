@@ -15,6 +15,7 @@
 #include "actions/actions.h"
 #include "actions/actions_internal.h"
 #include "actions/actions_test_util.h"
+#include "sinks/free_port_fixture.h"
 
 extern char** environ;
 
@@ -27,23 +28,11 @@ using alert_actions::Rfc3339;
 
 constexpr const char* kAlertmanager = "/usr/bin/prometheus-alertmanager";
 
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-               ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
-  ::close(fd);
-  return bound ? ntohs(addr.sin_port) : 0;
-}
-
 // A real Alertmanager on 127.0.0.1, without clustering, with one receiver
 // that sends nothing.
 class Alertmanager {
  public:
-  explicit Alertmanager(const TempDir& dir) : port_(FreePort()) {
+  explicit Alertmanager(const TempDir& dir) : port_(testing::FreeLoopbackPort()) {
     std::ofstream(dir / "alertmanager.yml") << "route:\n  receiver: nobody\n"
                                                "receivers:\n  - name: nobody\n";
     std::filesystem::create_directory(dir / "am-data");

@@ -92,25 +92,25 @@ constexpr std::array kSampleMetrics = {
     MetricDef{Scope::kJob, "write_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge, true,
               "Storage bytes written by the tree (/proc/PID/io write_bytes).",
               JOB(write_bytes_per_second)},
-    MetricDef{Scope::kJob, "memory_anon_bytes", Unit::kBytes, Kind::kGauge, true,
-              "Anonymous memory charged to the job's own cgroup (memory.stat anon, v1 "
-              "total_rss): what the job allocated, swapped out only.",
+    MetricDef{Scope::kJob, "memory_anon_bytes", Unit::kBytes, Kind::kGauge, false,
+              "Anonymous memory charged to the job's own cgroup at the row's end (memory.stat "
+              "anon, v1 total_rss): what the job allocated, swapped out only.",
               JOB(memory_anon_bytes)},
-    MetricDef{Scope::kJob, "memory_file_bytes", Unit::kBytes, Kind::kGauge, true,
-              "Page cache charged to the job's own cgroup (memory.stat file, v1 total_cache): "
-              "reclaimable under pressure.",
+    MetricDef{Scope::kJob, "memory_file_bytes", Unit::kBytes, Kind::kGauge, false,
+              "Page cache charged to the job's own cgroup at the row's end (memory.stat file, v1 "
+              "total_cache): reclaimable under pressure.",
               JOB(memory_file_bytes)},
-    MetricDef{Scope::kJob, "cpu_pressure_ratio", Unit::kRatio, Kind::kGauge, true,
-              "Share of the time at least one of the job's tasks waited for a CPU (PSI some, "
-              "the job cgroup's cpu.pressure).",
+    MetricDef{Scope::kJob, "cpu_pressure_ratio", Unit::kRatio, Kind::kGauge, false,
+              "Share of the row's time at least one of the job's tasks waited for a CPU (PSI "
+              "some, the job cgroup's cpu.pressure).",
               JOB(cpu_pressure_ratio)},
-    MetricDef{Scope::kJob, "memory_pressure_ratio", Unit::kRatio, Kind::kGauge, true,
-              "Share of the time at least one of the job's tasks stalled on memory: reclaim, "
-              "swap-in, refaults (PSI some, memory.pressure).",
+    MetricDef{Scope::kJob, "memory_pressure_ratio", Unit::kRatio, Kind::kGauge, false,
+              "Share of the row's time at least one of the job's tasks stalled on memory: "
+              "reclaim, swap-in, refaults (PSI some, memory.pressure).",
               JOB(memory_pressure_ratio)},
-    MetricDef{Scope::kJob, "io_pressure_ratio", Unit::kRatio, Kind::kGauge, true,
-              "Share of the time at least one of the job's tasks waited for storage I/O (PSI "
-              "some, io.pressure).",
+    MetricDef{Scope::kJob, "io_pressure_ratio", Unit::kRatio, Kind::kGauge, false,
+              "Share of the row's time at least one of the job's tasks waited for storage I/O "
+              "(PSI some, io.pressure).",
               JOB(io_pressure_ratio)},
     MetricDef{Scope::kJob, "process_files_age_seconds", Unit::kSeconds, Kind::kGauge, true,
               "Age of the per-process figures (processes, threads, rss_bytes, memory_bytes): "

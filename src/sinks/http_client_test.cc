@@ -3,9 +3,8 @@
 #include "sinks/http_client.h"
 
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
+
+#include "sinks/free_port_fixture.h"
 
 namespace tv::http_client_test {
 namespace {
@@ -16,23 +15,10 @@ TEST(HttpOrigin, BracketsAnIpv6Address) {
   EXPECT_EQ(HttpOrigin("hooks.example.com", 8443, true), "https://hooks.example.com:8443");
 }
 
-// A port on loopback that nothing listens on: bound, then closed.
-int ClosedPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(a);
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-  EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 TEST(HttpRequest, AConnectionRefusedIsSaidInPlainWords) {
   HttpCall call;
   call.host = "127.0.0.1";
-  call.port = ClosedPort();
+  call.port = testing::FreeLoopbackPort();  // nothing listens there
   call.body = "{}";
   HttpReply reply = HttpRequest(call);
   EXPECT_EQ(reply.status, 0);

@@ -153,12 +153,13 @@ CgroupUsageSource::CgroupUsageSource(Env* env, JobCgroupDirs dirs)
   auto has = [&](const std::string& dir, std::string_view file) {
     return !dir.empty() && env_->ReadFile((dir + "/" + std::string(file)).c_str(), &buffer_).ok();
   };
-  if (has(dirs_.unified, "cpu.stat") && ParseCpuStatUsage(buffer_)) {
-    cpu_.emplace(Counter{HeldFile(dirs_.unified + "/cpu.stat"), 1e6});
-    cpu_version_ = 2;
-  } else if (has(dirs_.cpuacct, "cpuacct.usage")) {
+  // cpuacct.usage, where v1 has it, is one number where cpu.stat has several.
+  if (has(dirs_.cpuacct, "cpuacct.usage")) {
     cpu_.emplace(Counter{HeldFile(dirs_.cpuacct + "/cpuacct.usage"), 1e9});
     cpu_version_ = 1;
+  } else if (has(dirs_.unified, "cpu.stat") && ParseCpuStatUsage(buffer_)) {
+    cpu_.emplace(Counter{HeldFile(dirs_.unified + "/cpu.stat"), 1e6});
+    cpu_version_ = 2;
   }
   if (has(dirs_.unified, "memory.stat")) {
     memory_stat_.emplace(dirs_.unified + "/memory.stat");
@@ -194,7 +195,7 @@ void CgroupUsageSource::Read(const Tick& tick, Sample* out, std::vector<Notice>*
         missing += what;
       };
       add(!cpu_, "CPU time (cpu.stat, cpuacct.usage)");
-      add(!memory_stat_, "the anon/file memory split (memory.stat)");
+      add(!memory_stat_, "anon/file memory split (memory.stat)");
       add(pressure_.empty(), "pressure (PSI: *.pressure)");
       notices->push_back({std::string(name()),
                           "no " + missing + (cpu_ ? "" : ": job CPU comes from its processes")});
@@ -204,15 +205,26 @@ void CgroupUsageSource::Read(const Tick& tick, Sample* out, std::vector<Notice>*
     auto parse = cpu_version_ == 2 ? &ParseCpuStatUsage : &ParseWhole;
     job.cpu_cores = cpu_->Rate(env_, tick.mono_s, &buffer_, parse);
   }
-  if (memory_stat_ && memory_stat_->Read(env_, &buffer_).ok()) {
+  if (tick.row_tick && memory_stat_ && memory_stat_->Read(env_, &buffer_).ok()) {
     MemorySplit split = ParseMemoryStat(buffer_, memory_version_);
     job.memory_anon_bytes = split.anon_bytes;
     job.memory_file_bytes = split.file_bytes;
   }
+  // Stall totals: their share over the row is the row's mean, read once.
   for (auto& [counter, field] : pressure_) {
-    job.*field = counter.Rate(env_, tick.mono_s, &buffer_, &ParsePressureSome);
+    if (tick.row_tick) job.*field = counter.Rate(env_, tick.mono_s, &buffer_, &ParsePressureSome);
   }
-  if (procs_ && procs_->Read(env_, &buffer_).ok()) job.cgroup_procs_digest = ProcsDigest(buffer_);
+  // Its processes again only when something on the host forked since the last
+  // tick (the host's CPU source, earlier in the tick), and on rows: an exit alone
+  // is seen at the next row.
+  const std::optional<uint64_t>& forks = out->host.processes_created;
+  bool forked = !forks || !last_forks_ || *forks != *last_forks_;
+  last_forks_ = forks;
+  if (procs_ && (forked || tick.row_tick || !digest_)) {
+    digest_.reset();
+    if (procs_->Read(env_, &buffer_).ok()) digest_ = ProcsDigest(buffer_);
+  }
+  job.cgroup_procs_digest = digest_;
 }
 
 }  // namespace tv

@@ -68,11 +68,17 @@ TEST(CgroupUsageSource, V2RatesFromTheSecondTick) {
   SetV2(&env, 1'000'000 + 750'000, 50'000);  // 0.75 s of CPU and 50 ms stalled in 0.5 s
   env.Set("/cg/job/io.pressure", "some avg10=0 total=100100\n");
   s = Sample{};
-  source.Read(Tick{10.5, false}, &s, &notices);
+  source.Read(Tick{10.5, true}, &s, &notices);
   EXPECT_DOUBLE_EQ(*s.job.cpu_cores, 1.5);
   EXPECT_DOUBLE_EQ(*s.job.cpu_pressure_ratio, 0.1);
   EXPECT_DOUBLE_EQ(*s.job.memory_pressure_ratio, 0);
   EXPECT_DOUBLE_EQ(*s.job.io_pressure_ratio, 0.2);
+  s = Sample{};
+  source.Read(Tick{10.6, false}, &s, &notices);  // between rows: CPU, not the slow files
+  EXPECT_TRUE(s.job.cpu_cores);
+  EXPECT_FALSE(s.job.cpu_pressure_ratio);
+  EXPECT_FALSE(s.job.memory_anon_bytes);
+  EXPECT_TRUE(s.job.cgroup_procs_digest);
 }
 
 TEST(CgroupUsageSource, V1CpuacctAndMemoryWithoutPressureIsSaidOnce) {
@@ -97,6 +103,27 @@ TEST(CgroupUsageSource, V1CpuacctAndMemoryWithoutPressureIsSaidOnce) {
   EXPECT_EQ(s.job.memory_anon_bytes, 4096);
   EXPECT_FALSE(s.job.cpu_pressure_ratio);
   EXPECT_EQ(s.job.cgroup_procs_digest, ProcsDigest("7\n"));
+}
+
+TEST(CgroupUsageSource, ItsProcessesAreReadAgainAfterAForkOrOnARow) {
+  MemEnv env;
+  SetV2(&env, 1, 0);
+  env.Set("/cg/job/cgroup.procs", "42\n");
+  CgroupUsageSource source(&env, JobCgroupDirs{.unified = "/cg/job"});
+  std::vector<Notice> notices;
+  auto digest_at = [&](double t, bool row, uint64_t forks) {
+    Sample s;
+    s.host.processes_created = forks;
+    source.Read(Tick{t, row}, &s, &notices);
+    return s.job.cgroup_procs_digest;
+  };
+  EXPECT_EQ(digest_at(0, true, 100), ProcsDigest("42\n"));
+  env.Set("/cg/job/cgroup.procs", "42\n43\n");
+  EXPECT_EQ(digest_at(0.1, false, 100), ProcsDigest("42\n"));  // no fork on the host: as before
+  EXPECT_EQ(digest_at(0.2, false, 101), ProcsDigest("42\n43\n"));
+  env.Set("/cg/job/cgroup.procs", "42\n");  // 43 exited
+  EXPECT_EQ(digest_at(0.3, false, 101), ProcsDigest("42\n43\n"));
+  EXPECT_EQ(digest_at(1.0, true, 101), ProcsDigest("42\n"));  // seen on the row
 }
 
 TEST(CgroupUsageSource, ACounterThatFailsOrGoesBackGivesNoRateThatTick) {

@@ -139,8 +139,8 @@ void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notic
 }
 
 std::optional<double> ProcessTreeSource::MemorySignal(const Sample& sample) {
-  return sample.job.memory_anon_bytes ? sample.job.memory_anon_bytes
-                                      : sample.host.memory_used_bytes;
+  return sample.host.cgroup_memory_current_bytes ? sample.host.cgroup_memory_current_bytes
+                                                 : sample.host.memory_used_bytes;
 }
 
 bool ProcessTreeSource::ReadsFilesNow(const Tick& tick, const Sample& sample) {

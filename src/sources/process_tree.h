@@ -177,7 +177,8 @@ class ProcessTreeSource final : public Source {
   // to kProcessesPerRowRead processes and one row in every
   // n / kProcessesPerRowRead beyond.
   bool ReadsFilesNow(const Tick& tick, const Sample& sample);
-  // The cgroup's anonymous memory of the job, else the host's memory in use.
+  // The memory charged to the job's cgroup (read each tick), else the host's
+  // memory in use.
   static std::optional<double> MemorySignal(const Sample& sample);
   // The job's figures from the members as last read, and its CPU from them
   // unless the cgroup gave it.

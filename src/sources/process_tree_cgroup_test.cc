@@ -66,13 +66,13 @@ TEST(ProcessTreeWithCgroup, MemoryTakenBetweenRowsIsReadAtOnce) {
   ProcessTreeSource src(&fs.env, {100}, TestOptions());
   Ticker t{&src};
   t.procs_digest = 1;
-  t.cgroup_anon_bytes = 100 * testing::kMiB;
+  t.cgroup_memory_bytes = 100 * testing::kMiB;
   t.At(0, true);
-  fs[100].rss_bytes = 200 * 1024 * 1024ULL;
+  fs[100].rss_bytes = 200ULL * 1024 * 1024;
   fs.Publish();
-  t.cgroup_anon_bytes = 110 * testing::kMiB;  // under 16 MiB more: not yet
+  t.cgroup_memory_bytes = 110 * testing::kMiB;  // under 16 MiB more: not yet
   EXPECT_EQ(t.At(0.1).rss_bytes, 4096);
-  t.cgroup_anon_bytes = 200 * testing::kMiB;  // 100 MiB taken: whose, now
+  t.cgroup_memory_bytes = 200 * testing::kMiB;  // 100 MiB taken: whose, now
   EXPECT_EQ(t.At(0.2).rss_bytes, 200 * testing::kMiB);
   EXPECT_EQ(t.sample.job.process_files_age_s, 0);
 }

@@ -116,13 +116,13 @@ struct Ticker {
   // What the job's cgroup said earlier in the tick (sources/cgroup_usage.h).
   std::optional<uint64_t> procs_digest;
   std::optional<double> cgroup_cpu_cores;
-  std::optional<double> cgroup_anon_bytes;
+  std::optional<double> cgroup_memory_bytes;  // host.cgroup_memory_current_bytes
   const JobSample& At(double t, bool row_tick = false) {
     sample = Sample{};
     sample.host.processes_created = forks;
     sample.job.cgroup_procs_digest = procs_digest;
     sample.job.cpu_cores = cgroup_cpu_cores;
-    sample.job.memory_anon_bytes = cgroup_anon_bytes;
+    sample.host.cgroup_memory_current_bytes = cgroup_memory_bytes;
     notices.clear();
     source->Read(Tick{t, row_tick}, &sample, &notices);
     return sample.job;

@@ -85,6 +85,15 @@ def run_tv(tv, tmp_path):
     return run
 
 
+def cpu_seconds(rows):
+    """CPU seconds of the job by its rows: cores busy times each row's span."""
+    total, before = 0.0, 0.0
+    for row in rows:
+        total += row["job"].get("cpu_cores", 0) * (row["elapsed_s"] - before)
+        before = row["elapsed_s"]
+    return total
+
+
 def helper(name):
     return [sys.executable, str(HELPERS / name)]
 

@@ -3,7 +3,7 @@ import sys
 
 import pytest
 
-from conftest import helper
+from conftest import cpu_seconds, helper
 
 MiB = 1 << 20
 
@@ -45,15 +45,6 @@ def test_short_lived_children_are_seen_and_never_errors(run_tv):
     assert len(starts) >= 2
 
 
-def _cpu_seconds(rows):
-    """CPU seconds of the job by its rows: cores busy times each row's span."""
-    total, before = 0.0, 0.0
-    for row in rows:
-        total += row["job"].get("cpu_cores", 0) * (row["elapsed_s"] - before)
-        before = row["elapsed_s"]
-    return total
-
-
 @pytest.mark.parametrize("mode", ["wait", "orphan"])
 def test_cpu_of_children_that_live_between_samples_is_counted(run_tv, mode):
     # One core of work in 0.08 s children: most are never seen by a sample, so
@@ -65,7 +56,7 @@ def test_cpu_of_children_that_live_between_samples_is_counted(run_tv, mode):
     truth = float(words[words.index("cpu_seconds") + 1])  # what each process used, by itself
     wall = float(words[words.index("wall_s") + 1])
     assert int(words[words.index("children") + 1]) >= 10, r.proc.stdout
-    got = _cpu_seconds(r.rows)
+    got = cpu_seconds(r.rows)
     assert abs(got - truth) <= 0.12 * truth, (got, truth, wall)
     assert abs(r.summary["job"]["cpu_cores"]["mean"] * r.summary["duration_s"] - truth) <= 0.2 * truth
 
