@@ -149,7 +149,6 @@ std::optional<double> CgroupUsageSource::Counter::Rate(
 
 CgroupUsageSource::CgroupUsageSource(Env* env, JobCgroupDirs dirs)
     : env_(env), dirs_(std::move(dirs)) {
-  std::vector<std::string> names;
   auto has = [&](const std::string& dir, std::string_view file) {
     return !dir.empty() && env_->ReadFile((dir + "/" + std::string(file)).c_str(), &buffer_).ok();
   };

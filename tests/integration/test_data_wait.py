@@ -108,7 +108,9 @@ def test_keras_reads_absent_not_zero(run_tv, tmp_path):
     # hooks would read ~0 on this input-bound job, so nothing is measured.
     run, truth = train(run_tv, tmp_path, "keras", "--sleep-ms", "40", "--work-ms", "5")
     planted = [e["slept_s"] / e["wall_s"] for e in truth]
-    assert all(p > 0.5 for p in planted), planted  # it really is input-bound
+    # It really is input-bound: about 0.9 on a quiet machine, under half when the
+    # machine's other work slows its 5 ms steps.
+    assert all(p > 0.3 for p in planted), planted
     assert epoch_ratios(run) == [None] * EPOCHS
     assert measured_rows(run) == []
     assert all("data_wait_ratio" not in p for p in run.summary["phases"].values())

@@ -66,6 +66,11 @@ class Pty:
             fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, cols, 0, 0))
             if stdin_null:  # trainvitals then keeps the terminal's foreground
                 os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+            # As a terminal's shell starts a command: Ctrl-C's signals at their
+            # defaults, even when these tests were started with them ignored
+            # (a background job of a script).
+            for sig in (signal.SIGINT, signal.SIGQUIT):
+                signal.signal(sig, signal.SIG_DFL)
             os.execve(argv[0], argv, env)
         self.status = None
 
