@@ -9,7 +9,6 @@
 #include <cstring>
 
 #include "core/env.h"
-#include "sources/text.h"
 
 namespace tv {
 namespace {
@@ -31,12 +30,9 @@ std::string_view KindName(JobCgroupPlace::Kind kind) {
 bool HoldsUs(Env* env, const std::string& dir) {
   std::string procs;
   if (!env->ReadFile((dir + "/cgroup.procs").c_str(), &procs).ok()) return false;
-  auto self = static_cast<uint64_t>(::getpid());
-  std::string_view rest = procs;
-  while (!rest.empty()) {
-    if (text::ParseU64(text::Trim(text::NextLine(&rest))) == self) return true;
-  }
-  return false;
+  bool listed = false;
+  ForEachProc(procs, [&](int pid) { listed = listed || pid == ::getpid(); });
+  return listed;
 }
 
 }  // namespace

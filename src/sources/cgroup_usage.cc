@@ -49,16 +49,17 @@ bool InTreeOf(Env* env, int pid, int root, std::string* buffer) {
 std::string NotAlone(Env* env, std::string_view procs, int root, std::string* buffer) {
   bool listed = false;
   int self = static_cast<int>(::getpid());
-  while (!procs.empty()) {
-    std::optional<uint64_t> v = text::ParseU64(text::Trim(text::NextLine(&procs)));
-    if (!v) continue;
-    int pid = static_cast<int>(*v);
+  std::string why;
+  ForEachProc(procs, [&](int pid) {
     listed = listed || pid == root;
-    if (pid == self) return "trainvitals itself is in it";
-    if (!InTreeOf(env, pid, root, buffer)) {
-      return "it holds process " + std::to_string(pid) + ", which is not the job's";
+    if (!why.empty()) return;
+    if (pid == self) {
+      why = "trainvitals itself is in it";
+    } else if (!InTreeOf(env, pid, root, buffer)) {
+      why = "it holds process " + std::to_string(pid) + ", which is not the job's";
     }
-  }
+  });
+  if (!why.empty()) return why;
   return listed ? "" : "its directory is not visible here";
 }
 
@@ -124,12 +125,10 @@ uint64_t ProcsDigest(std::string_view procs) {
   // Order-free: cgroup v2 lists a cgroup's processes in no set order.
   uint64_t digest = 0;
   uint64_t count = 0;
-  while (!procs.empty()) {
-    if (auto pid = text::ParseU64(text::Trim(text::NextLine(&procs)))) {
-      digest += Mix(*pid);
-      ++count;
-    }
-  }
+  ForEachProc(procs, [&](int pid) {
+    digest += Mix(static_cast<uint64_t>(pid));
+    ++count;
+  });
   return digest ^ Mix(count);
 }
 

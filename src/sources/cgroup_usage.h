@@ -23,6 +23,7 @@
 
 #include "core/env.h"
 #include "core/source.h"
+#include "sources/text.h"
 
 namespace tv {
 
@@ -59,7 +60,16 @@ MemorySplit ParseMemoryStat(std::string_view text, int version);
 // A pressure file's "some ... total=N": microseconds in which at least one of
 // the cgroup's tasks was stalled on the resource.
 std::optional<uint64_t> ParsePressureSome(std::string_view text);
-// A digest of cgroup.procs (one PID a line): equal digests, the same processes.
+// Calls fn(pid) for each PID of a cgroup.procs text (one a line).
+template <typename Fn>
+void ForEachProc(std::string_view procs, Fn fn) {
+  while (!procs.empty()) {
+    if (std::optional<uint64_t> pid = text::ParseU64(text::Trim(text::NextLine(&procs)))) {
+      fn(static_cast<int>(*pid));
+    }
+  }
+}
+// A digest of cgroup.procs: equal digests, the same processes.
 uint64_t ProcsDigest(std::string_view procs);
 
 // Fills job.cpu_cores (from the second tick) and job.cgroup_procs_digest,
