@@ -38,7 +38,10 @@ void ProcessTable::OnSample(const Sample& sample, std::vector<Event>* events) {
     it->second.name = p.name;
     it->second.command = p.cmdline.empty() ? p.name : p.cmdline;
   }
+  // Between readings of the processes' files the members are those of the
+  // last reading, already taken.
   for (const ProcessUsage& u : job.members) {
+    if (job.process_files_age_s.value_or(0) > 0) break;
     auto it = live_.find(u.pid);
     if (it == live_.end()) continue;
     Entry& e = it->second;

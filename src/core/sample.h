@@ -38,10 +38,10 @@ struct HostSample {
   // unprivileged writer, and its size.
   std::optional<double> run_dir_free_bytes;
   std::optional<double> run_dir_size_bytes;
-  // Processes created on the host since boot (/proc/stat "processes"). When it
-  // has not moved since the last tick nothing forked, so the process source
-  // need not look for new children.
-  std::optional<uint64_t> processes_created;
+  // The PID the host handed out last (/proc/loadavg's last field): every fork
+  // moves it. When it has not moved since the last tick nothing forked, so the
+  // process source need not look for new children.
+  std::optional<uint64_t> last_pid;
 };
 
 // One process of the job's tree.

@@ -1,5 +1,6 @@
 // Where running sessions announce themselves for `trainvitals top`: a directory
 // private to the user ($XDG_RUNTIME_DIR/trainvitals/sessions, else
+// /dev/shm/trainvitals-<uid>/sessions where /dev/shm is a tmpfs, else
 // /tmp/trainvitals-<uid>/sessions), mode 0700 and owned by the user, so that
 // nobody else reads what a job runs or plants a session in it.
 //

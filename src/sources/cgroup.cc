@@ -262,12 +262,13 @@ void CgroupSource::Locate(std::vector<Notice>* notices) {
 }
 
 void CgroupSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
-  bool refresh = tick.row_tick;
+  bool refresh = tick.row_tick && tick.mono_s - limits_read_s_ >= kLimitsEvery_s;
   if (!located_ || (tick.row_tick && Moved())) {
     refresh = true;
     Locate(notices);
   }
   if (refresh) {
+    limits_read_s_ = tick.mono_s;
     memory_limit_bytes_ = MemoryLimit(env_, files_, &buffer_);
     cpu_limit_cores_ = CpuLimit(env_, files_, &buffer_, &period_buffer_);
   }

@@ -133,8 +133,10 @@ class OomKillWatch {
 };
 
 // Lowers host.memory_limit_bytes and host.cpu_limit_cores to the cgroup's
-// limits when it has them (on the first tick and row ticks it reads them again;
-// in between it reuses them), and fills host.cgroup_memory_current_bytes on
+// limits when it has them (read on the first tick, after a move, and again on
+// a row tick once kLimitsEvery_s passed: a limit is seldom changed, and each
+// is a file at every level up the hierarchy; in between it reuses them), and
+// fills host.cgroup_memory_current_bytes on
 // every tick. On row ticks it also looks whether the process moved to another
 // cgroup (a job that puts itself under its own limit) and then follows it
 // there. Says once when no cgroup controller is found.
@@ -157,7 +159,9 @@ class CgroupSource final : public Source {
   int pid_;
   std::shared_ptr<OomKillWatch> oom_kills_;
   bool located_ = false;
-  std::string located_by_;  // /proc/PID/cgroup's text when located
+  static constexpr double kLimitsEvery_s = 10;
+  double limits_read_s_ = 0;  // mono_s of the last read of the limits
+  std::string located_by_;    // /proc/PID/cgroup's text when located
   CgroupFiles files_;
   std::optional<HeldFile> current_file_;  // memory.current, read every tick
   std::string buffer_;

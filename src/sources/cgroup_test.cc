@@ -214,7 +214,7 @@ TEST(CgroupSource, LowersHostLimitsAndNeverRaisesThem) {
   EXPECT_TRUE(notices.empty());
 }
 
-TEST(CgroupSource, RereadsLimitsOnRowTicksOnly) {
+TEST(CgroupSource, RereadsLimitsOnARowTickTenSecondsAfterTheLastRead) {
   MemEnv env;
   SetUpV2(&env);
   CgroupSource source(&env, 42);
@@ -229,6 +229,9 @@ TEST(CgroupSource, RereadsLimitsOnRowTicksOnly) {
   EXPECT_EQ(s.host.cgroup_memory_current_bytes, 2147483648.0);
   s = Sample{};
   source.Read({.mono_s = 1.0, .row_tick = true}, &s, &notices);
+  EXPECT_EQ(s.host.memory_limit_bytes, 8589934592.0);
+  s = Sample{};
+  source.Read({.mono_s = 10.1, .row_tick = true}, &s, &notices);
   EXPECT_EQ(s.host.memory_limit_bytes, 4294967296.0);
 }
 

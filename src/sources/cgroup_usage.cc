@@ -215,7 +215,7 @@ void CgroupUsageSource::Read(const Tick& tick, Sample* out, std::vector<Notice>*
   // Its processes again only when something on the host forked since the last
   // tick (the host's CPU source, earlier in the tick), and on rows: an exit alone
   // is seen at the next row.
-  const std::optional<uint64_t>& forks = out->host.processes_created;
+  const std::optional<uint64_t>& forks = out->host.last_pid;
   bool forked = !forks || !last_forks_ || *forks != *last_forks_;
   last_forks_ = forks;
   if (procs_ && (forked || tick.row_tick || !digest_)) {

@@ -75,8 +75,8 @@ uint64_t ProcsDigest(std::string_view procs);
 // Fills job.cpu_cores (from the second tick) and job.cgroup_procs_digest,
 // which tells the process tree that the job is counted here
 // (sources/process_tree.h reads its files less often then), each tick
-// (cgroup.procs itself is read again only on rows and when the host's fork
-// counter, host.processes_created, moved since the last tick); on row
+// (cgroup.procs itself is read again only on rows and when the host's last
+// PID handed out, host.last_pid, moved since the last tick: something forked); on row
 // ticks job.memory_anon_bytes, job.memory_file_bytes and
 // job.cpu/memory/io_pressure_ratio (over the row, from the second row).
 // A file that cannot be read leaves its figures out; what no file gives is
@@ -108,7 +108,7 @@ class CgroupUsageSource final : public Source {
   std::vector<std::pair<Counter, std::optional<double> JobSample::*>> pressure_;
   std::optional<HeldFile> procs_;
   std::optional<uint64_t> digest_;      // of cgroup.procs when last read
-  std::optional<uint64_t> last_forks_;  // host.processes_created at the last tick
+  std::optional<uint64_t> last_forks_;  // host.last_pid at the last tick
   std::string buffer_;
   bool said_ = false;
 };

@@ -113,7 +113,7 @@ TEST(CgroupUsageSource, ItsProcessesAreReadAgainAfterAForkOrOnARow) {
   std::vector<Notice> notices;
   auto digest_at = [&](double t, bool row, uint64_t forks) {
     Sample s;
-    s.host.processes_created = forks;
+    s.host.last_pid = forks;
     source.Read(Tick{t, row}, &s, &notices);
     return s.job.cgroup_procs_digest;
   };

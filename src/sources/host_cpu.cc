@@ -34,13 +34,8 @@ std::optional<CpuTimes> ParseCpuColumns(std::string_view rest) {
 void ParseProcStatCpu(std::string_view text, ProcStatCpu* out) {
   out->all.reset();
   out->cores.clear();
-  out->processes_created.reset();
   while (!text.empty()) {
     std::string_view line = text::NextLine(&text);
-    if (line.starts_with("processes ")) {
-      out->processes_created = text::ParseU64(text::Trim(line.substr(10)));
-      continue;
-    }
     if (!line.starts_with("cpu")) continue;
     std::string_view rest = line;
     std::string_view label = text::NextField(&rest);
@@ -81,7 +76,12 @@ std::optional<double> IowaitRatio(const CpuTimes& prev, const CpuTimes& cur) {
 
 HostCpuSource::HostCpuSource(Env* env, std::string path) : env_(env), file_(std::move(path)) {}
 
-void HostCpuSource::Read(const Tick&, Sample* out, std::vector<Notice>* notices) {
+void HostCpuSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
+  HostSample& h = out->host;
+  if (!tick.row_tick && prev_all_) {
+    if (cores_online_ > 0) h.cpu_limit_cores = cores_online_;
+    return;
+  }
   Status s = file_.Read(env_, &buffer_);
   if (!s.ok()) {
     if (!noticed_) notices->push_back({std::string(name()), "cannot read " + s.message()});
@@ -90,8 +90,6 @@ void HostCpuSource::Read(const Tick&, Sample* out, std::vector<Notice>* notices)
     return;
   }
   ParseProcStatCpu(buffer_, &cur_);
-  HostSample& h = out->host;
-  if (cur_.processes_created) h.processes_created = *cur_.processes_created;
 
   if (cur_.all && prev_all_) {
     h.cpu_util_ratio = BusyRatio(*prev_all_, *cur_.all);
@@ -99,7 +97,8 @@ void HostCpuSource::Read(const Tick&, Sample* out, std::vector<Notice>* notices)
   }
   prev_all_ = cur_.all;
 
-  if (!cur_.cores.empty()) h.cpu_limit_cores = static_cast<double>(cur_.cores.size());
+  cores_online_ = static_cast<double>(cur_.cores.size());
+  if (cores_online_ > 0) h.cpu_limit_cores = cores_online_;
   bool all_known = !cur_.cores.empty();
   for (const CoreTimes& c : cur_.cores) {
     size_t id = static_cast<size_t>(c.id);

@@ -2,6 +2,9 @@
 // "cpuN" lines. Busy time is total - idle - iowait; ratios come from deltas
 // between two reads, so the first read gives none. The number of cpuN lines
 // (cores online) becomes host.cpu_limit_cores; a cgroup source may lower it.
+// The file is read on row ticks only (and on the first tick, for a baseline):
+// the kernel formats every interrupt counter into it, and a row's busy share
+// is exactly the difference of the counters at its ends.
 //
 // Thread safety: ParseProcStatCpu is pure. HostCpuSource is not thread-safe; the
 // sampler thread owns it.
@@ -33,9 +36,8 @@ struct CoreTimes {
 };
 
 struct ProcStatCpu {
-  std::optional<CpuTimes> all;                // the "cpu" line
-  std::vector<CoreTimes> cores;               // the "cpuN" lines, in file order
-  std::optional<uint64_t> processes_created;  // the "processes" line: forks since boot
+  std::optional<CpuTimes> all;   // the "cpu" line
+  std::vector<CoreTimes> cores;  // the "cpuN" lines, in file order
 };
 
 // Cores with an id at or above this are taken for garbage and skipped.
@@ -53,10 +55,11 @@ std::optional<double> BusyRatio(const CpuTimes& prev, const CpuTimes& cur);
 // counters went back.
 std::optional<double> IowaitRatio(const CpuTimes& prev, const CpuTimes& cur);
 
-// Fills host.cpu_util_ratio, host.core_util_ratio, host.cpu_limit_cores and
-// host.processes_created on every tick. core_util_ratio holds one entry per core present now, in
-// file order, and is left empty when any of them has no usable previous read (just came online,
-// counter went backwards).
+// Fills host.cpu_util_ratio, host.cpu_iowait_ratio and host.core_util_ratio
+// on row ticks (their share since the row before), host.cpu_limit_cores on
+// every tick (as last read). core_util_ratio holds one entry per core present
+// now, in file order, and is left empty when any of them has no usable
+// previous read (just came online, counter went backwards).
 class HostCpuSource final : public Source {
  public:
   explicit HostCpuSource(Env* env, std::string path = "/proc/stat");
@@ -70,6 +73,7 @@ class HostCpuSource final : public Source {
   ProcStatCpu cur_;
   std::optional<CpuTimes> prev_all_;
   std::vector<std::optional<CpuTimes>> prev_core_;  // indexed by core id
+  double cores_online_ = 0;                         // cpuN lines at the last read
   bool noticed_ = false;
 };
 

@@ -19,12 +19,6 @@ TEST(ProcStatCpu, ParsesAggregateAndPerCoreLines) {
   EXPECT_EQ(p.cores[1].times.idle, 5656480u + 4142);
 }
 
-TEST(ProcStatCpu, ReadsForksSinceBoot) {
-  EXPECT_EQ(ParseProcStatCpu(Fixture("proc/stat_4core_t0")).processes_created, 2915u);
-  EXPECT_FALSE(ParseProcStatCpu("cpu 1 2 3 4\nprocesses x\n").processes_created);
-  EXPECT_FALSE(ParseProcStatCpu("cpu 1 2 3 4\n").processes_created);
-}
-
 TEST(ProcStatCpu, GuestTimeIsNotCountedTwice) {
   ProcStatCpu p = ParseProcStatCpu("cpu 10 0 0 10 0 0 0 0 7 3\n");
   ASSERT_TRUE(p.all);
@@ -71,9 +65,10 @@ TEST(BusyRatio, IsAbsentWhenCountersGoBackwardsOrStandStill) {
 
 class HostCpuSourceTest : public ::testing::Test {
  protected:
-  Sample Tick() {
+  // A row tick unless `row` is false: the source reads its file on those.
+  Sample Tick(bool row = true) {
     Sample s;
-    source_.Read({}, &s, &notices_);
+    source_.Read({.row_tick = row}, &s, &notices_);
     return s;
   }
   MemEnv env_;
@@ -102,6 +97,20 @@ TEST_F(HostCpuSourceTest, ComputesRatiosFromDeltasBetweenTicks) {
   EXPECT_DOUBLE_EQ(s.host.core_util_ratio[2], 1.0);
   EXPECT_DOUBLE_EQ(s.host.core_util_ratio[3], 0.0);
   EXPECT_TRUE(notices_.empty());
+}
+
+TEST_F(HostCpuSourceTest, BetweenRowsOnlyTheCoresAreSaidAndTheRowGetsTheShareSinceTheLast) {
+  env_.Set("/proc/stat", Fixture("proc/stat_4core_t0"));
+  Tick(false);  // the first tick reads, for a baseline
+  env_.Set("/proc/stat", "garbage that would give no ratio");
+  Sample between = Tick(false);
+  EXPECT_FALSE(between.host.cpu_util_ratio);
+  EXPECT_TRUE(between.host.core_util_ratio.empty());
+  EXPECT_EQ(between.host.cpu_limit_cores, 4.0);
+  env_.Set("/proc/stat", Fixture("proc/stat_4core_t1"));
+  Sample row = Tick();
+  EXPECT_DOUBLE_EQ(*row.host.cpu_util_ratio, 0.5);
+  EXPECT_EQ(row.host.core_util_ratio.size(), 4u);
 }
 
 TEST_F(HostCpuSourceTest, CoreGoingOfflineShrinksPerCoreVector) {

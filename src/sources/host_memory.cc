@@ -58,7 +58,13 @@ MemInfo ParseMemInfo(std::string_view text) {
 HostMemorySource::HostMemorySource(Env* env, std::string path)
     : env_(env), file_(std::move(path)) {}
 
-void HostMemorySource::Read(const Tick&, Sample* out, std::vector<Notice>* notices) {
+void HostMemorySource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
+  HostSample& h = out->host;
+  if (!tick.row_tick && read_) {
+    h.memory_total_bytes = total_bytes_;
+    h.swap_total_bytes = swap_total_bytes_;
+    return;
+  }
   Status s = file_.Read(env_, &buffer_);
   if (!s.ok()) {
     if (!noticed_) notices->push_back({std::string(name()), "cannot read " + s.message()});
@@ -66,11 +72,13 @@ void HostMemorySource::Read(const Tick&, Sample* out, std::vector<Notice>* notic
     return;
   }
   MemInfo m = ParseMemInfo(buffer_);
-  HostSample& h = out->host;
-  h.memory_total_bytes = AsDouble(m.mem_total_bytes);
+  read_ = true;
+  total_bytes_ = AsDouble(m.mem_total_bytes);
+  swap_total_bytes_ = AsDouble(m.swap_total_bytes);
+  h.memory_total_bytes = total_bytes_;
   h.memory_available_bytes = AsDouble(m.mem_available_bytes);
   h.memory_used_bytes = Difference(m.mem_total_bytes, m.mem_available_bytes);
-  h.swap_total_bytes = AsDouble(m.swap_total_bytes);
+  h.swap_total_bytes = swap_total_bytes_;
   h.swap_used_bytes = Difference(m.swap_total_bytes, m.swap_free_bytes);
 }
 

@@ -29,9 +29,12 @@ struct MemInfo {
 
 MemInfo ParseMemInfo(std::string_view text);
 
-// Fills host.memory_total_bytes, memory_available_bytes, memory_used_bytes,
-// swap_total_bytes and swap_used_bytes on every tick. A difference whose
-// operands disagree (available above total) is absent.
+// Fills host.memory_available_bytes, memory_used_bytes and swap_used_bytes on
+// row ticks (and the first tick), memory_total_bytes and swap_total_bytes on
+// every tick (as last read: the job's memory share is taken of them). The
+// job's own memory, whose peaks matter, is read at every tick from its cgroup
+// and its processes. A difference whose operands disagree (available above
+// total) is absent.
 class HostMemorySource final : public Source {
  public:
   explicit HostMemorySource(Env* env, std::string path = "/proc/meminfo");
@@ -43,6 +46,9 @@ class HostMemorySource final : public Source {
   HeldFile file_;
   std::string buffer_;
   bool noticed_ = false;
+  bool read_ = false;  // once: what follows is of the last read
+  std::optional<double> total_bytes_;
+  std::optional<double> swap_total_bytes_;
 };
 
 }  // namespace tv

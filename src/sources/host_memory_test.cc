@@ -85,5 +85,27 @@ TEST(HostMemorySource, UnreadableFileIsNoticedOnce) {
   EXPECT_FALSE(s.host.memory_total_bytes);
 }
 
+TEST(HostMemorySource, BetweenRowsOnlyTheTotalsAreSaidAsLastRead) {
+  MemEnv env;
+  env.Set("/proc/meminfo", Fixture("proc/meminfo"));
+  HostMemorySource source(&env);
+  std::vector<Notice> notices;
+  Sample first;
+  source.Read({}, &first, &notices);  // the first tick reads
+  EXPECT_TRUE(first.host.memory_used_bytes);
+  env.Set("/proc/meminfo", "MemTotal: 10 kB\nMemAvailable: 5 kB\nSwapTotal: 0 kB\n");
+  Sample between;
+  source.Read({}, &between, &notices);
+  EXPECT_EQ(between.host.memory_total_bytes, 65759036.0 * 1024);
+  EXPECT_EQ(between.host.swap_total_bytes, 8388604.0 * 1024);
+  EXPECT_FALSE(between.host.memory_used_bytes);
+  EXPECT_FALSE(between.host.memory_available_bytes);
+  EXPECT_FALSE(between.host.swap_used_bytes);
+  Sample row;
+  source.Read({.row_tick = true}, &row, &notices);
+  EXPECT_EQ(row.host.memory_total_bytes, 10240.0);
+  EXPECT_EQ(row.host.memory_used_bytes, 5120.0);
+}
+
 }  // namespace
 }  // namespace tv::host_memory_test

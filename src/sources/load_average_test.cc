@@ -21,7 +21,13 @@ TEST(LoadAvg, RejectsMissingNegativeAndGarbageFields) {
   EXPECT_FALSE(ParseLoadAvg("nan 0 0\n"));
 }
 
-TEST(LoadAverageSource, ReadsOnRowTicksOnly) {
+TEST(LoadAvg, TheLastPidIsTheFifthField) {
+  EXPECT_EQ(ParseLastPid("0.11 0.13 0.06 1/89 4134\n"), 4134u);
+  EXPECT_FALSE(ParseLastPid("0.11 0.13 0.06 1/89\n"));
+  EXPECT_FALSE(ParseLastPid("0.11 0.13 0.06 1/89 x\n"));
+}
+
+TEST(LoadAverageSource, LoadsOnRowTicksOnlyTheLastPidOnEvery) {
   MemEnv env;
   env.Set("/proc/loadavg", "1.50 2.25 3.00 2/100 999\n");
   LoadAverageSource source(&env);
@@ -29,6 +35,10 @@ TEST(LoadAverageSource, ReadsOnRowTicksOnly) {
   Sample s;
   source.Read({.mono_s = 0.1, .row_tick = false}, &s, &notices);
   EXPECT_FALSE(s.host.load1);
+  EXPECT_EQ(s.host.last_pid, 999u);
+  env.Set("/proc/loadavg", "1.50 2.25 3.00 2/100 1003\n");
+  source.Read({.mono_s = 0.2, .row_tick = false}, &s, &notices);
+  EXPECT_EQ(s.host.last_pid, 1003u);
   source.Read({.mono_s = 1.0, .row_tick = true}, &s, &notices);
   EXPECT_EQ(s.host.load1, 1.5);
   EXPECT_EQ(s.host.load5, 2.25);

@@ -95,7 +95,7 @@ void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notic
   JobSample* job = &sample->job;
   if (!ReadsFilesNow(tick, *sample)) {
     // The job's cgroup counts its CPU this tick: the processes as last read.
-    Fill(job);
+    Publish(job);
     job->read_bytes_per_second = last_read_rate_;
     job->write_bytes_per_second = last_write_rate_;
     job->process_files_age_s = tick.mono_s - *last_tick_s_;
@@ -104,10 +104,10 @@ void ProcessTreeSource::Read(const Tick& tick, Sample* sample, std::vector<Notic
   rows_since_read_ = 0;
   last_digest_ = job->cgroup_procs_digest;
   memory_at_read_ = MemorySignal(*sample);
-  // New members can only come from a fork. When the host's fork counter has not
+  // New members can only come from a fork. When the host's last PID has not
   // moved, no children file can have changed: the known members are read, and
   // their children files are not.
-  const std::optional<uint64_t>& forks = sample->host.processes_created;
+  const std::optional<uint64_t>& forks = sample->host.last_pid;
   bool look = !forks || !last_forks_ || *forks != *last_forks_ || forget_members_;
   last_forks_ = forks;
   bool all_threads =
@@ -477,7 +477,8 @@ void ProcessTreeSource::PssRound(double now_s, std::vector<Notice>* notices) {
     p.rss_at_pss_bytes = p.rss_bytes;
     ++with_pss;
   }
-  pss_scheduler_.RoundDone(now_s, options_.cpu_seconds() - cpu_before, membership_changed_);
+  pss_scheduler_.RoundDone(now_s, options_.cpu_seconds() - cpu_before, membership_changed_,
+                           members_.size());
   membership_changed_ = false;
   memory_fell_ = false;
   rss_at_pss_round_bytes_ = rss_sum_bytes_;
@@ -513,15 +514,16 @@ void ProcessTreeSource::Sum(double now_s, JobSample* job) {
 }
 
 void ProcessTreeSource::Fill(JobSample* job) {
-  double threads = 0;
-  double rss = 0;
-  double memory = 0;
-  job->members.clear();
+  Filled& f = filled_;
+  f.threads = 0;
+  f.rss_bytes = 0;
+  f.memory_bytes = 0;
+  f.members.clear();
   for (int pid : members_) {
     const Proc& p = procs_.find(pid)->second;
-    threads += static_cast<double>(p.threads);
+    f.threads += static_cast<double>(p.threads);
     double p_rss = static_cast<double>(p.rss_bytes);
-    rss += p_rss;
+    f.rss_bytes += p_rss;
     double p_memory = 0;
     if (p.pss_bytes) {
       double since = p_rss - static_cast<double>(p.rss_at_pss_bytes);
@@ -532,16 +534,22 @@ void ProcessTreeSource::Fill(JobSample* job) {
     } else {
       p_memory = p_rss;
     }
-    memory += p_memory;
-    job->members.push_back({pid, p.ppid, static_cast<double>(p.cpu_ticks) / ticks_per_second_,
-                            p_rss, p_memory, p.zombie});
+    f.memory_bytes += p_memory;
+    f.members.push_back({pid, p.ppid, static_cast<double>(p.cpu_ticks) / ticks_per_second_, p_rss,
+                         p_memory, p.zombie});
   }
-  job->processes = static_cast<double>(members_.size());
-  job->threads = threads;
-  job->rss_bytes = rss;
-  job->memory_bytes = memory;
-  job->pids.assign(members_.begin(), members_.end());
-  std::sort(job->pids.begin(), job->pids.end());
+  f.pids.assign(members_.begin(), members_.end());
+  std::sort(f.pids.begin(), f.pids.end());
+  Publish(job);
+}
+
+void ProcessTreeSource::Publish(JobSample* job) const {
+  job->processes = static_cast<double>(filled_.members.size());
+  job->threads = filled_.threads;
+  job->rss_bytes = filled_.rss_bytes;
+  job->memory_bytes = filled_.memory_bytes;
+  job->members = filled_.members;
+  job->pids = filled_.pids;
 }
 
 }  // namespace tv

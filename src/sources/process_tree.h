@@ -5,8 +5,8 @@
 //
 // Membership is found afresh every tick without scanning /proc: from each member
 // it reads /proc/PID/task/PID/children (children of the main thread) — unless
-// the host's fork counter (host.processes_created, from the CPU source earlier
-// in the tick) has not moved since the last tick: then nothing can have joined,
+// the host's last PID handed out (host.last_pid, from the load average source
+// earlier in the tick) has not moved since the last tick: then nothing can have joined,
 // and only the known members are read. A process
 // forked by another thread is that thread's child, so every thread's children
 // file is read too, every `thread_walk_interval_s` (2 s): such a process joins
@@ -183,7 +183,11 @@ class ProcessTreeSource final : public Source {
   // The job's figures from the members as last read, and its CPU from them
   // unless the cgroup gave it.
   void Sum(double now_s, JobSample* job);
+  // Fill: the members' figures as read this tick, kept in filled_ and
+  // published; Publish: those kept, on a tick that reads no files (copies,
+  // no lookup: such a tick costs the same whatever the tree's size).
   void Fill(JobSample* job);
+  void Publish(JobSample* job) const;
   void MembershipChanged();
   // Whether `pid` is a member this tick with a PSS reading.
   bool HasPss(int pid) const;
@@ -199,6 +203,13 @@ class ProcessTreeSource final : public Source {
   PssScheduler pss_scheduler_;
 
   std::unordered_map<int, Proc> procs_;
+  struct Filled {
+    double threads = 0;
+    double rss_bytes = 0;
+    double memory_bytes = 0;
+    std::vector<ProcessUsage> members;  // in discovery order
+    std::vector<int> pids;              // sorted
+  } filled_;
   std::vector<int> members_;       // this tick, in discovery order
   std::vector<int> prev_members_;  // last tick
   std::vector<Candidate> queue_;
@@ -228,7 +239,7 @@ class ProcessTreeSource final : public Source {
   bool memory_fell_ = false;           // a zombie or a fall of RSS since the last round
   std::optional<double> last_tick_s_;
   std::optional<double> last_walk_s_;
-  std::optional<uint64_t> last_forks_;     // host.processes_created at the last tick
+  std::optional<uint64_t> last_forks_;     // host.last_pid at the last tick
   std::optional<uint64_t> forks_at_walk_;  // ... at the last all-threads walk
   std::optional<double> last_io_s_;
   std::optional<double> last_read_rate_;  // job rates at the last read of the io files

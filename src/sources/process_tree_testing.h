@@ -112,14 +112,14 @@ struct Ticker {
   ProcessTreeSource* source;
   Sample sample;
   std::vector<Notice> notices;
-  std::optional<uint64_t> forks;  // host.processes_created to show; absent: unknown
+  std::optional<uint64_t> forks;  // host.last_pid to show; absent: unknown
   // What the job's cgroup said earlier in the tick (sources/cgroup_usage.h).
   std::optional<uint64_t> procs_digest;
   std::optional<double> cgroup_cpu_cores;
   std::optional<double> cgroup_memory_bytes;  // host.cgroup_memory_current_bytes
   const JobSample& At(double t, bool row_tick = false) {
     sample = Sample{};
-    sample.host.processes_created = forks;
+    sample.host.last_pid = forks;
     sample.job.cgroup_procs_digest = procs_digest;
     sample.job.cpu_cores = cgroup_cpu_cores;
     sample.host.cgroup_memory_current_bytes = cgroup_memory_bytes;

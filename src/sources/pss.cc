@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace tv {
 
@@ -22,13 +23,15 @@ double PssScheduler::burst_left_s(double now_s) const {
   return std::min(burst_s_ + refill, pacing_.burst_cpu_s);
 }
 
-void PssScheduler::RoundDone(double now_s, double cpu_s, bool after_change) {
+void PssScheduler::RoundDone(double now_s, double cpu_s, bool after_change, size_t processes) {
   burst_s_ = burst_left_s(now_s) - std::max(cpu_s, 0.0);
   settle_at_s_ = after_change ? now_s + pacing_.settle_after_s : -1;
   ran_ = true;
   last_round_s_ = now_s;
   double spacing = std::max(cpu_s, 0.0) / pacing_.cpu_budget_ratio;
-  spacing_s_ = std::clamp(spacing, pacing_.min_periodic_s, pacing_.max_periodic_s);
+  double periods = std::ceil(static_cast<double>(processes) / pacing_.processes_per_period);
+  spacing_s_ =
+      std::clamp(spacing, pacing_.min_periodic_s, pacing_.max_periodic_s * std::max(periods, 1.0));
 }
 
 double ThreadCpuSeconds() {

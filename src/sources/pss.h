@@ -12,13 +12,17 @@
 //    parent (interpreter, libraries), which its RSS counts in full and its PSS
 //    only in part, so the estimate between rounds drifts up while it settles;
 //  - otherwise every cost / cpu_budget_ratio seconds, clamped to
-//    [min_periodic_s, max_periodic_s], so PSS reading uses at most about
-//    `cpu_budget_ratio` of one core on average.
+//    [min_periodic_s, max_periodic_s for every `processes_per_period` processes
+//    read], so PSS reading uses at most about `cpu_budget_ratio` of one core on
+//    average: the freshness cap grows with the tree, whose rounds cost more, so
+//    that a large tree's rounds cost no more a second than a small one's.
 // Time is whatever monotonic seconds the caller passes (the tick's mono_s), so
 // the pacing is deterministic under test.
 //
 // Thread safety: not thread-safe; owned by one source on the sampler thread.
 #pragma once
+
+#include <cstddef>
 
 namespace tv {
 
@@ -29,6 +33,7 @@ struct PssPacing {
   double cpu_budget_ratio = 0.0002;  // 0.02% of one core
   double min_periodic_s = 1;
   double max_periodic_s = 30;
+  double processes_per_period = 32;
 };
 
 class PssScheduler {
@@ -39,9 +44,10 @@ class PssScheduler {
   // process joined or left since the last round.
   bool Due(double now_s, bool membership_changed) const;
 
-  // Records a round that ran at `now_s` and cost `cpu_s` seconds of CPU;
-  // `after_change` when the membership had changed since the round before.
-  void RoundDone(double now_s, double cpu_s, bool after_change = false);
+  // Records a round that ran at `now_s`, read `processes` processes and cost
+  // `cpu_s` seconds of CPU; `after_change` when the membership had changed
+  // since the round before.
+  void RoundDone(double now_s, double cpu_s, bool after_change = false, size_t processes = 1);
 
   // CPU seconds left in the burst budget at `now_s`.
   double burst_left_s(double now_s) const;

@@ -28,6 +28,16 @@ TEST(PssScheduler, SpacingIsClampedToOneAndThirtySeconds) {
   EXPECT_TRUE(s.Due(30, false));
 }
 
+TEST(PssScheduler, ALargeTreesCapGrowsWithItsSizeSoItsRoundsCostNoMoreASecond) {
+  PssScheduler s;
+  s.RoundDone(0, 0.5, false, 32);  // up to 32 processes: never staler than 30 s
+  EXPECT_DOUBLE_EQ(s.periodic_spacing_s(), 30);
+  s.RoundDone(0, 0.5, false, 256);  // 8 times 32: 240 s
+  EXPECT_DOUBLE_EQ(s.periodic_spacing_s(), 240);
+  s.RoundDone(0, 0.02, false, 256);  // cheap enough for the budget: 100 s
+  EXPECT_DOUBLE_EQ(s.periodic_spacing_s(), 100);
+}
+
 TEST(PssScheduler, MembershipChangeTriggersRoundAtOnceWhileBurstLasts) {
   PssScheduler s;
   s.RoundDone(0, 0.01);  // 10 ms of the 50 ms burst
