@@ -14,7 +14,9 @@ namespace {
 
 constexpr std::array kSampleMetrics = {
     MetricDef{Scope::kHost, "cpu_util_ratio", Unit::kRatio, Kind::kGauge, true,
-              "Busy fraction of all host CPUs (from /proc/stat).", HOST(cpu_util_ratio)},
+              "Busy fraction of all host CPUs over the row (/proc/stat, read once a row: the "
+              "max is the row's value).",
+              HOST(cpu_util_ratio)},
     MetricDef{Scope::kHost, "cpu_iowait_ratio", Unit::kRatio, Kind::kGauge, false,
               "Share of CPU time idle while a task waited for storage (/proc/stat iowait).",
               HOST(cpu_iowait_ratio)},
@@ -24,7 +26,9 @@ constexpr std::array kSampleMetrics = {
     MetricDef{Scope::kHost, "memory_total_bytes", Unit::kBytes, Kind::kGauge, false,
               "Host memory (MemTotal).", HOST(memory_total_bytes)},
     MetricDef{Scope::kHost, "memory_used_bytes", Unit::kBytes, Kind::kGauge, true,
-              "Host memory in use: MemTotal - MemAvailable.", HOST(memory_used_bytes)},
+              "Host memory in use: MemTotal - MemAvailable (/proc/meminfo, read once a row; the "
+              "job's own memory is read at every tick).",
+              HOST(memory_used_bytes)},
     MetricDef{Scope::kHost, "memory_available_bytes", Unit::kBytes, Kind::kGauge, false,
               "Host memory available for new allocations (MemAvailable).",
               HOST(memory_available_bytes)},
