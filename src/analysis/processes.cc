@@ -40,16 +40,17 @@ void ProcessTable::OnSample(const Sample& sample, std::vector<Event>* events) {
   }
   // Between readings of the processes' files the members are those of the
   // last reading, already taken.
-  for (const ProcessUsage& u : job.members) {
-    if (job.process_files_age_s.value_or(0) > 0) break;
-    auto it = live_.find(u.pid);
-    if (it == live_.end()) continue;
-    Entry& e = it->second;
-    e.ppid = u.ppid;
-    e.cpu_seconds = u.cpu_seconds;
-    e.memory_bytes_max = std::max(e.memory_bytes_max, u.memory_bytes);
-    e.rss_bytes_max = std::max(e.rss_bytes_max, u.rss_bytes);
-    e.zombie = u.zombie;
+  if (job.process_files_age_s.value_or(0) == 0) {
+    for (const ProcessUsage& u : job.members) {
+      auto it = live_.find(u.pid);
+      if (it == live_.end()) continue;
+      Entry& e = it->second;
+      e.ppid = u.ppid;
+      e.cpu_seconds = u.cpu_seconds;
+      e.memory_bytes_max = std::max(e.memory_bytes_max, u.memory_bytes);
+      e.rss_bytes_max = std::max(e.rss_bytes_max, u.rss_bytes);
+      e.zombie = u.zombie;
+    }
   }
   for (const RankSteps& r : sample.training.ranks) training_[r.pid].rank = r.rank;
   for (const TrainingEvent& m : sample.training.events) {

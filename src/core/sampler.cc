@@ -214,12 +214,13 @@ void Sampler::Finish(bool complete) {
   std::lock_guard<std::mutex> lock(state_mu_);
   if (finished_ || !started_) return;
   finished_ = true;
-  // What the sources still hold that is not a reading of the machine (a
-  // training process's last markers and step counts, sent just before it
-  // exited) belongs to the run. The machine is not sampled again (the job may
-  // be gone): the last row gets one more sample holding the latest readings
-  // with the final training state, so its steps are the final count. Not when
-  // the thread was left in a source: the sources are its, not ours.
+  // What the sources still hold that is not a reading of the job (a training
+  // process's last markers and step counts, sent just before it exited; the
+  // host's counters read once a row, for the partial last row) belongs to the
+  // run. The job is not sampled again (it may be gone): the last row gets one
+  // more sample holding the latest readings with the final training state, so
+  // its steps are the final count. Not when the thread was left in a source:
+  // the sources are its, not ours.
   bool flushed = false;
   for (size_t i = 0; complete && i < sources_.size(); ++i) {
     if (source_failed_[i]) continue;

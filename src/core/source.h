@@ -29,9 +29,10 @@ class Source {
   virtual std::string_view name() const = 0;
   virtual void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) = 0;
   // Sampling stops: adds what is still waiting to be read and is not a reading
-  // of the machine (the markers and step counts a training process left just
-  // before it exited) to `out`, which holds the last tick's sample. True if it
-  // added any: `out` then joins the last row.
+  // of the job (the markers and step counts a training process left just
+  // before it exited; the host's counters a source reads once a row, which the
+  // last, partial row has not had yet) to `out`, which holds the last tick's
+  // sample. True if it added any: `out` then joins the last row.
   virtual bool Flush(Sample* out) {
     (void)out;
     return false;

@@ -213,8 +213,8 @@ void CgroupUsageSource::Read(const Tick& tick, Sample* out, std::vector<Notice>*
     if (tick.row_tick) job.*field = counter.Rate(env_, tick.mono_s, &buffer_, &ParsePressureSome);
   }
   // Its processes again only when something on the host forked since the last
-  // tick (the host's CPU source, earlier in the tick), and on rows: an exit alone
-  // is seen at the next row.
+  // tick (host.last_pid, from the load average source earlier in the tick), and on rows: an exit
+  // alone is seen at the next row.
   const std::optional<uint64_t>& forks = out->host.last_pid;
   bool forked = !forks || !last_forks_ || *forks != *last_forks_;
   last_forks_ = forks;

@@ -80,8 +80,10 @@ void HostCpuSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* not
   HostSample& h = out->host;
   if (!tick.row_tick && prev_all_) {
     if (cores_online_ > 0) h.cpu_limit_cores = cores_online_;
+    behind_ = true;
     return;
   }
+  behind_ = false;
   Status s = file_.Read(env_, &buffer_);
   if (!s.ok()) {
     if (!noticed_) notices->push_back({std::string(name()), "cannot read " + s.message()});
@@ -116,6 +118,13 @@ void HostCpuSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* not
     if (id >= prev_core_.size()) prev_core_.resize(id + 1);
     prev_core_[id] = c.times;
   }
+}
+
+bool HostCpuSource::Flush(Sample* out) {
+  if (!behind_) return false;
+  std::vector<Notice> said_before;  // a failure was said when it began
+  Read({.row_tick = true}, out, &said_before);
+  return out->host.cpu_util_ratio.has_value();
 }
 
 }  // namespace tv

@@ -59,12 +59,14 @@ std::optional<double> IowaitRatio(const CpuTimes& prev, const CpuTimes& cur);
 // on row ticks (their share since the row before), host.cpu_limit_cores on
 // every tick (as last read). core_util_ratio holds one entry per core present
 // now, in file order, and is left empty when any of them has no usable
-// previous read (just came online, counter went backwards).
+// previous read (just came online, counter went backwards). When sampling
+// stops between rows, Flush reads once more: the last row's share.
 class HostCpuSource final : public Source {
  public:
   explicit HostCpuSource(Env* env, std::string path = "/proc/stat");
   std::string_view name() const override { return "host_cpu"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
+  bool Flush(Sample* out) override;
 
  private:
   Env* env_;
@@ -74,6 +76,7 @@ class HostCpuSource final : public Source {
   std::optional<CpuTimes> prev_all_;
   std::vector<std::optional<CpuTimes>> prev_core_;  // indexed by core id
   double cores_online_ = 0;                         // cpuN lines at the last read
+  bool behind_ = false;                             // ticks passed since the last read
   bool noticed_ = false;
 };
 

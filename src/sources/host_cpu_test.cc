@@ -113,6 +113,19 @@ TEST_F(HostCpuSourceTest, BetweenRowsOnlyTheCoresAreSaidAndTheRowGetsTheShareSin
   EXPECT_EQ(row.host.core_util_ratio.size(), 4u);
 }
 
+TEST_F(HostCpuSourceTest, StoppingBetweenRowsReadsTheLastRowsShareOnceMore) {
+  env_.Set("/proc/stat", Fixture("proc/stat_4core_t0"));
+  Tick();
+  Sample last = Tick(false);
+  env_.Set("/proc/stat", Fixture("proc/stat_4core_t1"));
+  ASSERT_TRUE(source_.Flush(&last));
+  EXPECT_DOUBLE_EQ(*last.host.cpu_util_ratio, 0.5);
+  Tick();  // a row tick read the file
+  Sample after_row;
+  EXPECT_FALSE(source_.Flush(&after_row));  // the last row has its share
+  EXPECT_FALSE(after_row.host.cpu_util_ratio);
+}
+
 TEST_F(HostCpuSourceTest, CoreGoingOfflineShrinksPerCoreVector) {
   env_.Set("/proc/stat", "cpu 0 0 0 0\ncpu0 0 0 0 0\ncpu1 0 0 0 0\ncpu2 0 0 0 0\n");
   Tick();

@@ -63,8 +63,10 @@ void HostMemorySource::Read(const Tick& tick, Sample* out, std::vector<Notice>* 
   if (!tick.row_tick && read_) {
     h.memory_total_bytes = total_bytes_;
     h.swap_total_bytes = swap_total_bytes_;
+    behind_ = true;
     return;
   }
+  behind_ = false;
   Status s = file_.Read(env_, &buffer_);
   if (!s.ok()) {
     if (!noticed_) notices->push_back({std::string(name()), "cannot read " + s.message()});
@@ -80,6 +82,13 @@ void HostMemorySource::Read(const Tick& tick, Sample* out, std::vector<Notice>* 
   h.memory_used_bytes = Difference(m.mem_total_bytes, m.mem_available_bytes);
   h.swap_total_bytes = swap_total_bytes_;
   h.swap_used_bytes = Difference(m.swap_total_bytes, m.swap_free_bytes);
+}
+
+bool HostMemorySource::Flush(Sample* out) {
+  if (!behind_) return false;
+  std::vector<Notice> said_before;  // a failure was said when it began
+  Read({.row_tick = true}, out, &said_before);
+  return out->host.memory_used_bytes.has_value();
 }
 
 }  // namespace tv

@@ -34,19 +34,22 @@ MemInfo ParseMemInfo(std::string_view text);
 // every tick (as last read: the job's memory share is taken of them). The
 // job's own memory, whose peaks matter, is read at every tick from its cgroup
 // and its processes. A difference whose operands disagree (available above
-// total) is absent.
+// total) is absent. When sampling stops between rows, Flush reads once more:
+// the last row's figures.
 class HostMemorySource final : public Source {
  public:
   explicit HostMemorySource(Env* env, std::string path = "/proc/meminfo");
   std::string_view name() const override { return "host_memory"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
+  bool Flush(Sample* out) override;
 
  private:
   Env* env_;
   HeldFile file_;
   std::string buffer_;
   bool noticed_ = false;
-  bool read_ = false;  // once: what follows is of the last read
+  bool read_ = false;    // once: what follows is of the last read
+  bool behind_ = false;  // ticks passed since the last read
   std::optional<double> total_bytes_;
   std::optional<double> swap_total_bytes_;
 };

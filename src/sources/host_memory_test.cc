@@ -105,6 +105,12 @@ TEST(HostMemorySource, BetweenRowsOnlyTheTotalsAreSaidAsLastRead) {
   source.Read({.row_tick = true}, &row, &notices);
   EXPECT_EQ(row.host.memory_total_bytes, 10240.0);
   EXPECT_EQ(row.host.memory_used_bytes, 5120.0);
+  Sample after_row;
+  EXPECT_FALSE(source.Flush(&after_row));  // the last row has its figures
+  source.Read({}, &between, &notices);
+  env.Set("/proc/meminfo", "MemTotal: 10 kB\nMemAvailable: 2 kB\nSwapTotal: 0 kB\n");
+  ASSERT_TRUE(source.Flush(&between));  // stopped between rows: read once more
+  EXPECT_EQ(between.host.memory_used_bytes, 8192.0);
 }
 
 }  // namespace
