@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   tv::AddCompareCommand(app, &action);
   tv::AddPickCommand(app, &action);
   tv::AddTopCommand(app, &action);
+  tv::AddServeCommand(app, &action);
   tv::AddDocsCommand(app, &action);
   try {
     app.parse(parsed_argc, argv);

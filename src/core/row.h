@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,6 +68,8 @@ struct TrainingRow {
   std::vector<RankSteps> ranks;
 };
 
+struct JobRow;
+
 struct Row {
   double t = 0;                             // unix seconds at the end of the interval
   double elapsed_s = 0;                     // since monitoring began
@@ -111,6 +114,22 @@ struct Row {
     bool firing = false;
   };
   std::vector<Alert> alerts;
+  // `serve`: the node's jobs as the row closes (run/fleet.h): those running
+  // and those ended less than a set time ago, and the count of jobs left
+  // unserved since the agent started because too many ran at once.
+  std::vector<std::shared_ptr<const JobRow>> jobs;
+  uint64_t jobs_dropped = 0;
+};
+
+// One job's row on a node (`serve`): its own figures over the interval (job
+// scope values; its GPUs with the job's share of each) and its lifetime.
+struct JobRow {
+  std::shared_ptr<const JobIdentity> identity;
+  double started_t = 0;
+  std::optional<double> ended_t;  // absent while it runs
+  // Per GPU of `row.gpus`: whether the job's environment names it.
+  std::vector<bool> allocated;
+  Row row;
 };
 
 }  // namespace tv

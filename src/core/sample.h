@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/gpu_sample.h"
+#include "core/job_identity.h"
 #include "core/training_sample.h"
 
 namespace tv {
@@ -93,6 +95,29 @@ struct JobSample {
   std::vector<ProcessInfo> execed;  // members that ran a new program since the last sample
 };
 
+// A job's part of one GPU (of Sample::gpus): its compute processes there (of
+// the GPU's top kGpuTopProcesses), or the GPU was given to it.
+struct JobGpuShare {
+  size_t gpu = 0;          // index into Sample::gpus
+  bool allocated = false;  // the job's environment names this GPU
+  int processes = 0;
+  std::optional<double> memory_bytes;   // absent when the driver does not say
+  std::optional<double> sm_util_ratio;  // absent before the driver's first per-process read
+};
+
+// One job on the node as `serve` sees it at one instant (sources/node_jobs.h).
+struct NodeJob {
+  std::shared_ptr<const JobIdentity> identity;
+  double started_t = 0;  // unix seconds when first seen
+  // processes, cpu_cores, memory_bytes (the working set: charged memory less
+  // the inactive page cache), memory_anon_bytes, memory_file_bytes, pressures.
+  JobSample job;
+  std::optional<double> memory_limit_bytes;  // its cgroup's own limit
+  std::optional<double> cpu_limit_cores;
+  std::vector<int> pids;          // ascending, host PID namespace
+  std::vector<JobGpuShare> gpus;  // the GPUs it uses or was given
+};
+
 struct Sample {
   double mono_s = 0;  // monotonic clock
   double t = 0;       // unix seconds
@@ -100,6 +125,8 @@ struct Sample {
   JobSample job;
   std::vector<GpuSample> gpus;
   TrainingSample training;
+  // Every job on the node (`serve` only; empty in a run).
+  std::vector<NodeJob> node_jobs;
 };
 
 }  // namespace tv

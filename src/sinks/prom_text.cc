@@ -7,6 +7,7 @@
 
 #include "core/escape.h"
 #include "core/metrics.h"
+#include "sinks/prom_series.h"
 
 namespace tv {
 namespace {
@@ -16,59 +17,6 @@ std::string_view ModelOf(const PromLabels& labels, const GpuRow& gpu) {
     if (g.index == gpu.index && g.mig_instance == gpu.mig_instance) return g.model;
   }
   return {};
-}
-
-void AppendLabel(std::string_view name, std::string_view value, PromFormat format, bool* first,
-                 std::string* out) {
-  out->push_back(*first ? '{' : ',');
-  *first = false;
-  out->append(name);
-  out->append("=\"");
-  AppendEscapedLabelValue(value, format, out);
-  out->push_back('"');
-}
-
-// The name and labels every series carries.
-void AppendSeriesStart(std::string_view name, const PromLabels& labels, PromFormat format,
-                       std::string* out, bool* first) {
-  out->append(name);
-  *first = true;
-  if (!labels.host.empty()) AppendLabel("host", labels.host, format, first, out);
-  if (!labels.run.empty()) AppendLabel("run", labels.run, format, first, out);
-}
-
-void AppendSampleEnd(double v, bool first, std::string* out) {
-  if (!first) out->push_back('}');
-  out->push_back(' ');
-  AppendPromValue(v, out);
-  out->push_back('\n');
-}
-
-void AppendFamilyHeader(const MetricDef& m, std::string_view name, PromFormat format,
-                        std::string* out) {
-  // OpenMetrics names a counter family without its _total suffix.
-  std::string_view family = name;
-  if (format == PromFormat::kOpenMetrics && m.kind == Kind::kCounter) {
-    family.remove_suffix(std::string_view("_total").size());
-  }
-  out->append("# HELP ");
-  out->append(family);
-  out->push_back(' ');
-  AppendEscapedHelp(m.help, format, out);
-  out->append("\n# TYPE ");
-  out->append(family);
-  out->append(m.kind == Kind::kCounter ? " counter\n" : " gauge\n");
-}
-
-void AppendGaugeHeader(std::string_view name, std::string_view help, PromFormat format,
-                       std::string* out) {
-  out->append("# HELP ");
-  out->append(name);
-  out->push_back(' ');
-  AppendEscapedHelp(help, format, out);
-  out->append("\n# TYPE ");
-  out->append(name);
-  out->append(" gauge\n");
 }
 
 // The top kGpuTopProcesses of `gpu` by memory (unknown memory last), in that order.
@@ -139,6 +87,59 @@ void AppendRunCost(const Row& row, const PromLabels& labels, PromFormat format, 
 }
 
 }  // namespace
+
+void AppendLabel(std::string_view name, std::string_view value, PromFormat format, bool* first,
+                 std::string* out) {
+  out->push_back(*first ? '{' : ',');
+  *first = false;
+  out->append(name);
+  out->append("=\"");
+  AppendEscapedLabelValue(value, format, out);
+  out->push_back('"');
+}
+
+// The name and labels every series carries.
+void AppendSeriesStart(std::string_view name, const PromLabels& labels, PromFormat format,
+                       std::string* out, bool* first) {
+  out->append(name);
+  *first = true;
+  if (!labels.host.empty()) AppendLabel("host", labels.host, format, first, out);
+  if (!labels.run.empty()) AppendLabel("run", labels.run, format, first, out);
+}
+
+void AppendSampleEnd(double v, bool first, std::string* out) {
+  if (!first) out->push_back('}');
+  out->push_back(' ');
+  AppendPromValue(v, out);
+  out->push_back('\n');
+}
+
+void AppendFamilyHeader(const MetricDef& m, std::string_view name, PromFormat format,
+                        std::string* out) {
+  // OpenMetrics names a counter family without its _total suffix.
+  std::string_view family = name;
+  if (format == PromFormat::kOpenMetrics && m.kind == Kind::kCounter) {
+    family.remove_suffix(std::string_view("_total").size());
+  }
+  out->append("# HELP ");
+  out->append(family);
+  out->push_back(' ');
+  AppendEscapedHelp(m.help, format, out);
+  out->append("\n# TYPE ");
+  out->append(family);
+  out->append(m.kind == Kind::kCounter ? " counter\n" : " gauge\n");
+}
+
+void AppendGaugeHeader(std::string_view name, std::string_view help, PromFormat format,
+                       std::string* out) {
+  out->append("# HELP ");
+  out->append(name);
+  out->push_back(' ');
+  AppendEscapedHelp(help, format, out);
+  out->append("\n# TYPE ");
+  out->append(name);
+  out->append(" gauge\n");
+}
 
 void AppendValidUtf8(std::string_view text, std::string* out) {
   while (!text.empty()) {
@@ -316,6 +317,11 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
       append_gpu_labels(g);
       AppendSampleEnd(RowValue(gdefs[i], *gpu.values[i]), first, &out);
     }
+  }
+  if (labels.node) {
+    AppendJobSeries(row, labels, format, &out);
+    if (format == PromFormat::kOpenMetrics) out.append("# EOF\n");
+    return out;
   }
   // Per process: the top kGpuTopProcesses by memory of each GPU, as the
   // interval's last sample listed them.

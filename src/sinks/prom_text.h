@@ -37,6 +37,9 @@ struct PromLabels {
   // where the metrics can be read from other machines (another user's process
   // names are theirs), unless --prometheus-process-names asks for them.
   bool outside_process_names = false;
+  // The whole node (`serve`): the jobs' series (Row::jobs) instead of the
+  // per-process ones, whose PIDs come and go.
+  bool node = false;
 };
 
 // The whole exposition; OpenMetrics ends with "# EOF".

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <tuple>
 
 #include "sources/cgroup.h"
@@ -106,7 +107,8 @@ MemorySplit ParseMemoryStat(std::string_view text, int version) {
   };
   bool v2 = version == 2;
   return {bytes(KeyValue(text, v2 ? "anon" : "total_rss")),
-          bytes(KeyValue(text, v2 ? "file" : "total_cache"))};
+          bytes(KeyValue(text, v2 ? "file" : "total_cache")),
+          bytes(KeyValue(text, v2 ? "inactive_file" : "total_inactive_file"))};
 }
 
 std::optional<uint64_t> ParsePressureSome(std::string_view text) {
@@ -146,7 +148,7 @@ std::optional<double> CgroupUsageSource::Counter::Rate(
   return rate;
 }
 
-CgroupUsageSource::CgroupUsageSource(Env* env, JobCgroupDirs dirs)
+CgroupUsageSource::CgroupUsageSource(Env* env, JobCgroupDirs dirs, bool working_set)
     : env_(env), dirs_(std::move(dirs)) {
   auto has = [&](const std::string& dir, std::string_view file) {
     return !dir.empty() && env_->ReadFile((dir + "/" + std::string(file)).c_str(), &buffer_).ok();
@@ -165,6 +167,10 @@ CgroupUsageSource::CgroupUsageSource(Env* env, JobCgroupDirs dirs)
   } else if (has(dirs_.memory, "memory.stat")) {
     memory_stat_.emplace(dirs_.memory + "/memory.stat");
     memory_version_ = 1;
+  }
+  if (working_set && memory_stat_) {
+    memory_current_.emplace(memory_version_ == 2 ? dirs_.unified + "/memory.current"
+                                                 : dirs_.memory + "/memory.usage_in_bytes");
   }
   for (auto [file, field] : {std::pair{"cpu.pressure", &JobSample::cpu_pressure_ratio},
                              std::pair{"memory.pressure", &JobSample::memory_pressure_ratio},
@@ -207,6 +213,12 @@ void CgroupUsageSource::Read(const Tick& tick, Sample* out, std::vector<Notice>*
     MemorySplit split = ParseMemoryStat(buffer_, memory_version_);
     job.memory_anon_bytes = split.anon_bytes;
     job.memory_file_bytes = split.file_bytes;
+    std::optional<uint64_t> current;
+    if (memory_current_ && memory_current_->Read(env_, &buffer_).ok())
+      current = ParseWhole(buffer_);
+    if (current && split.inactive_file_bytes) {
+      job.memory_bytes = std::max(0.0, static_cast<double>(*current) - *split.inactive_file_bytes);
+    }
   }
   // Stall totals: their share over the row is the row's mean, read once.
   for (auto& [counter, field] : pressure_) {

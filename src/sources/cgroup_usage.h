@@ -52,9 +52,12 @@ JobCgroupView ExistingJobCgroup(Env* env, int pid);
 std::optional<uint64_t> ParseCpuStatUsage(std::string_view cpu_stat);
 // memory.stat's anonymous and file (page cache) bytes: v2 "anon" and "file",
 // v1 the hierarchical "total_rss" and "total_cache".
+// Also the inactive page cache (v2 "inactive_file", v1 "total_inactive_file"),
+// which the kernel reclaims first: charged memory less it is the working set.
 struct MemorySplit {
   std::optional<double> anon_bytes;
   std::optional<double> file_bytes;
+  std::optional<double> inactive_file_bytes;
 };
 MemorySplit ParseMemoryStat(std::string_view text, int version);
 // A pressure file's "some ... total=N": microseconds in which at least one of
@@ -80,10 +83,13 @@ uint64_t ProcsDigest(std::string_view procs);
 // ticks job.memory_anon_bytes, job.memory_file_bytes and
 // job.cpu/memory/io_pressure_ratio (over the row, from the second row).
 // A file that cannot be read leaves its figures out; what no file gives is
-// said once.
+// said once. With `working_set` (a job of `serve`, which has no per-process
+// reading), also job.memory_bytes on row ticks: the charged memory
+// (memory.current, v1 memory.usage_in_bytes) less the inactive page cache, as
+// the kubelet counts a container's working set.
 class CgroupUsageSource final : public Source {
  public:
-  CgroupUsageSource(Env* env, JobCgroupDirs dirs);
+  CgroupUsageSource(Env* env, JobCgroupDirs dirs, bool working_set = false);
   std::string_view name() const override { return "job_cgroup"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
 
@@ -104,6 +110,7 @@ class CgroupUsageSource final : public Source {
   std::optional<Counter> cpu_;
   int cpu_version_ = 0;
   std::optional<HeldFile> memory_stat_;
+  std::optional<HeldFile> memory_current_;  // with working_set
   int memory_version_ = 0;
   std::vector<std::pair<Counter, std::optional<double> JobSample::*>> pressure_;
   std::optional<HeldFile> procs_;

@@ -101,6 +101,7 @@ std::unique_ptr<GpuSource> GpuSource::Create(std::unique_ptr<GpuBackend> backend
   }
 
   source->all_processes_ = options.all_processes;
+  source->node_ = options.node;
   GpuBackend& b = *source->backend_;
   source->driver_ = b.DriverInfo();
   source->driver_.cuda_visible_devices = options.cuda_visible_devices;
@@ -136,6 +137,13 @@ void GpuSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices
     g.uuid = unit.uuid;
     backend_->ReadDevice(w.unit, tick, &g);
     Attribute(w, tick, out->job.pids, &g);
+    if (node_) {
+      g.job_memory_bytes.reset();
+      g.job_sm_util_ratio.reset();
+      g.job_processes.reset();
+      g.other_memory_bytes.reset();
+      g.other_processes.reset();
+    }
     if (backend_->lost(w.unit)) {
       w.lost = true;
       out->gpus.pop_back();

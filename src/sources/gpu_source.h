@@ -32,7 +32,10 @@ struct GpuSourceOptions {
   bool real_ids = false;       // UUIDs and serials in gpus() instead of a short hash
   bool mig = true;             // watch MIG slices
   bool all_processes = false;  // keep every process's listing for ProcessesOf (top)
-  Env* env = nullptr;          // for /proc/<pid>/status (NSpid) and comm; nullptr: Env::Default()
+  // The whole node, no job (`serve`): the job's and the others' shares are
+  // left absent; jobs take their parts from the process lists.
+  bool node = false;
+  Env* env = nullptr;  // for /proc/<pid>/status (NSpid) and comm; nullptr: Env::Default()
 
   // Defaults, with cuda_visible_devices from this process's environment.
   static GpuSourceOptions FromEnvironment();
@@ -85,6 +88,7 @@ class GpuSource final : public Source {
   Env* env_;
   std::vector<Watched> watched_;
   bool all_processes_ = false;
+  bool node_ = false;
   GpuDriverInfo driver_;
   std::vector<GpuInfo> gpus_;
   PidMapper pids_;

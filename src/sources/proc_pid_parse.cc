@@ -81,6 +81,9 @@ std::optional<ProcStat> ParseProcStat(std::string_view text) {
       case 5:
         ok = ToNumber(token, &st.pgrp);
         break;
+      case 6:
+        ok = ToNumber(token, &st.session);
+        break;
       case 14:
         ok = ToNumber(token, &st.utime_ticks);
         break;

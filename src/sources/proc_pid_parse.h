@@ -21,6 +21,7 @@ struct ProcStat {
   char state = '?';  // R, S, D, Z, T, ...
   int ppid = 0;
   int pgrp = 0;              // process group
+  int session = 0;           // session id: its leader's PID
   uint64_t utime_ticks = 0;  // clock ticks (sysconf(_SC_CLK_TCK))
   uint64_t stime_ticks = 0;
   // CPU of the children it waited for (cutime + cstime, each child's own

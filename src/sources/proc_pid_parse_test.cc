@@ -31,6 +31,7 @@ TEST(ProcStat, ReadsTheFieldsOfARealFile) {
   EXPECT_EQ(st->state, 'S');
   EXPECT_EQ(st->ppid, 3088);
   EXPECT_EQ(st->pgrp, 3107);
+  EXPECT_EQ(st->session, 3107);
   EXPECT_EQ(st->utime_ticks, 1u);
   EXPECT_EQ(st->stime_ticks, 1u);
   EXPECT_EQ(st->num_threads, 1u);

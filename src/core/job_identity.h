@@ -1,0 +1,28 @@
+// JobIdentity: who a job on the node is, as `serve` finds it (from its cgroup
+// path and its environment; sources/node_jobs.h). Stable while the job lives.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tv {
+
+struct JobIdentity {
+  std::string job;     // the `job` label: Slurm job id, pod UID, container id, unit name
+  std::string kind;    // "slurm", "kubernetes", "docker", "podman", "containerd", "crio",
+                       // "systemd", "user", "tree" (a process tree in no job's cgroup)
+  std::string cgroup;  // the job's cgroup path ("/kubepods/burstable/pod...")
+  std::string user;
+  std::string account;         // Slurm
+  std::string partition;       // Slurm
+  std::string name;            // Slurm's job name, or the tree's leader's command
+  std::string namespace_name;  // Kubernetes
+  std::string pod;             // Kubernetes: the pod's name, when known
+  std::string container;       // Kubernetes: the container's name, else its short id
+  // The GPUs the job was given as its environment names them (jobs.h
+  // AllocatedGpus), and the variable that named them; empty when none did.
+  std::vector<std::string> allocated_gpus;
+  std::string allocated_from;
+};
+
+}  // namespace tv

@@ -1,0 +1,114 @@
+#include "run/fleet.h"
+
+#include <algorithm>
+
+namespace tv {
+namespace {
+
+std::string KeyOf(const JobIdentity& id) { return id.kind + "/" + id.job; }
+
+std::optional<double> Lower(std::optional<double> a, std::optional<double> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
+}  // namespace
+
+Sample JobSampleOf(const Sample& node, const NodeJob& job) {
+  Sample s;
+  s.mono_s = node.mono_s;
+  s.t = node.t;
+  s.host = node.host;
+  s.host.memory_limit_bytes = Lower(
+      Lower(node.host.memory_limit_bytes, node.host.memory_total_bytes), job.memory_limit_bytes);
+  s.host.cpu_limit_cores = Lower(node.host.cpu_limit_cores, job.cpu_limit_cores);
+  s.job = job.job;
+  for (const JobGpuShare& share : job.gpus) {
+    if (share.gpu >= node.gpus.size()) continue;
+    GpuSample& g = s.gpus.emplace_back(node.gpus[share.gpu]);
+    g.processes = GpuProcessList{};
+    g.other_memory_bytes.reset();
+    g.other_processes.reset();
+    g.job_processes = share.processes;
+    g.job_memory_bytes = share.processes > 0 ? share.memory_bytes : std::optional<double>(0);
+    g.job_sm_util_ratio = share.processes > 0 ? share.sm_util_ratio : std::optional<double>(0);
+  }
+  DeriveRatios(&s);
+  return s;
+}
+
+void Fleet::OnSample(const Sample& sample, std::vector<Event>* events) {
+  (void)events;
+  std::vector<std::string> seen;
+  for (const NodeJob& job : sample.node_jobs) seen.push_back(KeyOf(*job.identity));
+  std::sort(seen.begin(), seen.end());
+  for (const NodeJob& job : sample.node_jobs) {
+    std::string key = KeyOf(*job.identity);
+    auto it = watches_.find(key);
+    if (it != watches_.end() && it->second.ended_t) {  // its name taken again: a new job
+      watches_.erase(it);
+      it = watches_.end();
+    }
+    if (it == watches_.end()) {
+      size_t running = static_cast<size_t>(std::count_if(
+          watches_.begin(), watches_.end(), [](const auto& w) { return !w.second.ended_t; }));
+      if (running >= options_.max_jobs) {
+        if (std::find(dropped_.begin(), dropped_.end(), key) == dropped_.end()) {
+          dropped_.push_back(key);
+          ++dropped_total_;
+        }
+        continue;
+      }
+      it = watches_.emplace(key, Watch{}).first;
+      it->second.started_t = job.started_t;
+    }
+    Watch& w = it->second;
+    w.identity = job.identity;
+    w.interval.Add(JobSampleOf(sample, job));
+    w.allocated.clear();
+    for (const JobGpuShare& share : job.gpus) {
+      if (share.allocated && share.gpu < sample.gpus.size()) {
+        const GpuSample& g = sample.gpus[share.gpu];
+        w.allocated.emplace_back(g.index, g.mig_instance);
+      }
+    }
+  }
+  for (auto& [key, w] : watches_) {
+    if (!w.ended_t && !std::binary_search(seen.begin(), seen.end(), key)) w.ended_t = sample.t;
+  }
+  std::erase_if(dropped_, [&](const std::string& key) {
+    return !std::binary_search(seen.begin(), seen.end(), key);
+  });
+}
+
+void Fleet::OnRow(Row* row, std::vector<Event>* events) {
+  (void)events;
+  row->jobs.clear();
+  for (auto it = watches_.begin(); it != watches_.end();) {
+    Watch& w = it->second;
+    if (w.interval.samples() > 0 || (w.ended_t && w.last && !w.last->ended_t)) {
+      auto job = std::make_shared<JobRow>();
+      job->identity = w.identity;
+      job->started_t = w.started_t;
+      job->ended_t = w.ended_t;
+      job->row =
+          w.interval.samples() > 0 ? w.interval.Take(row->t, row->t - w.started_t) : w.last->row;
+      for (const GpuRow& g : job->row.gpus) {
+        job->allocated.push_back(
+            std::find(w.allocated.begin(), w.allocated.end(), std::pair{g.index, g.mig_instance}) !=
+            w.allocated.end());
+      }
+      w.last = std::move(job);
+    }
+    if (w.ended_t && row->t - *w.ended_t > options_.linger_s) {
+      it = watches_.erase(it);
+      continue;
+    }
+    if (w.last) row->jobs.push_back(w.last);
+    ++it;
+  }
+  row->jobs_dropped = dropped_total_;
+}
+
+}  // namespace tv

@@ -1,0 +1,60 @@
+// Fleet: the jobs of a node as `serve` follows them (sources/node_jobs.h fills
+// each sample's node_jobs). Each job gets a sample of its own, made as a run's
+// sample is (the host, its figures as `job`, its GPUs with its share as
+// `job_*`), reduced into its own rows on the node's row ticks. A job that
+// leaves the sample has ended; its last row is kept `linger_s` (its series
+// stay on /metrics that long, so a scrape sees how it ended), then dropped.
+// At most `max_jobs` are followed at once: a job seen beyond that is counted
+// in Row::jobs_dropped, once, and not followed.
+//
+// Thread safety: an observer, fed on the sampler thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/aggregator.h"
+#include "core/sampler.h"
+
+namespace tv {
+
+struct FleetOptions {
+  double linger_s = 300;
+  size_t max_jobs = 256;
+};
+
+// A job's own sample: the node's host figures (its memory and CPU limits
+// lowered to the job's cgroup's), the job's figures, and the GPUs it has a
+// share of, each with that share as job_memory_bytes, job_processes and
+// job_sm_util_ratio (0 on a GPU it was given and does not use).
+Sample JobSampleOf(const Sample& node, const NodeJob& job);
+
+class Fleet final : public SampleObserver {
+ public:
+  explicit Fleet(FleetOptions options) : options_(options) {}
+  void OnSample(const Sample& sample, std::vector<Event>* events) override;
+  void OnRow(Row* row, std::vector<Event>* events) override;
+
+ private:
+  struct Watch {
+    std::shared_ptr<const JobIdentity> identity;
+    double started_t = 0;
+    std::optional<double> ended_t;
+    Aggregator interval;
+    // The (index, MIG instance) of each GPU its environment names, at its
+    // latest sample.
+    std::vector<std::pair<int, int>> allocated;
+    std::shared_ptr<const JobRow> last;
+  };
+
+  FleetOptions options_;
+  std::map<std::string, Watch> watches_;  // by kind and job
+  std::vector<std::string> dropped_;      // keys not followed, while seen
+  uint64_t dropped_total_ = 0;
+};
+
+}  // namespace tv

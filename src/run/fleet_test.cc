@@ -1,0 +1,135 @@
+#include "run/fleet.h"
+
+#include <gtest/gtest.h>
+
+#include "core/metrics.h"
+#include "sinks/prom_text.h"
+
+namespace tv {
+namespace {
+
+NodeJob Job(std::string id, double cpu, std::optional<double> gpu_memory) {
+  NodeJob j;
+  auto identity = std::make_shared<JobIdentity>();
+  identity->job = std::move(id);
+  identity->kind = "slurm";
+  identity->user = "alice";
+  j.identity = identity;
+  j.started_t = 100;
+  j.job.cpu_cores = cpu;
+  j.job.memory_bytes = 4e9;
+  j.job.processes = 2;
+  j.memory_limit_bytes = 8e9;
+  if (gpu_memory) {
+    j.gpus.push_back(JobGpuShare{.gpu = 1,
+                                 .allocated = true,
+                                 .processes = 1,
+                                 .memory_bytes = gpu_memory,
+                                 .sm_util_ratio = 0.25});
+  }
+  return j;
+}
+
+Sample Node(double t, std::vector<NodeJob> jobs) {
+  Sample s;
+  s.t = t;
+  s.host.memory_total_bytes = 64e9;
+  s.host.cpu_limit_cores = 16;
+  for (int i = 0; i < 2; ++i) {
+    GpuSample& g = s.gpus.emplace_back();
+    g.index = g.physical_index = i;
+    g.util_ratio = 0.9;
+    g.memory_used_bytes = 9e9;
+  }
+  s.node_jobs = std::move(jobs);
+  return s;
+}
+
+TEST(JobSampleOf, TheJobsFiguresUnderItsOwnLimitsAndItsShareOfItsGpus) {
+  Sample s = JobSampleOf(Node(1, {}), Job("7", 3, 5e9));
+  EXPECT_EQ(s.host.memory_limit_bytes, 8e9);
+  EXPECT_EQ(s.job.cpu_cores, 3);
+  EXPECT_DOUBLE_EQ(s.job.memory_util_ratio.value_or(-1), 0.5);
+  ASSERT_EQ(s.gpus.size(), 1U);
+  EXPECT_EQ(s.gpus[0].index, 1);
+  EXPECT_EQ(s.gpus[0].job_memory_bytes, 5e9);
+  EXPECT_EQ(s.gpus[0].job_sm_util_ratio, 0.25);
+  EXPECT_EQ(s.gpus[0].util_ratio, 0.9);  // the device's own figures stay
+  NodeJob idle = Job("8", 0, 0);
+  idle.gpus[0].processes = 0;
+  idle.gpus[0].memory_bytes.reset();
+  Sample held = JobSampleOf(Node(1, {}), idle);
+  EXPECT_EQ(held.gpus[0].job_memory_bytes, 0);
+  EXPECT_EQ(held.gpus[0].job_sm_util_ratio, 0);
+}
+
+TEST(Fleet, RowsPerJobTheirEndAndTheirLinger) {
+  Fleet fleet(FleetOptions{.linger_s = 5, .max_jobs = 8});
+  std::vector<Event> events;
+  fleet.OnSample(Node(101, {Job("7", 2, 5e9)}), &events);
+  fleet.OnSample(Node(102, {Job("7", 4, 5e9)}), &events);
+  Row row;
+  row.t = 102;
+  fleet.OnRow(&row, &events);
+  ASSERT_EQ(row.jobs.size(), 1U);
+  const JobRow& job = *row.jobs[0];
+  EXPECT_EQ(job.identity->job, "7");
+  EXPECT_FALSE(job.ended_t.has_value());
+  EXPECT_DOUBLE_EQ(FindStat(metric::kJobCpuCores, job.row.values)->mean, 3);
+  ASSERT_EQ(job.allocated, (std::vector<bool>{true}));
+
+  fleet.OnSample(Node(103, {}), &events);
+  row = Row{};
+  row.t = 103;
+  fleet.OnRow(&row, &events);
+  ASSERT_EQ(row.jobs.size(), 1U);
+  EXPECT_EQ(row.jobs[0]->ended_t, 103);
+  EXPECT_DOUBLE_EQ(FindStat(metric::kJobCpuCores, row.jobs[0]->row.values)->mean, 3);
+  row = Row{};
+  row.t = 109;
+  fleet.OnRow(&row, &events);
+  EXPECT_TRUE(row.jobs.empty());
+}
+
+TEST(Fleet, CountsTheJobsBeyondItsMostOnce) {
+  Fleet fleet(FleetOptions{.linger_s = 5, .max_jobs = 1});
+  std::vector<Event> events;
+  for (double t : {101, 102, 103})
+    fleet.OnSample(Node(t, {Job("7", 1, {}), Job("8", 1, {})}), &events);
+  Row row;
+  row.t = 103;
+  fleet.OnRow(&row, &events);
+  ASSERT_EQ(row.jobs.size(), 1U);
+  EXPECT_EQ(row.jobs_dropped, 1U);
+}
+
+TEST(Fleet, ServedSeriesCarryTheJobAloneAndItsIdentityOnce) {
+  Fleet fleet(FleetOptions{});
+  std::vector<Event> events;
+  fleet.OnSample(Node(101, {Job("7", 2, 5e9)}), &events);
+  Row row;
+  row.t = 101;
+  fleet.OnRow(&row, &events);
+  PromLabels labels;
+  labels.host = "node1";
+  labels.node = true;
+  std::string text = RenderPrometheus(row, labels, PromFormat::kText004);
+  EXPECT_NE(text.find("trainvitals_job_info{host=\"node1\",job=\"7\",kind=\"slurm\",user=\"alice\","
+                      "node=\"node1\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("trainvitals_job_cpu_cores{host=\"node1\",job=\"7\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(
+      text.find(
+          "trainvitals_gpu_job_memory_bytes{host=\"node1\",job=\"7\",gpu=\"1\"} 5000000000\n"),
+      std::string::npos);
+  EXPECT_NE(text.find("trainvitals_job_gpu_allocated{host=\"node1\",job=\"7\",gpu=\"1\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("trainvitals_jobs{host=\"node1\",state=\"running\"} 1\n"), std::string::npos);
+  EXPECT_NE(text.find("trainvitals_jobs_dropped_total{host=\"node1\"} 0\n"), std::string::npos);
+  EXPECT_EQ(text.find("process_memory_bytes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tv

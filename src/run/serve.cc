@@ -1,0 +1,85 @@
+#include "run/serve.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "core/clock.h"
+#include "core/env.h"
+#include "core/host.h"
+#include "core/notice_event.h"
+#include "core/sampler.h"
+#include "core/sink_thread.h"
+#include "sinks/metrics_server.h"
+#include "sinks/prometheus_sink.h"
+#include "sources/gpu_source.h"
+#include "sources/host_sources.h"
+#include "sources/node_jobs.h"
+
+namespace tv {
+namespace {
+
+// Says on stderr what a source could not read, once (an agent's log).
+class NoticeLog final : public Sink {
+ public:
+  void OnEvent(const Event& event) override {
+    if (std::optional<Notice> n = NoticeOfEvent(event)) {
+      std::fprintf(stderr, "trainvitals serve: %s: %s\n", n->source.c_str(), n->message.c_str());
+    }
+  }
+};
+
+}  // namespace
+
+NodeAgent::NodeAgent(ServeOptions options) : options_(std::move(options)), fleet_(options_.fleet) {
+  if (options_.node.empty()) options_.node = HostName();
+  server_ = std::make_unique<MetricsServer>(options_.listen);
+  Env* env = Env::Default();
+  // The host as a whole: the limits of the root cgroup (none).
+  std::vector<std::unique_ptr<Source>> sources = MakeHostSources(env, 1);
+  PromLabels labels;
+  labels.host = options_.node;
+  labels.node = true;
+  GpuSourceOptions gpu;
+  gpu.node = true;  // every GPU of the node, numbered as the driver does
+  gpu.env = env;
+  if (auto source = GpuSource::Create(gpu, &notices_)) {
+    for (const GpuInfo& g : source->gpus()) {
+      labels.gpus.push_back(PromGpuLabel{g.index, g.mig_instance, g.name});
+    }
+    gpus_ = source->watched();
+    sources.push_back(std::move(source));
+  }
+  sources.push_back(std::make_unique<NodeJobsSource>(env, static_cast<int>(::getpid())));
+  sinks_.push_back(std::make_unique<PrometheusSink>(server_.get(), std::move(labels)));
+  sinks_.push_back(std::make_unique<NoticeLog>());
+  std::vector<Sink*> sinks;
+  for (const auto& s : sinks_) sinks.push_back(s.get());
+  sink_thread_ = std::make_unique<SinkThread>(std::move(sinks));
+  SamplerOptions sampling;
+  sampling.sample_hz = 1 / options_.interval_s;
+  sampling.interval_s = options_.interval_s;
+  sampler_ = std::make_unique<Sampler>(sampling, Clock::Default(), std::move(sources),
+                                       sink_thread_.get(), std::vector<SampleObserver*>{&fleet_});
+}
+
+NodeAgent::~NodeAgent() { Stop(); }
+
+void NodeAgent::Start() {
+  sink_thread_->Start();
+  sampler_->Start();
+}
+
+void NodeAgent::Stop() {
+  if (!sampler_) return;
+  if (!sampler_->Stop()) {
+    // Stuck in a driver call: it and what it feeds are left running, never freed.
+    (void)sampler_.release();
+    (void)sink_thread_.release();
+    return;
+  }
+  sampler_.reset();
+  sink_thread_->Close();
+}
+
+}  // namespace tv

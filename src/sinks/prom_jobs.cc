@@ -1,0 +1,139 @@
+// The series of the node's jobs (`serve`; docs/cluster.md): identity in one
+// info series a job, figures labelled by `job` alone (and `gpu`), so a job
+// costs a bounded handful of series and the device series carry no job label.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sinks/prom_series.h"
+
+namespace tv {
+namespace {
+
+struct JobWriter {
+  const PromLabels& labels;
+  PromFormat format;
+  std::string* out;
+  bool first = true;
+
+  void Start(std::string_view name, const JobRow& job) {
+    AppendSeriesStart(name, labels, format, out, &first);
+    AppendLabel("job", job.identity->job, format, &first, out);
+  }
+  void Gpu(const GpuRow& gpu) {
+    AppendLabel("gpu", fmt::format("{}", gpu.index), format, &first, out);
+    if (gpu.mig_instance >= 0) {
+      AppendLabel("mig", fmt::format("{}", gpu.mig_instance), format, &first, out);
+    }
+  }
+  void End(double v) { AppendSampleEnd(v, first, out); }
+};
+
+constexpr MetricDef Gauge(std::string_view name, Unit unit, std::string_view help) {
+  return MetricDef{Scope::kJob, name, unit, Kind::kGauge, false, help};
+}
+
+constexpr MetricDef kInfo =
+    Gauge("info", Unit::kNone,
+          "1 for each job on the node: who it is (kind, user, account, partition, namespace, pod, "
+          "container, node). Join it on `job` (docs/cluster.md).");
+constexpr MetricDef kRunning =
+    Gauge("running", Unit::kNone, "1 while the job runs, 0 for a while after it ended.");
+constexpr MetricDef kStart =
+    Gauge("start_time_seconds", Unit::kSeconds, "When the agent first saw the job (unix time).");
+constexpr MetricDef kGpusHeld =
+    Gauge("gpus_held", Unit::kCount,
+          "GPUs the job holds: those its processes use and those its environment names.");
+constexpr MetricDef kAllocated =
+    Gauge("gpu_allocated", Unit::kNone,
+          "1 for a GPU the job's environment names (SLURM_JOB_GPUS, NVIDIA_VISIBLE_DEVICES, "
+          "CUDA_VISIBLE_DEVICES), 0 for one it only uses.");
+
+}  // namespace
+
+void AppendJobSeries(const Row& row, const PromLabels& labels, PromFormat format,
+                     std::string* out) {
+  JobWriter w{labels, format, out};
+  auto family = [&](const MetricDef& def, auto&& each) {
+    std::string name = PrometheusName(def);
+    bool header = false;
+    for (const auto& job : row.jobs) {
+      each(*job, [&]() -> JobWriter& {
+        if (!header) AppendFamilyHeader(def, name, format, out);
+        header = true;
+        w.Start(name, *job);
+        return w;
+      });
+    }
+  };
+  family(kInfo, [&](const JobRow& job, auto start) {
+    const JobIdentity& id = *job.identity;
+    JobWriter& s = start();
+    for (auto [key, value] : {std::pair{"kind", &id.kind},
+                              {"user", &id.user},
+                              {"account", &id.account},
+                              {"partition", &id.partition},
+                              {"namespace", &id.namespace_name},
+                              {"pod", &id.pod},
+                              {"container", &id.container}}) {
+      if (!value->empty()) AppendLabel(key, *value, format, &s.first, out);
+    }
+    if (!labels.host.empty()) AppendLabel("node", labels.host, format, &s.first, out);
+    s.End(1);
+  });
+  family(kRunning, [](const JobRow& job, auto start) { start().End(job.ended_t ? 0 : 1); });
+  family(kStart, [](const JobRow& job, auto start) { start().End(job.started_t); });
+  family(kGpusHeld, [](const JobRow& job, auto start) {
+    start().End(static_cast<double>(job.row.gpus.size()));
+  });
+  std::span<const MetricDef> defs = SampleMetrics();
+  for (size_t i = 0; i < defs.size(); ++i) {
+    if (defs[i].scope != Scope::kJob) continue;
+    family(defs[i], [&](const JobRow& job, auto start) {
+      if (i >= job.row.values.size() || !job.row.values[i]) return;
+      start().End(RowValue(defs[i], *job.row.values[i]));
+    });
+  }
+  std::span<const MetricDef> gdefs = GpuMetrics();
+  for (size_t i = 0; i < gdefs.size(); ++i) {
+    if (!gdefs[i].name.starts_with("job_")) continue;
+    family(gdefs[i], [&](const JobRow& job, auto start) {
+      for (const GpuRow& g : job.row.gpus) {
+        if (i >= g.values.size() || !g.values[i]) continue;
+        JobWriter& s = start();
+        s.Gpu(g);
+        s.End(RowValue(gdefs[i], *g.values[i]));
+      }
+    });
+  }
+  family(kAllocated, [](const JobRow& job, auto start) {
+    for (size_t g = 0; g < job.row.gpus.size(); ++g) {
+      JobWriter& s = start();
+      s.Gpu(job.row.gpus[g]);
+      s.End(g < job.allocated.size() && job.allocated[g] ? 1 : 0);
+    }
+  });
+  bool first = true;
+  static constexpr std::string_view kJobs = "trainvitals_jobs";
+  AppendGaugeHeader(kJobs, "Jobs the agent serves, by state (running, ended).", format, out);
+  size_t running = static_cast<size_t>(
+      std::count_if(row.jobs.begin(), row.jobs.end(), [](const auto& j) { return !j->ended_t; }));
+  for (auto [state, n] : {std::pair{"running", running}, {"ended", row.jobs.size() - running}}) {
+    AppendSeriesStart(kJobs, labels, format, out, &first);
+    AppendLabel("state", state, format, &first, out);
+    AppendSampleEnd(static_cast<double>(n), first, out);
+  }
+  static constexpr MetricDef kDropped{
+      Scope::kJob,
+      "jobs_dropped",
+      Unit::kCount,
+      Kind::kCounter,
+      false,
+      "Jobs not served because the agent followed its most jobs at once (--max-jobs)."};
+  static constexpr std::string_view kDroppedName = "trainvitals_jobs_dropped_total";
+  AppendFamilyHeader(kDropped, kDroppedName, format, out);
+  AppendSeriesStart(kDroppedName, labels, format, out, &first);
+  AppendSampleEnd(static_cast<double>(row.jobs_dropped), first, out);
+}
+
+}  // namespace tv
