@@ -247,9 +247,18 @@ void NodeJobsSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* no
     return !std::binary_search(pids_.begin(), pids_.end(), p.first);
   });
   for (int pid : pids_) {
-    if (procs_.contains(pid)) continue;
+    auto known = procs_.find(pid);
+    if (known != procs_.end() && known->second.settled) continue;
+    // A new process is placed again at the next tick: a scheduler moves the
+    // processes it starts into the job's cgroup just after they fork.
     Proc proc;
-    if (Place(pid, &proc)) procs_.emplace(pid, std::move(proc));
+    proc.settled = known != procs_.end();
+    if (!Place(pid, &proc)) continue;
+    if (known != procs_.end()) {
+      known->second = std::move(proc);
+    } else {
+      procs_.emplace(pid, std::move(proc));
+    }
   }
   if (auto self = procs_.find(self_pid_); self != procs_.end()) self_key_ = self->second.key;
   // A process in no job's cgroup that uses a GPU: a job of its session.

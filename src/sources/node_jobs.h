@@ -1,5 +1,6 @@
 // NodeJobsSource: every job on the node, each tick (what `serve` reads). Each
-// process is placed once, when first seen, by the cgroup path of
+// process is placed when first seen and again on the next tick (a scheduler
+// moves what it starts just after the fork), by the cgroup path of
 // /proc/PID/cgroup (sources/jobs.h); a process in no job's cgroup that uses a
 // GPU makes a job of its session ("tree-<sid>"). A job's identity comes from
 // its path, its environment (/proc/PID/environ, where readable: Slurm's and
@@ -38,8 +39,9 @@ class NodeJobsSource final : public Source {
 
  private:
   struct Proc {
-    std::string key;   // the job's key ("<kind>/<id>"); empty: in no job's cgroup
-    int session = -1;  // for a process in no job: its session, once read (0: unreadable)
+    std::string key;       // the job's key ("<kind>/<id>"); empty: in no job's cgroup
+    int session = -1;      // for a process in no job: its session, once read (0: unreadable)
+    bool settled = false;  // placed twice, on the tick it was first seen and the next
   };
   struct Job;
 

@@ -1,0 +1,285 @@
+"""`trainvitals serve`: one agent for the node finds each job from the cgroups
+its processes are in (Kubernetes pods under the cgroupfs and the systemd
+drivers, a Slurm job, a GPU process in no job's cgroup), gives each job its
+own CPU, memory and GPU figures, and serves them for a fleet: who a job is in
+one info series, its figures labelled by job alone."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import psutil
+import pytest
+
+from conftest import cli_path, helper
+from prom_services import free_port, http_get, need, wait_for
+from test_gpus import FAKE
+
+POD_A = str(uuid.uuid4())
+POD_B = str(uuid.uuid4())
+POD_C = str(uuid.uuid4())
+CID_A = uuid.uuid4().hex * 2
+CID_B = uuid.uuid4().hex * 2
+SLURM_JOB = str(900000 + os.getpid() % 1000)
+
+
+def hierarchies():
+    """The roots of the hierarchies a job is placed in: the unified one and v1
+    cpuacct and memory, where mounted."""
+    roots = {}
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            head, _, tail = line.partition(" - ")
+            fs, _, options = tail.split()[:3]
+            point = head.split()[4]
+            if fs == "cgroup2":
+                roots.setdefault("unified", point)
+            elif fs == "cgroup":
+                for controller in ("cpuacct", "memory"):
+                    if controller in options.split(","):
+                        roots.setdefault(controller, point)
+    return roots
+
+
+def placed(paths):
+    """Directories for one process: the path in each hierarchy (`paths` maps
+    "unified" and "v1" to a cgroup path)."""
+    dirs = []
+    for name, root in hierarchies().items():
+        dirs.append(root + (paths["unified"] if name == "unified" else paths["v1"]))
+    return dirs
+
+
+def remove_tree(directory):
+    for d, _, _ in sorted(os.walk(directory), key=lambda w: -len(w[0])):
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
+
+
+@pytest.fixture(scope="module")
+def node():
+    roots = hierarchies()
+    probe = os.path.join(roots.get("unified", "/sys/fs/cgroup"), "trainvitals-serve-probe")
+    try:
+        os.mkdir(probe)
+        os.rmdir(probe)
+    except OSError as e:
+        pytest.skip(f"cgroups cannot be made here ({e}): the agent's job discovery needs them")
+    pod_a = f"/kubepods/burstable/pod{POD_A}/{CID_A}"
+    pod_b = (f"/kubepods.slice/kubepods-pod{POD_B.replace('-', '_')}.slice/"
+             f"cri-containerd-{CID_B}.scope")
+    pod_c = f"/kubepods/besteffort/pod{POD_C}/{CID_A}"
+    slurm = {"unified": f"/system.slice/slurmstepd.scope/job_{SLURM_JOB}/step_0/user/task_0",
+             "v1": f"/slurm/uid_0/job_{SLURM_JOB}/step_0/task_0"}
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "CUDA_"))}
+    jobs = {
+        "a": ({"unified": pod_a, "v1": pod_a}, 200, 0.5,
+              {"HOSTNAME": "trainer-a", "POD_NAMESPACE": "vision"}),
+        "b": ({"unified": pod_b, "v1": pod_b}, 50, 0.2, {"HOSTNAME": "trainer-b"}),
+        "c": ({"unified": pod_c, "v1": pod_c}, 20, 0.0, {"HOSTNAME": "web-c"}),
+        "slurm": (slurm, 100, 0.3,
+                  {"SLURM_JOB_ID": SLURM_JOB, "SLURM_JOB_USER": "alice",
+                   "SLURM_JOB_ACCOUNT": "ml", "SLURM_JOB_PARTITION": "gpu",
+                   "SLURM_JOB_GPUS": "1"}),
+    }
+    procs = {}
+    try:
+        for name, (paths, mib, share, env) in jobs.items():
+            procs[name] = subprocess.Popen(
+                [*helper("in_cgroup.py"), *placed(paths), "--",
+                 *helper("job_work.py"), str(mib), str(share)],
+                env={**base, **env}, stdout=subprocess.PIPE, text=True)
+        # A process in no job's cgroup that uses a GPU: a job of its session.
+        procs["tree"] = subprocess.Popen([*helper("job_work.py"), "30", "0.1"], env=base,
+                                         stdout=subprocess.PIPE, text=True,
+                                         start_new_session=True)
+        for p in procs.values():
+            assert p.stdout.readline().strip() == "ready"
+        yield {name: p.pid for name, p in procs.items()}
+    finally:
+        for p in procs.values():
+            p.kill()
+            p.wait()
+        for root in roots.values():
+            for top in ("kubepods", "kubepods.slice", "slurm",
+                        f"system.slice/slurmstepd.scope/job_{SLURM_JOB}"):
+                remove_tree(os.path.join(root, top))
+
+
+def scenario(tmp_path, node):
+    path = tmp_path / "gpus.json"
+    path.write_text(json.dumps({"devices": [
+        {"name": "NVIDIA H100 80GB HBM3", "series": {"util_gpu": 70},
+         "processes": [{"pid": node["a"], "memory_bytes": 3e9, "sm_util": 60},
+                       {"pid": node["tree"], "memory_bytes": 1e9, "sm_util": 10}]},
+        {"name": "NVIDIA H100 80GB HBM3", "series": {"util_gpu": 0},
+         "processes": [{"pid": node["b"], "memory_bytes": 5e9, "sm_util": 0}]},
+    ]}))
+    return path
+
+
+class Agent:
+    def __init__(self, tmp_path, node, *flags):
+        self.port = free_port()
+        env = {**os.environ, "TRAINVITALS_NVML_LIBRARY": str(FAKE),
+               "FAKE_NVML_SCENARIO": str(scenario(tmp_path, node))}
+        self.proc = subprocess.Popen(
+            [cli_path(), "serve", "--listen", f"127.0.0.1:{self.port}", "--node", "node-1",
+             *flags], env=env, stderr=subprocess.PIPE, text=True)
+        self.url = f"http://127.0.0.1:{self.port}/metrics"
+
+    def text(self):
+        if self.proc.poll() is not None:
+            pytest.fail(f"serve ended ({self.proc.returncode}): {self.proc.stderr.read()}")
+        return http_get(self.url)[2]
+
+    def series(self, text=None):
+        """{(name, frozenset(labels)): value} of a scrape."""
+        out = {}
+        for line in (text or self.text()).splitlines():
+            m = re.match(r"^(\w+)\{(.*)\} (\S+)$", line)
+            if m:
+                labels = frozenset(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2)))
+                out[(m.group(1), labels)] = float(m.group(3))
+        return out
+
+    def value(self, series, name, **labels):
+        for (n, ls), v in series.items():
+            if n == name and set(labels.items()) <= ls:
+                return v
+        return None
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        _, err = self.proc.communicate(timeout=30)
+        return self.proc.returncode, err
+
+
+@pytest.fixture
+def agent(tmp_path, node):
+    started = []
+
+    def start(*flags):
+        a = Agent(tmp_path, node, *flags)
+        started.append(a)
+        return a
+
+    yield start
+    for a in started:
+        if a.proc.poll() is None:
+            a.proc.kill()
+            a.proc.wait()
+
+
+def info_of(agent, series, job):
+    for (n, ls), _ in series.items():
+        if n == "trainvitals_job_info" and ("job", job) in ls:
+            return dict(ls)
+    return None
+
+
+def test_each_job_is_found_from_its_cgroup_with_its_own_figures(agent, node):
+    a = agent()
+    tree = f"tree-{node['tree']}"
+    want = [POD_A, POD_B, SLURM_JOB, tree]
+
+    def ready():
+        s = a.series()
+        have = all(a.value(s, "trainvitals_job_cpu_cores", job=j) is not None
+                   for j in (POD_A, POD_B, SLURM_JOB))
+        sm = a.value(s, "trainvitals_gpu_job_sm_util_ratio", job=POD_A, gpu="0")
+        return s if have and sm and all(info_of(a, s, j) for j in want) else None
+
+    try:
+        s = wait_for(ready, timeout=30, what="every job served with its figures")
+    except BaseException:
+        print(a.text())
+        raise
+    check = subprocess.run([need("promtool"), "check", "metrics"], input=a.text(),
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+    # Who each job is: from its cgroup path and its environment.
+    assert info_of(a, s, POD_A) == {"host": "node-1", "job": POD_A, "kind": "kubernetes",
+                                    "user": "root", "pod": "trainer-a", "namespace": "vision",
+                                    "container": CID_A[:12], "node": "node-1"}
+    assert info_of(a, s, POD_B)["container"] == CID_B[:12]
+    assert info_of(a, s, SLURM_JOB) == {"host": "node-1", "job": SLURM_JOB, "kind": "slurm",
+                                        "user": "alice", "account": "ml", "partition": "gpu",
+                                        "node": "node-1"}
+    assert info_of(a, s, tree)["kind"] == "tree"
+    # A pod that uses no GPU and was given none is not served; nor is the agent.
+    assert info_of(a, s, POD_C) is None
+    assert a.value(s, "trainvitals_jobs", state="running") == 4
+
+    # GPUs: each job's share of each device, and the one Slurm gave the job.
+    assert a.value(s, "trainvitals_gpu_job_memory_bytes", job=POD_A, gpu="0") == 3e9
+    assert a.value(s, "trainvitals_gpu_job_memory_bytes", job=tree, gpu="0") == 1e9
+    assert a.value(s, "trainvitals_gpu_job_memory_bytes", job=POD_B, gpu="1") == 5e9
+    assert a.value(s, "trainvitals_gpu_job_sm_util_ratio", job=POD_A, gpu="0") == pytest.approx(0.6)
+    assert a.value(s, "trainvitals_gpu_job_processes", job=SLURM_JOB, gpu="1") == 0
+    assert a.value(s, "trainvitals_job_gpu_allocated", job=SLURM_JOB, gpu="1") == 1
+    assert a.value(s, "trainvitals_job_gpu_allocated", job=POD_A, gpu="0") == 0
+    assert a.value(s, "trainvitals_job_gpus_held", job=POD_A) == 1
+    # The device series carry no job label.
+    assert not [k for k in s if k[0].startswith("trainvitals_gpu_util") and
+                any(l[0] == "job" for l in k[1])]
+
+    # CPU and memory from each job's own cgroup, against psutil's view of its process.
+    for name, job, mib in (("a", POD_A, 200), ("slurm", SLURM_JOB, 100)):
+        p = psutil.Process(node[name])
+        t0, c0 = time.monotonic(), sum(p.cpu_times()[:2])
+        cores = []
+        for _ in range(4):
+            time.sleep(1)
+            cores.append(a.value(a.series(), "trainvitals_job_cpu_cores", job=job))
+        truth = (sum(p.cpu_times()[:2]) - c0) / (time.monotonic() - t0)
+        got = sum(cores) / len(cores)
+        assert abs(got - truth) <= 0.1 + 0.15 * truth, (name, cores, truth)
+        s = a.series()
+        rss = p.memory_info().rss
+        memory = a.value(s, "trainvitals_job_memory_bytes", job=job)
+        assert mib << 20 <= memory <= rss * 1.1 + (16 << 20), (name, memory, rss)
+        assert a.value(s, "trainvitals_job_processes", job=job) == 1
+    assert a.stop()[0] == 0
+
+
+def test_an_ended_job_says_so_then_goes_and_the_cap_is_counted(agent, node):
+    capped = agent("--max-jobs", "2")
+
+    def dropped():
+        s = capped.series()
+        return s if capped.value(s, "trainvitals_jobs_dropped_total") else None
+
+    s = wait_for(dropped, what="a dropped job")
+    assert capped.value(s, "trainvitals_jobs", state="running") == 2
+    assert capped.value(s, "trainvitals_jobs_dropped_total") == 2
+    assert capped.stop()[0] == 0
+
+    # A job whose processes are gone: running 0 at once, its series gone after --linger.
+    a = agent("--linger", "3")
+    pod = str(uuid.uuid4())
+    path = f"/kubepods/besteffort/pod{pod}/{CID_B}"
+    given = subprocess.Popen([*helper("in_cgroup.py"), *placed({"unified": path, "v1": path}),
+                              "--", sys.executable, "-c", "import time; time.sleep(60)"],
+                             env={**os.environ, "NVIDIA_VISIBLE_DEVICES": "0"})
+    try:
+        wait_for(lambda: a.value(a.series(), "trainvitals_job_running", job=pod) == 1,
+                 what="a pod given GPU 0 served")
+        s = a.series()
+        assert a.value(s, "trainvitals_job_gpu_allocated", job=pod, gpu="0") == 1
+        assert a.value(s, "trainvitals_gpu_job_processes", job=pod, gpu="0") == 0
+    finally:
+        given.kill()
+        given.wait()
+    wait_for(lambda: a.value(a.series(), "trainvitals_job_running", job=pod) == 0,
+             what="the ended pod said so")
+    wait_for(lambda: info_of(a, a.series(), pod) is None, what="the ended pod gone")
+    assert a.value(a.series(), "trainvitals_job_running", job=POD_A) == 1
+    assert a.stop()[0] == 0
