@@ -16,7 +16,7 @@ TEST_JOBS ?= 1
 PYTEST_JOBS := $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 SOAK_SECONDS ?= 3600
 
-.PHONY: all build deps test test-install demo bench lint format format-check fuzz sanitize soak docs clean
+.PHONY: all build deps test test-slow test-install demo bench lint format format-check fuzz sanitize soak docs clean
 
 all: build
 
@@ -39,7 +39,12 @@ deps:
 
 test: deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j2
-	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q $(PYTEST_JOBS) --durations=25 -m "not install" tests/integration
+	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q $(PYTEST_JOBS) --durations=25 -m "not install and not slow" tests/integration
+
+# The slowest end-to-end tier: checks `make test` makes for one framework, made
+# for the others too (tests marked `slow`).
+test-slow: deps build
+	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q $(PYTEST_JOBS) -m slow tests/integration
 
 # The installation tier: `pip install .` into a fresh environment and `make demo`
 # with only Debian on PATH (tests marked `install`; .ci/run runs it once).

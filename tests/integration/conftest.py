@@ -14,6 +14,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "install: the installation tier (`pip install .`, `make demo` with only "
         "Debian on PATH): make test-install, run once by .ci/run, not by make test")
+    config.addinivalue_line(
+        "markers", "slow: the slowest end-to-end tier (a check already made for one framework, "
+        "made again for the others): make test-slow, not make test")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HELPERS = pathlib.Path(__file__).resolve().parent / "helpers"

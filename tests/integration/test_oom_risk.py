@@ -97,7 +97,8 @@ def test_stop_ends_the_training_before_its_planned_epochs(train, framework):
         assert r.result["should_stop"] is True
 
 
-@pytest.mark.parametrize("framework", FRAMEWORKS)
+@pytest.mark.parametrize("framework", [
+    "torch", *(pytest.param(f, marks=pytest.mark.slow) for f in FRAMEWORKS if f != "torch")])
 def test_checkpoint_leaves_a_checkpoint_the_framework_loads(train, framework):
     r = train(framework, "checkpoint", max_s=30)
     path = r.out / CHECKPOINTS[framework]
