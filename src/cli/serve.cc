@@ -1,5 +1,5 @@
 // trainvitals serve [--listen ADDR] [--interval S] [--linger S] [--max-jobs N]
-// [--node NAME]: one agent for the whole node; every job on it on /metrics
+// [--node NAME] [--config FILE]: one agent for the whole node; every job on it on /metrics
 // (docs/cluster.md).
 #include "run/serve.h"
 
@@ -8,7 +8,9 @@
 
 #include <cstdio>
 
+#include "analysis/findings/table.h"
 #include "cli/commands.h"
+#include "core/config.h"
 #include "core/endpoint.h"
 #include "sinks/metrics_server.h"
 
@@ -44,6 +46,11 @@ void AddServeCommand(CLI::App& app, Action* action) {
       ->capture_default_str();
   cmd->add_option("--node", options->node, "The node's name on every series (default: host name)")
       ->type_name("NAME");
+  auto config_file = std::make_shared<std::string>();
+  cmd->add_option("--config", *config_file,
+                  "A TOML file whose [findings] table sets the thresholds jobs are judged by "
+                  "(docs/findings.md)")
+      ->type_name("FILE");
   cmd->callback([=] {
     *action = [=]() {
       // Every thread the agent starts inherits these blocked; sigwait takes them.
@@ -53,6 +60,11 @@ void AddServeCommand(CLI::App& app, Action* action) {
       ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
       ServeOptions o = *options;
       o.listen = ParseListenAddress("--listen", *listen);
+      if (!config_file->empty()) {
+        Config config;
+        ApplyConfigFile(*config_file, config);
+        o.fleet.thresholds = ThresholdsFrom(config.findings);
+      }
       NodeAgent agent(o);
       for (const Notice& n : agent.notices()) {
         std::fprintf(stderr, "trainvitals serve: %s: %s\n", n.source.c_str(), n.message.c_str());

@@ -38,8 +38,15 @@ Sample JobSampleOf(const Sample& node, const NodeJob& job) {
   return s;
 }
 
+void Fleet::Tag(const Watch& w, std::vector<Event>* events, std::vector<Event>* out) {
+  for (Event& e : *events) {
+    e.fields["job"] = w.identity->job;
+    out->push_back(std::move(e));
+  }
+  events->clear();
+}
+
 void Fleet::OnSample(const Sample& sample, std::vector<Event>* events) {
-  (void)events;
   std::vector<std::string> seen;
   for (const NodeJob& job : sample.node_jobs) seen.push_back(KeyOf(*job.identity));
   std::sort(seen.begin(), seen.end());
@@ -62,10 +69,16 @@ void Fleet::OnSample(const Sample& sample, std::vector<Event>* events) {
       }
       it = watches_.emplace(key, Watch{}).first;
       it->second.started_t = job.started_t;
+      it->second.findings =
+          std::make_unique<FindingsObserver>(options_.thresholds, options_.interval_s);
     }
     Watch& w = it->second;
     w.identity = job.identity;
-    w.interval.Add(JobSampleOf(sample, job));
+    Sample own = JobSampleOf(sample, job);
+    std::vector<Event> said;
+    w.findings->OnSample(own, &said);
+    Tag(w, &said, events);
+    w.interval.Add(own);
     w.allocated.clear();
     for (const JobGpuShare& share : job.gpus) {
       if (share.allocated && share.gpu < sample.gpus.size()) {
@@ -83,8 +96,8 @@ void Fleet::OnSample(const Sample& sample, std::vector<Event>* events) {
 }
 
 void Fleet::OnRow(Row* row, std::vector<Event>* events) {
-  (void)events;
   row->jobs.clear();
+  std::vector<Event> said;
   for (auto it = watches_.begin(); it != watches_.end();) {
     Watch& w = it->second;
     if (w.interval.samples() > 0 || (w.ended_t && w.last && !w.last->ended_t)) {
@@ -92,8 +105,19 @@ void Fleet::OnRow(Row* row, std::vector<Event>* events) {
       job->identity = w.identity;
       job->started_t = w.started_t;
       job->ended_t = w.ended_t;
-      job->row =
-          w.interval.samples() > 0 ? w.interval.Take(row->t, row->t - w.started_t) : w.last->row;
+      if (w.interval.samples() > 0) {
+        job->row = w.interval.Take(row->t, row->t - w.started_t);
+        w.findings->OnRow(&job->row, &said);
+      } else {
+        job->row = w.last->row;
+      }
+      if (w.ended_t && !w.finished) {
+        w.finished = true;
+        w.findings->OnFinish(*w.ended_t, &said);
+        job->row.findings.clear();
+        w.findings->analyzer().FindingStates(&job->row.findings);
+      }
+      Tag(w, &said, events);
       for (const GpuRow& g : job->row.gpus) {
         job->allocated.push_back(
             std::find(w.allocated.begin(), w.allocated.end(), std::pair{g.index, g.mig_instance}) !=

@@ -5,7 +5,9 @@
 // leaves the sample has ended; its last row is kept `linger_s` (its series
 // stay on /metrics that long, so a scrape sees how it ended), then dropped.
 // At most `max_jobs` are followed at once: a job seen beyond that is counted
-// in Row::jobs_dropped, once, and not followed.
+// in Row::jobs_dropped, once, and not followed. Each job is judged by the
+// findings rules of a run on its own rows (its finding events carry "job");
+// its row says its findings and health score.
 //
 // Thread safety: an observer, fed on the sampler thread.
 #pragma once
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/findings/observer.h"
 #include "core/aggregator.h"
 #include "core/sampler.h"
 
@@ -25,6 +28,8 @@ namespace tv {
 struct FleetOptions {
   double linger_s = 300;
   size_t max_jobs = 256;
+  double interval_s = 1;  // the rows' interval
+  Thresholds thresholds;  // the findings' ([findings] of --config)
 };
 
 // A job's own sample: the node's host figures (its memory and CPU limits
@@ -49,7 +54,13 @@ class Fleet final : public SampleObserver {
     // latest sample.
     std::vector<std::pair<int, int>> allocated;
     std::shared_ptr<const JobRow> last;
+    // The findings that need no markers, judged on the job's rows as a run's
+    // are (the same rules and thresholds).
+    std::unique_ptr<FindingsObserver> findings;
+    bool finished = false;
   };
+  // `events` of the job `w`, tagged with its name, appended to `out`.
+  static void Tag(const Watch& w, std::vector<Event>* events, std::vector<Event>* out);
 
   FleetOptions options_;
   std::map<std::string, Watch> watches_;  // by kind and job

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/findings/table.h"
 #include "core/metrics.h"
 #include "sinks/prom_text.h"
 
@@ -129,6 +130,43 @@ TEST(Fleet, ServedSeriesCarryTheJobAloneAndItsIdentityOnce) {
   EXPECT_NE(text.find("trainvitals_jobs{host=\"node1\",state=\"running\"} 1\n"), std::string::npos);
   EXPECT_NE(text.find("trainvitals_jobs_dropped_total{host=\"node1\"} 0\n"), std::string::npos);
   EXPECT_EQ(text.find("process_memory_bytes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tv
+
+namespace tv {
+namespace {
+
+TEST(Fleet, JudgesEachJobByTheRulesOfARun) {
+  FleetOptions options;
+  options.thresholds = ThresholdsFrom({{"warmup_s", 2, ""}, {"gpu_unused_s", 4, ""}});
+  Fleet fleet(options);
+  std::vector<Event> events;
+  std::vector<Event> opened;
+  Row row;
+  for (int t = 101; t <= 112; ++t) {
+    NodeJob idle = Job("9", 0.1, 5e9);
+    idle.gpus[0].sm_util_ratio = 0;
+    Sample node = Node(t, {idle, Job("10", 1, {})});
+    node.gpus[1].util_ratio = 0;
+    fleet.OnSample(node, &events);
+    row = Row{};
+    row.t = t;
+    fleet.OnRow(&row, &events);
+  }
+  for (const Event& e : events) {
+    if (e.type == EventType::kFindingOpen) opened.push_back(e);
+  }
+  ASSERT_EQ(opened.size(), 1U);
+  EXPECT_EQ(opened[0].fields["id"], "gpu-unused");
+  EXPECT_EQ(opened[0].fields["job"], "9");
+  ASSERT_EQ(row.jobs.size(), 2U);  // by kind and name: "10" before "9"
+  EXPECT_EQ(row.jobs[0]->identity->job, "10");
+  EXPECT_TRUE(row.jobs[0]->row.findings.empty());
+  EXPECT_EQ(row.jobs[0]->row.health_score, 100);
+  ASSERT_EQ(row.jobs[1]->row.findings.size(), 1U);
+  EXPECT_EQ(row.jobs[1]->row.findings[0].id, "gpu-unused");
 }
 
 }  // namespace

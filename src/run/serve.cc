@@ -15,23 +15,38 @@
 #include "sources/gpu_source.h"
 #include "sources/host_sources.h"
 #include "sources/node_jobs.h"
+#include "store/finding_record.h"
 
 namespace tv {
 namespace {
 
-// Says on stderr what a source could not read, once (an agent's log).
-class NoticeLog final : public Sink {
+// The agent's log on stderr: what a source could not read (once), and each
+// finding a job opens.
+class AgentLog final : public Sink {
  public:
   void OnEvent(const Event& event) override {
     if (std::optional<Notice> n = NoticeOfEvent(event)) {
       std::fprintf(stderr, "trainvitals serve: %s: %s\n", n->source.c_str(), n->message.c_str());
     }
+    FindingRecord finding;
+    if (event.type == EventType::kFindingOpen && FindingFromJson(event.fields, &finding).ok()) {
+      std::string job = event.fields.value("job", "");
+      std::fprintf(stderr, "trainvitals serve: job %s: %s (%s)\n", job.c_str(),
+                   finding.message.c_str(), finding.id.c_str());
+    }
   }
 };
 
+FleetOptions FleetOf(const ServeOptions& options) {
+  FleetOptions fleet = options.fleet;
+  fleet.interval_s = options.interval_s;
+  return fleet;
+}
+
 }  // namespace
 
-NodeAgent::NodeAgent(ServeOptions options) : options_(std::move(options)), fleet_(options_.fleet) {
+NodeAgent::NodeAgent(ServeOptions options)
+    : options_(std::move(options)), fleet_(FleetOf(options_)) {
   if (options_.node.empty()) options_.node = HostName();
   server_ = std::make_unique<MetricsServer>(options_.listen);
   Env* env = Env::Default();
@@ -52,7 +67,7 @@ NodeAgent::NodeAgent(ServeOptions options) : options_(std::move(options)), fleet
   }
   sources.push_back(std::make_unique<NodeJobsSource>(env, static_cast<int>(::getpid())));
   sinks_.push_back(std::make_unique<PrometheusSink>(server_.get(), std::move(labels)));
-  sinks_.push_back(std::make_unique<NoticeLog>());
+  sinks_.push_back(std::make_unique<AgentLog>());
   std::vector<Sink*> sinks;
   for (const auto& s : sinks_) sinks.push_back(s.get());
   sink_thread_ = std::make_unique<SinkThread>(std::move(sinks));

@@ -49,13 +49,25 @@ constexpr MetricDef kAllocated =
           "1 for a GPU the job's environment names (SLURM_JOB_GPUS, NVIDIA_VISIBLE_DEVICES, "
           "CUDA_VISIBLE_DEVICES), 0 for one it only uses.");
 
+constexpr MetricDef kHealth{
+    Scope::kTraining, "health_score", Unit::kNone,
+    Kind::kGauge,     false,          "The job's health score so far, 0-100 (docs/findings.md)."};
+constexpr MetricDef kFinding{
+    Scope::kTraining,
+    "finding_active",
+    Unit::kNone,
+    Kind::kGauge,
+    false,
+    "1 while a finding of this id is open for the job, 0 after it closed (docs/findings.md)."};
+
 }  // namespace
 
 void AppendJobSeries(const Row& row, const PromLabels& labels, PromFormat format,
                      std::string* out) {
   JobWriter w{labels, format, out};
-  auto family = [&](const MetricDef& def, auto&& each) {
-    std::string name = PrometheusName(def);
+  // `name`: the family's, where it is not the one the table derives.
+  auto family = [&](const MetricDef& def, auto&& each, std::string name = {}) {
+    if (name.empty()) name = PrometheusName(def);
     bool header = false;
     for (const auto& job : row.jobs) {
       each(*job, [&]() -> JobWriter& {
@@ -106,6 +118,23 @@ void AppendJobSeries(const Row& row, const PromLabels& labels, PromFormat format
       }
     });
   }
+  family(
+      kHealth,
+      [](const JobRow& job, auto start) {
+        if (job.row.health_score) start().End(*job.row.health_score);
+      },
+      "trainvitals_health_score");
+  family(
+      kFinding,
+      [&](const JobRow& job, auto start) {
+        for (const Row::Finding& f : job.row.findings) {
+          JobWriter& s = start();
+          AppendLabel("finding", f.id, format, &s.first, out);
+          AppendLabel("severity", f.severity, format, &s.first, out);
+          s.End(f.active ? 1 : 0);
+        }
+      },
+      "trainvitals_finding_active");
   family(kAllocated, [](const JobRow& job, auto start) {
     for (size_t g = 0; g < job.row.gpus.size(); ++g) {
       JobWriter& s = start();

@@ -196,11 +196,7 @@ def test_each_job_is_found_from_its_cgroup_with_its_own_figures(agent, node):
         sm = a.value(s, "trainvitals_gpu_job_sm_util_ratio", job=POD_A, gpu="0")
         return s if have and sm and all(info_of(a, s, j) for j in want) else None
 
-    try:
-        s = wait_for(ready, timeout=30, what="every job served with its figures")
-    except BaseException:
-        print(a.text())
-        raise
+    s = wait_for(ready, timeout=30, what="every job served with its figures")
     check = subprocess.run([need("promtool"), "check", "metrics"], input=a.text(),
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
@@ -283,3 +279,31 @@ def test_an_ended_job_says_so_then_goes_and_the_cap_is_counted(agent, node):
     wait_for(lambda: info_of(a, a.series(), pod) is None, what="the ended pod gone")
     assert a.value(a.series(), "trainvitals_job_running", job=POD_A) == 1
     assert a.stop()[0] == 0
+
+
+def test_a_job_that_holds_a_gpu_and_never_computes_is_gpu_unused_and_healthy_jobs_get_nothing(
+        agent, node, tmp_path):
+    config = tmp_path / "serve.toml"
+    config.write_text("[findings]\n" + "".join(f"{k} = {v}\n" for k, v in {
+        "warmup_s": 2, "window_s": 4, "open_s": 2, "hold_s": 60, "gpu_idle_s": 4,
+        "gpu_unused_s": 4, "low_gpu_util_window_s": 600, "stalled_s": 3,
+        "slow_start_s": 4}.items()))
+    a = agent("--config", str(config))
+
+    def unused():
+        s = a.series()
+        return s if a.value(s, "trainvitals_finding_active", job=POD_B,
+                            finding="gpu-unused") == 1 else None
+
+    wait_for(unused, timeout=40, what="gpu-unused on the pod that holds GPU 1 idle")
+    time.sleep(3)
+    s = a.series()
+    opened = {(dict(ls)["job"], dict(ls)["finding"]) for (n, ls), v in s.items()
+              if n == "trainvitals_finding_active"}
+    assert opened == {(POD_B, "gpu-unused")}, opened
+    assert a.value(s, "trainvitals_health_score", job=SLURM_JOB) == 100
+    assert a.value(s, "trainvitals_health_score", job=POD_B) == 0
+    code, err = a.stop()
+    assert code == 0
+    said = [l for l in err.splitlines() if "gpu-unused" in l]
+    assert len(said) == 1 and f"job {POD_B}:" in said[0], err
