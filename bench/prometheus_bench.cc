@@ -52,5 +52,39 @@ BENCHMARK(BM_PrometheusRender)
     ->Args({8, 1})
     ->Args({0, 0});
 
+// `serve`'s exposition: the node's host and 8 GPUs (no job figures) and 64
+// jobs, each on one GPU with the job's figures; the target is at most 5 ms.
+void BM_PrometheusRenderNode(benchmark::State& state) {
+  PromFormat format = state.range(1) != 0 ? PromFormat::kOpenMetrics : PromFormat::kText004;
+  Row row = FullRow(8);
+  PromLabels labels = Labels(8);
+  labels.run.clear();
+  labels.node = true;
+  for (int j = 0; j < state.range(0); ++j) {
+    auto job = std::make_shared<JobRow>();
+    auto identity = std::make_shared<JobIdentity>();
+    identity->job = std::to_string(4000000 + j);
+    identity->kind = "slurm";
+    identity->user = "user" + std::to_string(j % 10);
+    identity->account = "lab" + std::to_string(j % 3);
+    identity->partition = "gpu";
+    job->identity = identity;
+    job->started_t = 1.7e9;
+    job->row = FullRow(1);
+    job->row.gpus[0].index = j % 8;
+    job->allocated = {true};
+    job->row.health_score = 100;
+    row.jobs.push_back(std::move(job));
+  }
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string text = RenderPrometheus(row, labels, format);
+    bytes = text.size();
+    benchmark::DoNotOptimize(text);
+  }
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_PrometheusRenderNode)->ArgNames({"jobs", "openmetrics"})->Args({64, 0})->Args({64, 1});
+
 }  // namespace
 }  // namespace tv

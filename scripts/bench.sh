@@ -24,6 +24,9 @@ echo
 echo "== trainvitals top beside nvitop (target <= 1 % of a core, cheaper than nvitop)"
 "$py" bench/top_bench.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-30}"
 echo
+echo "== trainvitals serve: 64 jobs, about 2,000 processes, 8 GPUs (target <= 1 % of a core, 50 MiB)"
+"$py" bench/serve_bench.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}"
+echo
 echo "== whole-program overhead"
 "$py" bench/overhead.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}" \
   --processes 16,64,256 --floor "$build/bench_wake_floor" \
