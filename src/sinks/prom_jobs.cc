@@ -49,10 +49,10 @@ constexpr MetricDef kAllocated =
           "1 for a GPU the job's environment names (SLURM_JOB_GPUS, NVIDIA_VISIBLE_DEVICES, "
           "CUDA_VISIBLE_DEVICES), 0 for one it only uses.");
 
-constexpr MetricDef kHealth{
+constexpr MetricDef kJobHealth{
     Scope::kTraining, "health_score", Unit::kNone,
     Kind::kGauge,     false,          "The job's health score so far, 0-100 (docs/findings.md)."};
-constexpr MetricDef kFinding{
+constexpr MetricDef kJobFinding{
     Scope::kTraining,
     "finding_active",
     Unit::kNone,
@@ -119,13 +119,13 @@ void AppendJobSeries(const Row& row, const PromLabels& labels, PromFormat format
     });
   }
   family(
-      kHealth,
+      kJobHealth,
       [](const JobRow& job, auto start) {
         if (job.row.health_score) start().End(*job.row.health_score);
       },
       "trainvitals_health_score");
   family(
-      kFinding,
+      kJobFinding,
       [&](const JobRow& job, auto start) {
         for (const Row::Finding& f : job.row.findings) {
           JobWriter& s = start();

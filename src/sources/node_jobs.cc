@@ -30,12 +30,12 @@ struct NodeJobsSource::Job {
 
 namespace {
 
-constexpr double kLimitsEvery_s = 10;
+constexpr double kJobLimitsEvery_s = 10;
 // A job's environment is looked for in this many of its processes (the first
 // may be a scheduler's helper, slurmstepd, whose environment is not the job's).
 constexpr int kEnvironTries = 8;
 
-std::string ProcPath(int pid, std::string_view file) {
+std::string PidFile(int pid, std::string_view file) {
   return "/proc/" + std::to_string(pid) + "/" + std::string(file);
 }
 
@@ -105,12 +105,12 @@ std::string NodeJobsSource::KeyOf(const Proc& proc) {
 
 void NodeJobsSource::ReadSession(int pid, Proc* proc) {
   proc->session = 0;
-  if (!env_->ReadFile(ProcPath(pid, "stat").c_str(), &buffer_).ok()) return;
+  if (!env_->ReadFile(PidFile(pid, "stat").c_str(), &buffer_).ok()) return;
   if (std::optional<ProcStat> st = ParseProcStat(buffer_)) proc->session = st->session;
 }
 
 bool NodeJobsSource::Place(int pid, Proc* proc) {
-  if (!env_->ReadFile(ProcPath(pid, "cgroup").c_str(), &buffer_).ok()) return false;
+  if (!env_->ReadFile(PidFile(pid, "cgroup").c_str(), &buffer_).ok()) return false;
   std::vector<ProcCgroupLine> lines = ParseProcCgroup(buffer_);
   std::optional<JobPath> path = JobOfLines(lines);
   if (!path) return true;
@@ -138,7 +138,7 @@ bool NodeJobsSource::Place(int pid, Proc* proc) {
     }
   }
   if (!job->dirs.empty()) job->usage = std::make_unique<CgroupUsageSource>(env_, job->dirs, true);
-  if (env_->ReadFile(ProcPath(pid, "status").c_str(), &buffer_).ok()) {
+  if (env_->ReadFile(PidFile(pid, "status").c_str(), &buffer_).ok()) {
     if (std::optional<uint64_t> uid = RealUid(buffer_)) identity->user = UserName(*uid);
   }
   jobs_.emplace(proc->key, std::move(job));
@@ -149,7 +149,7 @@ void NodeJobsSource::ReadEnviron(Job& job) {
   if (job.environ_read || job.pids.empty() || job.environ_tries >= kEnvironTries) return;
   int pid = job.pids[static_cast<size_t>(job.environ_tries) % job.pids.size()];
   ++job.environ_tries;
-  if (!env_->ReadFile(ProcPath(pid, "environ").c_str(), &buffer_).ok()) return;
+  if (!env_->ReadFile(PidFile(pid, "environ").c_str(), &buffer_).ok()) return;
   auto values = EnvironValues(buffer_, JobEnvironNames());
   // Samples already handed on hold the identity as it was: change a copy.
   auto copy = std::make_shared<JobIdentity>(*job.identity);
@@ -178,7 +178,7 @@ void NodeJobsSource::ReadEnviron(Job& job) {
 }
 
 void NodeJobsSource::ReadLimits(Job& job, double now_s) {
-  if (job.limits_read_s >= 0 && now_s - job.limits_read_s < kLimitsEvery_s) return;
+  if (job.limits_read_s >= 0 && now_s - job.limits_read_s < kJobLimitsEvery_s) return;
   job.limits_read_s = now_s;
   job.memory_limit_bytes.reset();
   job.cpu_limit_cores.reset();
@@ -278,10 +278,10 @@ void NodeJobsSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* no
     auto identity = std::make_shared<JobIdentity>();
     identity->job = "tree-" + std::to_string(sid);
     identity->kind = "tree";
-    if (env_->ReadFile(ProcPath(sid, "comm").c_str(), &buffer_).ok()) {
+    if (env_->ReadFile(PidFile(sid, "comm").c_str(), &buffer_).ok()) {
       identity->name = std::string(text::Trim(buffer_));
     }
-    if (env_->ReadFile(ProcPath(sid, "status").c_str(), &buffer_).ok()) {
+    if (env_->ReadFile(PidFile(sid, "status").c_str(), &buffer_).ok()) {
       if (std::optional<uint64_t> uid = RealUid(buffer_)) identity->user = UserName(*uid);
     }
     job->identity = identity;
