@@ -63,14 +63,17 @@ class Service:
         self.log.close()
 
 
-def start_prometheus(tmp_path, targets):
+def start_prometheus(tmp_path, targets, rule_files=(), honor_labels=False):
     port = free_port()
     config = tmp_path / "prometheus.yml"
     target_list = ", ".join(f"'{t}'" for t in targets)
+    rules = "".join(f"  - '{r}'\n" for r in rule_files)
     config.write_text(
         "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-        "scrape_configs:\n  - job_name: trainvitals\n"
-        f"    static_configs:\n      - targets: [{target_list}]\n")
+        + (f"rule_files:\n{rules}" if rules else "")
+        + "scrape_configs:\n  - job_name: trainvitals\n"
+        + ("    honor_labels: true\n" if honor_labels else "")
+        + f"    static_configs:\n      - targets: [{target_list}]\n")
     svc = Service([need("prometheus"), f"--config.file={config}",
                    f"--storage.tsdb.path={tmp_path / 'tsdb'}",
                    f"--web.listen-address=127.0.0.1:{port}"], tmp_path / "prometheus.log")

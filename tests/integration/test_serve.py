@@ -5,6 +5,7 @@ own CPU, memory and GPU figures, and serves them for a fleet: who a job is in
 one info series, its figures labelled by job alone."""
 import json
 import os
+import pathlib
 import re
 import signal
 import subprocess
@@ -16,7 +17,7 @@ import psutil
 import pytest
 
 from conftest import cli_path, helper
-from prom_services import free_port, http_get, need, wait_for
+from prom_services import free_port, http_get, need, query, start_prometheus, wait_for
 from test_gpus import FAKE
 
 POD_A = str(uuid.uuid4())
@@ -307,3 +308,57 @@ def test_a_job_that_holds_a_gpu_and_never_computes_is_gpu_unused_and_healthy_job
     assert code == 0
     said = [l for l in err.splitlines() if "gpu-unused" in l]
     assert len(said) == 1 and f"job {POD_B}:" in said[0], err
+
+
+def test_prometheus_answers_the_fleets_questions_with_the_shipped_rules(agent, node, tmp_path):
+    a = agent()
+    wait_for(lambda: all(info_of(a, a.series(), j) for j in (POD_A, POD_B, SLURM_JOB)),
+             what="the jobs served")
+    shipped = pathlib.Path(__file__).resolve().parents[2] / "deploy/prometheus/serve_rules.yml"
+    rules = tmp_path / "serve_rules.yml"  # evaluated each second here, not each minute
+    rules.write_text(shipped.read_text().replace("interval: 1m", "interval: 1s"))
+    # As deploy/prometheus/prometheus.yml scrapes it: the job label is the cluster's job.
+    prom = start_prometheus(tmp_path, [f"127.0.0.1:{a.port}"], rule_files=[rules],
+                            honor_labels=True)
+    try:
+        def answer(expr):
+            result = query(prom.url, expr)["data"]["result"]
+            return {r["metric"].get("job", r["metric"].get("user")): float(r["value"][1])
+                    for r in result}
+
+        busy = wait_for(lambda: answer("trainvitals:job_gpus_busy"), what="the busy rule")
+        s = a.series()
+        gpu0 = (a.value(s, "trainvitals_gpu_sm_active_ratio", gpu="0")
+                or a.value(s, "trainvitals_gpu_util_ratio", gpu="0"))
+        assert busy[POD_A] == pytest.approx(gpu0, abs=0.05), busy
+        assert busy[POD_B] == 0 and busy[SLURM_JOB] == 0, busy
+        wasted = answer("trainvitals:job_gpus_wasted")
+        assert wasted[POD_B] == 1 and wasted[SLURM_JOB] == 1, wasted
+        assert answer('trainvitals:user_gpus_held{user="alice"}') == {"alice": 1}
+        # docs/cluster.md's query for the jobs that hold GPUs at under 30 % busy.
+        low = answer("avg by (host, job) (avg_over_time(trainvitals_gpu_util_ratio[1m]) "
+                     "* on (host, gpu, mig) group_right () "
+                     "(trainvitals_job_gpu_allocated * 0 + 1)) < 0.3")
+        assert set(low) == {POD_B, SLURM_JOB}, low
+    finally:
+        prom.stop()
+    assert a.stop()[0] == 0
+
+
+def test_the_shipped_serve_rules_pass_promtool():
+    rules = pathlib.Path(__file__).resolve().parents[2] / "deploy" / "prometheus"
+    for args in (["check", "rules", "serve_rules.yml"], ["test", "rules", "serve_rules_test.yml"],
+                 ["check", "config", "prometheus.yml"]):
+        r = subprocess.run([need("promtool"), *args], cwd=rules, capture_output=True, text=True)
+        assert r.returncode == 0 and "SUCCESS" in r.stdout, r.stdout + r.stderr
+
+
+def test_the_systemd_unit_is_valid_and_starts_this_agent(tmp_path):
+    shipped = pathlib.Path(__file__).resolve().parents[2] / "deploy/systemd/trainvitals-serve.service"
+    text = shipped.read_text()
+    assert "ExecStart=/usr/local/bin/trainvitals serve --listen :9402\n" in text
+    unit = tmp_path / "trainvitals-serve.service"
+    unit.write_text(text.replace("/usr/local/bin/trainvitals", cli_path()))
+    r = subprocess.run([need("systemd-analyze"), "verify", str(unit)], capture_output=True,
+                       text=True)
+    assert r.returncode == 0 and not r.stderr.strip(), r.stderr
