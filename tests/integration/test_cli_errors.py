@@ -46,10 +46,10 @@ MISTAKES = [
     # commands: mistyped, far from any, none
     (["frobnicate"],
      "trainvitals: unknown command \"frobnicate\"; commands: run, attach, check, export, "
-     "analyze, report, runs, compare, pick, top"),
+     "analyze, report, runs, compare, pick, top, serve"),
     (["anlyze", "latest"], "trainvitals: unknown command \"anlyze\" (did you mean \"analyze\"?)"),
     ([], "trainvitals: give a command: run, attach, check, export, analyze, report, runs, "
-         "compare, pick, top (trainvitals --help describes them)"),
+         "compare, pick, top, serve (trainvitals --help describes them)"),
     # an option of a command given before it
     (["--json", "runs"],
      "trainvitals: unknown option --json before the command: it goes after it "
