@@ -129,6 +129,11 @@ struct JobRow {
   std::optional<double> ended_t;  // absent while it runs
   // Per GPU of `row.gpus`: whether the job's environment names it.
   std::vector<bool> allocated;
+  // Since it was first seen: GPU-seconds held and kept busy, and the peak of
+  // its working set.
+  double gpu_held_seconds = 0;
+  double gpu_busy_seconds = 0;
+  std::optional<double> memory_peak_bytes;
   Row row;
 };
 

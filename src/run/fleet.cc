@@ -15,6 +15,14 @@ std::optional<double> Lower(std::optional<double> a, std::optional<double> b) {
 
 }  // namespace
 
+std::optional<double> JobBusyRatio(const GpuSample& gpu) {
+  std::optional<double> busy = gpu.sm_active_ratio ? gpu.sm_active_ratio : gpu.util_ratio;
+  if (!busy || gpu.other_processes.value_or(0) <= 0) return busy;
+  if (gpu.job_sm_util_ratio) return std::min(*busy, *gpu.job_sm_util_ratio);
+  double mine = gpu.job_processes.value_or(0);
+  return *busy * mine / (mine + *gpu.other_processes);
+}
+
 Sample JobSampleOf(const Sample& node, const NodeJob& job) {
   Sample s;
   s.mono_s = node.mono_s;
@@ -30,6 +38,12 @@ Sample JobSampleOf(const Sample& node, const NodeJob& job) {
     g.processes = GpuProcessList{};
     g.other_memory_bytes.reset();
     g.other_processes.reset();
+    if (const GpuProcessList& all = node.gpus[share.gpu].processes; all.known) {
+      double memory = 0;
+      for (const GpuProcess& p : all) memory += p.memory_bytes.value_or(0);
+      g.other_processes = static_cast<double>(all.size) - share.processes;
+      g.other_memory_bytes = std::max(0.0, memory - share.memory_bytes.value_or(0));
+    }
     g.job_processes = share.processes;
     g.job_memory_bytes = share.processes > 0 ? share.memory_bytes : std::optional<double>(0);
     g.job_sm_util_ratio = share.processes > 0 ? share.sm_util_ratio : std::optional<double>(0);
@@ -44,6 +58,19 @@ void Fleet::Tag(const Watch& w, std::vector<Event>* events, std::vector<Event>* 
     out->push_back(std::move(e));
   }
   events->clear();
+}
+
+void Fleet::Account(double t, const Sample& own, Watch* w) const {
+  double dt =
+      w->last_t > 0 ? std::clamp(t - w->last_t, 0.0, 2 * options_.interval_s) : options_.interval_s;
+  w->last_t = t;
+  for (const GpuSample& g : own.gpus) {
+    w->gpu_held_s += dt;
+    if (std::optional<double> busy = JobBusyRatio(g)) w->gpu_busy_s += dt * *busy;
+  }
+  if (own.job.memory_bytes) {
+    w->memory_peak_bytes = std::max(w->memory_peak_bytes.value_or(0), *own.job.memory_bytes);
+  }
 }
 
 void Fleet::OnSample(const Sample& sample, std::vector<Event>* events) {
@@ -79,6 +106,7 @@ void Fleet::OnSample(const Sample& sample, std::vector<Event>* events) {
     w.findings->OnSample(own, &said);
     Tag(w, &said, events);
     w.interval.Add(own);
+    Account(sample.t, own, &w);
     w.allocated.clear();
     for (const JobGpuShare& share : job.gpus) {
       if (share.allocated && share.gpu < sample.gpus.size()) {
@@ -111,6 +139,9 @@ void Fleet::OnRow(Row* row, std::vector<Event>* events) {
       } else {
         job->row = w.last->row;
       }
+      job->gpu_held_seconds = w.gpu_held_s;
+      job->gpu_busy_seconds = w.gpu_busy_s;
+      job->memory_peak_bytes = w.memory_peak_bytes;
       if (w.ended_t && !w.finished) {
         w.finished = true;
         w.findings->OnFinish(*w.ended_t, &said);

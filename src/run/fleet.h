@@ -35,8 +35,15 @@ struct FleetOptions {
 // A job's own sample: the node's host figures (its memory and CPU limits
 // lowered to the job's cgroup's), the job's figures, and the GPUs it has a
 // share of, each with that share as job_memory_bytes, job_processes and
-// job_sm_util_ratio (0 on a GPU it was given and does not use).
+// job_sm_util_ratio (0 on a GPU it was given and does not use), and the
+// other processes on it as other_processes and other_memory_bytes.
 Sample JobSampleOf(const Sample& node, const NodeJob& job);
+
+// The share of a GPU's time a job kept it busy (a GPU of JobSampleOf): the
+// device's busy share (SM activity where measured, else its utilisation) when
+// the job is alone on it; shared, the job's own SM share where the driver
+// gave it, else the device's split by the number of processes.
+std::optional<double> JobBusyRatio(const GpuSample& gpu);
 
 class Fleet final : public SampleObserver {
  public:
@@ -58,7 +65,14 @@ class Fleet final : public SampleObserver {
     // are (the same rules and thresholds).
     std::unique_ptr<FindingsObserver> findings;
     bool finished = false;
+    // Its totals since it was first seen: GPU-seconds held and kept busy
+    // (JobBusyRatio), and its working set's peak.
+    double last_t = 0;
+    double gpu_held_s = 0;
+    double gpu_busy_s = 0;
+    std::optional<double> memory_peak_bytes;
   };
+  void Account(double t, const Sample& own, Watch* w) const;
   // `events` of the job `w`, tagged with its name, appended to `out`.
   static void Tag(const Watch& w, std::vector<Event>* events, std::vector<Event>* out);
 

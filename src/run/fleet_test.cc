@@ -171,3 +171,40 @@ TEST(Fleet, JudgesEachJobByTheRulesOfARun) {
 
 }  // namespace
 }  // namespace tv
+
+namespace tv {
+namespace {
+
+TEST(JobBusyRatio, TheDevicesWhenAloneTheJobsOwnWhenShared) {
+  GpuSample g;
+  g.util_ratio = 0.8;
+  g.job_processes = 1;
+  EXPECT_EQ(JobBusyRatio(g), 0.8);
+  g.sm_active_ratio = 0.6;
+  EXPECT_EQ(JobBusyRatio(g), 0.6);
+  g.other_processes = 3;
+  EXPECT_DOUBLE_EQ(JobBusyRatio(g).value_or(-1), 0.15);  // a quarter of the processes
+  g.job_sm_util_ratio = 0.5;
+  EXPECT_EQ(JobBusyRatio(g), 0.5);
+}
+
+TEST(Fleet, CountsEachJobsGpuSecondsHeldAndBusyAndItsPeak) {
+  Fleet fleet(FleetOptions{});
+  std::vector<Event> events;
+  Row row;
+  for (int t = 101; t <= 110; ++t) {
+    NodeJob job = Job("7", 1, 5e9);
+    job.job.memory_bytes = t == 105 ? 6e9 : 4e9;
+    fleet.OnSample(Node(t, {job}), &events);
+    row = Row{};
+    row.t = t;
+    fleet.OnRow(&row, &events);
+  }
+  ASSERT_EQ(row.jobs.size(), 1U);
+  EXPECT_DOUBLE_EQ(row.jobs[0]->gpu_held_seconds, 10);  // one GPU, ten 1 s samples
+  EXPECT_DOUBLE_EQ(row.jobs[0]->gpu_busy_seconds, 9);   // at 90 %
+  EXPECT_EQ(row.jobs[0]->memory_peak_bytes, 6e9);
+}
+
+}  // namespace
+}  // namespace tv

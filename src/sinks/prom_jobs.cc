@@ -44,6 +44,25 @@ constexpr MetricDef kStart =
 constexpr MetricDef kGpusHeld =
     Gauge("gpus_held", Unit::kCount,
           "GPUs the job holds: those its processes use and those its environment names.");
+constexpr MetricDef kHeldSeconds{
+    Scope::kJob,
+    "gpu_held_seconds",
+    Unit::kSeconds,
+    Kind::kCounter,
+    false,
+    "GPU-seconds the job has held since the agent first saw it (each GPU it uses or was given, "
+    "each second): GPU-hours held are this over 3600."};
+constexpr MetricDef kBusySeconds{
+    Scope::kJob,
+    "gpu_busy_seconds",
+    Unit::kSeconds,
+    Kind::kCounter,
+    false,
+    "GPU-seconds the job kept busy: each held GPU's busy share (SM activity where measured, else "
+    "its utilisation; on a shared GPU the job's own SM share) over time."};
+constexpr MetricDef kMemoryPeak = Gauge("memory_peak_bytes", Unit::kBytes,
+                                        "The highest working set the job has had since the agent "
+                                        "first saw it.");
 constexpr MetricDef kAllocated =
     Gauge("gpu_allocated", Unit::kNone,
           "1 for a GPU the job's environment names (SLURM_JOB_GPUS, NVIDIA_VISIBLE_DEVICES, "
@@ -95,6 +114,11 @@ void AppendJobSeries(const Row& row, const PromLabels& labels, PromFormat format
   });
   family(kRunning, [](const JobRow& job, auto start) { start().End(job.ended_t ? 0 : 1); });
   family(kStart, [](const JobRow& job, auto start) { start().End(job.started_t); });
+  family(kHeldSeconds, [](const JobRow& job, auto start) { start().End(job.gpu_held_seconds); });
+  family(kBusySeconds, [](const JobRow& job, auto start) { start().End(job.gpu_busy_seconds); });
+  family(kMemoryPeak, [](const JobRow& job, auto start) {
+    if (job.memory_peak_bytes) start().End(*job.memory_peak_bytes);
+  });
   family(kGpusHeld, [](const JobRow& job, auto start) {
     start().End(static_cast<double>(job.row.gpus.size()));
   });

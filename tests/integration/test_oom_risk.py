@@ -78,11 +78,13 @@ def load(framework, path):
 
 
 FRAMEWORKS = ["torch", "keras", "lightning", "paddle"]
+# make test checks each action with torch; make test-slow with the others too.
+TORCH_THEN_SLOW = ["torch", *(pytest.param(f, marks=pytest.mark.slow) for f in FRAMEWORKS[1:])]
 CHECKPOINTS = {"torch": "loop_checkpoint.pt", "keras": "oom_checkpoint.keras",
                "lightning": "oom_checkpoint.ckpt", "paddle": "oom_checkpoint.pdparams"}
 
 
-@pytest.mark.parametrize("framework", FRAMEWORKS)
+@pytest.mark.parametrize("framework", TORCH_THEN_SLOW)
 def test_stop_ends_the_training_before_its_planned_epochs(train, framework):
     r = train(framework, "stop")
     assert "gpu-memory-leak" in opened(r), r.proc.stderr
@@ -97,8 +99,7 @@ def test_stop_ends_the_training_before_its_planned_epochs(train, framework):
         assert r.result["should_stop"] is True
 
 
-@pytest.mark.parametrize("framework", [
-    "torch", *(pytest.param(f, marks=pytest.mark.slow) for f in FRAMEWORKS if f != "torch")])
+@pytest.mark.parametrize("framework", TORCH_THEN_SLOW)
 def test_checkpoint_leaves_a_checkpoint_the_framework_loads(train, framework):
     r = train(framework, "checkpoint", max_s=30)
     path = r.out / CHECKPOINTS[framework]
@@ -147,7 +148,7 @@ def test_the_default_warns_in_one_line_per_risk(train):
     assert fc["evidence"]["planned_epochs"] == PLANNED
 
 
-@pytest.mark.parametrize("framework", ["torch", "keras"])
+@pytest.mark.parametrize("framework", ["torch", pytest.param("keras", marks=pytest.mark.slow)])
 def test_a_healthy_run_triggers_nothing(train, framework):
     r = train(framework, "stop", scenario=FLAT, max_s=20)
     assert not opened(r) & {"gpu-memory-leak", "oom-forecast", "host-memory-leak"}, r.events

@@ -301,7 +301,9 @@ def test_a_job_that_holds_a_gpu_and_never_computes_is_gpu_unused_and_healthy_job
     s = a.series()
     opened = {(dict(ls)["job"], dict(ls)["finding"]) for (n, ls), v in s.items()
               if n == "trainvitals_finding_active"}
-    assert opened == {(POD_B, "gpu-unused")}, opened
+    # Pod A and the tree share GPU 0, which the rule says; nothing else opens.
+    tree = f"tree-{node['tree']}"
+    assert opened == {(POD_B, "gpu-unused"), (POD_A, "shared-gpu"), (tree, "shared-gpu")}, opened
     assert a.value(s, "trainvitals_health_score", job=SLURM_JOB) == 100
     assert a.value(s, "trainvitals_health_score", job=POD_B) == 0
     code, err = a.stop()
