@@ -34,10 +34,8 @@ PromLabels Labels(int gpus) {
   return labels;
 }
 
-void BM_PrometheusRender(benchmark::State& state) {
-  PromFormat format = state.range(1) != 0 ? PromFormat::kOpenMetrics : PromFormat::kText004;
-  Row row = FullRow(static_cast<int>(state.range(0)));
-  PromLabels labels = Labels(static_cast<int>(state.range(0)));
+// Renders `row` as often as the benchmark asks; counts the page's bytes.
+void Render(benchmark::State& state, const Row& row, const PromLabels& labels, PromFormat format) {
   size_t bytes = 0;
   for (auto _ : state) {
     std::string text = RenderPrometheus(row, labels, format);
@@ -45,6 +43,13 @@ void BM_PrometheusRender(benchmark::State& state) {
     benchmark::DoNotOptimize(text);
   }
   state.counters["bytes"] = static_cast<double>(bytes);
+}
+
+void BM_PrometheusRender(benchmark::State& state) {
+  PromFormat format = state.range(1) != 0 ? PromFormat::kOpenMetrics : PromFormat::kText004;
+  Row row = FullRow(static_cast<int>(state.range(0)));
+  PromLabels labels = Labels(static_cast<int>(state.range(0)));
+  Render(state, row, labels, format);
 }
 BENCHMARK(BM_PrometheusRender)
     ->ArgNames({"gpus", "openmetrics"})
@@ -76,13 +81,7 @@ void BM_PrometheusRenderNode(benchmark::State& state) {
     job->row.health_score = 100;
     row.jobs.push_back(std::move(job));
   }
-  size_t bytes = 0;
-  for (auto _ : state) {
-    std::string text = RenderPrometheus(row, labels, format);
-    bytes = text.size();
-    benchmark::DoNotOptimize(text);
-  }
-  state.counters["bytes"] = static_cast<double>(bytes);
+  Render(state, row, labels, format);
 }
 BENCHMARK(BM_PrometheusRenderNode)->ArgNames({"jobs", "openmetrics"})->Args({64, 0})->Args({64, 1});
 
