@@ -28,8 +28,8 @@ Sample JobSampleOf(const Sample& node, const NodeJob& job) {
   s.mono_s = node.mono_s;
   s.t = node.t;
   s.host = node.host;
-  s.host.memory_limit_bytes = Lower(
-      Lower(node.host.memory_limit_bytes, node.host.memory_total_bytes), job.memory_limit_bytes);
+  // DeriveRatios below lowers it to MemTotal too.
+  s.host.memory_limit_bytes = Lower(node.host.memory_limit_bytes, job.memory_limit_bytes);
   s.host.cpu_limit_cores = Lower(node.host.cpu_limit_cores, job.cpu_limit_cores);
   s.job = job.job;
   for (const JobGpuShare& share : job.gpus) {

@@ -2,13 +2,13 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
+#include "core/host.h"
 #include "core/run_file.h"
 
 namespace tv {
@@ -29,15 +29,7 @@ std::string LockDirPath() {
   return given != nullptr && *given != 0 ? given : "/tmp/trainvitals-locks";
 }
 
-std::string UserName(uid_t uid) {
-  passwd entry{};
-  passwd* found = nullptr;
-  char buffer[4096];
-  if (::getpwuid_r(uid, &entry, buffer, sizeof(buffer), &found) == 0 && found != nullptr) {
-    return found->pw_name;
-  }
-  return fmt::format("uid {}", uid);
-}
+std::string UserName(uid_t uid) { return UserNameOf(uid).value_or(fmt::format("uid {}", uid)); }
 
 std::string LockDirProblem(const struct stat& st, uid_t euid) {
   if (!S_ISDIR(st.st_mode)) return fmt::format("is {}, not a directory", FileKindName(st.st_mode));

@@ -2,17 +2,11 @@
 
 #include <algorithm>
 
+#include "sources/proc_pid_parse.h"
 #include "sources/text.h"
 
 namespace tv {
 namespace {
-
-std::string ProcPath(int pid, std::string_view file) {
-  std::string p = pid > 0 ? "/proc/" + std::to_string(pid) : std::string("/proc/self");
-  p += '/';
-  p += file;
-  return p;
-}
 
 void Lower(std::optional<double>* target, const std::optional<double>& limit) {
   if (limit) *target = *target ? std::min(**target, *limit) : *limit;
@@ -165,7 +159,7 @@ CgroupFiles LocateCgroupFiles(Env* env, int pid) {
   std::string buf;
   if (!env->ReadFile("/proc/self/mountinfo", &buf).ok()) return f;
   std::vector<MountInfo> mounts = ParseMountInfo(buf);
-  if (!env->ReadFile(ProcPath(pid, "cgroup").c_str(), &buf).ok()) return f;
+  if (!env->ReadFile(ProcPidFile(pid, "cgroup").c_str(), &buf).ok()) return f;
   std::vector<ProcCgroupLine> cgroups = ParseProcCgroup(buf);
   std::vector<std::string> names;
   auto resolve = [&](std::string_view controller) {
@@ -244,20 +238,20 @@ std::optional<OomKillWatch::Kills> OomKillWatch::Read() {
 }
 
 bool CgroupSource::Moved() {
-  if (!env_->ReadFile(ProcPath(pid_, "cgroup").c_str(), &buffer_).ok()) return false;  // gone
+  if (!env_->ReadFile(ProcPidFile(pid_, "cgroup").c_str(), &buffer_).ok()) return false;  // gone
   return buffer_ != located_by_;
 }
 
 void CgroupSource::Locate(std::vector<Notice>* notices) {
   bool first = !located_;
   located_ = true;
-  if (!env_->ReadFile(ProcPath(pid_, "cgroup").c_str(), &located_by_).ok()) located_by_.clear();
+  if (!env_->ReadFile(ProcPidFile(pid_, "cgroup").c_str(), &located_by_).ok()) located_by_.clear();
   files_ = LocateCgroupFiles(env_, pid_);
   current_file_.reset();
   if (files_.memory) oom_kills_->Follow(*files_.memory);
   if (first && !files_.memory && !files_.cpu) {
     notices->push_back({std::string(name()), "no cgroup memory or cpu controller found for " +
-                                                 ProcPath(pid_, "cgroup")});
+                                                 ProcPidFile(pid_, "cgroup")});
   }
 }
 

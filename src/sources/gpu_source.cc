@@ -137,13 +137,6 @@ void GpuSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices
     g.uuid = unit.uuid;
     backend_->ReadDevice(w.unit, tick, &g);
     Attribute(w, tick, out->job.pids, &g);
-    if (node_) {
-      g.job_memory_bytes.reset();
-      g.job_sm_util_ratio.reset();
-      g.job_processes.reset();
-      g.other_memory_bytes.reset();
-      g.other_processes.reset();
-    }
     if (backend_->lost(w.unit)) {
       w.lost = true;
       out->gpus.pop_back();
@@ -238,10 +231,12 @@ void GpuSource::Attribute(Watched& w, const Tick& tick, const std::vector<int>& 
         (mine ? job_mem_known : other_mem_known) = false;
       }
     }
-    g->job_processes = job;
-    g->other_processes = other;
-    if (job_mem_known || job_mem > 0) g->job_memory_bytes = job_mem;
-    if (other_mem_known || other_mem > 0) g->other_memory_bytes = other_mem;
+    if (!node_) {  // the whole node has no job's share
+      g->job_processes = job;
+      g->other_processes = other;
+      if (job_mem_known || job_mem > 0) g->job_memory_bytes = job_mem;
+      if (other_mem_known || other_mem > 0) g->other_memory_bytes = other_mem;
+    }
   } else {
     w.processes.clear();
   }
@@ -254,7 +249,7 @@ void GpuSource::Attribute(Watched& w, const Tick& tick, const std::vector<int>& 
     for (const GpuProcessUtil& u : utils_) {
       if (pids_.InJob(u.pid, job_pids)) sm += u.sm_ratio;
     }
-    g->job_sm_util_ratio = std::min(1.0, sm);
+    if (!node_) g->job_sm_util_ratio = std::min(1.0, sm);
     w.last_utils.assign(utils_.begin(), utils_.end());
     w.utils_known = true;
   }

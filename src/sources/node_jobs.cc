@@ -1,11 +1,9 @@
 #include "sources/node_jobs.h"
 
-#include <pwd.h>
-
 #include <algorithm>
-#include <array>
 #include <tuple>
 
+#include "core/host.h"
 #include "sources/cgroup.h"
 #include "sources/jobs.h"
 #include "sources/proc_pid_parse.h"
@@ -35,10 +33,6 @@ constexpr double kJobLimitsEvery_s = 10;
 // may be a scheduler's helper, slurmstepd, whose environment is not the job's).
 constexpr int kEnvironTries = 8;
 
-std::string PidFile(int pid, std::string_view file) {
-  return "/proc/" + std::to_string(pid) + "/" + std::string(file);
-}
-
 // The lines of /proc/PID/cgroup in the order they are asked for a job: the
 // unified hierarchy first, then memory and cpuacct, then the rest.
 std::vector<const ProcCgroupLine*> ByPreference(const std::vector<ProcCgroupLine>& lines) {
@@ -65,18 +59,6 @@ std::optional<JobPath> JobOfLines(const std::vector<ProcCgroupLine>& lines) {
 
 std::string PathKey(const JobPath& job) { return job.kind + "/" + job.id; }
 
-// The user name of `uid`, else the number.
-std::string UserName(uint64_t uid) {
-  passwd entry{};
-  passwd* found = nullptr;
-  std::array<char, 1024> buffer{};
-  if (::getpwuid_r(static_cast<uid_t>(uid), &entry, buffer.data(), buffer.size(), &found) == 0 &&
-      found != nullptr) {
-    return entry.pw_name;
-  }
-  return std::to_string(uid);
-}
-
 // The real UID on /proc/PID/status's "Uid:" line.
 std::optional<uint64_t> RealUid(std::string_view status) {
   while (!status.empty()) {
@@ -98,6 +80,13 @@ bool Names(std::string_view device, const GpuSample& gpu) {
 NodeJobsSource::NodeJobsSource(Env* env, int self_pid) : env_(env), self_pid_(self_pid) {}
 NodeJobsSource::~NodeJobsSource() = default;
 
+std::string NodeJobsSource::OwnerOf(int pid) {
+  if (!env_->ReadFile(ProcPidFile(pid, "status").c_str(), &buffer_).ok()) return {};
+  std::optional<uint64_t> uid = RealUid(buffer_);
+  if (!uid) return {};
+  return UserNameOf(static_cast<unsigned>(*uid)).value_or(std::to_string(*uid));
+}
+
 std::string NodeJobsSource::KeyOf(const Proc& proc) {
   if (!proc.key.empty()) return proc.key;
   return proc.session > 0 ? "tree/" + std::to_string(proc.session) : std::string();
@@ -105,12 +94,12 @@ std::string NodeJobsSource::KeyOf(const Proc& proc) {
 
 void NodeJobsSource::ReadSession(int pid, Proc* proc) {
   proc->session = 0;
-  if (!env_->ReadFile(PidFile(pid, "stat").c_str(), &buffer_).ok()) return;
+  if (!env_->ReadFile(ProcPidFile(pid, "stat").c_str(), &buffer_).ok()) return;
   if (std::optional<ProcStat> st = ParseProcStat(buffer_)) proc->session = st->session;
 }
 
 bool NodeJobsSource::Place(int pid, Proc* proc) {
-  if (!env_->ReadFile(PidFile(pid, "cgroup").c_str(), &buffer_).ok()) return false;
+  if (!env_->ReadFile(ProcPidFile(pid, "cgroup").c_str(), &buffer_).ok()) return false;
   std::vector<ProcCgroupLine> lines = ParseProcCgroup(buffer_);
   std::optional<JobPath> path = JobOfLines(lines);
   if (!path) return true;
@@ -138,9 +127,7 @@ bool NodeJobsSource::Place(int pid, Proc* proc) {
     }
   }
   if (!job->dirs.empty()) job->usage = std::make_unique<CgroupUsageSource>(env_, job->dirs, true);
-  if (env_->ReadFile(PidFile(pid, "status").c_str(), &buffer_).ok()) {
-    if (std::optional<uint64_t> uid = RealUid(buffer_)) identity->user = UserName(*uid);
-  }
+  identity->user = OwnerOf(pid);
   jobs_.emplace(proc->key, std::move(job));
   return true;
 }
@@ -149,7 +136,7 @@ void NodeJobsSource::ReadEnviron(Job& job) {
   if (job.environ_read || job.pids.empty() || job.environ_tries >= kEnvironTries) return;
   int pid = job.pids[static_cast<size_t>(job.environ_tries) % job.pids.size()];
   ++job.environ_tries;
-  if (!env_->ReadFile(PidFile(pid, "environ").c_str(), &buffer_).ok()) return;
+  if (!env_->ReadFile(ProcPidFile(pid, "environ").c_str(), &buffer_).ok()) return;
   auto values = EnvironValues(buffer_, JobEnvironNames());
   // Samples already handed on hold the identity as it was: change a copy.
   auto copy = std::make_shared<JobIdentity>(*job.identity);
@@ -278,12 +265,10 @@ void NodeJobsSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* no
     auto identity = std::make_shared<JobIdentity>();
     identity->job = "tree-" + std::to_string(sid);
     identity->kind = "tree";
-    if (env_->ReadFile(PidFile(sid, "comm").c_str(), &buffer_).ok()) {
+    if (env_->ReadFile(ProcPidFile(sid, "comm").c_str(), &buffer_).ok()) {
       identity->name = std::string(text::Trim(buffer_));
     }
-    if (env_->ReadFile(PidFile(sid, "status").c_str(), &buffer_).ok()) {
-      if (std::optional<uint64_t> uid = RealUid(buffer_)) identity->user = UserName(*uid);
-    }
+    identity->user = OwnerOf(sid);
     job->identity = identity;
     jobs_.emplace(key, std::move(job));
   }

@@ -49,6 +49,8 @@ class NodeJobsSource final : public Source {
   // ("tree/<sid>", once read); empty: none.
   static std::string KeyOf(const Proc& proc);
   void ReadSession(int pid, Proc* proc);
+  // The name of the user `pid` runs as (else the number); empty when unreadable.
+  std::string OwnerOf(int pid);
   // Places a process seen for the first time; false when it is already gone.
   bool Place(int pid, Proc* proc);
   Job& Open(const std::string& key, int pid, double t);

@@ -4,6 +4,13 @@
 #include <limits>
 
 namespace tv {
+
+std::string ProcPidFile(int pid, std::string_view file) {
+  std::string p = pid > 0 ? "/proc/" + std::to_string(pid) : std::string("/proc/self");
+  p += '/';
+  p += file;
+  return p;
+}
 namespace {
 
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }

@@ -32,6 +32,9 @@ struct ProcStat {
   uint64_t rss_pages = 0;
 };
 
+// The path of /proc/PID/<file>; /proc/self/<file> for `pid` <= 0.
+std::string ProcPidFile(int pid, std::string_view file);
+
 // Parses /proc/PID/stat. Absent when any field up to rss (24), or the field
 // after it, is missing or malformed.
 std::optional<ProcStat> ParseProcStat(std::string_view text);
