@@ -37,6 +37,7 @@ constexpr int kEnvironTries = 8;
 // unified hierarchy first, then memory and cpuacct, then the rest.
 std::vector<const ProcCgroupLine*> ByPreference(const std::vector<ProcCgroupLine>& lines) {
   std::vector<const ProcCgroupLine*> order;
+  order.reserve(lines.size());
   auto rank = [](const ProcCgroupLine& l) {
     if (l.controllers.empty()) return 0;
     if (HasOption(l.controllers, "memory")) return 1;
@@ -170,12 +171,11 @@ void NodeJobsSource::ReadLimits(Job& job, double now_s) {
   job.memory_limit_bytes.reset();
   job.cpu_limit_cores.reset();
   const JobCgroupDirs& d = job.dirs;
-  if (!d.unified.empty() && env_->ReadFile((d.unified + "/memory.max").c_str(), &buffer_).ok()) {
-    job.memory_limit_bytes = ParseMemoryLimit(buffer_).limit;
-  } else if (!d.memory.empty() &&
-             env_->ReadFile((d.memory + "/memory.limit_in_bytes").c_str(), &buffer_).ok()) {
-    job.memory_limit_bytes = ParseMemoryLimit(buffer_).limit;
-  }
+  bool memory =
+      (!d.unified.empty() && env_->ReadFile((d.unified + "/memory.max").c_str(), &buffer_).ok()) ||
+      (!d.memory.empty() &&
+       env_->ReadFile((d.memory + "/memory.limit_in_bytes").c_str(), &buffer_).ok());
+  if (memory) job.memory_limit_bytes = ParseMemoryLimit(buffer_).limit;
   std::string period;
   if (!d.unified.empty() && env_->ReadFile((d.unified + "/cpu.max").c_str(), &buffer_).ok()) {
     job.cpu_limit_cores = ParseCpuMax(buffer_).limit;
