@@ -73,6 +73,8 @@ struct Filters {
   std::string name;
   std::string host;
   std::string command;
+  std::string user;
+  std::string job;
 
   void AddTo(CLI::App* cmd) {
     cmd->add_option("--since", since,
@@ -85,12 +87,16 @@ struct Filters {
     cmd->add_option("--host", host, "Runs on this host")->type_name("HOST");
     cmd->add_option("--command", command, "Runs whose command contains this text")
         ->type_name("TEXT");
+    cmd->add_option("--user", user, "Runs of this user (a job's owner, for serve's jobs)")
+        ->type_name("USER");
+    cmd->add_option("--job", job, "Runs of this scheduler job (a Slurm job id, ...)")
+        ->type_name("ID");
   }
   // Takes each filter not given here from `outer` (the parent command's).
   void InheritFrom(const Filters& outer) {
-    for (auto [mine, theirs] :
-         {std::pair{&since, &outer.since}, std::pair{&name, &outer.name},
-          std::pair{&host, &outer.host}, std::pair{&command, &outer.command}}) {
+    for (auto [mine, theirs] : {std::pair{&since, &outer.since}, std::pair{&name, &outer.name},
+                                std::pair{&host, &outer.host}, std::pair{&command, &outer.command},
+                                std::pair{&user, &outer.user}, std::pair{&job, &outer.job}}) {
       if (mine->empty()) *mine = *theirs;
     }
   }
@@ -100,7 +106,13 @@ struct Filters {
     q.name_glob = name;
     q.host = host;
     q.command_text = command;
+    q.user = user;
+    q.job = job;
     return q;
+  }
+  bool Any() const {
+    return !since.empty() || !name.empty() || !host.empty() || !command.empty() || !user.empty() ||
+           !job.empty();
   }
 };
 
@@ -202,7 +214,19 @@ void AddRunsCommand(CLI::App& app, Action* action) {
   auto stats_filters = std::make_shared<Filters>();
   stats_filters->AddTo(stats);
   stats_common->AddTo(stats, true);
-  stats->footer("Example: trainvitals runs stats --since 30d --host node7");
+  auto by = std::make_shared<std::string>();
+  std::string keys;
+  for (std::string_view k : RunGroupKeys()) keys += fmt::format("{}{}", keys.empty() ? "" : "|", k);
+  stats
+      ->add_option("--by", *by,
+                   "One line per user, account, namespace, ... instead: who held GPU-hours "
+                   "and who wasted them")
+      ->type_name(keys)
+      ->check(
+          CLI::IsMember(std::vector<std::string>(RunGroupKeys().begin(), RunGroupKeys().end())));
+  stats->footer(
+      "Examples: trainvitals runs stats --since 30d --host node7\n"
+      "          trainvitals runs stats --since 7d --by user");
 
   auto* import_cmd = cmd->add_subcommand(
       "import",
@@ -239,21 +263,18 @@ void AddRunsCommand(CLI::App& app, Action* action) {
       }
       if (runs.empty()) {
         std::cout << fmt::format("trainvitals: no runs in {}{}\n", path,
-                                 filters->since.empty() && filters->name.empty() &&
-                                         filters->host.empty() && filters->command.empty()
-                                     ? ""
-                                     : " match");
+                                 filters->Any() ? " match" : "");
         return 0;
       }
       std::cout << FormatRunsTable(runs);
       return 0;
     };
   });
-  stats->callback([common, filters, stats_common, stats_filters, action] {
+  stats->callback([common, filters, stats_common, stats_filters, by, action] {
     // `runs --since 7d stats` means what `runs stats --since 7d` does.
     stats_filters->InheritFrom(*filters);
     stats_common->InheritFrom(*common);
-    *action = [stats_common, stats_filters]() {
+    *action = [stats_common, stats_filters, by]() {
       RunQuery q = stats_filters->Query();
       q.with_findings = true;
       q.check_missing = false;
@@ -261,6 +282,17 @@ void AddRunsCommand(CLI::App& app, Action* action) {
       std::string path;
       std::unique_ptr<RunIndex> index = stats_common->Open(&path);
       std::vector<RunRecord> runs = Select(*index, path, q);
+      if (!by->empty()) {
+        std::vector<RunGroupStats> groups = ComputeRunStatsBy(std::move(runs), *by);
+        if (stats_common->json) {
+          nlohmann::ordered_json out = {{"db", path}};
+          out.update(GroupStatsJson(*by, groups));
+          PrintJson(out);
+        } else {
+          std::cout << FormatGroupStats(*by, groups);
+        }
+        return 0;
+      }
       RunStats s = ComputeRunStats(runs);
       if (stats_common->json) {
         nlohmann::ordered_json out = {{"db", path}};

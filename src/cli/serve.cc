@@ -1,6 +1,6 @@
 // trainvitals serve [--listen ADDR] [--interval S] [--linger S] [--max-jobs N]
-// [--node NAME] [--config FILE]: one agent for the whole node; every job on it on /metrics
-// (docs/cluster.md).
+// [--node NAME] [--config FILE] [--spool DIR] [--db FILE]: one agent for the whole node;
+// every job on it on /metrics, and each as a run directory in the spool (docs/cluster.md).
 #include "run/serve.h"
 
 #include <fmt/format.h>
@@ -8,6 +8,7 @@
 
 #include <cstdio>
 
+#include "analysis/cost.h"
 #include "analysis/findings/table.h"
 #include "cli/commands.h"
 #include "core/config.h"
@@ -21,8 +22,9 @@ void AddServeCommand(CLI::App& app, Action* action) {
       "serve",
       "Run one agent for the whole node: sample the host, every GPU and every job on it (Slurm "
       "jobs, Kubernetes pods, containers, systemd units and sessions that use a GPU), found "
-      "from their cgroups, and serve them all on /metrics for Prometheus (docs/cluster.md). "
-      "Runs until SIGINT or SIGTERM.");
+      "from their cgroups, and serve them all on /metrics for Prometheus (docs/cluster.md); "
+      "with --spool, keep each job as a run directory in the run history. Runs until SIGINT "
+      "or SIGTERM.");
   auto listen = std::make_shared<std::string>(":9402");
   auto options = std::make_shared<ServeOptions>();
   cmd->add_option("--listen", *listen,
@@ -49,8 +51,17 @@ void AddServeCommand(CLI::App& app, Action* action) {
   auto config_file = std::make_shared<std::string>();
   cmd->add_option("--config", *config_file,
                   "A TOML file whose [findings] table sets the thresholds jobs are judged by "
-                  "(docs/findings.md)")
+                  "(docs/findings.md) and whose [cost] table prices them")
       ->type_name("FILE");
+  auto* spool =
+      cmd->add_option("--spool", options->spool,
+                      "Keep every job as a run directory here (meta.json, samples.jsonl, "
+                      "events.jsonl, summary.json once it ends), indexed in the run history")
+          ->type_name("DIR");
+  cmd->add_option("--db", options->db,
+                  "The run history the spooled jobs go into (default: DIR/runs.db)")
+      ->type_name("FILE")
+      ->needs(spool);
   cmd->callback([=] {
     *action = [=]() {
       // Every thread the agent starts inherits these blocked; sigwait takes them.
@@ -64,7 +75,9 @@ void AddServeCommand(CLI::App& app, Action* action) {
         Config config;
         ApplyConfigFile(*config_file, config);
         o.fleet.thresholds = ThresholdsFrom(config.findings);
+        o.fleet.cost_rates = LoadCostRates(config.cost_file);
       }
+
       NodeAgent agent(o);
       for (const Notice& n : agent.notices()) {
         std::fprintf(stderr, "trainvitals serve: %s: %s\n", n.source.c_str(), n.message.c_str());

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -135,6 +136,9 @@ struct JobRow {
   double gpu_busy_seconds = 0;
   std::optional<double> memory_peak_bytes;
   Row row;
+  // On the row the job ended: its summary.json (store/run_summary.h), as a
+  // run's is (the whole job's figures, findings, health and cost).
+  std::shared_ptr<const nlohmann::ordered_json> summary;
 };
 
 }  // namespace tv

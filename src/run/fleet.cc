@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "store/run_summary.h"
+
 namespace tv {
 namespace {
 
@@ -73,6 +75,20 @@ void Fleet::Account(double t, const Sample& own, Watch* w) const {
   }
 }
 
+std::shared_ptr<const nlohmann::ordered_json> Fleet::SummaryOf(const Watch& w) {
+  RunOutcome outcome;
+  outcome.start_t = w.first_t;
+  outcome.end_t = w.ended_t;
+  outcome.samples = w.whole.samples();
+  outcome.rows_written = w.rows;
+  Row whole = w.whole.Peek(*w.ended_t, *w.ended_t - w.started_t);
+  RunSummary summary = tv::SummaryOf(outcome, whole);
+  // In run/pipeline.h's kSummaryOrder: the cost reads the health.
+  w.findings->AddTo(&summary);
+  w.cost->AddTo(&summary);
+  return std::make_shared<const nlohmann::ordered_json>(RunSummaryJson(summary));
+}
+
 void Fleet::OnSample(const Sample& sample, std::vector<Event>* events) {
   std::vector<std::string> seen;
   for (const NodeJob& job : sample.node_jobs) seen.push_back(KeyOf(*job.identity));
@@ -96,16 +112,20 @@ void Fleet::OnSample(const Sample& sample, std::vector<Event>* events) {
       }
       it = watches_.emplace(key, Watch{}).first;
       it->second.started_t = job.started_t;
+      it->second.first_t = sample.t;
       it->second.findings =
           std::make_unique<FindingsObserver>(options_.thresholds, options_.interval_s);
+      it->second.cost = std::make_unique<CostForecaster>(options_.cost_rates, gpus_);
     }
     Watch& w = it->second;
     w.identity = job.identity;
     Sample own = JobSampleOf(sample, job);
     std::vector<Event> said;
     w.findings->OnSample(own, &said);
+    w.cost->OnSample(own, &said);
     Tag(w, &said, events);
     w.interval.Add(own);
+    w.whole.Add(own);
     Account(sample.t, own, &w);
     w.allocated.clear();
     for (const JobGpuShare& share : job.gpus) {
@@ -136,6 +156,8 @@ void Fleet::OnRow(Row* row, std::vector<Event>* events) {
       if (w.interval.samples() > 0) {
         job->row = w.interval.Take(row->t, row->t - w.started_t);
         w.findings->OnRow(&job->row, &said);
+        w.cost->OnRow(&job->row, &said);
+        ++w.rows;
       } else {
         job->row = w.last->row;
       }
@@ -147,6 +169,7 @@ void Fleet::OnRow(Row* row, std::vector<Event>* events) {
         w.findings->OnFinish(*w.ended_t, &said);
         job->row.findings.clear();
         w.findings->analyzer().FindingStates(&job->row.findings);
+        job->summary = SummaryOf(w);
       }
       Tag(w, &said, events);
       for (const GpuRow& g : job->row.gpus) {
@@ -156,11 +179,13 @@ void Fleet::OnRow(Row* row, std::vector<Event>* events) {
       }
       w.last = std::move(job);
     }
-    if (w.ended_t && row->t - *w.ended_t > options_.linger_s) {
+    // Gone once its last row (with its summary) has been on a row.
+    if (w.ended_t && row->t - *w.ended_t > options_.linger_s && (w.final_shown || !w.last)) {
       it = watches_.erase(it);
       continue;
     }
     if (w.last) row->jobs.push_back(w.last);
+    w.final_shown = w.finished;
     ++it;
   }
   row->jobs_dropped = dropped_total_;

@@ -7,7 +7,9 @@
 // At most `max_jobs` are followed at once: a job seen beyond that is counted
 // in Row::jobs_dropped, once, and not followed. Each job is judged by the
 // findings rules of a run on its own rows (its finding events carry "job");
-// its row says its findings and health score.
+// its row says its findings and health score. The row it ends on carries its
+// summary.json (JobRow::summary): its figures from when it was first served,
+// its findings and health, and its cost at `cost_rates`.
 //
 // Thread safety: an observer, fed on the sampler thread.
 #pragma once
@@ -19,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cost_observer.h"
 #include "analysis/findings/observer.h"
 #include "core/aggregator.h"
 #include "core/sampler.h"
@@ -30,6 +33,7 @@ struct FleetOptions {
   size_t max_jobs = 256;
   double interval_s = 1;  // the rows' interval
   Thresholds thresholds;  // the findings' ([findings] of --config)
+  CostRates cost_rates;   // the costs' ([cost] of --config)
 };
 
 // A job's own sample: the node's host figures (its memory and CPU limits
@@ -50,6 +54,8 @@ class Fleet final : public SampleObserver {
   explicit Fleet(FleetOptions options) : options_(options) {}
   void OnSample(const Sample& sample, std::vector<Event>* events) override;
   void OnRow(Row* row, std::vector<Event>* events) override;
+  // The node's GPUs (for their prices), before the first sample.
+  void set_gpus(std::vector<GpuInfo> gpus) { gpus_ = std::move(gpus); }
 
  private:
   struct Watch {
@@ -64,7 +70,12 @@ class Fleet final : public SampleObserver {
     // The findings that need no markers, judged on the job's rows as a run's
     // are (the same rules and thresholds).
     std::unique_ptr<FindingsObserver> findings;
+    std::unique_ptr<CostForecaster> cost;
+    Aggregator whole;  // every sample since it was first served
+    double first_t = 0;
+    uint64_t rows = 0;
     bool finished = false;
+    bool final_shown = false;  // its last row has been on a row
     // Its totals since it was first seen: GPU-seconds held and kept busy
     // (JobBusyRatio), and its working set's peak.
     double last_t = 0;
@@ -73,10 +84,13 @@ class Fleet final : public SampleObserver {
     std::optional<double> memory_peak_bytes;
   };
   void Account(double t, const Sample& own, Watch* w) const;
+  // The summary.json of the job `w`, which ended.
+  static std::shared_ptr<const nlohmann::ordered_json> SummaryOf(const Watch& w);
   // `events` of the job `w`, tagged with its name, appended to `out`.
   static void Tag(const Watch& w, std::vector<Event>* events, std::vector<Event>* out);
 
   FleetOptions options_;
+  std::vector<GpuInfo> gpus_;
   std::map<std::string, Watch> watches_;  // by kind and job
   std::vector<std::string> dropped_;      // keys not followed, while seen
   uint64_t dropped_total_ = 0;

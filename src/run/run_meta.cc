@@ -49,6 +49,7 @@ MetaRecord RunMeta(const LiveIdentity& run, const Config& config, const RunJudgi
   meta.cost_rates = CostRatesJson(judging.cost_rates);
   meta.gpu_driver = gpu_driver;
   meta.prometheus_url = prometheus_url;
+  meta.user = UserNameOf(::geteuid()).value_or("");
   return meta;
 }
 

@@ -1,15 +1,19 @@
 #include "run/serve.h"
 
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 
+#include "analysis/judges.h"
 #include "core/clock.h"
 #include "core/env.h"
 #include "core/host.h"
 #include "core/notice_event.h"
 #include "core/sampler.h"
 #include "core/sink_thread.h"
+#include "run/job_spool.h"
 #include "sinks/metrics_server.h"
 #include "sinks/prometheus_sink.h"
 #include "sources/gpu_source.h"
@@ -37,6 +41,27 @@ class AgentLog final : public Sink {
   }
 };
 
+// meta.json of a job as the node gives it (run/job_spool.h adds the job).
+MetaRecord NodeMeta(const ServeOptions& options, const GpuSource* gpus) {
+  utsname uts{};
+  ::uname(&uts);
+  MetaRecord meta;
+  meta.trainvitals_version = TRAINVITALS_VERSION;
+  meta.mode = "serve";
+  meta.host = options.node;
+  meta.kernel = std::string(uts.sysname) + " " + uts.release;
+  meta.sample_hz = 1 / options.interval_s;
+  meta.interval_s = options.interval_s;
+  meta.cpus_online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (gpus != nullptr) {
+    meta.gpus = gpus->gpus();
+    meta.gpu_driver = gpus->driver();
+  }
+  meta.thresholds = ThresholdsJson(options.fleet.thresholds);
+  meta.cost_rates = CostRatesJson(options.fleet.cost_rates);
+  return meta;
+}
+
 FleetOptions FleetOf(const ServeOptions& options) {
   FleetOptions fleet = options.fleet;
   fleet.interval_s = options.interval_s;
@@ -58,15 +83,27 @@ NodeAgent::NodeAgent(ServeOptions options)
   GpuSourceOptions gpu;
   gpu.node = true;  // every GPU of the node, numbered as the driver does
   gpu.env = env;
-  if (auto source = GpuSource::Create(gpu, &notices_)) {
-    for (const GpuInfo& g : source->gpus()) {
+  std::unique_ptr<GpuSource> gpu_source = GpuSource::Create(gpu, &notices_);
+  MetaRecord node_meta = NodeMeta(options_, gpu_source.get());
+  if (gpu_source) {
+    for (const GpuInfo& g : gpu_source->gpus()) {
       labels.gpus.push_back(PromGpuLabel{g.index, g.mig_instance, g.name});
     }
-    gpus_ = source->watched();
-    sources.push_back(std::move(source));
+    gpus_ = gpu_source->watched();
+    sources.push_back(std::move(gpu_source));
   }
+  fleet_.set_gpus(node_meta.gpus);
   sources.push_back(std::make_unique<NodeJobsSource>(env, static_cast<int>(::getpid())));
   sinks_.push_back(std::make_unique<PrometheusSink>(server_.get(), std::move(labels)));
+  if (!options_.spool.empty()) {
+    JobSpoolOptions spool;
+    spool.dir = options_.spool;
+    spool.db = options_.db.empty() ? (std::filesystem::path(options_.spool) / "runs.db").string()
+                                   : options_.db;
+    spool.node = std::move(node_meta);
+    spool.cost_rates = options_.fleet.cost_rates;
+    sinks_.push_back(std::make_unique<JobSpool>(std::move(spool)));
+  }
   sinks_.push_back(std::make_unique<AgentLog>());
   std::vector<Sink*> sinks;
   for (const auto& s : sinks_) sinks.push_back(s.get());

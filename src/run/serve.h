@@ -1,7 +1,8 @@
 // NodeAgent: `trainvitals serve`, one agent for the whole node. It samples the
 // host, every GPU (with the driver's per-process figures) and every job on
 // the node (sources/node_jobs.h), follows each job (run/fleet.h) and serves
-// them all on /metrics (sinks/prom_jobs.cc; docs/cluster.md).
+// them all on /metrics (sinks/prom_jobs.cc; docs/cluster.md), and, with a
+// spool, keeps each as a run directory in the run history (run/job_spool.h).
 //
 // Thread safety: all methods from one controlling thread.
 #pragma once
@@ -26,6 +27,9 @@ struct ServeOptions {
   double interval_s = 1;  // one sample and one row a interval
   FleetOptions fleet;
   std::string node;  // the node's name; empty: the host name
+  // Where each job becomes a run directory (run/job_spool.h); empty: nowhere.
+  std::string spool;
+  std::string db;  // the run history of the spooled jobs; empty: <spool>/runs.db
 };
 
 class NodeAgent {

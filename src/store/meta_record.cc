@@ -1,5 +1,7 @@
 #include "store/meta_record.h"
 
+#include <array>
+
 #include "core/json_read.h"
 
 namespace tv {
@@ -37,7 +39,29 @@ MetaRecord From(const J& j) {
     m.gpu_driver = GpuDriverFromJson(*d);
   }
   m.prometheus_url = JsonString(j, "prometheus_url").value_or("");
+  m.user = JsonString(j, "user").value_or("");
+  if (const J* job = JsonAt(j, "job"); job != nullptr && job->is_object()) {
+    m.job = JobIdentityFromJson(nlohmann::json(*job));
+  }
   return m;
+}
+
+// The identity's text fields with their meta.json keys.
+template <typename Id>
+auto JobFields(Id& job) {
+  return std::array{
+      std::pair{"id", &job.job},
+      std::pair{"kind", &job.kind},
+      std::pair{"name", &job.name},
+      std::pair{"user", &job.user},
+      std::pair{"account", &job.account},
+      std::pair{"partition", &job.partition},
+      std::pair{"namespace", &job.namespace_name},
+      std::pair{"pod", &job.pod},
+      std::pair{"container", &job.container},
+      std::pair{"cgroup", &job.cgroup},
+      std::pair{"allocated_from", &job.allocated_from},
+  };
 }
 
 template <typename T>
@@ -71,7 +95,25 @@ nlohmann::ordered_json MetaJson(const MetaRecord& m) {
   if (!m.cost_rates.is_null()) j["cost_rates"] = m.cost_rates;
   if (m.gpu_driver) j["gpu_driver"] = GpuDriverJson(*m.gpu_driver);
   if (!m.prometheus_url.empty()) j["prometheus_url"] = m.prometheus_url;
+  if (!m.user.empty()) j["user"] = m.user;
+  if (m.job) j["job"] = JobIdentityJson(*m.job);
   return j;
+}
+
+nlohmann::ordered_json JobIdentityJson(const JobIdentity& job) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (auto [key, value] : JobFields(job)) {
+    if (!value->empty()) j[key] = *value;
+  }
+  if (!job.allocated_gpus.empty()) j["allocated_gpus"] = job.allocated_gpus;
+  return j;
+}
+
+JobIdentity JobIdentityFromJson(const nlohmann::json& j) {
+  JobIdentity job;
+  for (auto [key, value] : JobFields(job)) *value = JsonString(j, key).value_or("");
+  job.allocated_gpus = JsonStrings(j, "allocated_gpus");
+  return job;
 }
 
 MetaRecord MetaFromJson(const nlohmann::json& j) { return From(j); }

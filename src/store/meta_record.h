@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/gpu_info.h"
+#include "core/job_identity.h"
 
 namespace tv {
 
@@ -42,7 +43,19 @@ struct MetaRecord {
   nlohmann::ordered_json cost_rates;
   std::optional<GpuDriverInfo> gpu_driver;  // when a GPU driver was loaded
   std::string prometheus_url;               // empty: not served
+  // Whose run it is: the account that ran `run` or `attach`, the owner of a
+  // job `serve` found. Empty when unknown (written before 0.9).
+  std::string user;
+  // `serve`: the job on the node this run directory is (its identity as the
+  // scheduler and the job's environment gave it).
+  std::optional<JobIdentity> job;
 };
+
+// meta.json's "job" object: the identity's non-empty fields ("id", "kind",
+// "name", "user", "account", "partition", "namespace", "pod", "container",
+// "cgroup", "allocated_gpus", "allocated_from"), and back.
+nlohmann::ordered_json JobIdentityJson(const JobIdentity& job);
+JobIdentity JobIdentityFromJson(const nlohmann::json& j);
 
 // meta.json's object, keys in the order written since 0.1.0.
 nlohmann::ordered_json MetaJson(const MetaRecord& m);

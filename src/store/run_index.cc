@@ -105,7 +105,7 @@ std::optional<int> UserVersion(sqlite3* db, std::string* error) {
 }
 
 using MigrationStep = bool (*)(sqlite3*, std::string*);
-constexpr MigrationStep kMigrations[] = {MigrateTo1, MigrateTo2, MigrateTo3};
+constexpr MigrationStep kMigrations[] = {MigrateTo1, MigrateTo2, MigrateTo3, MigrateTo4};
 static_assert(std::size(kMigrations) == RunIndex::kSchemaVersion);
 
 // The columns a query reads, in RunRecord order.
@@ -113,7 +113,8 @@ constexpr const char* kColumns =
     "id, run_dir, name, command_json, command, host, start_t, end_t, duration_s, exit_code, "
     "signal, gpu_count, gpu_models, gpu_util_ratio_mean, gpu_memory_bytes_max, "
     "job_memory_bytes_max, steps, epochs, health_score, gpu_hours, busy_gpu_hours, "
-    "wasted_gpu_hours, busy_ratio, energy_kwh, co2e_kg, money, currency, gpu_energy_kwh";
+    "wasted_gpu_hours, busy_ratio, energy_kwh, co2e_kg, money, currency, gpu_energy_kwh, "
+    "user_name, job_id, job_kind, account, partition_name, namespace_name";
 
 RunRecord ReadRecord(const Statement& s) {
   RunRecord r;
@@ -145,6 +146,10 @@ RunRecord ReadRecord(const Statement& s) {
   r.money = s.Real(c++);
   r.currency = s.Text(c++);
   r.gpu_energy_kwh = s.Real(c++);
+  for (std::string* text :
+       {&r.user, &r.job, &r.job_kind, &r.account, &r.partition, &r.namespace_name}) {
+    *text = s.Text(c++);
+  }
   return r;
 }
 
@@ -156,6 +161,8 @@ std::string Where(const RunQuery& q) {
   if (!q.name_glob.empty()) add("r.name GLOB ?");
   if (!q.host.empty()) add("r.host = ?");
   if (!q.command_text.empty()) add("instr(r.command, ?) > 0");
+  if (!q.user.empty()) add("r.user_name = ?");
+  if (!q.job.empty()) add("r.job_id = ?");
   return w;
 }
 
@@ -164,6 +171,8 @@ void BindWhere(const RunQuery& q, Statement& s) {
   if (!q.name_glob.empty()) s.Bind(q.name_glob);
   if (!q.host.empty()) s.Bind(q.host);
   if (!q.command_text.empty()) s.Bind(q.command_text);
+  if (!q.user.empty()) s.Bind(q.user);
+  if (!q.job.empty()) s.Bind(q.job);
 }
 
 }  // namespace
@@ -229,6 +238,21 @@ bool MigrateTo2(sqlite3* db, std::string* error) {
 // before keep it unknown until `runs import` reads their run again.
 bool MigrateTo3(sqlite3* db, std::string* error) {
   return ExecSql(db, "ALTER TABLE runs ADD COLUMN gpu_energy_kwh REAL;", error);
+}
+
+// Whose run it is and which scheduler job (meta.json "user" and "job"): what
+// `runs stats --by` groups by. Rows indexed before know none of it until
+// `runs import` reads their run again.
+bool MigrateTo4(sqlite3* db, std::string* error) {
+  return ExecSql(db,
+                 "ALTER TABLE runs ADD COLUMN user_name TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE runs ADD COLUMN job_id TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE runs ADD COLUMN job_kind TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE runs ADD COLUMN account TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE runs ADD COLUMN partition_name TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE runs ADD COLUMN namespace_name TEXT NOT NULL DEFAULT '';"
+                 "CREATE INDEX runs_by_job ON runs(job_id);",
+                 error);
 }
 
 std::string DefaultRunIndexPath() {
@@ -351,8 +375,10 @@ bool RunIndex::Put(const RunRecord& r, std::string* error) {
                 " duration_s, exit_code, signal, gpu_count, gpu_models, gpu_util_ratio_mean,"
                 " gpu_memory_bytes_max, job_memory_bytes_max, steps, epochs, health_score,"
                 " gpu_hours, busy_gpu_hours, wasted_gpu_hours, busy_ratio, energy_kwh, co2e_kg,"
-                " money, currency, gpu_energy_kwh, indexed_t) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                " money, currency, gpu_energy_kwh, user_name, job_id, job_kind, account,"
+                " partition_name, namespace_name, indexed_t) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "?, ?, ?, ?, ?, ?, ?,"
+                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
                 " (julianday('now') - 2440587.5) * 86400.0)",
                 error);
   if (!ins.ok()) return false;
@@ -383,6 +409,10 @@ bool RunIndex::Put(const RunRecord& r, std::string* error) {
   ins.Bind(r.money);
   ins.Bind(r.currency);
   ins.Bind(r.gpu_energy_kwh);
+  for (const std::string* text :
+       {&r.user, &r.job, &r.job_kind, &r.account, &r.partition, &r.namespace_name}) {
+    ins.Bind(*text);
+  }
   if (ins.Step() != SQLITE_DONE) return *error = sqlite3_errmsg(db_), false;
   int64_t id = sqlite3_last_insert_rowid(db_);
   if (!r.findings.empty()) {

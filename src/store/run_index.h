@@ -38,6 +38,8 @@ struct RunQuery {
   std::string name_glob;          // shell glob on the name ("" any)
   std::string host;               // exact host ("" any)
   std::string command_text;       // a substring of the joined command ("" any)
+  std::string user;               // exact owner ("" any)
+  std::string job;                // exact scheduler job id ("" any)
   std::string sort = "start";     // a key of RunSortKeys(); "": in no particular order
   std::optional<int64_t> limit;   // at most this many
   bool with_findings = false;     // fill RunRecord::findings
@@ -55,7 +57,7 @@ const RunSortKey* FindRunSortKey(std::string_view key);
 
 class RunIndex {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   static constexpr int kBusyTimeoutMs = 5000;
 
   // Opens (creating the file and its directory when needed) and migrates the
@@ -91,5 +93,6 @@ bool ExecSql(sqlite3* db, const char* sql, std::string* error);
 bool MigrateTo1(sqlite3* db, std::string* error);
 bool MigrateTo2(sqlite3* db, std::string* error);
 bool MigrateTo3(sqlite3* db, std::string* error);
+bool MigrateTo4(sqlite3* db, std::string* error);
 
 }  // namespace tv

@@ -126,6 +126,52 @@ TEST_F(RunIndexTest, MigratesAVersionOneDatabaseKeepingItsRuns) {
   EXPECT_EQ(runs[0].gpu_hours, 1.5);
 }
 
+TEST_F(RunIndexTest, MigratesAVersionThreeDatabaseWithItsJobsUnknown) {
+  fs::create_directories(fs::path(Db()).parent_path());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(Db().c_str(), &db), SQLITE_OK);
+  std::string error;
+  for (auto step : {MigrateTo1, MigrateTo2, MigrateTo3}) ASSERT_TRUE(step(db, &error)) << error;
+  ASSERT_TRUE(ExecSql(db,
+                      "PRAGMA user_version = 3;"
+                      "INSERT INTO runs (run_dir, name, command_json, command, host, start_t,"
+                      " gpu_count, gpu_models, indexed_t) VALUES ('/old/run', 'old',"
+                      " '[\"x\"]', 'x', 'h', 1000, 1, '', 1000);",
+                      &error))
+      << error;
+  sqlite3_close(db);
+
+  auto index = OpenOk();
+  ASSERT_NE(index, nullptr);
+  EXPECT_EQ(UserVersion(Db()), RunIndex::kSchemaVersion);
+  RunRecord r = Run("slurm-job", 2000);
+  r.user = "alice";
+  r.job = "4242";
+  r.job_kind = "slurm";
+  r.account = "vision";
+  r.partition = "gpu";
+  r.namespace_name = "ml";
+  ASSERT_TRUE(index->Put(r, &error)) << error;
+  std::vector<RunRecord> runs;
+  ASSERT_TRUE(index->Query(RunQuery(), &runs, &error)) << error;
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].user, "") << "the column came with version 4";
+  EXPECT_EQ(runs[0].user, "alice");
+  EXPECT_EQ(runs[0].job, "4242");
+  EXPECT_EQ(runs[0].job_kind, "slurm");
+  EXPECT_EQ(runs[0].account, "vision");
+  EXPECT_EQ(runs[0].partition, "gpu");
+  EXPECT_EQ(runs[0].namespace_name, "ml");
+  RunQuery by_user;
+  by_user.user = "alice";
+  EXPECT_EQ(Names(*index, by_user), std::vector<std::string>{"slurm-job"});
+  RunQuery by_job;
+  by_job.job = "4243";
+  EXPECT_TRUE(Names(*index, by_job).empty());
+  by_job.job = "4242";
+  EXPECT_EQ(Names(*index, by_job), std::vector<std::string>{"slurm-job"});
+}
+
 TEST_F(RunIndexTest, MigratesAVersionTwoDatabaseWithGpuEnergyUnknown) {
   fs::create_directories(fs::path(Db()).parent_path());
   sqlite3* db = nullptr;

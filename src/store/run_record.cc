@@ -49,6 +49,15 @@ RunRecord RecordFromRun(const std::string& run_dir, const RunSummary& summary,
     for (const std::string& word : command) r.command += (r.command.empty() ? "" : " ") + word;
   }
   r.host = meta.host;
+  r.user = meta.user;
+  if (const std::optional<JobIdentity>& job = meta.job) {
+    if (!job->user.empty()) r.user = job->user;
+    r.job = job->job;
+    r.job_kind = job->kind;
+    r.account = job->account;
+    r.partition = job->partition;
+    r.namespace_name = job->namespace_name;
+  }
   r.start_t = outcome.start_t ? outcome.start_t : meta.start_t;
   r.end_t = outcome.end_t;
   r.duration_s = outcome.duration_s;
@@ -111,6 +120,12 @@ OJson RecordJson(const RunRecord& r) {
                                                        /*allow_exceptions=*/false);
   if (j["command"].is_discarded()) j["command"] = r.command;
   j["host"] = r.host;
+  j["user"] = r.user;
+  j["job"] = r.job;
+  j["job_kind"] = r.job_kind;
+  j["account"] = r.account;
+  j["partition"] = r.partition;
+  j["namespace"] = r.namespace_name;
   PutOrNull(j, "start_t", r.start_t);
   PutOrNull(j, "end_t", r.end_t);
   PutOrNull(j, "duration_s", r.duration_s);
@@ -210,6 +225,53 @@ OJson StatsJson(const RunStats& s) {
   }
   j["findings"] = OJson::array();
   for (const auto& f : s.findings) j["findings"].push_back({{"id", f.id}, {"runs", f.runs}});
+  return j;
+}
+
+const std::vector<std::string_view>& RunGroupKeys() {
+  static const std::vector<std::string_view> keys = {"user", "account", "namespace", "partition",
+                                                     "host", "job",     "name"};
+  return keys;
+}
+
+std::string_view RunGroupValue(const RunRecord& r, std::string_view key) {
+  if (key == "user") return r.user;
+  if (key == "account") return r.account;
+  if (key == "namespace") return r.namespace_name;
+  if (key == "partition") return r.partition;
+  if (key == "host") return r.host;
+  if (key == "job") return r.job;
+  if (key == "name") return r.name;
+  return {};
+}
+
+std::vector<RunGroupStats> ComputeRunStatsBy(std::vector<RunRecord> runs, std::string_view key) {
+  std::map<std::string, std::vector<RunRecord>, std::less<>> by;
+  for (RunRecord& r : runs) by[std::string(RunGroupValue(r, key))].push_back(std::move(r));
+  std::vector<RunGroupStats> groups;
+  groups.reserve(by.size());
+  for (auto& [group, members] : by) {
+    RunGroupStats& g = groups.emplace_back();
+    g.group = group;
+    g.runs = std::move(members);
+  }
+  // Stats after the moves: they point into each group's own runs.
+  for (RunGroupStats& g : groups) g.stats = ComputeRunStats(g.runs);
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+    double wa = a.stats.wasted_gpu_hours.value_or(0), wb = b.stats.wasted_gpu_hours.value_or(0);
+    if (wa != wb) return wa > wb;
+    return a.stats.gpu_hours.value_or(0) > b.stats.gpu_hours.value_or(0);
+  });
+  return groups;
+}
+
+OJson GroupStatsJson(std::string_view key, const std::vector<RunGroupStats>& groups) {
+  OJson j = {{"by", key}, {"groups", OJson::array()}};
+  for (const RunGroupStats& g : groups) {
+    OJson one = {{std::string(key), g.group.empty() ? OJson() : OJson(g.group)}};
+    one.update(StatsJson(g.stats));
+    j["groups"].push_back(std::move(one));
+  }
   return j;
 }
 

@@ -27,6 +27,15 @@ struct RunRecord {
   std::string command_json;  // the command as a JSON array of words
   std::string command;       // the same words joined by spaces
   std::string host;
+  // Whose it is and which scheduler job it was (meta.json "user" and "job";
+  // empty when unknown): the owner, the job's id and kind, its Slurm account
+  // and partition, its Kubernetes namespace.
+  std::string user;
+  std::string job;
+  std::string job_kind;
+  std::string account;
+  std::string partition;
+  std::string namespace_name;
   std::optional<double> start_t;  // Unix seconds
   std::optional<double> end_t;
   std::optional<double> duration_s;
@@ -95,5 +104,24 @@ struct RunStats {
 RunStats ComputeRunStats(const std::vector<RunRecord>& runs);
 
 nlohmann::ordered_json StatsJson(const RunStats& s);
+
+// What `runs stats --by KEY` groups by, in the order --help lists them:
+// user, account, namespace, partition, host, job, name.
+const std::vector<std::string_view>& RunGroupKeys();
+// The value of `key` (one of RunGroupKeys()) in `r`; empty when unknown.
+std::string_view RunGroupValue(const RunRecord& r, std::string_view key);
+
+struct RunGroupStats {
+  std::string group;  // the key's value; empty: the runs that do not know it
+  std::vector<RunRecord> runs;
+  RunStats stats;  // of `runs`
+};
+// `runs` grouped by `key`, each group's stats: the groups that wasted the
+// most GPU-hours first, then those that held the most, then by name.
+std::vector<RunGroupStats> ComputeRunStatsBy(std::vector<RunRecord> runs, std::string_view key);
+
+// {"by": key, "groups": [{key: value, ...StatsJson}]}.
+nlohmann::ordered_json GroupStatsJson(std::string_view key,
+                                      const std::vector<RunGroupStats>& groups);
 
 }  // namespace tv

@@ -145,6 +145,71 @@ TEST(RunStats, AddsUpHandMadeRuns) {
   EXPECT_EQ(j["low_busy"]["runs"], 3);
 }
 
+TEST(RunStats, GroupsByTheKeyTheWorstWastersFirst) {
+  auto run = [](std::string user, std::string account, double held, double wasted) {
+    RunRecord r;
+    r.run_dir = "/runs/" + user + std::to_string(held);
+    r.user = std::move(user);
+    r.account = std::move(account);
+    r.duration_s = 3600;
+    r.gpu_hours = held;
+    r.busy_gpu_hours = held - wasted;
+    r.wasted_gpu_hours = wasted;
+    r.busy_ratio = (held - wasted) / held;
+    return r;
+  };
+  std::vector<RunRecord> runs = {run("alice", "vision", 4, 1), run("bob", "nlp", 2, 1.9),
+                                 run("alice", "vision", 2, 0.5), run("", "", 1, 0)};
+  std::vector<RunGroupStats> by_user = ComputeRunStatsBy(runs, "user");
+  ASSERT_EQ(by_user.size(), 3u);
+  EXPECT_EQ(by_user[0].group, "bob");  // 1.9 GPU-h wasted
+  EXPECT_EQ(by_user[1].group, "alice");
+  EXPECT_EQ(by_user[1].stats.runs, 2);
+  EXPECT_DOUBLE_EQ(*by_user[1].stats.gpu_hours, 6);
+  EXPECT_DOUBLE_EQ(*by_user[1].stats.wasted_gpu_hours, 1.5);
+  EXPECT_DOUBLE_EQ(*by_user[1].stats.busy_ratio, 4.5 / 6);
+  EXPECT_EQ(by_user[2].group, "");
+  EXPECT_EQ(by_user[0].stats.low_busy_runs, 1);
+  nlohmann::ordered_json j = GroupStatsJson("user", by_user);
+  EXPECT_EQ(j["by"], "user");
+  EXPECT_EQ(j["groups"][1]["user"], "alice");
+  EXPECT_TRUE(j["groups"][2]["user"].is_null());
+  EXPECT_EQ(j["groups"][1]["runs"], 2);
+  EXPECT_EQ(ComputeRunStatsBy(runs, "account")[1].group, "vision");
+  for (std::string_view key : RunGroupKeys()) {
+    size_t total = 0;
+    for (const RunGroupStats& g : ComputeRunStatsBy(runs, key)) total += g.runs.size();
+    EXPECT_EQ(total, runs.size()) << key;
+  }
+}
+
+TEST(RunRecord, TheOwnerAndTheJobComeFromMeta) {
+  MetaRecord meta;
+  meta.user = "agent";
+  JobIdentity job;
+  job.job = "77";
+  job.kind = "slurm";
+  job.user = "carol";
+  job.account = "physics";
+  job.partition = "a100";
+  meta.job = job;
+  RunRecord r = RecordFromRun("/runs/x", RunSummary(), meta);
+  EXPECT_EQ(r.user, "carol") << "the job's owner, not the agent's";
+  EXPECT_EQ(r.job, "77");
+  EXPECT_EQ(r.job_kind, "slurm");
+  EXPECT_EQ(r.account, "physics");
+  EXPECT_EQ(r.partition, "a100");
+  meta.job.reset();
+  EXPECT_EQ(RecordFromRun("/runs/x", RunSummary(), meta).user, "agent");
+  // meta.json keeps the identity and reads it back.
+  meta.job = job;
+  MetaRecord back = MetaFromJson(MetaJson(meta));
+  ASSERT_TRUE(back.job.has_value());
+  EXPECT_EQ(back.job->account, "physics");
+  EXPECT_EQ(back.user, "agent");
+  EXPECT_FALSE(MetaJson(meta)["job"].contains("namespace")) << "only what is known";
+}
+
 TEST(RunStats, NoRunsKnowNothing) {
   RunStats s = ComputeRunStats({});
   EXPECT_EQ(s.runs, 0);

@@ -106,4 +106,30 @@ std::string FormatRunStats(const RunStats& s) {
   return out;
 }
 
+std::string FormatGroupStats(std::string_view key, const std::vector<RunGroupStats>& groups) {
+  int64_t runs = 0;
+  size_t width = std::string_view("(unknown)").size();
+  for (const RunGroupStats& g : groups) {
+    runs += g.stats.runs;
+    width = std::max(width, g.group.size());
+  }
+  std::string out = fmt::format("trainvitals: {} run{} by {}\n", runs, runs == 1 ? "" : "s", key);
+  if (groups.empty()) return out;
+  out += fmt::format("  {:<{}}  {:>5}  {:>9}  {:>5}  {:>9}  {:>9}  {:>9}  {}\n", key, width, "runs",
+                     "GPU-h", "busy", "wasted", "low busy", "kWh", "finding (runs)");
+  for (const RunGroupStats& g : groups) {
+    const RunStats& s = g.stats;
+    auto amount = [](const std::optional<double>& v) { return v ? Amount(*v) : std::string("-"); };
+    std::string finding = "-";
+    if (!s.findings.empty()) {
+      finding = fmt::format("{} ({})", s.findings.front().id, s.findings.front().runs);
+    }
+    out += fmt::format("  {:<{}}  {:>5}  {:>9}  {:>5}  {:>9}  {:>9}  {:>9}  {}\n",
+                       g.group.empty() ? "(unknown)" : g.group, width, s.runs, amount(s.gpu_hours),
+                       Or(s.busy_ratio, FormatPercent), amount(s.wasted_gpu_hours), s.low_busy_runs,
+                       amount(s.energy_kwh), finding);
+  }
+  return out;
+}
+
 }  // namespace tv

@@ -19,4 +19,10 @@ std::string FormatRunsTable(const std::vector<RunRecord>& runs);
 // The stats text (several lines, ends with a newline).
 std::string FormatRunStats(const RunStats& stats);
 
+// `runs stats --by KEY`: one line per group (as ComputeRunStatsBy orders
+// them): its runs, GPU-hours held, busy share, GPU-hours wasted, runs under
+// 30% busy, energy, and its most common finding. Runs that do not know the
+// key are "(unknown)".
+std::string FormatGroupStats(std::string_view key, const std::vector<RunGroupStats>& groups);
+
 }  // namespace tv

@@ -126,10 +126,10 @@ def scenario(tmp_path, node):
 
 
 class Agent:
-    def __init__(self, tmp_path, node, *flags):
+    def __init__(self, tmp_path, node, *flags, gpus=None):
         self.port = free_port()
         env = {**os.environ, "TRAINVITALS_NVML_LIBRARY": str(FAKE),
-               "FAKE_NVML_SCENARIO": str(scenario(tmp_path, node))}
+               "FAKE_NVML_SCENARIO": str(gpus or scenario(tmp_path, node))}
         self.proc = subprocess.Popen(
             [cli_path(), "serve", "--listen", f"127.0.0.1:{self.port}", "--node", "node-1",
              *flags], env=env, stderr=subprocess.PIPE, text=True)
@@ -166,8 +166,8 @@ class Agent:
 def agent(tmp_path, node):
     started = []
 
-    def start(*flags):
-        a = Agent(tmp_path, node, *flags)
+    def start(*flags, gpus=None):
+        a = Agent(tmp_path, node, *flags, gpus=gpus)
         started.append(a)
         return a
 
@@ -310,6 +310,90 @@ def test_a_job_that_holds_a_gpu_and_never_computes_is_gpu_unused_and_healthy_job
     assert code == 0
     said = [l for l in err.splitlines() if "gpu-unused" in l]
     assert len(said) == 1 and f"job {POD_B}:" in said[0], err
+
+
+def test_each_ended_job_is_a_run_in_the_history_that_says_who_wasted_gpu_hours(
+        agent, node, tmp_path):
+    # Two Slurm jobs of two users: alice's holds GPU 1 and never computes,
+    # bob's keeps GPU 0 busy. Both end; the spool keeps each as a run.
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "CUDA_"))}
+    jobs, procs = {"alice": str(int(SLURM_JOB) + 1), "bob": str(int(SLURM_JOB) + 2)}, {}
+    roots = hierarchies()
+    try:
+        for user, job in jobs.items():
+            cgroup = {"unified": f"/system.slice/slurmstepd.scope/job_{job}/step_0",
+                      "v1": f"/slurm/uid_0/job_{job}/step_0"}
+            procs[user] = subprocess.Popen(
+                [*helper("in_cgroup.py"), *placed(cgroup), "--", *helper("job_work.py"), "20",
+                 "0.1"],
+                env={**base, "SLURM_JOB_ID": job, "SLURM_JOB_USER": user,
+                     "SLURM_JOB_ACCOUNT": f"{user}-lab", "SLURM_JOB_PARTITION": "gpu"},
+                stdout=subprocess.PIPE, text=True)
+            assert procs[user].stdout.readline().strip() == "ready"
+        gpus = tmp_path / "two-jobs.json"
+        gpus.write_text(json.dumps({"devices": [
+            {"name": "NVIDIA H100 80GB HBM3", "series": {"util_gpu": 95},
+             "processes": [{"pid": procs["bob"].pid, "memory_bytes": 6e9, "sm_util": 95}]},
+            {"name": "NVIDIA H100 80GB HBM3", "series": {"util_gpu": 0},
+             "processes": [{"pid": procs["alice"].pid, "memory_bytes": 4e9, "sm_util": 0}]},
+        ]}))
+        config = tmp_path / "serve.toml"
+        config.write_text("[findings]\nwarmup_s = 2\ngpu_unused_s = 4\ngpu_idle_s = 4\n"
+                          "window_s = 4\nopen_s = 2\nslow_start_s = 4\n")
+        spool = tmp_path / "spool"
+        a = agent("--config", str(config), "--spool", str(spool), "--linger", "0", gpus=gpus)
+        wait_for(lambda: a.value(a.series(), "trainvitals_finding_active", job=jobs["alice"],
+                                 finding="gpu-unused") == 1,
+                 timeout=40, what="gpu-unused on alice's job")
+    finally:
+        for p in procs.values():
+            p.kill()
+            p.wait()
+        for root in roots.values():
+            for job in jobs.values():
+                remove_tree(os.path.join(root, f"system.slice/slurmstepd.scope/job_{job}"))
+                remove_tree(os.path.join(root, f"slurm/uid_0/job_{job}"))
+
+    def run_of(job):
+        found = [d for d in spool.glob(f"*-slurm-{job}") if (d / "summary.json").exists()]
+        return found[0] if found else None
+
+    wait_for(lambda: run_of(jobs["alice"]) and run_of(jobs["bob"]), timeout=20,
+             what="both ended jobs' summaries")
+    assert a.stop()[0] == 0
+    idle = run_of(jobs["alice"])
+    meta = json.loads((idle / "meta.json").read_text())
+    assert meta["mode"] == "serve" and meta["host"] == "node-1" and meta["user"] == "alice"
+    assert meta["job"]["id"] == jobs["alice"] and meta["job"]["account"] == "alice-lab"
+    assert [g["index"] for g in meta["gpus"]] == [1]
+    summary = json.loads((idle / "summary.json").read_text())
+    assert [f["id"] for f in summary["findings"]] == ["gpu-unused"]
+    rows = (idle / "samples.jsonl").read_text().splitlines()
+    assert summary["rows"] == len(rows) >= 4
+    events = [json.loads(l) for l in (idle / "events.jsonl").read_text().splitlines()]
+    assert ("finding_open", "gpu-unused") in {(e["type"], e.get("id")) for e in events}
+    # Held for as long as it was served: the summary's GPU-hours are its rows'.
+    assert summary["cost"]["gpu_hours"] == pytest.approx(
+        summary["duration_s"] / 3600, rel=0.25)
+    busy = json.loads((run_of(jobs["bob"]) / "summary.json").read_text())
+    assert busy["findings"] == [], busy["findings"]
+
+    # The history answers who wasted GPU-hours, and `report` reads a job's run.
+    out = subprocess.run([cli_path(), "runs", "--db", str(spool / "runs.db"), "stats", "--by",
+                          "user", "--json"], capture_output=True, text=True, check=True)
+    groups = {g["user"]: g for g in json.loads(out.stdout)["groups"]}
+    assert groups["alice"]["busy_ratio"] == pytest.approx(0, abs=0.01)
+    assert groups["alice"]["wasted_gpu_hours"] == pytest.approx(
+        groups["alice"]["gpu_hours"], rel=0.01)
+    assert groups["alice"]["findings"] == [{"id": "gpu-unused", "runs": 1}]
+    assert groups["bob"]["busy_ratio"] == pytest.approx(0.95, abs=0.05)
+    assert groups["bob"]["findings"] == []
+    text = subprocess.run([cli_path(), "runs", "--db", str(spool / "runs.db"), "stats", "--by",
+                           "account"], capture_output=True, text=True, check=True).stdout
+    assert re.search(r"^  alice-lab +1 ", text, re.M), text
+    report = subprocess.run([cli_path(), "report", str(idle), "--out", str(tmp_path / "r.html")],
+                            capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
 
 
 def test_prometheus_answers_the_fleets_questions_with_the_shipped_rules(agent, node, tmp_path):
