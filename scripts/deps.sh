@@ -23,6 +23,7 @@ DEBIAN_PACKAGES=(
   tmux   # the top tests drive it in a real terminal
   prometheus prometheus-pushgateway   # real servers the integration tests start
   prometheus-alertmanager   # the real server the alert tests post to
+  slurmctld slurmd slurm-client munge   # a real Slurm cluster the serve tests start
   clang-format clang-tidy
   clang libclang-rt-14-dev llvm   # sanitizer builds and libFuzzer (make sanitize, make fuzz)
   python3-psutil   # the peer measured side by side in `make bench`

@@ -1,12 +1,16 @@
 // trainvitals runs [filters] [--sort KEY] [--limit N] [--json]
 // trainvitals runs stats [filters] [--json]
 // trainvitals runs import DIR...
+// trainvitals runs show [RUN] [--job ID [--wait S]]
 // The run history: every finished run, indexed in runs.db (store/run_index.h).
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "analysis/cost.h"
 #include "cli/commands.h"
@@ -14,9 +18,12 @@
 #include "cli/options.h"
 #include "core/clock.h"
 #include "core/config.h"
+#include "run/run_dir.h"
 #include "run/run_history.h"
 #include "store/run_index.h"
 #include "views/runs_table.h"
+#include "views/summary.h"
+#include "views/terminal_row.h"
 
 namespace tv {
 namespace fs = std::filesystem;
@@ -179,6 +186,47 @@ int Import(const Common& common, const std::vector<std::string>& dirs) {
   return imported == 0 && skipped > 0 ? 1 : 0;
 }
 
+// The newest run of scheduler job `job` in the history, asked again every
+// half second for up to `wait_s` (a job `serve` follows is indexed a few
+// seconds after it ended). Throws ConfigError when there is none.
+std::string RunOfJob(const Common& common, const std::string& job, double wait_s) {
+  std::string path;
+  std::unique_ptr<RunIndex> index = common.Open(&path);
+  RunQuery q;
+  q.job = job;
+  q.limit = 1;
+  q.check_missing = false;
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+  while (true) {
+    if (std::vector<RunRecord> runs = Select(*index, path, q); !runs.empty()) {
+      return runs[0].run_dir;
+    }
+    if (std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  throw ConfigError(fmt::format("no run of job {} in {}{}", job, path,
+                                wait_s > 0 ? fmt::format(" after {:g} s", wait_s) : ""));
+}
+
+int Show(const Common& common, const std::string& run, const std::string& job, double wait_s) {
+  if (run.empty() == job.empty()) throw ConfigError("runs show: give RUN or --job ID");
+  Config config;
+  if (std::string file = ConfigFilePath(common.config_file); !file.empty()) {
+    ApplyConfigFile(file, config);
+  }
+  std::string dir =
+      job.empty() ? ResolveRunDir(run, config.runs_dir) : RunOfJob(common, job, wait_s);
+  RunFiles files = ReadFinishedRun(dir, LoadCostRates(config.cost_file));
+  std::string title = RunLabel(files.meta);
+  if (const std::optional<JobIdentity>& id = files.meta.job) {
+    title = fmt::format("{} job {}{}", id->kind, id->job,
+                        id->name.empty() ? "" : " (" + id->name + ")");
+  }
+  int width = ::isatty(STDOUT_FILENO) ? TerminalColumns(STDOUT_FILENO) : 0;
+  std::cout << FormatSummary(files.summary, width, title);
+  return 0;
+}
+
 }  // namespace
 
 void AddRunsCommand(CLI::App& app, Action* action) {
@@ -239,8 +287,30 @@ void AddRunsCommand(CLI::App& app, Action* action) {
   import_common->AddTo(import_cmd, false);
   import_cmd->footer("Example: trainvitals runs import trainvitals-runs/");
 
+  auto* show = cmd->add_subcommand(
+      "show",
+      "Print a finished run's summary again, as it was said when the run ended: a run "
+      "directory, or the newest run of a scheduler job in the history (--job; a job `serve "
+      "--spool` kept, e.g. from a Slurm epilog: deploy/slurm/).");
+  auto show_common = std::make_shared<Common>();
+  auto show_run = std::make_shared<std::string>();
+  auto show_job = std::make_shared<std::string>();
+  auto show_wait = std::make_shared<double>(0);
+  show->add_option("RUN", *show_run, RunArgumentHelp("The run"));
+  show->add_option("--job", *show_job, "The newest run of this scheduler job (a Slurm job id, ...)")
+      ->type_name("ID");
+  show->add_option("--wait", *show_wait,
+                   "With --job: wait up to this long for the job's run to be indexed")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.0, 3600.0));
+  show_common->AddTo(show, false);
+  show->footer("Example: trainvitals runs show --db /var/lib/trainvitals/runs.db --job 4242");
+
   cmd->callback([cmd, common, filters, sort, limit, action] {
-    if (cmd->got_subcommand("stats") || cmd->got_subcommand("import")) return;
+    if (cmd->got_subcommand("stats") || cmd->got_subcommand("import") ||
+        cmd->got_subcommand("show")) {
+      return;
+    }
     *action = [common, filters, sort, limit]() {
       if (FindRunSortKey(*sort) == nullptr) {
         std::string keys;
@@ -302,6 +372,12 @@ void AddRunsCommand(CLI::App& app, Action* action) {
       }
       std::cout << FormatRunStats(s);
       return 0;
+    };
+  });
+  show->callback([common, show_common, show_run, show_job, show_wait, action] {
+    show_common->InheritFrom(*common);
+    *action = [show_common, show_run, show_job, show_wait]() {
+      return Show(*show_common, *show_run, *show_job, *show_wait);
     };
   });
   import_cmd->callback([import_common, import_dirs, action] {

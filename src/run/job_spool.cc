@@ -106,6 +106,9 @@ void JobSpool::OnRow(const Row& row) {
     }
     if (s.last == job.get()) continue;
     s.last = job.get();
+    // Who it is grows as its processes are read (its environment names its user).
+    s.meta.job = *job->identity;
+    if (!job->identity->user.empty()) s.meta.user = job->identity->user;
     AddGpus(*job, &s.meta);
     // The row a job ends on without a sample of its own repeats its last.
     if (s.jsonl && job->row.t > s.last_row_t) s.jsonl->OnRow(job->row);

@@ -119,10 +119,11 @@ std::string WrapSummary(std::string_view text, int width) {
   return out;
 }
 
-std::string FormatSummary(const RunSummary& s, int width) {
+std::string FormatSummary(const RunSummary& s, int width, std::string_view title) {
   std::string out;
   const RunOutcome& outcome = s.outcome;
-  std::string command = ShellCommand(outcome.command);
+  std::string command =
+      outcome.command.empty() ? std::string(title) : ShellCommand(outcome.command);
   std::string ending;
   const RunProcesses& processes = s.processes;
   if (outcome.exit_signal) {

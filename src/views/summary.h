@@ -12,8 +12,9 @@ namespace tv {
 // The human summary printed at the end (several lines, ends with a newline),
 // each line wrapped at its spaces to `width` columns (WrapSummary); `width` 0
 // (the default): whole lines, for a file or a pipe. Said on stderr, `width` is
-// TerminalColumns(STDERR_FILENO) (views/terminal_row.h).
-std::string FormatSummary(const RunSummary& summary, int width = 0);
+// TerminalColumns(STDERR_FILENO) (views/terminal_row.h). `title` names a run
+// without a command (a job `serve` kept) on the first line.
+std::string FormatSummary(const RunSummary& summary, int width = 0, std::string_view title = {});
 
 // `text` (lines ending in '\n') with each line wider than `width` columns
 // broken at its spaces (WrapColumns), continuing under the line's label column:

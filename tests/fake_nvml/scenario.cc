@@ -1,6 +1,7 @@
 #include "scenario.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -164,6 +165,12 @@ int Process::pid_now() const {
   if (pid.starts_with("${") && pid.ends_with("}")) {
     const char* v = std::getenv(pid.substr(2, pid.size() - 3).c_str());
     return v ? std::atoi(v) : 0;
+  }
+  if (pid.starts_with("@")) {  // a process that writes its PID into a file once it starts
+    std::ifstream in(pid.substr(1));
+    int n = 0;
+    bool alive = in >> n && n > 0 && ::kill(n, 0) == 0;  // the driver lists live processes only
+    return alive ? n : 0;
   }
   if (pid.starts_with("job")) {
     const char* root_env = std::getenv("FAKE_NVML_JOB_ROOT");
