@@ -442,7 +442,8 @@ def test_the_shipped_serve_rules_pass_promtool():
 def test_the_systemd_unit_is_valid_and_starts_this_agent(tmp_path):
     shipped = pathlib.Path(__file__).resolve().parents[2] / "deploy/systemd/trainvitals-serve.service"
     text = shipped.read_text()
-    assert "ExecStart=/usr/local/bin/trainvitals serve --listen :9402\n" in text
+    assert ("ExecStart=/usr/local/bin/trainvitals serve --listen :9402 --spool "
+            "/var/lib/trainvitals/jobs --db /var/lib/trainvitals/runs.db\n") in text
     unit = tmp_path / "trainvitals-serve.service"
     unit.write_text(text.replace("/usr/local/bin/trainvitals", cli_path()))
     r = subprocess.run([need("systemd-analyze"), "verify", str(unit)], capture_output=True,
