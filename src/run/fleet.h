@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/cost_observer.h"
@@ -51,7 +52,7 @@ std::optional<double> JobBusyRatio(const GpuSample& gpu);
 
 class Fleet final : public SampleObserver {
  public:
-  explicit Fleet(FleetOptions options) : options_(options) {}
+  explicit Fleet(FleetOptions options) : options_(std::move(options)) {}
   void OnSample(const Sample& sample, std::vector<Event>* events) override;
   void OnRow(Row* row, std::vector<Event>* events) override;
   // The node's GPUs (for their prices), before the first sample.

@@ -65,7 +65,11 @@ void JobSpool::Finish(Spooled* s) {
   if (s->run_dir.empty()) return;
   s->jsonl->OnClose();
   RunSummary summary;
-  if (Status st = RunSummaryFromJson(*s->summary, &summary); !st.ok()) return;
+  if (Status st = RunSummaryFromJson(*s->summary, &summary); !st.ok()) {
+    std::fprintf(stderr, "trainvitals serve: %s: no summary.json: %s\n", s->run_dir.c_str(),
+                 st.message().c_str());
+    return;
+  }
   summary.outcome.run_dir = s->run_dir;
   summary.outcome.rows_written = s->jsonl->rows_written();
   if (s->jsonl->rows_lost() > 0) {

@@ -16,8 +16,9 @@ import uuid
 import psutil
 import pytest
 
-from conftest import cli_path, helper
+from conftest import ROOT, cli_path, helper
 from prom_services import free_port, http_get, need, query, start_prometheus, wait_for
+from test_dashboard import as_promql
 from test_gpus import FAKE
 
 POD_A = str(uuid.uuid4())
@@ -426,6 +427,26 @@ def test_prometheus_answers_the_fleets_questions_with_the_shipped_rules(agent, n
                      "* on (host, gpu, mig) group_right () "
                      "(trainvitals_job_gpu_allocated * 0 + 1)) < 0.3")
         assert set(low) == {POD_B, SLURM_JOB}, low
+
+        # Every query of the fleet dashboard runs; each panel shows something
+        # but the findings' and health's, which wait for the default warm-up.
+        dash = json.loads((ROOT / "deploy/grafana/trainvitals-fleet.json").read_text())
+        def result(expr):
+            answer = query(prom.url, expr)
+            assert answer["status"] == "success", (expr, answer)
+            return answer["data"]["result"]
+
+        variables = [as_promql(v["query"]) for v in dash["templating"]["list"]
+                     if v["type"] == "query"]
+        assert all(result(e) for e in variables), variables
+        empty = []
+        for panel in dash["panels"]:
+            exprs = [t["expr"].replace("$node", ".*").replace("$user", ".*")
+                     for t in panel["targets"]]
+            assert not [e for e in exprs if "$" in e], exprs
+            if not any(result(e) for e in exprs):
+                empty.append(panel["title"])
+        assert set(empty) <= {"Jobs with a finding open", "Health per job"}, empty
     finally:
         prom.stop()
     assert a.stop()[0] == 0
