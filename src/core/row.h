@@ -135,6 +135,8 @@ struct JobRow {
   double gpu_held_seconds = 0;
   double gpu_busy_seconds = 0;
   std::optional<double> memory_peak_bytes;
+  // The training sessions in it, as the interval's last sample found them.
+  std::vector<JobSession> sessions;
   Row row;
   // On the row the job ended: its summary.json (store/run_summary.h), as a
   // run's is (the whole job's figures, findings, health and cost).

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/gpu_sample.h"
@@ -106,6 +107,22 @@ struct JobGpuShare {
 };
 
 // One job on the node as `serve` sees it at one instant (sources/node_jobs.h).
+// A monitored training session (`run`, `attach`, a callback or monitor())
+// whose processes are a job's (`serve`; run/node_sessions.h), as its latest
+// announcement says: its own judgement (made with its step and data-wait
+// markers) and its training figures over its latest row.
+struct JobSession {
+  int pid = 0;       // the monitoring process, as the job's PID namespace numbers it
+  std::string name;  // the run's name
+  std::string mode;  // "run", "attach", "python"
+  std::optional<double> health_score;
+  std::vector<std::pair<std::string, std::string>> findings;  // open: id, severity
+  std::optional<double> epoch;
+  std::optional<double> step;
+  std::optional<double> steps_per_second;
+  std::optional<double> data_wait_ratio;
+};
+
 struct NodeJob {
   std::shared_ptr<const JobIdentity> identity;
   double started_t = 0;  // unix seconds when first seen
@@ -114,8 +131,9 @@ struct NodeJob {
   JobSample job;
   std::optional<double> memory_limit_bytes;  // its cgroup's own limit
   std::optional<double> cpu_limit_cores;
-  std::vector<int> pids;          // ascending, host PID namespace
-  std::vector<JobGpuShare> gpus;  // the GPUs it uses or was given
+  std::vector<int> pids;             // ascending, host PID namespace
+  std::vector<JobGpuShare> gpus;     // the GPUs it uses or was given
+  std::vector<JobSession> sessions;  // by the monitoring process's PID
 };
 
 struct Sample {

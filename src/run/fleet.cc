@@ -119,6 +119,7 @@ void Fleet::OnSample(const Sample& sample, std::vector<Event>* events) {
     }
     Watch& w = it->second;
     w.identity = job.identity;
+    w.sessions = job.sessions;
     Sample own = JobSampleOf(sample, job);
     std::vector<Event> said;
     w.findings->OnSample(own, &said);
@@ -164,6 +165,7 @@ void Fleet::OnRow(Row* row, std::vector<Event>* events) {
       job->gpu_held_seconds = w.gpu_held_s;
       job->gpu_busy_seconds = w.gpu_busy_s;
       job->memory_peak_bytes = w.memory_peak_bytes;
+      job->sessions = w.ended_t ? std::vector<JobSession>() : w.sessions;
       if (w.ended_t && !w.finished) {
         w.finished = true;
         w.findings->OnFinish(*w.ended_t, &said);

@@ -68,6 +68,7 @@ class Fleet final : public SampleObserver {
     // latest sample.
     std::vector<std::pair<int, int>> allocated;
     std::shared_ptr<const JobRow> last;
+    std::vector<JobSession> sessions;  // at its latest sample
     // The findings that need no markers, judged on the job's rows as a run's
     // are (the same rules and thresholds).
     std::unique_ptr<FindingsObserver> findings;

@@ -132,6 +132,50 @@ TEST(Fleet, ServedSeriesCarryTheJobAloneAndItsIdentityOnce) {
   EXPECT_EQ(text.find("process_memory_bytes"), std::string::npos);
 }
 
+TEST(Fleet, ASessionsTrainingAndJudgementAreServedUnderItsJob) {
+  FleetOptions options;
+  options.thresholds = ThresholdsFrom({{"warmup_s", 2, ""}});
+  Fleet fleet(options);
+  std::vector<Event> events;
+  NodeJob job = Job("7", 2, 5e9);
+  JobSession& session = job.sessions.emplace_back();
+  session.pid = 4242;
+  session.name = "train";
+  session.mode = "run";
+  session.health_score = 55;
+  session.findings = {{"input-bound", "warning"}};
+  session.step = 1200;
+  session.steps_per_second = 3.5;
+  session.data_wait_ratio = 0.4;
+  Row row;
+  for (int t = 101; t <= 106; ++t) {
+    fleet.OnSample(Node(t, {job}), &events);
+    row = Row{};
+    row.t = t;
+    fleet.OnRow(&row, &events);
+  }
+  PromLabels labels;
+  labels.host = "node1";
+  labels.node = true;
+  std::string text = RenderPrometheus(row, labels, PromFormat::kText004);
+  for (std::string_view want :
+       {"trainvitals_job_session_info{host=\"node1\",job=\"7\",session=\"4242\",run=\"train\","
+        "mode=\"run\"} 1\n",
+        "trainvitals_training_step{host=\"node1\",job=\"7\",session=\"4242\"} 1200\n",
+        "trainvitals_training_steps_per_second{host=\"node1\",job=\"7\",session=\"4242\"} 3.5\n",
+        "trainvitals_training_data_wait_ratio{host=\"node1\",job=\"7\",session=\"4242\"} 0.4\n",
+        // The session's judgement, made with its markers, over the agent's.
+        "trainvitals_health_score{host=\"node1\",job=\"7\"} 55\n",
+        "trainvitals_finding_active{host=\"node1\",job=\"7\",finding=\"input-bound\","
+        "severity=\"warning\"} 1\n"}) {
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  }
+  EXPECT_EQ(text.find("trainvitals_training_epoch"), std::string::npos) << "it said none";
+  ASSERT_EQ(row.jobs.size(), 1U);
+  ASSERT_TRUE(row.jobs[0]->row.health_score.has_value());
+  EXPECT_GT(*row.jobs[0]->row.health_score, 90) << "the agent's own judgement stays its own";
+}
+
 }  // namespace
 }  // namespace tv
 

@@ -79,6 +79,21 @@ constexpr MetricDef kJobFinding{
     false,
     "1 while a finding of this id is open for the job, 0 after it closed (docs/findings.md)."};
 
+constexpr MetricDef kSession =
+    Gauge("session_info", Unit::kNone,
+          "1 for each training session in the job (trainvitals run or attach, a callback or "
+          "monitor()): its run name and mode; `session` is its monitoring process.");
+
+// The session's health where one judges the job (with its step and data-wait
+// markers), the lowest of several; else the agent's own judgement.
+std::optional<double> HealthOf(const JobRow& job) {
+  std::optional<double> lowest;
+  for (const JobSession& s : job.sessions) {
+    if (s.health_score) lowest = std::min(lowest.value_or(*s.health_score), *s.health_score);
+  }
+  return lowest ? lowest : job.row.health_score;
+}
+
 }  // namespace
 
 void AppendJobSeries(const Row& row, const PromLabels& labels, PromFormat format,
@@ -142,20 +157,51 @@ void AppendJobSeries(const Row& row, const PromLabels& labels, PromFormat format
       }
     });
   }
+  family(kSession, [&](const JobRow& job, auto start) {
+    for (const JobSession& session : job.sessions) {
+      JobWriter& s = start();
+      AppendLabel("session", fmt::format("{}", session.pid), format, &s.first, out);
+      AppendLabel("run", session.name, format, &s.first, out);
+      AppendLabel("mode", session.mode, format, &s.first, out);
+      s.End(1);
+    }
+  });
+  // What each session says of its training, by the families a run serves.
+  for (auto [id, value] : {std::pair{metric::kTrainingEpoch, &JobSession::epoch},
+                           {metric::kTrainingStep, &JobSession::step},
+                           {metric::kTrainingStepsPerSecond, &JobSession::steps_per_second},
+                           {metric::kTrainingDataWaitRatio, &JobSession::data_wait_ratio}}) {
+    family(Def(id), [&, value = value](const JobRow& job, auto start) {
+      for (const JobSession& session : job.sessions) {
+        if (!(session.*value)) continue;
+        JobWriter& s = start();
+        AppendLabel("session", fmt::format("{}", session.pid), format, &s.first, out);
+        s.End(*(session.*value));
+      }
+    });
+  }
   family(
       kJobHealth,
       [](const JobRow& job, auto start) {
-        if (job.row.health_score) start().End(*job.row.health_score);
+        if (std::optional<double> health = HealthOf(job)) start().End(*health);
       },
       "trainvitals_health_score");
   family(
       kJobFinding,
       [&](const JobRow& job, auto start) {
-        for (const Row::Finding& f : job.row.findings) {
+        std::vector<std::string_view> said;
+        auto finding = [&](std::string_view id, std::string_view severity, bool active) {
+          if (std::find(said.begin(), said.end(), id) != said.end()) return;
+          said.push_back(id);
           JobWriter& s = start();
-          AppendLabel("finding", f.id, format, &s.first, out);
-          AppendLabel("severity", f.severity, format, &s.first, out);
-          s.End(f.active ? 1 : 0);
+          AppendLabel("finding", id, format, &s.first, out);
+          AppendLabel("severity", severity, format, &s.first, out);
+          s.End(active ? 1 : 0);
+        };
+        for (const Row::Finding& f : job.row.findings) finding(f.id, f.severity, f.active);
+        // Those the sessions judge with their markers (input-bound, straggler, ...).
+        for (const JobSession& session : job.sessions) {
+          for (const auto& [id, severity] : session.findings) finding(id, severity, true);
         }
       },
       "trainvitals_finding_active");

@@ -397,6 +397,55 @@ def test_each_ended_job_is_a_run_in_the_history_that_says_who_wasted_gpu_hours(
     assert report.returncode == 0, report.stderr
 
 
+def test_a_training_session_in_a_job_is_served_under_that_job(agent, node, tmp_path):
+    # `trainvitals run` of a PyTorch loop inside a Slurm job's cgroup: the agent
+    # serves its steps, epoch, data wait and health under the job, from the
+    # session's own announcement, with no second sampler.
+    job = str(int(SLURM_JOB) + 3)
+    cgroup = {"unified": f"/system.slice/slurmstepd.scope/job_{job}/step_0",
+              "v1": f"/slurm/uid_0/job_{job}/step_0"}
+    # As in a batch job, no runtime directory: the session announces itself in
+    # /dev/shm/trainvitals-UID, one of the places the agent looks.
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith(("SLURM_", "CUDA_")) and k != "XDG_RUNTIME_DIR"}
+    a = agent()
+    train = subprocess.Popen(
+        [*helper("in_cgroup.py"), *placed(cgroup), "--", cli_path(), "run", "--out",
+         str(tmp_path / "run"), "--", *helper("top_train.py"), "--seconds", "60"],
+        env={**base, "SLURM_JOB_ID": job, "SLURM_JOB_USER": "carol"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def stepping():
+            s = a.series()
+            step = a.value(s, "trainvitals_training_step", job=job)
+            return s if step and step > 0 else None
+
+        s = wait_for(stepping, timeout=40, what="the session's steps under its job")
+        sessions = [dict(ls) for (n, ls), _ in s.items() if n == "trainvitals_job_session_info"
+                    and ("job", job) in ls]
+        assert len(sessions) == 1 and sessions[0]["run"] == "top_train", sessions
+        assert sessions[0]["mode"] == "run"
+        assert a.value(s, "trainvitals_training_steps_per_second", job=job) > 5
+        assert a.value(s, "trainvitals_training_epoch", job=job) >= 0
+        first = a.value(s, "trainvitals_training_step", job=job)
+        wait_for(lambda: a.value(a.series(), "trainvitals_training_step", job=job) > first,
+                 what="the steps going on")
+        wait_for(lambda: a.value(a.series(), "trainvitals_health_score", job=job) is not None,
+                 what="the job's health")
+        # Another job's series carry no session.
+        assert a.value(s, "trainvitals_training_step", job=SLURM_JOB) is None
+        check = subprocess.run([need("promtool"), "check", "metrics"], input=a.text(),
+                               capture_output=True, text=True)
+        assert check.returncode == 0, check.stdout + check.stderr
+    finally:
+        train.terminate()  # run passes it to the training, which ends
+        train.wait(timeout=30)
+        for root in hierarchies().values():
+            remove_tree(os.path.join(root, f"system.slice/slurmstepd.scope/job_{job}"))
+            remove_tree(os.path.join(root, f"slurm/uid_0/job_{job}"))
+    assert a.stop()[0] == 0
+
+
 def test_prometheus_answers_the_fleets_questions_with_the_shipped_rules(agent, node, tmp_path):
     a = agent()
     wait_for(lambda: all(info_of(a, a.series(), j) for j in (POD_A, POD_B, SLURM_JOB)),

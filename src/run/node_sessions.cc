@@ -1,0 +1,178 @@
+#include "run/node_sessions.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+
+#include "core/metrics.h"
+#include "store/live_record.h"
+
+namespace tv {
+namespace {
+
+// A descriptor closed on every way out.
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  bool ok() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+// The directory `name` in `parent`, opened without following a link, when it
+// is `uid`'s and nobody else may write it (nor, when `private_dir`, read it).
+int OpenDirOf(int parent, const char* name, uid_t uid, bool private_dir) {
+  int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st {};
+  mode_t others = private_dir ? 077 : 022;
+  if (fd >= 0 && (::fstat(fd, &st) != 0 || st.st_uid != uid || (st.st_mode & others) != 0)) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+std::vector<std::string> NamesIn(int dir_fd) {
+  std::vector<std::string> names;
+  int fd = ::dup(dir_fd);
+  DIR* dir = fd >= 0 ? ::fdopendir(fd) : nullptr;
+  if (dir == nullptr) {
+    if (fd >= 0) ::close(fd);
+    return names;
+  }
+  while (const dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] != '.') names.emplace_back(e->d_name);
+  }
+  ::closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The text of `name` in `dir_fd` when it is a regular file of `uid`'s, whole
+// and at most `max` bytes.
+std::optional<std::string> ReadOwnFile(int dir_fd, const std::string& name, uid_t uid, size_t max) {
+  Fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (!fd.ok() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != uid ||
+      static_cast<size_t>(st.st_size) > max) {
+    return std::nullopt;
+  }
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
+std::optional<uid_t> UidIn(std::string_view text) {
+  uid_t uid = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), uid);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return uid;
+}
+
+JobSession SessionOf(const LiveRecord& r) {
+  JobSession s;
+  s.pid = r.identity.pid;
+  s.name = r.identity.name;
+  s.mode = r.identity.mode;
+  s.health_score = r.health_score;
+  for (const LiveRecord::Finding& f : r.findings) {
+    s.findings.emplace_back(f.id, std::string(SeverityName(f.severity)));
+  }
+  const Totals& row = r.row.run;
+  s.epoch = row.Value(metric::kTrainingEpoch);
+  s.step = row.Value(metric::kTrainingStep);
+  s.steps_per_second = row.Value(metric::kTrainingStepsPerSecond);
+  s.data_wait_ratio = row.Value(metric::kTrainingDataWaitRatio);
+  return s;
+}
+
+bool InContainer(const JobIdentity& id) {
+  return id.kind == "kubernetes" || id.kind == "docker" || id.kind == "podman" ||
+         id.kind == "containerd" || id.kind == "crio";
+}
+
+}  // namespace
+
+std::vector<NodeSessionsSource::Found> NodeSessionsSource::SessionsUnder(const std::string& base,
+                                                                         double now_t) const {
+  std::vector<Found> found;
+  // Each user's sessions directory: (its parent's descriptor, the name there, the user).
+  auto read_sessions = [&](int parent, const std::string& name, uid_t uid) {
+    Fd own(OpenDirOf(parent, name.c_str(), uid, true));
+    Fd sessions(own.ok() ? OpenDirOf(own.get(), "sessions", uid, true) : -1);
+    if (!sessions.ok()) return;
+    for (const std::string& file : NamesIn(sessions.get())) {
+      if (!file.ends_with(".json")) continue;
+      std::optional<std::string> text = ReadOwnFile(sessions.get(), file, uid, kMaxFileBytes);
+      LiveRecord r;
+      if (!text) continue;
+      Status read = LiveFromJson(nlohmann::json::parse(*text, nullptr, false), &r);
+      if ((!read.ok() && r.identity.pid == 0) || r.identity.pid <= 0) continue;
+      if (!r.row_t || now_t - *r.row_t > kStale_s) continue;  // no row yet, or gone
+      found.push_back(Found{uid, SessionOf(r), r.identity.job_pid});
+    }
+  };
+  Fd root(::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!root.ok()) return found;
+  Fd users(::openat(root.get(), "run/user", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  for (const std::string& name : users.ok() ? NamesIn(users.get()) : std::vector<std::string>()) {
+    std::optional<uid_t> uid = UidIn(name);
+    Fd runtime(uid ? OpenDirOf(users.get(), name.c_str(), *uid, false) : -1);
+    if (runtime.ok()) read_sessions(runtime.get(), "trainvitals", *uid);
+  }
+  for (const char* shared : {"dev/shm", "tmp"}) {
+    Fd dir(::openat(root.get(), shared, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    for (const std::string& name : dir.ok() ? NamesIn(dir.get()) : std::vector<std::string>()) {
+      if (!name.starts_with("trainvitals-")) continue;
+      if (std::optional<uid_t> uid = UidIn(std::string_view(name).substr(12))) {
+        read_sessions(dir.get(), name, *uid);
+      }
+    }
+  }
+  return found;
+}
+
+void NodeSessionsSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
+  (void)tick;
+  (void)notices;
+  for (Found& f : SessionsUnder(root_, out->t)) {
+    auto job = std::find_if(out->node_jobs.begin(), out->node_jobs.end(), [&](const NodeJob& j) {
+      return std::binary_search(j.pids.begin(), j.pids.end(), f.job_pid);
+    });
+    if (job == out->node_jobs.end() || InContainer(*job->identity)) continue;
+    // Its job's root process must be the user's own: nobody speaks for another's job.
+    struct stat st {};
+    std::string proc = proc_ + "/" + std::to_string(f.job_pid);
+    if (f.uid != 0 && (::stat(proc.c_str(), &st) != 0 || st.st_uid != f.uid)) continue;
+    job->sessions.push_back(std::move(f.session));
+  }
+  for (NodeJob& job : out->node_jobs) {
+    // A container's file system is its own: the sessions in it are its job's.
+    if (InContainer(*job.identity) && !job.pids.empty()) {
+      std::string root = proc_ + "/" + std::to_string(job.pids.front()) + "/root";
+      for (Found& f : SessionsUnder(root, out->t)) job.sessions.push_back(std::move(f.session));
+    }
+    std::sort(job.sessions.begin(), job.sessions.end(),
+              [](const JobSession& a, const JobSession& b) { return a.pid < b.pid; });
+  }
+}
+
+}  // namespace tv
