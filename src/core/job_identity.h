@@ -25,4 +25,7 @@ struct JobIdentity {
   std::string allocated_from;
 };
 
+// The key a job is known by on the node: its kind and its id ("slurm/4242").
+inline std::string JobKey(const JobIdentity& id) { return id.kind + "/" + id.job; }
+
 }  // namespace tv

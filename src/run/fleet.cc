@@ -7,8 +7,6 @@
 namespace tv {
 namespace {
 
-std::string KeyOf(const JobIdentity& id) { return id.kind + "/" + id.job; }
-
 std::optional<double> Lower(std::optional<double> a, std::optional<double> b) {
   if (!a) return b;
   if (!b) return a;
@@ -91,10 +89,10 @@ std::shared_ptr<const nlohmann::ordered_json> Fleet::SummaryOf(const Watch& w) {
 
 void Fleet::OnSample(const Sample& sample, std::vector<Event>* events) {
   std::vector<std::string> seen;
-  for (const NodeJob& job : sample.node_jobs) seen.push_back(KeyOf(*job.identity));
+  for (const NodeJob& job : sample.node_jobs) seen.push_back(JobKey(*job.identity));
   std::sort(seen.begin(), seen.end());
   for (const NodeJob& job : sample.node_jobs) {
-    std::string key = KeyOf(*job.identity);
+    std::string key = JobKey(*job.identity);
     auto it = watches_.find(key);
     if (it != watches_.end() && it->second.ended_t) {  // its name taken again: a new job
       watches_.erase(it);

@@ -14,8 +14,6 @@
 namespace tv {
 namespace {
 
-std::string SpoolKey(const JobIdentity& id) { return id.kind + "/" + id.job; }
-
 // Events held for a job not yet seen in a row: a few rows' worth.
 constexpr size_t kMaxPendingEvents = 64;
 
@@ -42,7 +40,7 @@ void JobSpool::Open(const JobRow& job, Spooled* s) {
   WriteJsonFile(s->run_dir + "/meta.json", MetaJson(s->meta));
   s->jsonl =
       std::make_unique<JsonlSink>(s->run_dir + "/samples.jsonl", s->run_dir + "/events.jsonl");
-  keys_[id.job] = SpoolKey(id);
+  keys_[id.job] = JobKey(id);
   if (auto it = pending_.find(id.job); it != pending_.end()) {
     for (const Event& e : it->second) s->jsonl->OnEvent(e);
     pending_.erase(it);
@@ -90,7 +88,7 @@ void JobSpool::OnRow(const Row& row) {
                         [&](const auto& job) { return job->identity->job == held.first; });
   });
   for (const std::shared_ptr<const JobRow>& job : row.jobs) {
-    std::string key = SpoolKey(*job->identity);
+    std::string key = JobKey(*job->identity);
     seen.push_back(key);
     auto it = jobs_.find(key);
     if (it != jobs_.end() && it->second.done && !job->ended_t) {

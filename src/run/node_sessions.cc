@@ -109,67 +109,97 @@ bool InContainer(const JobIdentity& id) {
          id.kind == "containerd" || id.kind == "crio";
 }
 
+// The sessions directory base/shared[/runtime]/own/sessions, opened through
+// the user's own directories (each checked to be `uid`'s).
+int OpenSessions(const std::string& base, const std::string& shared, const std::string& runtime,
+                 const std::string& own, uid_t uid) {
+  Fd root(::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  Fd dir(root.ok()
+             ? ::openat(root.get(), shared.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+             : -1);
+  Fd user(dir.ok() && !runtime.empty() ? OpenDirOf(dir.get(), runtime.c_str(), uid, false) : -1);
+  int parent = runtime.empty() ? dir.get() : user.get();
+  Fd mine(parent >= 0 ? OpenDirOf(parent, own.c_str(), uid, true) : -1);
+  return mine.ok() ? OpenDirOf(mine.get(), "sessions", uid, true) : -1;
+}
+
 }  // namespace
 
-std::vector<NodeSessionsSource::Found> NodeSessionsSource::SessionsUnder(const std::string& base,
-                                                                         double now_t) const {
-  std::vector<Found> found;
-  // Each user's sessions directory: (its parent's descriptor, the name there, the user).
-  auto read_sessions = [&](int parent, const std::string& name, uid_t uid) {
-    Fd own(OpenDirOf(parent, name.c_str(), uid, true));
-    Fd sessions(own.ok() ? OpenDirOf(own.get(), "sessions", uid, true) : -1);
-    if (!sessions.ok()) return;
-    for (const std::string& file : NamesIn(sessions.get())) {
-      if (!file.ends_with(".json")) continue;
-      std::optional<std::string> text = ReadOwnFile(sessions.get(), file, uid, kMaxFileBytes);
-      LiveRecord r;
-      if (!text) continue;
-      Status read = LiveFromJson(nlohmann::json::parse(*text, nullptr, false), &r);
-      if ((!read.ok() && r.identity.pid == 0) || r.identity.pid <= 0) continue;
-      if (!r.row_t || now_t - *r.row_t > kStale_s) continue;  // no row yet, or gone
-      found.push_back(Found{uid, SessionOf(r), r.identity.job_pid});
-    }
+void NodeSessionsSource::Discover(const std::string& base, const std::string& job,
+                                  std::vector<Place>* out) {
+  auto add = [&](Place p) {
+    Fd sessions(OpenSessions(p.base, p.shared, p.runtime, p.own, p.uid));
+    if (sessions.ok()) out->push_back(std::move(p));
   };
   Fd root(::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!root.ok()) return found;
+  if (!root.ok()) return;
   Fd users(::openat(root.get(), "run/user", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   for (const std::string& name : users.ok() ? NamesIn(users.get()) : std::vector<std::string>()) {
-    std::optional<uid_t> uid = UidIn(name);
-    Fd runtime(uid ? OpenDirOf(users.get(), name.c_str(), *uid, false) : -1);
-    if (runtime.ok()) read_sessions(runtime.get(), "trainvitals", *uid);
+    if (std::optional<uid_t> uid = UidIn(name)) {
+      add(Place{base, "run/user", name, "trainvitals", *uid, job});
+    }
   }
   for (const char* shared : {"dev/shm", "tmp"}) {
     Fd dir(::openat(root.get(), shared, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     for (const std::string& name : dir.ok() ? NamesIn(dir.get()) : std::vector<std::string>()) {
       if (!name.starts_with("trainvitals-")) continue;
       if (std::optional<uid_t> uid = UidIn(std::string_view(name).substr(12))) {
-        read_sessions(dir.get(), name, *uid);
+        add(Place{base, shared, "", name, *uid, job});
       }
     }
   }
-  return found;
+}
+
+void NodeSessionsSource::ReadPlace(const Place& place, double now_t, std::vector<Found>* out) {
+  Fd sessions(OpenSessions(place.base, place.shared, place.runtime, place.own, place.uid));
+  if (!sessions.ok()) return;
+  for (const std::string& file : NamesIn(sessions.get())) {
+    if (!file.ends_with(".json")) continue;
+    std::optional<std::string> text = ReadOwnFile(sessions.get(), file, place.uid, kMaxFileBytes);
+    LiveRecord r;
+    if (!text) continue;
+    Status read = LiveFromJson(nlohmann::json::parse(*text, nullptr, false), &r);
+    if ((!read.ok() && r.identity.pid == 0) || r.identity.pid <= 0) continue;
+    if (!r.row_t || now_t - *r.row_t > kStale_s) continue;  // no row yet, or gone
+    out->push_back(Found{place.uid, SessionOf(r), r.identity.job_pid});
+  }
 }
 
 void NodeSessionsSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
-  (void)tick;
   (void)notices;
-  for (Found& f : SessionsUnder(root_, out->t)) {
-    auto job = std::find_if(out->node_jobs.begin(), out->node_jobs.end(), [&](const NodeJob& j) {
-      return std::binary_search(j.pids.begin(), j.pids.end(), f.job_pid);
-    });
-    if (job == out->node_jobs.end() || InContainer(*job->identity)) continue;
-    // Its job's root process must be the user's own: nobody speaks for another's job.
-    struct stat st {};
-    std::string proc = proc_ + "/" + std::to_string(f.job_pid);
-    if (f.uid != 0 && (::stat(proc.c_str(), &st) != 0 || st.st_uid != f.uid)) continue;
-    job->sessions.push_back(std::move(f.session));
+  if (discovered_mono_s_ < 0 || tick.mono_s - discovered_mono_s_ >= kDiscover_s) {
+    discovered_mono_s_ = tick.mono_s;
+    places_.clear();
+    Discover(root_, "", &places_);
+    for (const NodeJob& job : out->node_jobs) {
+      // A container's file system is its own: the sessions in it are its job's.
+      if (!InContainer(*job.identity) || job.pids.empty()) continue;
+      Discover(proc_ + "/" + std::to_string(job.pids.front()) + "/root", JobKey(*job.identity),
+               &places_);
+    }
+  }
+  for (const Place& place : places_) {
+    std::vector<Found> found;
+    ReadPlace(place, out->t, &found);
+    for (Found& f : found) {
+      auto job = std::find_if(out->node_jobs.begin(), out->node_jobs.end(), [&](const NodeJob& j) {
+        if (!place.job.empty()) return JobKey(*j.identity) == place.job;
+        return !InContainer(*j.identity) &&
+               std::binary_search(j.pids.begin(), j.pids.end(), f.job_pid);
+      });
+      if (job == out->node_jobs.end()) continue;
+      // On the host, its job's root process must be the user's own: nobody
+      // speaks for another's job.
+      struct stat st {};
+      std::string proc = proc_ + "/" + std::to_string(f.job_pid);
+      if (place.job.empty() && f.uid != 0 &&
+          (::stat(proc.c_str(), &st) != 0 || st.st_uid != f.uid)) {
+        continue;
+      }
+      job->sessions.push_back(std::move(f.session));
+    }
   }
   for (NodeJob& job : out->node_jobs) {
-    // A container's file system is its own: the sessions in it are its job's.
-    if (InContainer(*job.identity) && !job.pids.empty()) {
-      std::string root = proc_ + "/" + std::to_string(job.pids.front()) + "/root";
-      for (Found& f : SessionsUnder(root, out->t)) job.sessions.push_back(std::move(f.session));
-    }
     std::sort(job.sessions.begin(), job.sessions.end(),
               [](const JobSession& a, const JobSession& b) { return a.pid < b.pid; });
   }
