@@ -105,7 +105,10 @@ bool NodeJobsSource::Place(int pid, Proc* proc) {
   std::optional<JobPath> path = JobOfLines(lines);
   if (!path) return true;
   proc->key = PathKey(*path);
-  if (jobs_.contains(proc->key)) return true;
+  if (auto known = jobs_.find(proc->key); known != jobs_.end()) {
+    FillDirs(lines, proc->key, known->second.get());
+    return true;
+  }
   auto job = std::make_unique<Job>();
   auto identity = std::make_shared<JobIdentity>();
   identity->job = path->id;
@@ -114,23 +117,36 @@ bool NodeJobsSource::Place(int pid, Proc* proc) {
   if (!path->container_id.empty()) identity->container = path->container_id.substr(0, 12);
   job->identity = identity;
   job->served = path->kind == "slurm";
-  // The job's own directory in each hierarchy whose line places it in this job.
+  identity->user = OwnerOf(pid);
+  FillDirs(lines, proc->key, job.get());
+  jobs_.emplace(proc->key, std::move(job));
+  return true;
+}
+
+void NodeJobsSource::FillDirs(const std::vector<ProcCgroupLine>& lines, const std::string& key,
+                              Job* job) {
+  // The job's own directory in each hierarchy whose line places it in this
+  // job. A scheduler may move a job's processes into some hierarchies later
+  // than others (Slurm's cpuacct after its memory): a hierarchy the job has
+  // no directory in yet is taken from a later process.
+  bool added = false;
   for (auto [version, controller, dir] :
        {std::tuple{2, "", &job->dirs.unified}, std::tuple{1, "cpuacct", &job->dirs.cpuacct},
         std::tuple{1, "memory", &job->dirs.memory}}) {
+    if (!dir->empty()) continue;
     for (const ProcCgroupLine& l : lines) {
       bool match = version == 1 ? HasOption(l.controllers, controller) : l.controllers.empty();
       std::optional<JobPath> here = match ? JobFromCgroupPath(l.path) : std::nullopt;
-      if (!here || PathKey(*here) != proc->key) continue;
+      if (!here || PathKey(*here) != key) continue;
       ProcCgroupLine at = l;
       at.path = here->dir;
-      if (auto d = ResolveCgroupDirIn(version, mounts_, {at}, controller)) *dir = d->dir;
+      if (auto d = ResolveCgroupDirIn(version, mounts_, {at}, controller)) {
+        *dir = d->dir;
+        added = true;
+      }
     }
   }
-  if (!job->dirs.empty()) job->usage = std::make_unique<CgroupUsageSource>(env_, job->dirs, true);
-  identity->user = OwnerOf(pid);
-  jobs_.emplace(proc->key, std::move(job));
-  return true;
+  if (added) job->usage = std::make_unique<CgroupUsageSource>(env_, job->dirs, true);
 }
 
 void NodeJobsSource::ReadEnviron(Job& job) {

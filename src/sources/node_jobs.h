@@ -24,6 +24,7 @@
 
 #include "core/env.h"
 #include "core/source.h"
+#include "sources/cgroup.h"
 #include "sources/cgroup_usage.h"
 #include "sources/mountinfo.h"
 
@@ -53,6 +54,8 @@ class NodeJobsSource final : public Source {
   std::string OwnerOf(int pid);
   // Places a process seen for the first time; false when it is already gone.
   bool Place(int pid, Proc* proc);
+  // Completes `job`'s cgroup directories from a process's /proc/PID/cgroup lines.
+  void FillDirs(const std::vector<ProcCgroupLine>& lines, const std::string& key, Job* job);
   Job& Open(const std::string& key, int pid, double t);
   void ReadEnviron(Job& job);
   void ReadLimits(Job& job, double now_s);

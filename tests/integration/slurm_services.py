@@ -199,7 +199,9 @@ def _write_conf(s, proctrack, epilog, gpu_files, task):
         # the memory and so never run side by side.
         "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core",
         f"ProctrackType=proctrack/{proctrack}", f"TaskPlugin=task/{task}",
-        "JobAcctGatherType=jobacct_gather/none", "AccountingStorageType=accounting_storage/none",
+        # jobacct_gather/cgroup gives each job its cpuacct cgroup on cgroup v1.
+        f"JobAcctGatherType=jobacct_gather/{'cgroup' if task == 'cgroup' else 'none'}",
+        "AccountingStorageType=accounting_storage/none",
         "KillWait=2", "InactiveLimit=0",
         f"NodeName={s.node} NodeHostname={s.node} NodeAddr=127.0.0.1 {hw} State=UNKNOWN",
         f"PartitionName=gpu Nodes={s.node} Default=YES MaxTime=INFINITE State=UP",

@@ -115,10 +115,13 @@ def test_serve_knows_each_slurm_job_its_user_and_gpu_and_the_epilog_says_how_it_
         allocated = {j: [g for g in ("0", "1") if value(s, "trainvitals_job_gpu_allocated",
                                                         job=j, gpu=g) == 1] for j in (busy, idle)}
         assert sorted(allocated[busy] + allocated[idle]) == ["0", "1"], allocated
-        # Its memory from its own cgroup (task/cgroup): the 64 MiB it holds, not the node's.
+        # Its memory and CPU from its own cgroups (task/cgroup, jobacct_gather/cgroup): the
+        # 64 MiB it holds, not the node's, and about the fifth of a core it burns.
         for j in (busy, idle):
             memory = value(s, "trainvitals_job_memory_bytes", job=j)
             assert 64 << 20 <= memory <= 512 << 20, (j, memory)
+            cores = value(s, "trainvitals_job_cpu_cores", job=j)
+            assert cores is not None and 0.05 <= cores <= 0.6, (j, cores)
         assert value(s, "trainvitals_finding_active", job=busy) is None
 
         states = {j: cluster.wait_done(j, timeout=60) for j in (busy, idle)}
