@@ -94,6 +94,11 @@ MISTAKES = [
     (["runs", "--since"], "trainvitals: runs: --since needs a value (WHEN)"),
     (["runs", "import"],
      "trainvitals: runs import: missing DIR; usage: trainvitals runs import [OPTIONS] DIR..."),
+    (["runs", "stats", "--by", "usr"],
+     "trainvitals: runs stats: --by: unknown value \"usr\" (did you mean \"user\"?); one of: "
+     "user, account, namespace, partition, host, job, name"),
+    (["runs", "show"], "trainvitals: runs show: give RUN or --job ID"),
+    (["serve", "--db", "runs.db"], "trainvitals: serve: --db needs --spool"),
     # a value out of a fixed list
     (["export", "a", "--format", "tsv"],
      "trainvitals: export: --format: unknown value \"tsv\" (did you mean \"csv\"?); one of: csv"),
