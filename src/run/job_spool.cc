@@ -75,6 +75,7 @@ void JobSpool::Finish(Spooled* s) {
   }
   summary.jsonl_error = s->jsonl->open_error();
   s->jsonl.reset();
+  s->meta.start_t = summary.outcome.start_t;  // when the agent first served it
   WriteJsonFile(s->run_dir + "/meta.json", MetaJson(s->meta));
   if (WriteJsonFile(s->run_dir + "/summary.json", RunSummaryJson(summary))) {
     IndexFinishedRun(options_.db, s->run_dir, summary, s->meta, options_.cost_rates);
