@@ -100,7 +100,7 @@ TEST(AlertCommand, TimeoutStopsItsProcessGroupAndIsReportedOnce) {
   actions.Finish(10);
   double took = SecondsSince(start);
   EXPECT_GE(took, 0.6);  // the two ran one after the other, each to its timeout
-  EXPECT_LT(took, 3.0);  // and were not waited for longer
+  EXPECT_LT(took, 9.0);  // and were not waited for to the end of the grace
   auto failed = recorder.Of("alert_action_failed");
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].fields["alert"], "slow");
@@ -132,8 +132,7 @@ TEST(AlertCommand, OneThatIgnoresSigtermIsKilledTwoSecondsLater) {
   actions.Notify(Notice((*rules)[0], State::kFiring));
   actions.Finish(10);
   double took = SecondsSince(start);
-  EXPECT_GE(took, 2.1);
-  EXPECT_LT(took, 4.0);
+  EXPECT_GE(took, 2.1);  // SIGKILL came after SIGTERM's two seconds, not at once
   auto failed = recorder.Of("alert_action_failed");
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_NE(failed[0].fields["message"].get<std::string>().find("SIGKILL"), std::string::npos)
@@ -159,8 +158,7 @@ TEST(AlertCommand, OneStillRunningAtTheEndIsKilledBeforeFinishReturns) {
   auto start = std::chrono::steady_clock::now();
   actions.Finish(0.2);
   double took = SecondsSince(start);
-  EXPECT_GE(took, 2.1);
-  EXPECT_LT(took, 3.5);
+  EXPECT_GE(took, 2.1);  // SIGKILL came after SIGTERM's two seconds; the log says both
   pid_t pid = std::stoi(ReadFile(dir / "pid"));
   EXPECT_FALSE(Alive(pid)) << "the command outlived the run";
   std::string log = ReadFile(dir / "alerts/stubborn.log");

@@ -122,12 +122,12 @@ TEST(AlertWebhook, AHungServerCostsNotifyNothingAndFinishKeepsToItsGrace) {
   for (int i = 0; i < 100; ++i) {
     actions.Notify(Notice((*rules)[0], State::kRepeat, 0, std::to_string(i)));
   }
-  EXPECT_LT(SecondsSince(all), 1.0);
+  EXPECT_LT(SecondsSince(all), 4.0);  // not one 5 s read timeout
   auto start = std::chrono::steady_clock::now();
   actions.Finish(1.0);
   double took = SecondsSince(start);
   EXPECT_GE(took, 0.9);
-  EXPECT_LT(took, 1.5);
+  EXPECT_LT(took, 4.0);  // not the 5 s read timeout, nor the server's 30 s
   EXPECT_EQ(server.Requests(), 1u);  // the first one, still waiting for its answer
   EXPECT_TRUE(recorder.Of("alert_action_failed").empty());  // nothing said after Finish
 }
@@ -151,14 +151,14 @@ TEST(AlertWebhook, Retries5xxWithBackoffAndReportsOnce) {
     double gap = std::chrono::duration<double>(times[i] - times[i - 1]).count();
     double backoff = 1 << (i - 1);
     EXPECT_GE(gap, backoff * 0.95) << i;
-    EXPECT_LT(gap, backoff + 0.5) << i;
+    EXPECT_LT(gap, backoff * 1.5 + 0.3) << i;  // not yet the next backoff's
   }
   // Later failures are not said again; Finish(1.0) gives up on the retries.
   actions.Notify(Notice((*rules)[0], State::kResolved));
   auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(WaitFor([&] { return server.Requests() >= 5; }, 2));
   actions.Finish(1.0);
-  EXPECT_LT(SecondsSince(start), 1.5);
+  EXPECT_LT(SecondsSince(start), 4.0);  // not the 7 s of the retries
   auto failed = recorder.Of("alert_action_failed");
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].fields["alert"], "r");
@@ -178,13 +178,13 @@ TEST(AlertWebhook, Other4xxIsNotRetried) {
   AlertActions actions(rules, Context(""), recorder.Callback());
   actions.Start();
   for (int i = 0; i < 3; ++i) actions.Notify(Notice((*rules)[0], State::kFiring));
-  auto start = std::chrono::steady_clock::now();
   actions.Finish(5);
-  EXPECT_LT(SecondsSince(start), 0.9);  // no backoff waited
-  EXPECT_EQ(server.Requests(), 3u);
+  EXPECT_EQ(server.Requests(), 3u);  // no retry
   auto failed = recorder.Of("alert_action_failed");
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_NE(failed[0].fields["message"].get<std::string>().find("HTTP 404"), std::string::npos);
+  std::string message = failed[0].fields["message"];
+  EXPECT_NE(message.find("HTTP 404"), std::string::npos) << message;
+  EXPECT_EQ(message.find("tries"), std::string::npos) << message;
 }
 
 TEST(AlertWebhook, TooManyRequestsIsRetried) {
@@ -232,9 +232,7 @@ TEST(AlertWebhook, HttpsChecksTheServersCertificate) {
     AlertActions actions(rules, Context(""), untrusted.Callback());
     actions.Start();
     actions.Notify(Notice((*rules)[0], State::kFiring));
-    auto start = std::chrono::steady_clock::now();
     actions.Finish(10);
-    EXPECT_LT(SecondsSince(start), 0.9);  // a certificate that fails is not retried
   }
   Recorder trusted;
   ::setenv("SSL_CERT_FILE", (dir / "cert.pem").c_str(), 1);
@@ -250,8 +248,10 @@ TEST(AlertWebhook, HttpsChecksTheServersCertificate) {
 
   auto failed = untrusted.Of("alert_action_failed");
   ASSERT_EQ(failed.size(), 1u);
-  EXPECT_NE(failed[0].fields["message"].get<std::string>().find("TLS"), std::string::npos)
-      << failed[0].fields["message"];
+  std::string message = failed[0].fields["message"];
+  EXPECT_NE(message.find("TLS"), std::string::npos) << message;
+  // A certificate that fails is not retried (a retried POST says its tries).
+  EXPECT_EQ(message.find("tries"), std::string::npos) << message;
   EXPECT_TRUE(trusted.Of("alert_action_failed").empty())
       << trusted.Of("alert_action_failed")[0].fields.dump();
   EXPECT_EQ(posts, 1);
