@@ -18,6 +18,7 @@ DEBIAN_PACKAGES=(
   libsimdjson-dev   # reading samples.jsonl back (trainvitals analyze)
   libgtest-dev googletest libbenchmark-dev
   libcpp-httplib-dev   # the Prometheus endpoint and the Pushgateway client
+  libnghttp2-dev   # serve's gRPC call to the kubelet (HTTP/2)
   libsqlite3-dev   # the run history (trainvitals runs)
   libncurses-dev   # the terminal of trainvitals top
   tmux   # the top tests drive it in a real terminal
@@ -85,6 +86,7 @@ PYTHON_PACKAGES=(
   pandas==3.0.6 packaging==24.1
   pytest==9.2.0 pytest-xdist==3.8.0 tensorboard==2.21.0 tbparse==0.0.9 visualdl==2.5.3 pyte==0.8.2
   selenium==4.32.0   # drives Chromium in the report tests; the newest that keeps Debian's urllib3 1.26
+  grpcio==1.85.1 grpcio-tools==1.85.1   # the kubelet's pod-resources API, served to `serve` in its tests
 )
 # Lightning over Debian's PyTorch, with --no-deps: its requirements would make pip
 # install a PyPI torch (a CUDA build, gigabytes) over Debian's. Its small

@@ -62,6 +62,11 @@ void AddServeCommand(CLI::App& app, Action* action) {
                   "The run history the spooled jobs go into (default: DIR/runs.db)")
       ->type_name("FILE")
       ->needs(spool);
+  cmd->add_option("--kubelet-socket", options->kubelet_socket,
+                  "The kubelet's pod-resources socket, asked for the namespace, pod and "
+                  "container names of Kubernetes jobs")
+      ->type_name("PATH")
+      ->capture_default_str();
   cmd->callback([=] {
     *action = [=]() {
       // Every thread the agent starts inherits these blocked; sigwait takes them.

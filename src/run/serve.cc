@@ -14,6 +14,7 @@
 #include "core/sampler.h"
 #include "core/sink_thread.h"
 #include "run/job_spool.h"
+#include "run/kubelet_pods.h"
 #include "run/node_sessions.h"
 #include "sinks/metrics_server.h"
 #include "sinks/prometheus_sink.h"
@@ -95,6 +96,7 @@ NodeAgent::NodeAgent(ServeOptions options)
   }
   fleet_.set_gpus(node_meta.gpus);
   sources.push_back(std::make_unique<NodeJobsSource>(env, static_cast<int>(::getpid())));
+  sources.push_back(std::make_unique<KubeletPodsSource>(options_.kubelet_socket));
   sources.push_back(std::make_unique<NodeSessionsSource>());
   sinks_.push_back(std::make_unique<PrometheusSink>(server_.get(), std::move(labels)));
   if (!options_.spool.empty()) {

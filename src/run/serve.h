@@ -14,6 +14,7 @@
 #include "core/endpoint.h"
 #include "core/source.h"
 #include "run/fleet.h"
+#include "run/kubelet_pods.h"
 
 namespace tv {
 
@@ -30,6 +31,9 @@ struct ServeOptions {
   // Where each job becomes a run directory (run/job_spool.h); empty: nowhere.
   std::string spool;
   std::string db;  // the run history of the spooled jobs; empty: <spool>/runs.db
+  // The kubelet's pod-resources socket, which names Kubernetes jobs
+  // (run/kubelet_pods.h).
+  std::string kubelet_socket = KubeletPodsSource::kSocket;
 };
 
 class NodeAgent {

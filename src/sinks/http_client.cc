@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "sinks/grpc_client.h"
 #include "sinks/http_plugin_abi.h"
 
 namespace tv {
@@ -23,6 +24,8 @@ namespace {
 struct Plugin {
   HttpPluginCallFn call = nullptr;
   HttpPluginFreeFn free = nullptr;
+  GrpcPluginCallFn grpc = nullptr;  // null in a plugin built without it
+  GrpcPluginFreeFn grpc_free = nullptr;
   std::string error;  // why it could not be loaded
 };
 
@@ -83,6 +86,9 @@ Plugin Load() {
     p.call = nullptr;
     p.error = "the HTTP plugin lacks TvHttpPluginCall or TvHttpPluginFree";
   }
+  p.grpc = reinterpret_cast<GrpcPluginCallFn>(::dlsym(handle, "TvGrpcPluginCall"));
+  p.grpc_free = reinterpret_cast<GrpcPluginFreeFn>(::dlsym(handle, "TvGrpcPluginFree"));
+  if (p.grpc_free == nullptr) p.grpc = nullptr;
   return p;
 }
 
@@ -125,6 +131,28 @@ HttpReply HttpRequest(const HttpCall& call) {
   if (r.error != nullptr) out.error = r.error;
   out.tls_refused = r.tls_refused != 0;
   plugin.free(&r);
+  return out;
+}
+
+GrpcReply GrpcUnixCall(const GrpcCall& call) {
+  GrpcReply out;
+  const Plugin& plugin = LoadedPlugin();
+  if (plugin.grpc == nullptr) {
+    out.error = plugin.error.empty() ? "the HTTP plugin lacks TvGrpcPluginCall" : plugin.error;
+    return out;
+  }
+  GrpcPluginCall c{call.socket_path.c_str(),
+                   call.method.c_str(),
+                   call.message.data(),
+                   call.message.size(),
+                   static_cast<int>(call.timeout_s * 1000),
+                   call.max_reply_bytes};
+  GrpcPluginReply r{};
+  plugin.grpc(&c, &r);
+  out.status = r.grpc_status;
+  if (r.message != nullptr) out.message.assign(r.message, r.message_size);
+  if (r.error != nullptr) out.error = r.error;
+  plugin.grpc_free(&r);
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The C interface of the HTTP plugin (libtrainvitals_http.so, built from
-// sinks/http_plugin/ with cpp-httplib and OpenSSL), which sinks/http_client.cc
-// loads on the first request. Plain C types, so the plugin and its loader need
-// not agree on anything else.
+// sinks/http_plugin/ with cpp-httplib and OpenSSL, and nghttp2 for gRPC),
+// which sinks/http_client.cc loads on the first request. Plain C types, so the
+// plugin and its loader need not agree on anything else.
 #pragma once
 
 #include <cstddef>
@@ -34,5 +34,28 @@ struct HttpPluginReply {
 // TvHttpPluginFree releases.
 using HttpPluginCallFn = int (*)(const HttpPluginCall* call, HttpPluginReply* reply);
 using HttpPluginFreeFn = void (*)(HttpPluginReply* reply);
+
+// One unary gRPC call over HTTP/2 on a Unix socket (nghttp2), as the
+// kubelet's pod-resources API is asked.
+struct GrpcPluginCall {
+  const char* socket_path;
+  const char* method;   // "/package.Service/Method"
+  const char* message;  // the request message's protobuf bytes
+  std::size_t message_size;
+  int timeout_ms;               // for the whole call
+  std::size_t max_reply_bytes;  // a longer reply is refused
+};
+
+struct GrpcPluginReply {
+  int grpc_status;  // gRPC's status (0: OK); -1 when no status came (`error` says why)
+  char* message;    // the reply message's bytes (malloc'd), or null
+  std::size_t message_size;
+  char* error;  // what went wrong, in plain words (malloc'd), or null
+};
+
+// TvGrpcPluginCall makes the call and fills `reply` (0 always), which
+// TvGrpcPluginFree releases.
+using GrpcPluginCallFn = int (*)(const GrpcPluginCall* call, GrpcPluginReply* reply);
+using GrpcPluginFreeFn = void (*)(GrpcPluginReply* reply);
 
 }  // extern "C"
