@@ -16,7 +16,7 @@ TEST_JOBS ?= 1
 PYTEST_JOBS := $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 SOAK_SECONDS ?= 3600
 
-.PHONY: all build deps test test-slow test-install demo bench lint format format-check fuzz sanitize soak docs clean
+.PHONY: all build deps test test-slow test-fleet test-helm test-install demo bench lint format format-check fuzz sanitize soak docs clean
 
 all: build
 
@@ -39,12 +39,26 @@ deps:
 
 test: deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j2
-	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q $(PYTEST_JOBS) --durations=25 -m "not install and not slow" tests/integration
+	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q $(PYTEST_JOBS) --durations=25 -m "not install and not slow and not fleet and not helm" tests/integration
 
 # The slowest end-to-end tier: checks `make test` makes for one framework, made
 # for the others too (tests marked `slow`).
 test-slow: deps build
 	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q $(PYTEST_JOBS) -m slow tests/integration
+
+# A fleet on this machine, as root: three nodes as network and PID namespaces,
+# each with its own `trainvitals serve`, and one Prometheus with the shipped
+# rules answering the fleet's questions (tests marked `fleet`).
+test-fleet: deps build
+	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q -m fleet tests/integration
+
+# The Helm chart (deploy/helm/trainvitals) with the real Helm: lint, renders
+# checked against the Kubernetes and Prometheus Operator types, the rules with
+# promtool (tests marked `helm`). scripts/helm.sh builds Helm from its Go module
+# into build/tools/bin first: minutes the first time, then a no-op.
+test-helm: deps build
+	@scripts/helm.sh
+	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q -m helm tests/integration
 
 # The installation tier: `pip install .` into a fresh environment and `make demo`
 # with only Debian on PATH (tests marked `install`; .ci/run runs it once).

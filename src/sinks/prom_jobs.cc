@@ -43,7 +43,8 @@ constexpr MetricDef kStart =
     Gauge("start_time_seconds", Unit::kSeconds, "When the agent first saw the job (unix time).");
 constexpr MetricDef kGpusHeld =
     Gauge("gpus_held", Unit::kCount,
-          "GPUs the job holds: those its processes use and those its environment names.");
+          "GPUs the job holds: those its processes use and those its environment names; 0 once "
+          "it ended.");
 constexpr MetricDef kHeldSeconds{
     Scope::kJob,
     "gpu_held_seconds",
@@ -134,8 +135,10 @@ void AppendJobSeries(const Row& row, const PromLabels& labels, PromFormat format
   family(kMemoryPeak, [](const JobRow& job, auto start) {
     if (job.memory_peak_bytes) start().End(*job.memory_peak_bytes);
   });
+  // A job that ended holds no GPU: while its series linger, it has no share
+  // of one and no GPU of its own.
   family(kGpusHeld, [](const JobRow& job, auto start) {
-    start().End(static_cast<double>(job.row.gpus.size()));
+    start().End(job.ended_t ? 0.0 : static_cast<double>(job.row.gpus.size()));
   });
   std::span<const MetricDef> defs = SampleMetrics();
   for (size_t i = 0; i < defs.size(); ++i) {
@@ -149,6 +152,7 @@ void AppendJobSeries(const Row& row, const PromLabels& labels, PromFormat format
   for (size_t i = 0; i < gdefs.size(); ++i) {
     if (!gdefs[i].name.starts_with("job_")) continue;
     family(gdefs[i], [&](const JobRow& job, auto start) {
+      if (job.ended_t) return;
       for (const GpuRow& g : job.row.gpus) {
         if (i >= g.values.size() || !g.values[i]) continue;
         JobWriter& s = start();
@@ -206,6 +210,7 @@ void AppendJobSeries(const Row& row, const PromLabels& labels, PromFormat format
       },
       "trainvitals_finding_active");
   family(kAllocated, [](const JobRow& job, auto start) {
+    if (job.ended_t) return;
     for (size_t g = 0; g < job.row.gpus.size(); ++g) {
       JobWriter& s = start();
       s.Gpu(job.row.gpus[g]);

@@ -17,6 +17,12 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slow: the slowest end-to-end tier (a check already made for one framework, "
         "made again for the others): make test-slow, not make test")
+    config.addinivalue_line(
+        "markers", "helm: the Helm chart with the real Helm, built from its Go module "
+        "(scripts/helm.sh): make test-helm, not make test")
+    config.addinivalue_line(
+        "markers", "fleet: three nodes as network and PID namespaces, each with its own agent, "
+        "and one Prometheus (root): make test-fleet, not make test")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HELPERS = pathlib.Path(__file__).resolve().parent / "helpers"

@@ -276,8 +276,15 @@ def test_an_ended_job_says_so_then_goes_and_the_cap_is_counted(agent, node):
     finally:
         given.kill()
         given.wait()
-    wait_for(lambda: a.value(a.series(), "trainvitals_job_running", job=pod) == 0,
-             what="the ended pod said so")
+    def ended():
+        s = a.series()
+        return s if a.value(s, "trainvitals_job_running", job=pod) == 0 else None
+
+    s = wait_for(ended, what="the ended pod said so")
+    # It holds no GPU any more: no GPU-hours or waste counted for it while it lingers.
+    assert a.value(s, "trainvitals_job_gpus_held", job=pod) == 0
+    assert a.value(s, "trainvitals_job_gpu_allocated", job=pod) is None
+    assert a.value(s, "trainvitals_gpu_job_processes", job=pod) is None
     wait_for(lambda: info_of(a, a.series(), pod) is None, what="the ended pod gone")
     assert a.value(a.series(), "trainvitals_job_running", job=POD_A) == 1
     assert a.stop()[0] == 0
