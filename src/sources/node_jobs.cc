@@ -102,6 +102,7 @@ void NodeJobsSource::ReadSession(int pid, Proc* proc) {
 bool NodeJobsSource::Place(int pid, Proc* proc) {
   if (!env_->ReadFile(ProcPidFile(pid, "cgroup").c_str(), &buffer_).ok()) return false;
   std::vector<ProcCgroupLine> lines = ParseProcCgroup(buffer_);
+  std::erase_if(lines, [&](ProcCgroupLine& l) { return !namespace_->Resolve(&l); });
   std::optional<JobPath> path = JobOfLines(lines);
   if (!path) return true;
   proc->key = PathKey(*path);
@@ -236,8 +237,21 @@ void NodeJobsSource::ShareGpus(const Sample& sample) {
 }
 
 void NodeJobsSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
-  if (mounts_.empty() && env_->ReadFile("/proc/self/mountinfo", &buffer_).ok()) {
-    mounts_ = ParseMountInfo(buffer_);
+  if (!namespace_) {
+    if (env_->ReadFile("/proc/self/mountinfo", &buffer_).ok()) mounts_ = ParseMountInfo(buffer_);
+    namespace_ = std::make_unique<CgroupNamespace>(env_, &mounts_, self_pid_);
+    if (!namespace_->unresolved().empty()) {
+      std::string which;
+      for (const std::string& h : namespace_->unresolved())
+        which += (which.empty() ? "" : ", ") + h;
+      notices->push_back(
+          {"node_jobs",
+           "the agent is in a cgroup namespace of its own and finds itself in no whole mount of "
+           "the host's cgroup tree (" +
+               which +
+               "): the jobs there are found by their paths, without their CPU and memory (mount "
+               "the host's /sys/fs/cgroup whole, read-only)"});
+    }
   }
   names_.clear();
   pids_.clear();

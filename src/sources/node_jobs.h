@@ -25,6 +25,7 @@
 #include "core/env.h"
 #include "core/source.h"
 #include "sources/cgroup.h"
+#include "sources/cgroup_ns.h"
 #include "sources/cgroup_usage.h"
 #include "sources/mountinfo.h"
 
@@ -66,6 +67,7 @@ class NodeJobsSource final : public Source {
   int self_pid_;
   std::string self_key_;
   std::vector<MountInfo> mounts_;
+  std::unique_ptr<CgroupNamespace> namespace_;  // made with the mounts
   std::unordered_map<int, Proc> procs_;
   std::map<std::string, std::unique_ptr<Job>> jobs_;
   std::vector<std::string> names_;

@@ -127,12 +127,12 @@ def scenario(tmp_path, node):
 
 
 class Agent:
-    def __init__(self, tmp_path, node, *flags, gpus=None):
+    def __init__(self, tmp_path, node, *flags, gpus=None, prefix=()):
         self.port = free_port()
         env = {**os.environ, "TRAINVITALS_NVML_LIBRARY": str(FAKE),
                "FAKE_NVML_SCENARIO": str(gpus or scenario(tmp_path, node))}
         self.proc = subprocess.Popen(
-            [cli_path(), "serve", "--listen", f"127.0.0.1:{self.port}", "--node", "node-1",
+            [*prefix, cli_path(), "serve", "--listen", f"127.0.0.1:{self.port}", "--node", "node-1",
              *flags], env=env, stderr=subprocess.PIPE, text=True)
         self.url = f"http://127.0.0.1:{self.port}/metrics"
 

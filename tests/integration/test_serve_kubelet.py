@@ -150,3 +150,34 @@ def test_a_kubelet_that_cannot_be_asked_costs_the_names_only(tmp_path, pods, gpu
     assert code == 0, err
     assert ("kubelet: cannot list the pods from the kubelet "
             f"({socket}): it answered gRPC status 14: the kubelet is starting") in err, err
+
+
+def test_an_agent_in_a_cgroup_namespace_of_its_own_reads_each_pods_cgroup(tmp_path, pods, gpus):
+    """As in a pod on cgroup v2: the agent in a cgroup below the root, in a
+    namespace of its own (unshare --cgroup), sees the other pods' cgroups as
+    "/../../kubepods/..." and the host's tree mounted whole as "/../..". Each
+    pod's figures are still its own cgroup's, not the node's."""
+    agent_cgroup = f"/trainvitals-agent-{os.getpid()}/inner"
+    where = placed({"unified": agent_cgroup, "v1": agent_cgroup})
+    prefix = [*helper("in_cgroup.py"), *where, "--", "unshare", "--cgroup"]
+    agent = Agent(tmp_path, None, "--kubelet-socket", str(tmp_path / "none.sock"), gpus=gpus,
+                  prefix=prefix)
+    try:
+        def figures():
+            s = agent.series()
+            memory = {j: agent.value(s, "trainvitals_job_memory_bytes", job=j)
+                      for j in (POD_X, POD_Z)}
+            return memory if all(memory.values()) else None
+        memory = wait_for(figures, timeout=30, what="each pod's memory from its cgroup")
+        with open(f"/proc/{agent.proc.pid}/cgroup") as f:
+            assert agent_cgroup in f.read()  # where the agent's namespace starts
+    finally:
+        code, err = agent.stop()
+        for root in hierarchies().values():
+            remove_tree(os.path.join(root, agent_cgroup.split("/")[1]))
+    assert code == 0, err
+    # Each pod holds its 20 MiB and a Python: its own cgroup, not the node's.
+    for job, value in memory.items():
+        assert 20 << 20 <= value <= 200 << 20, (job, value)
+    assert "cgroup namespace" not in err, err
+
