@@ -127,7 +127,7 @@ TEST(AlertWebhook, AHungServerCostsNotifyNothingAndFinishKeepsToItsGrace) {
   actions.Finish(1.0);
   double took = SecondsSince(start);
   EXPECT_GE(took, 0.9);
-  EXPECT_LT(took, 4.0);  // not the 5 s read timeout, nor the server's 30 s
+  EXPECT_LT(took, 4.0);              // not the 5 s read timeout, nor the server's 30 s
   EXPECT_EQ(server.Requests(), 1u);  // the first one, still waiting for its answer
   EXPECT_TRUE(recorder.Of("alert_action_failed").empty());  // nothing said after Finish
 }
