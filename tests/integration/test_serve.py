@@ -64,15 +64,23 @@ def remove_tree(directory):
             pass
 
 
-@pytest.fixture(scope="module")
-def node():
+def need_cgroups():
+    """The hierarchies' roots (hierarchies()); the test is skipped where no
+    cgroup can be made."""
     roots = hierarchies()
-    probe = os.path.join(roots.get("unified", "/sys/fs/cgroup"), "trainvitals-serve-probe")
+    probe = os.path.join(roots.get("unified", "/sys/fs/cgroup"),
+                         f"trainvitals-probe-{os.getpid()}")
     try:
         os.mkdir(probe)
         os.rmdir(probe)
     except OSError as e:
         pytest.skip(f"cgroups cannot be made here ({e}): the agent's job discovery needs them")
+    return roots
+
+
+@pytest.fixture(scope="module")
+def node():
+    roots = need_cgroups()
     pod_a = f"/kubepods/burstable/pod{POD_A}/{CID_A}"
     pod_b = (f"/kubepods.slice/kubepods-pod{POD_B.replace('-', '_')}.slice/"
              f"cri-containerd-{CID_B}.scope")

@@ -15,7 +15,7 @@ import pytest
 from conftest import helper
 from kubelet_server import Kubelet
 from prom_services import wait_for
-from test_serve import Agent, hierarchies, info_of, placed, remove_tree
+from test_serve import Agent, hierarchies, info_of, need_cgroups, placed, remove_tree
 
 POD_X, POD_Y, POD_Z = (str(uuid.uuid4()) for _ in range(3))
 CID_X, CID_Y, CID_Z = (uuid.uuid4().hex * 2 for _ in range(3))
@@ -29,13 +29,7 @@ def systemd_slice(qos, pod):
 
 @pytest.fixture(scope="module")
 def pods():
-    roots = hierarchies()
-    probe = os.path.join(roots.get("unified", "/sys/fs/cgroup"), "trainvitals-kubelet-probe")
-    try:
-        os.mkdir(probe)
-        os.rmdir(probe)
-    except OSError as e:
-        pytest.skip(f"cgroups cannot be made here ({e}): the agent's job discovery needs them")
+    roots = need_cgroups()
     base = {k: v for k, v in os.environ.items()
             if not k.startswith(("SLURM_", "CUDA_", "NVIDIA_", "POD_"))}
     jobs = {

@@ -140,6 +140,11 @@ std::string Exchange(nghttp2_session* session, Stream& s, int timeout_ms, const 
   };
   while (!s.closed) {
     if (int rv = nghttp2_session_send(session); rv != 0) {
+      // A server that does not speak HTTP/2 may have answered and hung up
+      // before its answer was read.
+      char peek[5];
+      ssize_t got = ::recv(s.fd, peek, sizeof peek, MSG_DONTWAIT | MSG_PEEK);
+      if (head.empty() && got > 0) head.assign(peek, static_cast<size_t>(got));
       return failed(std::string("cannot send to ") + path + ": " +
                     (s.send_errno != 0 ? std::strerror(s.send_errno) : nghttp2_strerror(rv)));
     }
