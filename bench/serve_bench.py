@@ -75,6 +75,74 @@ def stop_jobs(shells, dirs, root):
                 pass
 
 
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def measure(command, env, port, ready, seconds):
+    """An exporter's CPU share over `seconds` once /metrics says `ready`, its
+    peak RSS, the median of 20 scrapes and the last page."""
+    agent = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/metrics"
+    try:
+        for _ in range(150):
+            time.sleep(0.2)
+            try:
+                if ready(urllib.request.urlopen(url).read().decode()):
+                    break
+            except OSError:
+                continue
+        time.sleep(5)
+        c0, t0 = cpu_seconds(agent.pid), time.monotonic()
+        time.sleep(seconds)
+        share = (cpu_seconds(agent.pid) - c0) / (time.monotonic() - t0)
+        scrapes = []
+        for _ in range(20):
+            t = time.perf_counter()
+            text = urllib.request.urlopen(url).read().decode()
+            scrapes.append(time.perf_counter() - t)
+        scrapes.sort()
+        return {"share": share, "hwm_mib": status_kib(agent.pid, "VmHWM") / 1024,
+                "scrape_ms": 1000 * scrapes[len(scrapes) // 2], "text": text}
+    finally:
+        agent.send_signal(signal.SIGTERM)
+        try:
+            agent.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            agent.kill()
+            agent.wait()
+
+
+def peer(args, scenario, tmp):
+    """nvitop-exporter 1.7.2 (`deps.sh --bench`) on the same fake GPUs, at its
+    1 s interval: nvidia-ml-py dlopens "libnvidia-ml.so.1", a link to the fake
+    on LD_LIBRARY_PATH. It serves device and per-process GPU series only (no
+    job, no cgroup); the NVML calls the fake lacks (encoder, decoder, power
+    limit, field values) it tries once and leaves out."""
+    exe = pathlib.Path(sys.executable).parent / "nvitop-exporter"
+    if not exe.exists():
+        print("nvitop-exporter: not installed (scripts/deps.sh --bench)")
+        return
+    lib = pathlib.Path(tmp) / "lib"
+    lib.mkdir()
+    (lib / "libnvidia-ml.so.1").symlink_to(FAKE)
+    env = {**os.environ, "LD_LIBRARY_PATH": str(lib), "FAKE_NVML_SCENARIO": str(scenario)}
+    port = free_port()
+    theirs = measure([str(exe), "--bind-address", "127.0.0.1", "--port", str(port),
+                      "--interval", "1"], env, port,
+                     lambda text: 'index="7"' in text, args.seconds)
+    series = [l for l in theirs["text"].splitlines() if l and not l.startswith("#")]
+    per_gpu = sum(1 for l in series if 'index="' in l) / 8
+    print(f"nvitop-exporter 1.7.2 CPU {100 * theirs['share']:.3f} % of one core, peak RSS "
+          f"{theirs['hwm_mib']:.1f} MiB, scrape median {theirs['scrape_ms']:.2f} ms, "
+          f"{len(series)} series ({per_gpu:.0f} per GPU; no jobs)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cli")
@@ -92,48 +160,25 @@ def main():
                                for j in range(g, args.jobs, 8)]} for g in range(8)]
         scenario = pathlib.Path(tmp) / "gpus.json"
         scenario.write_text(json.dumps({"devices": gpus}))
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-        s.close()
         env = {**os.environ, "TRAINVITALS_NVML_LIBRARY": str(FAKE),
                "FAKE_NVML_SCENARIO": str(scenario)}
-        agent = subprocess.Popen([args.cli, "serve", "--listen", f"127.0.0.1:{port}"], env=env,
-                                 stderr=subprocess.DEVNULL)
-        url = f"http://127.0.0.1:{port}/metrics"
-        text = ""
-        for _ in range(100):
-            time.sleep(0.2)
-            try:
-                text = urllib.request.urlopen(url).read().decode()
-            except OSError:
-                continue
-            if text.count("trainvitals_job_info{") >= args.jobs:
-                break
-        time.sleep(5)
-        c0, t0 = cpu_seconds(agent.pid), time.monotonic()
-        time.sleep(args.seconds)
-        share = (cpu_seconds(agent.pid) - c0) / (time.monotonic() - t0)
-        scrapes = []
-        for _ in range(20):
-            t = time.perf_counter()
-            text = urllib.request.urlopen(url).read().decode()
-            scrapes.append(time.perf_counter() - t)
-        hwm = status_kib(agent.pid, "VmHWM")
-        agent.send_signal(signal.SIGTERM)
-        agent.wait(timeout=30)
+        port = free_port()
+        ours = measure([args.cli, "serve", "--listen", f"127.0.0.1:{port}"], env, port,
+                       lambda text: text.count("trainvitals_job_info{") >= args.jobs,
+                       args.seconds)
+        text = ours["text"]
         series = [l for l in text.splitlines() if l and not l.startswith("#")]
         jobs = {m.group(1) for l in series for m in [re.search(r'job="([^"]+)"', l)] if m}
         per_job_series = sum(1 for l in series if 'job="' in l) / max(1, len(jobs))
         per_gpu = sum(1 for l in series if 'gpu="' in l and 'job="' not in l) / 8
         procs = sum(1 for p in os.listdir("/proc") if p.isdigit())
         print(f"jobs served {len(jobs)}, processes on the node {procs}, GPUs 8")
-        print(f"serve CPU {100 * share:.3f} % of one core over {args.seconds:.0f} s "
-              f"(target <= 1 %), peak RSS {hwm / 1024:.1f} MiB (target <= 50 MiB)")
-        scrapes.sort()
-        print(f"scrape median {1000 * scrapes[len(scrapes) // 2]:.2f} ms, /metrics "
+        print(f"serve CPU {100 * ours['share']:.3f} % of one core over {args.seconds:.0f} s "
+              f"(target <= 1 %), peak RSS {ours['hwm_mib']:.1f} MiB (target <= 50 MiB)")
+        print(f"scrape median {ours['scrape_ms']:.2f} ms, /metrics "
               f"{len(text) / 1024:.0f} KiB, {len(series)} series: {per_gpu:.0f} per GPU, "
               f"{per_job_series:.1f} per job")
+        peer(args, scenario, tmp)
     finally:
         stop_jobs(shells, dirs, root)
 

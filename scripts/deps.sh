@@ -102,7 +102,7 @@ LIGHTNING_PACKAGES=(
   lightning==2.2.5 lightning-utilities==0.11.9 torchmetrics==1.2.1 fsspec==2024.6.1 tqdm==4.70.1
 )
 # The peers `make bench` measures side by side with trainvitals (psutil is Debian's).
-BENCH_PACKAGES=(nvitop==1.7.2 gpustat==1.1.1 mlflow-skinny==3.17.2)
+BENCH_PACKAGES=(nvitop==1.7.2 nvitop-exporter==1.7.2 gpustat==1.1.1 mlflow-skinny==3.17.2)
 
 # Which of these pins the venv does not hold: importlib.metadata, no import, so
 # this check takes a fraction of a second (importing TensorFlow alone takes seconds).

@@ -16,7 +16,7 @@ from conftest import ROOT, cli_path, helper
 from fleet_nodes import Node, free_subnets, skip_reason
 from prom_services import query, start_prometheus, wait_for
 from test_gpus import FAKE
-from test_serve import hierarchies, placed, remove_tree
+from test_serve import hierarchies, need_cgroups, placed, remove_tree
 
 pytestmark = pytest.mark.fleet
 
@@ -67,12 +67,7 @@ def fleet(tmp_path_factory):
     `ranks` and `agents` by node."""
     if skip_reason():
         pytest.skip(skip_reason())
-    probe = os.path.join(hierarchies().get("unified", "/sys/fs/cgroup"), "trainvitals-fleet-probe")
-    try:
-        os.mkdir(probe)
-        os.rmdir(probe)
-    except OSError as e:
-        pytest.skip(f"cgroups cannot be made here ({e}): the agents' job discovery needs them")
+    need_cgroups()
     tmp = tmp_path_factory.mktemp("fleet")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "CUDA_"))}
     nodes, ranks, agents, prom, logs_open = {}, {}, {}, None, []
