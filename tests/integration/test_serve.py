@@ -3,6 +3,7 @@ its processes are in (Kubernetes pods under the cgroupfs and the systemd
 drivers, a Slurm job, a GPU process in no job's cgroup), gives each job its
 own CPU, memory and GPU figures, and serves them for a fleet: who a job is in
 one info series, its figures labelled by job alone."""
+import contextlib
 import json
 import os
 import pathlib
@@ -78,6 +79,26 @@ def need_cgroups():
     return roots
 
 
+@contextlib.contextmanager
+def ready_processes(start, roots, tops):
+    """The processes start(procs) puts in procs, by name, each of which says
+    "ready": their PIDs, while the block runs; then they are killed and the
+    cgroup trees `tops` are removed under each of `roots`."""
+    procs = {}
+    try:
+        start(procs)
+        for p in procs.values():
+            assert p.stdout.readline().strip() == "ready"
+        yield {name: p.pid for name, p in procs.items()}
+    finally:
+        for p in procs.values():
+            p.kill()
+            p.wait()
+        for root in roots.values():
+            for top in tops:
+                remove_tree(os.path.join(root, top))
+
+
 @pytest.fixture(scope="module")
 def node():
     roots = need_cgroups()
@@ -98,8 +119,7 @@ def node():
                    "SLURM_JOB_ACCOUNT": "ml", "SLURM_JOB_PARTITION": "gpu",
                    "SLURM_JOB_GPUS": "1"}),
     }
-    procs = {}
-    try:
+    def start(procs):
         for name, (paths, mib, share, env) in jobs.items():
             procs[name] = subprocess.Popen(
                 [*helper("in_cgroup.py"), *placed(paths), "--",
@@ -109,17 +129,10 @@ def node():
         procs["tree"] = subprocess.Popen([*helper("job_work.py"), "30", "0.1"], env=base,
                                          stdout=subprocess.PIPE, text=True,
                                          start_new_session=True)
-        for p in procs.values():
-            assert p.stdout.readline().strip() == "ready"
-        yield {name: p.pid for name, p in procs.items()}
-    finally:
-        for p in procs.values():
-            p.kill()
-            p.wait()
-        for root in roots.values():
-            for top in ("kubepods", "kubepods.slice", "slurm",
-                        f"system.slice/slurmstepd.scope/job_{SLURM_JOB}"):
-                remove_tree(os.path.join(root, top))
+
+    with ready_processes(start, roots, ("kubepods", "kubepods.slice", "slurm",
+                                        f"system.slice/slurmstepd.scope/job_{SLURM_JOB}")) as pids:
+        yield pids
 
 
 def scenario(tmp_path, node):

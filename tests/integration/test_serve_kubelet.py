@@ -15,7 +15,8 @@ import pytest
 from conftest import helper
 from kubelet_server import Kubelet
 from prom_services import wait_for
-from test_serve import Agent, hierarchies, info_of, need_cgroups, placed, remove_tree
+from test_serve import (Agent, hierarchies, info_of, need_cgroups, placed, ready_processes,
+                        remove_tree)
 
 POD_X, POD_Y, POD_Z = (str(uuid.uuid4()) for _ in range(3))
 CID_X, CID_Y, CID_Z = (uuid.uuid4().hex * 2 for _ in range(3))
@@ -42,23 +43,15 @@ def pods():
         "z": (f"{systemd_slice('besteffort', POD_Z)}/cri-containerd-{CID_Z}.scope",
               {"HOSTNAME": "notebook-z"}),
     }
-    procs = {}
-    try:
+    def start(procs):
         for name, (path, env) in jobs.items():
             procs[name] = subprocess.Popen(
                 [*helper("in_cgroup.py"), *placed({"unified": path, "v1": path}), "--",
                  *helper("job_work.py"), "20", "0.05"],
                 env={**base, **env}, stdout=subprocess.PIPE, text=True)
-        for p in procs.values():
-            assert p.stdout.readline().strip() == "ready"
-        yield {name: p.pid for name, p in procs.items()}
-    finally:
-        for p in procs.values():
-            p.kill()
-            p.wait()
-        for root in roots.values():
-            for top in ("kubepods", "kubepods.slice"):
-                remove_tree(os.path.join(root, top))
+
+    with ready_processes(start, roots, ("kubepods", "kubepods.slice")) as pids:
+        yield pids
 
 
 @pytest.fixture
