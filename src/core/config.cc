@@ -69,6 +69,18 @@ const std::vector<OptionDef> kOptions = {
      [](const Config& c) { return c.runs_dir; }},
     {"--name", "name", "text", "Name of the run. Default: the script or command name.",
      [](Config& c, std::string_view t) { c.name = t; }, [](const Config& c) { return c.name; }},
+    {"--job-id", "job_id", "text",
+     "The job this run belongs to, the same on every node of a multi-node job: meta.json's "
+     "job, `trainvitals runs --job ID` and the `job` label of every Prometheus series. "
+     "Default: SLURM_JOB_ID, else TORCHELASTIC_RUN_ID or torchrun's --rdzv-id, else the "
+     "rendezvous and the start minute (MASTER_ADDR:MASTER_PORT@YYYY-MM-DDTHH:MMZ, or "
+     "torchrun's --rdzv-endpoint or --master-addr and --master-port); none when nothing "
+     "names one.",
+     [](Config& c, std::string_view t) {
+       if (t.empty()) throw ConfigError("--job-id: give the job's id");
+       c.job_id = t;
+     },
+     [](const Config& c) { return c.job_id; }},
     {"--quiet", "quiet", "bool", "No live status line and no summary on stderr.",
      [](Config& c, std::string_view t) { c.quiet = ParseBool("--quiet", t); },
      [](const Config& c) { return std::string(c.quiet ? "true" : "false"); }},
@@ -218,6 +230,7 @@ std::string TomlValueText(const toml::node& node) {
 std::string_view NearestKey(std::string_view key) {
   static const std::vector<std::string_view> keys = [] {
     std::vector<std::string_view> out;
+    out.reserve(kOptions.size());
     for (const OptionDef& o : kOptions) out.push_back(o.key);
     return out;
   }();

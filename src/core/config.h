@@ -27,6 +27,9 @@ struct Config {
   std::string out;  // run directory; empty: <runs_dir>/<stamp>-<name>
   std::string runs_dir = "trainvitals-runs";
   std::string name;  // empty: derived from the command
+  // The job the run belongs to (run/run_job.h); empty: derived from the
+  // environment and the launcher's command line.
+  std::string job_id;
   bool quiet = false;
   double kill_after_s = 20;  // run: SIGKILL the job this long after INT/TERM (0: at a second)
   std::vector<int> gpus;     // GPUs to watch as the job numbers them; empty: all

@@ -1,16 +1,23 @@
-// JobIdentity: who a job on the node is, as `serve` finds it (from its cgroup
-// path and its environment; sources/node_jobs.h). Stable while the job lives.
+// JobIdentity: who a job is. `serve` finds each job on the node from its
+// cgroup path and its environment (sources/node_jobs.h); `run`, `attach` and
+// the in-process monitor derive the job their training belongs to the same
+// way on every node of a multi-node job (run/run_job.h). Stable while the job
+// lives.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tv {
 
 struct JobIdentity {
-  std::string job;     // the `job` label: Slurm job id, pod UID, container id, unit name
-  std::string kind;    // "slurm", "kubernetes", "docker", "podman", "containerd", "crio",
-                       // "systemd", "user", "tree" (a process tree in no job's cgroup)
+  std::string job;     // the `job` label: Slurm job id, pod UID, container id, unit name,
+                       // --job-id, torchelastic run id, "ADDR:PORT@YYYY-MM-DDTHH:MMZ"
+  std::string kind;    // serve: "slurm", "kubernetes", "docker", "podman", "containerd",
+                       // "crio", "systemd", "user", "tree" (a process tree in no job's
+                       // cgroup); run, attach, python: "given", "slurm", "torchelastic",
+                       // "rendezvous"
   std::string cgroup;  // the job's cgroup path ("/kubepods/burstable/pod...")
   std::string user;
   std::string account;         // Slurm
@@ -23,6 +30,9 @@ struct JobIdentity {
   // AllocatedGpus), and the variable that named them; empty when none did.
   std::vector<std::string> allocated_gpus;
   std::string allocated_from;
+  // run, attach: this node's rank among the job's nodes, when the launcher or
+  // the environment says it (run/run_job.h).
+  std::optional<int> node_rank;
 };
 
 // The key a job is known by on the node: its kind and its id ("slurm/4242").

@@ -79,6 +79,7 @@ void Exporters::AddPrometheus(const ExporterContext& context, std::vector<Sink*>
   PromLabels labels;
   labels.host = meta.host;
   labels.run = context.identity.name;
+  if (meta.job) labels.job = meta.job->job;
   for (const GpuInfo& g : meta.gpus) {
     PromGpuLabel label;
     label.index = g.index;

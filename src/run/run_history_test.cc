@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "core/config.h"
+#include "run/run_meta.h"
 #include "store/summary_fixture.h"
 
 namespace tv::run_history_test {
@@ -166,6 +167,35 @@ TEST_F(RunHistoryDir, AFinishedRunIsIndexed) {
   EXPECT_DOUBLE_EQ(*runs[0].gpu_hours, 1);
   EXPECT_DOUBLE_EQ(*runs[0].busy_ratio, 0.25);
   EXPECT_DOUBLE_EQ(*runs[0].wasted_gpu_hours, 0.75);
+}
+
+TEST_F(RunHistoryDir, ARunOfAJobIsFoundByTheJobsId) {
+  // As `run` writes it (run/run_meta.h): the job it derived, with this
+  // node's rank; `trainvitals runs --job ID` asks for exactly this.
+  std::string db = (dir_ / "runs.db").string();
+  Config config;
+  config.job_id = "node0:29500@2026-11-30T14:05Z";
+  LiveIdentity run{1,          2, "run", "train", {"torchrun", "train.py"}, (dir_ / "run").string(),
+                   1796047509, 1};
+  MetaRecord meta = RunMeta(run, config, LoadJudging(config), {}, {}, "");
+  RunSummary summary;
+  summary.outcome.duration_s = 60;
+  ::testing::internal::CaptureStderr();
+  IndexFinishedRun(db, (dir_ / "run").string(), summary, meta, CostRates{});
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  std::string error;
+  auto index = RunIndex::Open(db, &error);
+  ASSERT_NE(index, nullptr) << error;
+  std::vector<RunRecord> runs;
+  RunQuery q;
+  q.job = "node0:29500@2026-11-30T14:05Z";
+  ASSERT_TRUE(index->Query(q, &runs, &error)) << error;
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].name, "train");
+  EXPECT_EQ(runs[0].job_kind, "given");
+  q.job = "node0:29500";
+  ASSERT_TRUE(index->Query(q, &runs, &error)) << error;
+  EXPECT_TRUE(runs.empty()) << "the whole id, not a part of it";
 }
 
 TEST(RunIndexPath, FollowsXdgDataHomeThenHome) {

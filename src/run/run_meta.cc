@@ -10,6 +10,7 @@
 #include "analysis/alerts/rules_file.h"
 #include "analysis/judges.h"
 #include "core/host.h"
+#include "run/run_job.h"
 
 namespace tv {
 
@@ -50,6 +51,9 @@ MetaRecord RunMeta(const LiveIdentity& run, const Config& config, const RunJudgi
   meta.gpu_driver = gpu_driver;
   meta.prometheus_url = prometheus_url;
   meta.user = UserNameOf(::geteuid()).value_or("");
+  // The job the run belongs to, named alike on every node of the job.
+  meta.job = DeriveRunJob({config.job_id, SessionEnviron(run.mode, run.job_pid, Env::Default()),
+                           run.command, run.start_t});
   return meta;
 }
 

@@ -4,7 +4,8 @@
 // `analyze` and `report` reach the run's verdict without its config.
 //
 // Thread safety: pure, except LoadJudging (reads the config's files) and
-// RunMeta (the host's name, kernel and working directory).
+// RunMeta (the host's name, kernel and working directory, the job's
+// environment).
 #pragma once
 
 #include <memory>
@@ -33,7 +34,9 @@ RunJudging LoadJudging(const Config& config);
 
 // meta.json (docs/schema.md): the run (`run`; its "pid" is the job's root),
 // the machine, the sampling rates, the GPUs its sources found (as run/sources.h
-// RunSources has them), --prometheus's URL (empty: none) and the judging.
+// RunSources has them), --prometheus's URL (empty: none), the judging, and the
+// job the run belongs to (run/run_job.h: --job-id, else the environment of
+// `run` or of the attached process, else the launcher's command line).
 MetaRecord RunMeta(const LiveIdentity& run, const Config& config, const RunJudging& judging,
                    const std::optional<GpuDriverInfo>& gpu_driver, const std::vector<GpuInfo>& gpus,
                    const std::string& prometheus_url);

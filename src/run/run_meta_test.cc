@@ -41,5 +41,17 @@ TEST(RunMeta, SplitsTheGpuInfoIntoGpusAndDriver) {
   EXPECT_EQ(meta["prometheus_url"], "http://127.0.0.1:9400/metrics");
 }
 
+TEST(RunMeta, NamesTheJobGivenWithJobId) {
+  Config config;
+  config.job_id = "exp-7";
+  MetaRecord meta = RunMeta(TrainRun(), config, LoadJudging(config), {}, {}, "");
+  ASSERT_TRUE(meta.job.has_value());
+  EXPECT_EQ(meta.job->job, "exp-7");
+  EXPECT_EQ(meta.job->kind, "given");
+  nlohmann::ordered_json j = MetaJson(meta);
+  EXPECT_EQ(j["job"]["id"], "exp-7");
+  EXPECT_EQ(j["job"]["kind"], "given");
+}
+
 }  // namespace
 }  // namespace tv::run_meta_test

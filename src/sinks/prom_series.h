@@ -14,7 +14,7 @@ namespace tv {
 // Appends `,name="value"` (or `{name="value"` for the first label).
 void AppendLabel(std::string_view name, std::string_view value, PromFormat format, bool* first,
                  std::string* out);
-// The name and the labels every series carries (host, run).
+// The name and the labels every series carries (host, run, job).
 void AppendSeriesStart(std::string_view name, const PromLabels& labels, PromFormat format,
                        std::string* out, bool* first);
 void AppendSampleEnd(double v, bool first, std::string* out);

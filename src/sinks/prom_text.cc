@@ -105,6 +105,8 @@ void AppendSeriesStart(std::string_view name, const PromLabels& labels, PromForm
   *first = true;
   if (!labels.host.empty()) AppendLabel("host", labels.host, format, first, out);
   if (!labels.run.empty()) AppendLabel("run", labels.run, format, first, out);
+  // The node's jobs label their own series (prom_jobs.cc): never twice.
+  if (!labels.job.empty() && !labels.node) AppendLabel("job", labels.job, format, first, out);
 }
 
 void AppendSampleEnd(double v, bool first, std::string* out) {

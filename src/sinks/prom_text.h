@@ -27,12 +27,15 @@ struct PromGpuLabel {
   std::string model;  // "NVIDIA H100 80GB HBM3"; empty: no gpu_model label
 };
 
-// Labels of every series: host and run (the run's name; "run", not "job",
-// because Prometheus owns the job label of a scrape target).
+// Labels of every series: host, run (the run's name; "run", not "job",
+// because Prometheus owns the job label of a scrape target) and, for a run
+// that belongs to a job, job (the job's id, run/run_job.h; scraped with
+// honor_labels: true, it wins over the scrape's).
 struct PromLabels {
   std::string host;
   std::string run;
   std::vector<PromGpuLabel> gpus;  // models by index and MIG instance, from meta.json
+  std::string job;  // empty: no job label (and always for `serve`, whose jobs label their own)
   // Whether the `name` label of GPU processes outside the job is written. Off
   // where the metrics can be read from other machines (another user's process
   // names are theirs), unless --prometheus-process-names asks for them.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -280,6 +281,53 @@ TEST(RenderPrometheus, NamesOfProcessesOutsideTheJobOnlyWhenAllowed) {
   labels.outside_process_names = true;
   text = RenderPrometheus(row, labels, PromFormat::kText004);
   EXPECT_NE(text.find("pid=\"8\",name=\"secret-project\",owner=\"other\"}"), std::string::npos);
+}
+
+TEST(RenderPrometheus, EverySeriesOfARunOfAJobCarriesItsJobAndNoneWithout) {
+  Row row = SampleRow();
+  row.health_score = 80;
+  row.goodput_ratio = 0.5;
+  row.findings = {{"input-bound", "warning", true}};
+  row.alerts = {{"gpu-idle", "warning", 1, true}};
+  row.time_spent_s = {{"productive", 12}};
+  row.run_money = 1.5;
+  row.run_currency = "EUR";
+  RankSteps rank;
+  rank.rank = 0;
+  rank.pid = 7;
+  rank.steps = 10;
+  row.training.ranks = {rank};
+  GpuProcess p;
+  p.pid = 7;
+  p.name = "python";
+  p.is_job = true;
+  p.memory_bytes = 2;
+  row.gpus[0].processes = {p};
+  PromLabels labels = SampleLabels();
+  labels.job = "10.0.0.1:29500@2026-11-30T14:05Z";
+  for (PromFormat format : {PromFormat::kText004, PromFormat::kOpenMetrics}) {
+    std::string text = RenderPrometheus(row, labels, format);
+    std::string_view rest = text;
+    int series = 0;
+    while (!rest.empty()) {
+      std::string_view line = rest.substr(0, rest.find('\n'));
+      rest.remove_prefix(std::min(rest.size(), line.size() + 1));
+      if (line.empty() || line.starts_with("#")) continue;
+      ++series;
+      EXPECT_NE(
+          line.find("{host=\"node-1\",run=\"train\",job=\"10.0.0.1:29500@2026-11-30T14:05Z\""),
+          std::string_view::npos)
+          << line;
+      EXPECT_EQ(line.find("job="), line.rfind("job=")) << "one job label: " << line;
+    }
+    EXPECT_GE(series, 12) << text;
+  }
+  labels.job.clear();
+  EXPECT_EQ(RenderPrometheus(row, labels, PromFormat::kText004).find("job=\""), std::string::npos);
+  // The node's series (`serve`) never take it: its jobs label their own.
+  labels.job = "4242";
+  labels.node = true;
+  EXPECT_EQ(RenderPrometheus(row, labels, PromFormat::kText004).find("job=\""), std::string::npos);
 }
 
 TEST(PromEscape, HelpEscapesQuotesOnlyInOpenMetrics) {

@@ -53,13 +53,21 @@ std::string Segment(std::string_view label, std::string_view value) {
 
 }  // namespace
 
-std::string PushgatewayGroupPath(std::string_view job, std::string_view instance) {
-  return "/metrics" + Segment("job", job) + Segment("instance", instance);
+std::string PushgatewayGroupPath(std::string_view job, std::string_view instance,
+                                 std::string_view run) {
+  std::string path = "/metrics" + Segment("job", job) + Segment("instance", instance);
+  if (!run.empty()) path += Segment("run", run);
+  return path;
+}
+
+std::string PushgatewayGroupPath(const PromLabels& labels) {
+  if (labels.job.empty()) return PushgatewayGroupPath(labels.run, labels.host);
+  return PushgatewayGroupPath(labels.job, labels.host, labels.run);
 }
 
 PushgatewaySink::PushgatewaySink(HttpUrl url, PromLabels labels, bool delete_at_end)
     : url_(std::move(url)), labels_(std::move(labels)), delete_at_end_(delete_at_end) {
-  group_path_ = url_.path + PushgatewayGroupPath(labels_.run, labels_.host);
+  group_path_ = url_.path + PushgatewayGroupPath(labels_);
   thread_ = StartThread("tv-push", "nothing more is pushed", [this] { Loop(); });
 }
 

@@ -1,5 +1,6 @@
 // PushgatewaySink: pushes the latest row to a Prometheus Pushgateway with
-// PUT <url>/metrics/job/<run>/instance/<host> (text format, no timestamps),
+// PUT <url>/metrics/job/<run>/instance/<host> (for a run of a job:
+// .../job/<job id>/instance/<host>/run/<run>; text format, no timestamps),
 // each row and once more at the end of the run. Pushes run on the sink's own
 // thread with short timeouts, so an unreachable gateway never delays the sink
 // thread or the sampler; only the newest row waits, older ones are replaced.
@@ -54,8 +55,16 @@ class PushgatewaySink final : public Sink {
   std::thread thread_;
 };
 
-// Path of a Pushgateway group: /metrics/job/<job>/instance/<instance>, values
-// that are not plain [A-Za-z0-9_.-] written as label@base64/<base64url>.
-std::string PushgatewayGroupPath(std::string_view job, std::string_view instance);
+// Path of a Pushgateway group: /metrics/job/<job>/instance/<instance>, then
+// /run/<run> when `run` is given; values that are not plain [A-Za-z0-9_.-]
+// written as label@base64/<base64url>.
+std::string PushgatewayGroupPath(std::string_view job, std::string_view instance,
+                                 std::string_view run = {});
+
+// The group of a run's pushes: job=<run name>, instance=<host>; for a run
+// that belongs to a job, job=<job id>, instance=<host>, run=<run name> (the
+// gateway sets each pushed series' job label to its group's, so the job's id
+// must be the group's to reach Prometheus; one group a run of the job).
+std::string PushgatewayGroupPath(const PromLabels& labels);
 
 }  // namespace tv

@@ -22,5 +22,18 @@ TEST(PushgatewayGroupPath, InvalidUtf8IsReplacedBeforeEncoding) {
   EXPECT_EQ(PushgatewayGroupPath("\xC3", "h"), "/metrics/job@base64/77-9/instance/h");
 }
 
+TEST(PushgatewayGroupPath, ARunOfAJobPushesToTheJobsGroupOneARun) {
+  PromLabels labels;
+  labels.host = "node-1";
+  labels.run = "train";
+  EXPECT_EQ(PushgatewayGroupPath(labels), "/metrics/job/train/instance/node-1");
+  labels.job = "10.0.0.1:29500@2026-11-30T14:05Z";
+  EXPECT_EQ(PushgatewayGroupPath(labels),
+            "/metrics/job@base64/MTAuMC4wLjE6Mjk1MDBAMjAyNi0xMS0zMFQxNDowNVo=/instance/node-1/"
+            "run/train");
+  labels.job = "4242";
+  EXPECT_EQ(PushgatewayGroupPath(labels), "/metrics/job/4242/instance/node-1/run/train");
+}
+
 }  // namespace
 }  // namespace tv::pushgateway_sink_test

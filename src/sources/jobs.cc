@@ -213,6 +213,22 @@ std::vector<std::pair<std::string, std::string>> EnvironValues(
   return found;
 }
 
+std::string EnvironValue(const std::vector<std::pair<std::string, std::string>>& env,
+                         std::string_view name) {
+  for (const auto& [n, v] : env) {
+    if (n == name) return v;
+  }
+  return {};
+}
+
+void FillSlurmJobFields(const std::vector<std::pair<std::string, std::string>>& env,
+                        JobIdentity* id) {
+  if (std::string user = EnvironValue(env, "SLURM_JOB_USER"); !user.empty()) id->user = user;
+  id->account = EnvironValue(env, "SLURM_JOB_ACCOUNT");
+  id->partition = EnvironValue(env, "SLURM_JOB_PARTITION");
+  id->name = EnvironValue(env, "SLURM_JOB_NAME");
+}
+
 std::optional<GpuAllocation> AllocatedGpus(
     const std::vector<std::pair<std::string, std::string>>& env) {
   for (std::string_view variable :

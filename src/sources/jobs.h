@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/job_identity.h"
+
 namespace tv {
 
 // What a cgroup path says about the job a process belongs to.
@@ -50,6 +52,18 @@ std::optional<JobPath> JobFromCgroupPath(std::string_view path);
 // "NAME=value"), those of `names` found, in the order of `names`.
 std::vector<std::pair<std::string, std::string>> EnvironValues(
     std::string_view environ, const std::vector<std::string_view>& names);
+
+// The value of variable `name` among `env` (EnvironValues' pairs); empty when
+// it is not there.
+std::string EnvironValue(const std::vector<std::pair<std::string, std::string>>& env,
+                         std::string_view name);
+
+// What a Slurm job's environment says of it, into `id`: its user
+// (SLURM_JOB_USER, when set), account (SLURM_JOB_ACCOUNT), partition
+// (SLURM_JOB_PARTITION) and name (SLURM_JOB_NAME). For `serve`'s jobs and for
+// a `run` inside a Slurm job alike.
+void FillSlurmJobFields(const std::vector<std::pair<std::string, std::string>>& env,
+                        JobIdentity* id);
 
 // The GPUs a job was given, as its environment names them: SLURM_JOB_GPUS
 // (the node's indices), else NVIDIA_VISIBLE_DEVICES (a container's, indices

@@ -125,6 +125,25 @@ TEST(EnvironValues, FindsNamesInOrder) {
   EXPECT_TRUE(EnvironValues("", {"HOME"}).empty());
 }
 
+TEST(FillSlurmJobFields, TakesTheJobsUserAccountPartitionAndName) {
+  using Env = std::vector<std::pair<std::string, std::string>>;
+  JobIdentity id;
+  id.user = "agent-saw-this";
+  FillSlurmJobFields(Env{{"SLURM_JOB_ACCOUNT", "physics"},
+                         {"SLURM_JOB_PARTITION", "a100"},
+                         {"SLURM_JOB_NAME", "train.sh"}},
+                     &id);
+  EXPECT_EQ(id.user, "agent-saw-this") << "no SLURM_JOB_USER: the user stays";
+  EXPECT_EQ(id.account, "physics");
+  EXPECT_EQ(id.partition, "a100");
+  EXPECT_EQ(id.name, "train.sh");
+  FillSlurmJobFields(Env{{"SLURM_JOB_USER", "carol"}}, &id);
+  EXPECT_EQ(id.user, "carol");
+  EXPECT_EQ(id.account, "");
+  EXPECT_EQ(EnvironValue(Env{{"A", "1"}}, "A"), "1");
+  EXPECT_EQ(EnvironValue(Env{{"A", "1"}}, "B"), "");
+}
+
 TEST(AllocatedGpus, PrefersTheNodesIndices) {
   using Env = std::vector<std::pair<std::string, std::string>>;
   auto slurm = AllocatedGpus(Env{{"CUDA_VISIBLE_DEVICES", "0,1"}, {"SLURM_JOB_GPUS", "2,3"}});

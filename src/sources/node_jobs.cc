@@ -159,21 +159,14 @@ void NodeJobsSource::ReadEnviron(Job& job) {
   // Samples already handed on hold the identity as it was: change a copy.
   auto copy = std::make_shared<JobIdentity>(*job.identity);
   JobIdentity& id = *copy;
-  auto value = [&](std::string_view name) -> std::string {
-    for (const auto& [n, v] : values) {
-      if (n == name) return v;
-    }
-    return {};
-  };
-  if (id.kind == "slurm" && value("SLURM_JOB_ID").empty()) return;  // a helper: try another
+  if (id.kind == "slurm" && EnvironValue(values, "SLURM_JOB_ID").empty()) {
+    return;  // a helper: try another
+  }
   job.environ_read = true;
-  if (std::string user = value("SLURM_JOB_USER"); !user.empty()) id.user = user;
-  id.account = value("SLURM_JOB_ACCOUNT");
-  id.partition = value("SLURM_JOB_PARTITION");
-  id.name = value("SLURM_JOB_NAME");
+  FillSlurmJobFields(values, &id);
   if (id.kind == "kubernetes") {
-    id.pod = value("HOSTNAME");  // a pod's host name is its name
-    id.namespace_name = value("POD_NAMESPACE");
+    id.pod = EnvironValue(values, "HOSTNAME");  // a pod's host name is its name
+    id.namespace_name = EnvironValue(values, "POD_NAMESPACE");
   }
   if (std::optional<GpuAllocation> gpus = AllocatedGpus(values)) {
     id.allocated_gpus = gpus->devices;

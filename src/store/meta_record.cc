@@ -1,6 +1,7 @@
 #include "store/meta_record.h"
 
 #include <array>
+#include <limits>
 
 #include "core/json_read.h"
 
@@ -106,6 +107,7 @@ nlohmann::ordered_json JobIdentityJson(const JobIdentity& job) {
     if (!value->empty()) j[key] = *value;
   }
   if (!job.allocated_gpus.empty()) j["allocated_gpus"] = job.allocated_gpus;
+  PutOptional(job.node_rank, "node_rank", &j);
   return j;
 }
 
@@ -113,6 +115,10 @@ JobIdentity JobIdentityFromJson(const nlohmann::json& j) {
   JobIdentity job;
   for (auto [key, value] : JobFields(job)) *value = JsonString(j, key).value_or("");
   job.allocated_gpus = JsonStrings(j, "allocated_gpus");
+  if (std::optional<int64_t> rank = JsonInt(j, "node_rank");
+      rank && *rank >= 0 && *rank <= std::numeric_limits<int>::max()) {
+    job.node_rank = static_cast<int>(*rank);
+  }
   return job;
 }
 

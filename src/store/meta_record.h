@@ -47,13 +47,16 @@ struct MetaRecord {
   // job `serve` found. Empty when unknown (written before 0.9).
   std::string user;
   // `serve`: the job on the node this run directory is (its identity as the
-  // scheduler and the job's environment gave it).
+  // scheduler and the job's environment gave it). `run`, `attach` and the
+  // in-process monitor: the job the training belongs to, the same on every
+  // node of a multi-node job (run/run_job.h); none when nothing names one.
   std::optional<JobIdentity> job;
 };
 
 // meta.json's "job" object: the identity's non-empty fields ("id", "kind",
 // "name", "user", "account", "partition", "namespace", "pod", "container",
-// "cgroup", "allocated_gpus", "allocated_from"), and back.
+// "cgroup", "allocated_from", "allocated_gpus") and "node_rank" when known,
+// and back.
 nlohmann::ordered_json JobIdentityJson(const JobIdentity& job);
 JobIdentity JobIdentityFromJson(const nlohmann::json& j);
 

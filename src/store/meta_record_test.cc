@@ -48,6 +48,33 @@ TEST(MetaRecord, ARunWithoutJudgesOrGpusWritesNeither) {
   EXPECT_TRUE(j["gpus"].is_array());
 }
 
+TEST(MetaRecord, AJobsNodeRankIsWrittenWhenKnownAndReadBack) {
+  MetaRecord m;
+  JobIdentity job;
+  job.job = "10.0.0.1:29500@2026-11-30T14:05Z";
+  job.kind = "rendezvous";
+  job.node_rank = 2;
+  m.job = job;
+  nlohmann::ordered_json j = MetaJson(m);
+  EXPECT_EQ(j["job"], (nlohmann::ordered_json{
+                          {"id", "10.0.0.1:29500@2026-11-30T14:05Z"},
+                          {"kind", "rendezvous"},
+                          {"node_rank", 2},
+                      }));
+  MetaRecord back = MetaFromJson(j);
+  ASSERT_TRUE(back.job.has_value());
+  EXPECT_EQ(back.job->kind, "rendezvous");
+  EXPECT_EQ(back.job->node_rank, 2);
+  job.node_rank.reset();
+  m.job = job;
+  EXPECT_FALSE(MetaJson(m)["job"].contains("node_rank")) << "unknown: left out";
+  for (const char* bad :
+       {R"({"job": {"id": "7", "node_rank": -1}})", R"({"job": {"id": "7", "node_rank": "0"}})",
+        R"({"job": {"id": "7", "node_rank": 1.5}})"}) {
+    EXPECT_FALSE(MetaFromJson(nlohmann::json::parse(bad)).job->node_rank) << bad;
+  }
+}
+
 TEST(GpuInfo, RealIdsAndMigAreWrittenOnlyWhenKnownInAlphabeticalOrder) {
   GpuInfo g;
   g.index = 2;

@@ -33,6 +33,19 @@ def test_rows_and_the_last_one_are_pushed(run_tv, gateway):
     assert "pushgateway" not in r.proc.stderr
 
 
+def test_a_run_of_a_job_pushes_to_the_jobs_group_with_its_job_label(run_tv, gateway):
+    # The gateway sets the job label to its group's: the group is the job's, one a run.
+    r = run_tv([sys.executable, "-c", "import time; time.sleep(1.5)"], "--interval", "0.5",
+               "--name", "push-job", "--job-id", "job/77", "--pushgateway", gateway.url)
+    assert r.proc.returncode == 0, r.proc.stderr
+    lines = group_lines(gateway, "job/77")
+    processes = [line for line in lines if line.startswith("trainvitals_job_processes{")]
+    assert processes, lines
+    assert f'instance="{os.uname().nodename}"' in processes[0]
+    assert 'run="push-job"' in processes[0]
+    assert group_lines(gateway, "push-job") == []
+
+
 def test_group_deleted_at_the_end_only_when_asked_and_the_command_succeeded(run_tv, gateway):
     r = run_tv([sys.executable, "-c", "import time; time.sleep(1)"], "--interval", "0.5",
                "--name", "push-del", "--pushgateway", gateway.url, "--pushgateway-delete")
