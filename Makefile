@@ -16,7 +16,7 @@ TEST_JOBS ?= 1
 PYTEST_JOBS := $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 SOAK_SECONDS ?= 3600
 
-.PHONY: all build deps test test-slow test-fleet test-helm test-install demo bench lint format format-check fuzz sanitize soak docs clean
+.PHONY: all build deps test test-slow test-fleet test-helm test-multinode test-install demo bench lint format format-check fuzz sanitize soak docs clean
 
 all: build
 
@@ -39,7 +39,7 @@ deps:
 
 test: deps build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j2
-	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q $(PYTEST_JOBS) --durations=25 -m "not install and not slow and not fleet and not helm" tests/integration
+	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q $(PYTEST_JOBS) --durations=25 -m "not install and not slow and not fleet and not helm and not multinode" tests/integration
 
 # The slowest end-to-end tier: checks `make test` makes for one framework, made
 # for the others too (tests marked `slow`).
@@ -51,6 +51,13 @@ test-slow: deps build
 # rules answering the fleet's questions (tests marked `fleet`).
 test-fleet: deps build
 	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q -m fleet tests/integration
+
+# One DDP job on two nodes of this machine, as root: network, PID and UTS
+# namespaces joined by a bridge, torchrun over gloo, each node under its own
+# `trainvitals run`, then `analyze` of both run directories as one job (tests
+# marked `multinode`).
+test-multinode: deps build
+	TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) -m pytest -q -m multinode tests/integration
 
 # The Helm chart (deploy/helm/trainvitals) with the real Helm: lint, renders
 # checked against the Kubernetes and Prometheus Operator types, the rules with

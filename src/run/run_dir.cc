@@ -182,6 +182,29 @@ std::vector<NamedRun> NamedRuns(const std::string& runs_dir) {
 
 }  // namespace
 
+std::vector<std::string> RunDirsOfJob(const std::string& job, const std::string& root) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  constexpr int kDepth = 3;
+  for (auto it = fs::recursive_directory_iterator(root, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it.depth() + 1 >= kDepth) it.disable_recursion_pending();
+    if (!it->is_directory(ec) || it->is_symlink(ec)) continue;
+    nlohmann::json j;
+    if (!ReadJsonDocument((it->path() / "meta.json").string(), &j).ok() || !j.is_object()) continue;
+    if (MetaRecord meta = MetaFromJson(j); meta.job && meta.job->job == job) {
+      found.push_back(it->path().string());
+      it.disable_recursion_pending();
+    }
+  }
+  if (found.empty()) {
+    throw ConfigError(fmt::format("no run directory of job {} under {}{}", job, root,
+                                  ec ? fmt::format(" ({})", ec.message()) : ""));
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 std::string ResolveRunDir(const std::string& run, const std::string& runs_dir) {
   std::error_code ec;
   if (fs::is_directory(run, ec)) return run;

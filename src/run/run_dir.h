@@ -45,6 +45,11 @@ void PointLatestLink(const std::string& runs_dir, const std::string& run_dir);
 // run names near `run` ("did you mean").
 std::string ResolveRunDir(const std::string& run, const std::string& runs_dir);
 
+// The run directories under `root` (down to three levels, as a shared file
+// system holds one job's nodes: root/job/node) whose meta.json names job
+// `job`, in path order. Throws ConfigError when there are none.
+std::vector<std::string> RunDirsOfJob(const std::string& job, const std::string& root);
+
 // A finished run's summary.json and meta.json (a record of unknowns when it
 // has none or one that cannot be used), with the summary's cost computed from
 // both at `rates` when the run was written before costs existed (none when it

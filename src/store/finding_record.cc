@@ -21,6 +21,7 @@ constexpr std::string_view kAdvice = "advice";
 // A subject's keys.
 constexpr std::string_view kRank = "rank";
 constexpr std::string_view kMemory = "memory";
+constexpr std::string_view kNode = "node";
 
 // The types each key of a finding may hold where present; checked before
 // any is read, so the readers below meet only these.
@@ -78,7 +79,7 @@ Status IntAt(const Json& j, std::string_view key, std::string_view at, int* out)
 template <typename Json>
 Status ReadSubject(const Json& j, FindingSubject* out, std::string_view at) {
   constexpr std::string_view kShapes =
-      R"(expected {}, {"gpu": N}, {"rank": N, "pid": P}, {"rank": N}, {"pid": P} or {"memory": "job"|"host"})";
+      R"(expected {}, {"gpu": N}, {"rank": N, "pid": P}, {"rank": N}, {"pid": P} or {"memory": "job"|"host"}, each with an optional "node": "NAME")";
   if (!j.is_object()) return KeyError(at, kShapes);
   FindingSubject s;
   auto has = [&](std::string_view key) { return j.contains(key); };
@@ -108,6 +109,15 @@ Status ReadSubject(const Json& j, FindingSubject* out, std::string_view at) {
                       fmt::format(R"(expected "job" or "host", got {})", m.dump()));
     }
     known = 1;
+  }
+  if (has(kNode)) {
+    const Json& node = *Get(j, kNode);
+    if (!node.is_string()) {
+      return KeyError(fmt::format("{}.node", at),
+                      fmt::format("expected a string, got {}", node.dump()));
+    }
+    s.node = node.template get<std::string>();
+    ++known;
   }
   if (j.size() != known) return KeyError(at, fmt::format("{}, got {}", kShapes, j.dump()));
   *out = s;
@@ -238,6 +248,7 @@ nlohmann::ordered_json SubjectJson(const FindingSubject& s) {
       j[kMemory] = s.memory == FindingSubject::Memory::kHost ? "host" : "job";
       break;
   }
+  if (!s.node.empty()) j[kNode] = s.node;
   return j;
 }
 
@@ -250,18 +261,24 @@ Status SubjectFromJson(const nlohmann::json& j, FindingSubject* out, std::string
 }
 
 std::string SubjectWords(const FindingSubject& s) {
+  std::string words;
   switch (s.kind) {
     case FindingSubject::Kind::kGpu:
-      return fmt::format("GPU {}", s.gpu);
+      words = fmt::format("GPU {}", s.gpu);
+      break;
     case FindingSubject::Kind::kProcess:
-      if (s.rank) return fmt::format("rank {}", *s.rank);
-      if (s.pid) return fmt::format("pid {}", *s.pid);
+      if (s.rank) {
+        words = fmt::format("rank {}", *s.rank);
+      } else if (s.pid) {
+        words = fmt::format("pid {}", *s.pid);
+      }
       break;
     case FindingSubject::Kind::kMemory:
     case FindingSubject::Kind::kJob:
       break;
   }
-  return {};
+  if (s.node.empty()) return words;
+  return words.empty() ? s.node : words + " on " + s.node;
 }
 
 nlohmann::ordered_json EvidenceJson(const Evidence& evidence) {

@@ -28,7 +28,8 @@ namespace tv {
 // Whom a finding is about: the whole job ({}), a GPU ({"gpu": N}), a training
 // process ({"rank": N, "pid": P}; {"pid": P} without ranks; {"rank": N} where
 // the rank is what is known, as straggler says) or a memory figure
-// ({"memory": "job"} or {"memory": "host"}).
+// ({"memory": "job"} or {"memory": "host"}). A job judged across nodes
+// (joined.h) adds the node each is on ({"rank": 3, "node": "gpu-b"}).
 struct FindingSubject {
   enum class Kind { kJob, kGpu, kProcess, kMemory };
   enum class Memory { kJob, kHost };
@@ -47,6 +48,7 @@ struct FindingSubject {
   std::optional<int> rank;       // kProcess: its rank, when the job has ranks
   std::optional<int> pid;        // kProcess: its pid, when known (one of the two is)
   Memory memory = Memory::kJob;  // kMemory
+  std::string node;              // the node it is on, in a job of several; empty: the run's own
 
   bool operator==(const FindingSubject&) const = default;
 };
@@ -122,8 +124,9 @@ Status SubjectFromJson(const nlohmann::ordered_json& j, FindingSubject* out,
                        std::string_view at = "subject");
 Status SubjectFromJson(const nlohmann::json& j, FindingSubject* out,
                        std::string_view at = "subject");
-// "GPU 1", "rank 2", "pid 412"; empty for the job and for a memory figure
-// (the finding's message names it).
+// "GPU 1", "rank 2", "pid 412" ("rank 2 on gpu-b" with a node); empty for the
+// job and for a memory figure (the finding's message names it; "gpu-b" alone
+// with a node).
 std::string SubjectWords(const FindingSubject& subject);
 
 // The evidence as a JSON object, in its order; and back from one.

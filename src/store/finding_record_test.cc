@@ -89,7 +89,8 @@ TEST(FindingRecord, AnIntegerStaysAnInteger) {
 
 TEST(FindingRecord, EverySubjectShapeReadsBack) {
   for (const char* text : {R"({})", R"({"gpu":1})", R"({"rank":2,"pid":412})", R"({"rank":3})",
-                           R"({"pid":99})", R"({"memory":"job"})", R"({"memory":"host"})"}) {
+                           R"({"pid":99})", R"({"memory":"job"})", R"({"memory":"host"})",
+                           R"({"rank":3,"node":"gpu-b"})", R"({"gpu":0,"node":"gpu-b"})"}) {
     Json j = Json::parse(text);
     FindingSubject s;
     ASSERT_TRUE(SubjectFromJson(j, &s).ok()) << text;
@@ -119,7 +120,18 @@ TEST(FindingRecord, AWrongKeyIsNamedWithWhatWasExpected) {
             R"(key subject.memory: expected "job" or "host", got "disk")");
   EXPECT_EQ(ErrorOf(R"({"id":"x","severity":"info","advice":["a",2]})"),
             "key advice[1]: expected a string, got a number");
+  EXPECT_EQ(ErrorOf(R"({"id":"x","severity":"info","subject":{"rank":1,"node":2}})"),
+            "key subject.node: expected a string, got 2");
   EXPECT_EQ(ErrorOf("[]"), "expected an object, got an array");
+}
+
+TEST(FindingRecord, ASubjectOnANodeSaysWhichNode) {
+  FindingSubject rank = FindingSubject::Process(3, std::nullopt);
+  rank.node = "gpu-b";
+  EXPECT_EQ(SubjectWords(rank), "rank 3 on gpu-b");
+  FindingSubject job;
+  job.node = "gpu-b";
+  EXPECT_EQ(SubjectWords(job), "gpu-b");
 }
 
 TEST(FindingRecord, AWrongElementOfAListIsNamed) {

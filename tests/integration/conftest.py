@@ -23,6 +23,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "fleet: three nodes as network and PID namespaces, each with its own agent, "
         "and one Prometheus (root): make test-fleet, not make test")
+    config.addinivalue_line(
+        "markers", "multinode: one torchrun job on two nodes made as namespaces, each under "
+        "its own `trainvitals run`, judged as one job (root): make test-multinode, not make test")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HELPERS = pathlib.Path(__file__).resolve().parent / "helpers"

@@ -67,9 +67,8 @@ MISTAKES = [
     (["pick", "2", "3"],
      "trainvitals: pick: too many arguments: \"3\" (usage: trainvitals pick [OPTIONS] [N])"),
     # the commands that read run directories
-    (["analyze"], "trainvitals: analyze: missing RUN; usage: trainvitals analyze [OPTIONS] RUN"),
-    (["analyze", "a", "b"],
-     "trainvitals: analyze: too many arguments: \"b\" (usage: trainvitals analyze [OPTIONS] RUN)"),
+    (["analyze"], "trainvitals: analyze: give RUN... or --job ID"),
+    (["analyze", "a", "--job", "j42"], "trainvitals: analyze: give RUN... or --job ID"),
     (["analyze", "--json=maybe", "a"],
      "trainvitals: analyze: --json takes no value (\"maybe\" given)"),
     (["compare", "a"], "trainvitals: compare: needs at least 2 RUN arguments, got 1"),

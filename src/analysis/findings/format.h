@@ -7,10 +7,19 @@
 #include <optional>
 #include <string>
 
+#include "analysis/findings/frame.h"
 #include "analysis/round.h"
 
 namespace tv {
 
+// "GPU 1", or the name a join gave it (frame.h).
+inline std::string GpuWords(const GpuFrame& gpu) {
+  return gpu.name.empty() ? fmt::format("GPU {}", gpu.index) : gpu.name;
+}
+// "Rank 2", or the name a join gave it (frame.h).
+inline std::string RankWords(const RankFrame& rank) {
+  return rank.name.empty() ? fmt::format("Rank {}", rank.rank) : rank.name;
+}
 // "34%" for 0.34.
 inline std::string Pct(double ratio) { return fmt::format("{:.0f}%", ratio * 100); }
 // "45 s", "12 min", "3.5 h": a span of time as a person says it.

@@ -38,6 +38,9 @@ struct GpuFrame {
   std::optional<double> other_memory_bytes;
   std::optional<double> other_processes;
   std::optional<double> throttle_any_ratio;
+  // How messages name it where "GPU <index>" would not do: a job judged
+  // across nodes (joined.h) names each node's GPUs ("GPU 1 on gpu-b").
+  std::string name;
 };
 
 struct RankFrame {
@@ -46,6 +49,7 @@ struct RankFrame {
   double steps = 0;
   std::optional<double> data_wait_ratio;
   std::optional<double> memory_bytes;  // the process's share of the job's PSS
+  std::string name;                    // as GpuFrame's: "Rank 3 on gpu-b"; empty: "Rank <rank>"
 };
 
 struct Frame {

@@ -101,8 +101,8 @@ void GpuBusyRules::JudgeBalance(const Frame& f, RuleContext& cx) {
                   {"busiest_ratio", Round4(top)},
                   {"window_s", cx.th[Th::kWindow_s]}};
     o.message =
-        fmt::format("GPU {} was busy {} of the last {} while the busiest GPU of the job was at {}.",
-                    gpu.index, Pct(mean), Span(cx.th[Th::kWindow_s]), Pct(top));
+        fmt::format("{} was busy {} of the last {} while the busiest GPU of the job was at {}.",
+                    GpuWords(gpu), Pct(mean), Span(cx.th[Th::kWindow_s]), Pct(top));
     cx.Open(FindingId::kGpuImbalance, g.imbalance, f.t, FindingSubject::Gpu(gpu.index),
             std::move(o));
   }

@@ -46,76 +46,116 @@ void Skip(const std::string& path, size_t number, bool cut, std::string_view tex
 
 }  // namespace
 
-Verdict Replay(const std::string& run_dir, const Thresholds& thresholds) {
+RunInputs ReadRunInputs(const std::string& run_dir, Verdict* v) {
   namespace fs = std::filesystem;
   fs::path dir(run_dir);
-  std::string samples = (dir / "samples.jsonl").string();
   std::error_code ec;
+  fs::path samples = dir / "samples.jsonl";
   if (!fs::exists(samples, ec) && !fs::is_symlink(samples, ec)) {
     throw std::runtime_error(fmt::format("{} has no samples.jsonl: not a run directory", run_dir));
   }
-  Verdict v;
-  double interval_s = 1;
+  RunInputs in;
   {
     nlohmann::json meta;
     std::string meta_path = (dir / "meta.json").string();
     Status s = ReadJsonDocument(meta_path, &meta);
     std::string shape = s.ok() ? JsonShapeError(meta, MetaShape()) : "";
     if (s.ok() && shape.empty()) {
-      interval_s = MetaFromJson(meta).interval_s.value_or(interval_s);
+      in.meta = MetaFromJson(meta);
+      in.interval_s = in.meta.interval_s.value_or(in.interval_s);
     } else if (s.code() != Status::Code::kNotFound && !(fs::file_size(meta_path, ec) == 0 && !ec)) {
-      v.notes.push_back(fmt::format("{}; left out (interval 1 s)",
-                                    s.ok() ? meta_path + ": " + shape : s.message()));
+      v->notes.push_back(fmt::format("{}; left out (interval 1 s)",
+                                     s.ok() ? meta_path + ": " + shape : s.message()));
     }
   }
-  std::vector<Mark> marks;
-  JobEnd job_end;
   std::string events_path = (dir / "events.jsonl").string();
-  ForEachLine(events_path, &v, [&](std::string_view text, size_t number, bool cut) {
+  ForEachLine(events_path, v, [&](std::string_view text, size_t number, bool cut) {
     nlohmann::json e;
     std::string why;
     if (!ParseJsonLine(text, &e, &why) || !JsonShapeError(e, EventShape()).empty()) {
-      return Skip(events_path, number, cut, text, EventShape(), "an event", &v);
+      return Skip(events_path, number, cut, text, EventShape(), "an event", v);
     }
     Mark m;
-    if (MarkFromEvent(e, &m)) marks.push_back(std::move(m));
+    if (MarkFromEvent(e, &m)) in.marks.push_back(std::move(m));
     EndEvent end;
     OomKillEvent kills;
     if (EndEventFromJson(e, &end)) {
-      v.ended = true;
-      if (end.signal) job_end.signal = end.signal;
+      in.ended = true;
+      if (end.signal) in.job_end.signal = end.signal;
     } else if (OomKillEventFromJson(e, &kills)) {
-      job_end.oom_kills = kills.count;
-      job_end.cgroup = kills.cgroup;
+      in.job_end.oom_kills = kills.count;
+      in.job_end.cgroup = kills.cgroup;
     }
   });
-  std::stable_sort(marks.begin(), marks.end(),
+  std::stable_sort(in.marks.begin(), in.marks.end(),
                    [](const Mark& a, const Mark& b) { return a.t < b.t; });
-  v.ended = v.ended || fs::exists(dir / "summary.json");
+  in.ended = in.ended || fs::exists(dir / "summary.json", ec);
+  return in;
+}
 
-  Analyzer analyzer(thresholds, interval_s);
+struct RowReader::Impl {
+  std::string path;
+  Verdict* v = nullptr;
+  JsonlReader lines;
+  FrameReader frames;
+  bool noted = false;
+};
+
+RowReader::RowReader(const std::string& run_dir, Verdict* v) : impl_(std::make_unique<Impl>()) {
+  impl_->path = (std::filesystem::path(run_dir) / "samples.jsonl").string();
+  impl_->v = v;
+  Status s = impl_->lines.Open(impl_->path);
+  if (s.code() == Status::Code::kNotFound) {
+    impl_->lines.OpenText({});  // a link to nothing: no rows
+  } else if (!s.ok()) {
+    throw std::runtime_error(s.message());
+  }
+}
+
+RowReader::~RowReader() = default;
+
+bool RowReader::Next(Frame* frame) {
+  Impl& m = *impl_;
+  JsonlReader::Line l;
+  while (m.lines.Next(&l)) {
+    FrameReader::Line kind = m.frames.Read(l.text, frame);
+    if (kind == FrameReader::Line::kRow) return true;
+    if (kind == FrameReader::Line::kNotJson) {
+      Skip(m.path, l.number, l.cut, l.text, SampleRowShape(), "a row of samples.jsonl", m.v);
+    }
+  }
+  if (!m.lines.status().ok()) throw std::runtime_error(m.lines.status().message());
+  if (std::string note = LongLinesNote(m.lines, m.path); !note.empty() && !m.noted) {
+    m.v->notes.push_back(std::move(note));
+  }
+  m.noted = true;
+  return false;
+}
+
+Verdict Replay(const std::string& run_dir, const Thresholds& thresholds,
+               const std::function<void(const Frame&)>& on_row) {
+  Verdict v;
+  RunInputs in = ReadRunInputs(run_dir, &v);
+  v.ended = in.ended;
+  Analyzer analyzer(thresholds, in.interval_s);
   std::vector<Event> events;  // the findings' own events, not needed here
   size_t next_mark = 0;
   Frame frame;
-  FrameReader reader;
+  RowReader rows(run_dir, &v);
   double last_t = 0;
-  ForEachLine(samples, &v, [&](std::string_view text, size_t number, bool cut) {
-    FrameReader::Line kind = reader.Read(text, &frame);
-    if (kind == FrameReader::Line::kNotJson) {
-      return Skip(samples, number, cut, text, SampleRowShape(), "a row of samples.jsonl", &v);
-    }
-    if (kind == FrameReader::Line::kNotRow) return;
-    while (next_mark < marks.size() && marks[next_mark].t <= frame.t - kMarkHold_s) {
-      analyzer.OnMark(marks[next_mark++], &events);
+  while (rows.Next(&frame)) {
+    while (next_mark < in.marks.size() && in.marks[next_mark].t <= frame.t - kMarkHold_s) {
+      analyzer.OnMark(in.marks[next_mark++], &events);
     }
     analyzer.OnFrame(frame, &events);
+    if (on_row) on_row(frame);
     last_t = frame.t;
     ++v.rows;
     events.clear();
-  });
+  }
   if (v.ended) {
-    while (next_mark < marks.size()) analyzer.OnMark(marks[next_mark++], &events);
-    analyzer.OnJobEnd(job_end);
+    while (next_mark < in.marks.size()) analyzer.OnMark(in.marks[next_mark++], &events);
+    analyzer.OnJobEnd(in.job_end);
     analyzer.Finish(last_t, &events);
   }
   v.findings = analyzer.Findings();

@@ -4,14 +4,20 @@
 // rows); a run still being written is judged up to its last complete row.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "analysis/findings/frame.h"
+#include "analysis/findings/mark.h"
+#include "analysis/findings/oom.h"
 #include "analysis/findings/table.h"
 #include "store/finding_record.h"
 #include "store/health_record.h"
 #include "store/memory_trend_record.h"
+#include "store/meta_record.h"
 
 namespace tv {
 
@@ -26,9 +32,42 @@ struct Verdict {
   std::vector<std::string> notes;  // lines over the length cap skipped, a meta.json left out
 };
 
-// Reads the files through core/run_file.h's limits. Throws std::runtime_error
-// naming the file when `run_dir` holds no samples.jsonl, or when samples.jsonl
-// or events.jsonl is there but cannot be read (not a regular file).
-Verdict Replay(const std::string& run_dir, const Thresholds& thresholds);
+// What a run directory holds besides its rows: meta.json (the row interval,
+// the host, the job) and what events.jsonl says (the training processes'
+// marks in time order, how the job ended).
+struct RunInputs {
+  double interval_s = 1;
+  MetaRecord meta;
+  std::vector<Mark> marks;
+  JobEnd job_end;
+  bool ended = false;  // summary.json or an "end" event
+};
+
+// Reads them; lines it cannot use are counted in `v`, a meta.json it cannot
+// use noted there. Throws std::runtime_error naming the file when `run_dir`
+// holds no samples.jsonl, or when events.jsonl cannot be read.
+RunInputs ReadRunInputs(const std::string& run_dir, Verdict* v);
+
+// The rows of a run directory's samples.jsonl, one at a time, lines that are
+// not rows counted in `v` (a last line still being written is left alone).
+class RowReader {
+ public:
+  // Throws std::runtime_error naming the file when it cannot be read.
+  RowReader(const std::string& run_dir, Verdict* v);
+  ~RowReader();
+  // Fills `frame` with the next row; false after the last (the note of lines
+  // over the length cap, if any, then goes into the verdict).
+  bool Next(Frame* frame);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Reads the files through core/run_file.h's limits, with the errors of
+// ReadRunInputs and RowReader. `on_row` (optional) sees each row after the
+// analysis judged it.
+Verdict Replay(const std::string& run_dir, const Thresholds& thresholds,
+               const std::function<void(const Frame&)>& on_row = {});
 
 }  // namespace tv

@@ -21,7 +21,10 @@ void StragglerRule::OnFrame(const Frame& f, RuleContext& cx) {
   for (const RankFrame& r : f.ranks) {
     auto [it, added] = ranks_.try_emplace(r.rank);
     RankState& s = it->second;
-    if (added) s.wait.set_window(window);
+    if (added) {
+      s.wait.set_window(window);
+      s.name = RankWords(r);
+    }
     if (r.data_wait_ratio) s.wait.Add(f.t, *r.data_wait_ratio);
     if (s.wait.Full(cx.run.interval_s)) waits[r.rank] = *s.wait.Mean();
     s.history.emplace_back(f.t, r.steps);
@@ -60,13 +63,13 @@ void StragglerRule::OnFrame(const Frame& f, RuleContext& cx) {
       o.evidence["others_data_wait_ratio"] = Round4(*others);
     }
     o.message = slow ? fmt::format(
-                           "Rank {} steps at {} of the fastest rank's rate over the last {}: it "
+                           "{} steps at {} of the fastest rank's rate over the last {}: it "
                            "holds the others back.",
-                           rank, Pct(*rate / best), Span(window))
+                           s.name, Pct(*rate / best), Span(window))
                      : fmt::format(
-                           "Rank {} waited {} of the last {} for its data, the other ranks {}: "
+                           "{} waited {} of the last {} for its data, the other ranks {}: "
                            "they wait for it at every step.",
-                           rank, Pct(*wait), Span(window), Pct(*others));
+                           s.name, Pct(*wait), Span(window), Pct(*others));
     cx.Open(FindingId::kStraggler, s.straggler, f.t, FindingSubject::Process(rank, std::nullopt),
             std::move(o));
   }

@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "analysis/findings/rule.h"
@@ -20,6 +21,7 @@ class StragglerRule : public Rule {
     std::deque<std::pair<double, double>> history;  // (t, steps) over the window
     WindowMean wait;                                // its data-wait share
     Tracker straggler;
+    std::string name;  // RankWords
   };
   std::map<int, RankState> ranks_;  // by rank
 };
