@@ -51,8 +51,13 @@ bool NobodyListens(const fs::path& socket_path) {
   return refused;
 }
 
+// A pid means nothing in another PID namespace (another container or node
+// sharing this /tmp): a directory whose owner seems gone is stale only when
+// nothing listens on its socket either.
 bool IsStale(const fs::path& dir, const struct stat& st) {
-  if (auto owner = OwnerPid(dir)) return ProcessGone(*owner);
+  if (auto owner = OwnerPid(dir)) {
+    return ProcessGone(*owner) && NobodyListens(dir / kMarkerSocketName);
+  }
   return std::time(nullptr) - st.st_mtime > kUnownedGraceSeconds &&
          NobodyListens(dir / kMarkerSocketName);
 }

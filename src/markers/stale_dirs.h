@@ -13,9 +13,11 @@ namespace tv {
 inline constexpr char kOwnerFileName[] = "owner.pid";
 
 // Removes, in `tmp_dir`, every trainvitals-XXXXXX directory of the calling
-// user that is stale: its `owner.pid` names a process that no longer exists,
-// or (made before owner files, or killed before writing one) it has none, is
-// over a minute old and nothing listens on its socket. Only the files a marker
+// user that is stale: nothing listens on its socket, and its `owner.pid`
+// names a process that does not exist here (a process of another PID
+// namespace sharing this directory would seem gone, hence the socket), or (made
+// before owner files, or killed before writing one) it has none and is over a
+// minute old. Only the files a marker
 // directory holds are removed; a directory holding anything else stays.
 // Returns how many were removed.
 int RemoveStaleMarkerDirs(const std::string& tmp_dir);

@@ -1,9 +1,12 @@
 #include "markers/stale_dirs.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -44,6 +47,28 @@ TEST(StaleMarkerDirs, RemovesOnlyThoseWhoseOwnerIsGone) {
   EXPECT_TRUE(fs::exists(alive / kStepsFileName));
   EXPECT_TRUE(fs::exists(foreign / "notes.txt"));
   EXPECT_TRUE(fs::exists(unowned));
+  fs::remove_all(tmp);
+}
+
+TEST(StaleMarkerDirs, AnOwnerOfAnotherPidNamespaceThatStillListensKeepsItsDirectory) {
+  fs::path tmp = fs::path(::testing::TempDir()) / "tv_stale_listening";
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  // Its owner's pid names no process here, as one of another namespace would.
+  fs::path dir = MarkerDir(tmp, "node01", DeadPid());
+  int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::string path = (dir / kMarkerSocketName).string();
+  ASSERT_LT(path.size(), sizeof(addr.sun_path));
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  EXPECT_EQ(RemoveStaleMarkerDirs(tmp.string()), 0);
+  EXPECT_TRUE(fs::exists(dir / kStepsFileName));
+  ::close(fd);  // the owner ends without cleaning up: now it is stale
+  EXPECT_EQ(RemoveStaleMarkerDirs(tmp.string()), 1);
   fs::remove_all(tmp);
 }
 
