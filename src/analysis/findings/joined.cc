@@ -236,62 +236,47 @@ void NameHostCause(const NodeVerdict& node, double end_t, FindingRecord* f) {
                             node.node, ids, open.size() == 1 ? "was" : "were");
 }
 
-}  // namespace
-
-JoinedVerdict JoinedReplay(const std::vector<std::string>& run_dirs, const Thresholds& thresholds) {
-  JoinedVerdict out;
-  std::vector<RunInputs> inputs;
-  for (const std::string& dir : run_dirs) {
-    Verdict ignored;  // the node's own replay below notes the same
-    inputs.push_back(ReadRunInputs(dir, &ignored));
-  }
-  out.job = SharedJob(run_dirs, inputs);
-  std::vector<std::string> names = NodeNames(run_dirs, inputs);
-
-  // Each node alone, keeping where its steps rose.
-  std::vector<StepCurve> curves(run_dirs.size());
-  for (size_t k = 0; k < run_dirs.size(); ++k) {
-    NodeVerdict& n = out.nodes.emplace_back();
-    n.node = names[k];
-    n.run_dir = run_dirs[k];
-    StepCurve& curve = curves[k];
-    n.verdict = Replay(run_dirs[k], thresholds, [&curve](const Frame& f) {
-      if (f.steps && (curve.empty() || *f.steps > curve.back().second)) {
-        curve.emplace_back(f.t, *f.steps);
-      }
-    });
-  }
-  for (size_t k = 1; k < out.nodes.size(); ++k) {
+// Lines each node's clock up with the first node's by their steps
+// (StepClockOffset), saying how in `out->notes`.
+void LineUpClocks(const std::vector<StepCurve>& curves, const std::vector<RunInputs>& inputs,
+                  JoinedVerdict* out) {
+  for (size_t k = 1; k < out->nodes.size(); ++k) {
     std::string why;
     std::optional<double> offset = StepClockOffset(curves[0], curves[k], &why);
     double row = std::max(inputs[0].interval_s, inputs[k].interval_s);
-    const std::string& a = out.nodes[0].node;
-    const std::string& b = out.nodes[k].node;
+    const std::string& a = out->nodes[0].node;
+    const std::string& b = out->nodes[k].node;
     if (!offset) {
-      out.notes.push_back(fmt::format("{}'s clock taken as {}'s ({})", b, a, why));
+      out->notes.push_back(fmt::format("{}'s clock taken as {}'s ({})", b, a, why));
     } else if (std::abs(*offset) <= row) {
-      out.notes.push_back(
+      out->notes.push_back(
           fmt::format("{}'s clock within a row of {}'s by their steps ({:+.2f} s): left as it is",
                       b, a, *offset));
     } else {
-      out.nodes[k].clock_offset_s = *offset;
-      out.notes.push_back(fmt::format(
+      out->nodes[k].clock_offset_s = *offset;
+      out->notes.push_back(fmt::format(
           "{}'s times moved by {:+.2f} s to line its steps up with {}'s", b, *offset, a));
     }
   }
+}
 
-  // Every node's ranks and GPUs together, on the first node's rows.
+// The rules that compare ranks and GPUs, over every node's together on the
+// first node's rows; their findings name the node of each.
+std::vector<FindingRecord> JudgeAcrossNodes(const std::vector<std::string>& run_dirs,
+                                            const std::vector<RunInputs>& inputs,
+                                            const std::vector<NodeVerdict>& nodes,
+                                            const Thresholds& thresholds) {
   std::vector<NodeRows> streams(run_dirs.size());
   bool ended = true;
   for (size_t k = 0; k < run_dirs.size(); ++k) {
     NodeRows& s = streams[k];
-    s.node = out.nodes[k].node;
-    s.offset = out.nodes[k].clock_offset_s;
+    s.node = nodes[k].node;
+    s.offset = nodes[k].clock_offset_s;
     s.interval_s = inputs[k].interval_s;
     s.rows = std::make_unique<RowReader>(run_dirs[k], &s.skipped);
     s.more = s.rows->Next(&s.next);
     s.single = SingleClient(inputs[k].marks);
-    ended = ended && out.nodes[k].verdict.ended;
+    ended = ended && nodes[k].verdict.ended;
   }
   Analyzer analyzer(thresholds, inputs[0].interval_s);
   std::vector<Event> events;
@@ -326,25 +311,58 @@ JoinedVerdict JoinedReplay(const std::vector<std::string>& run_dirs, const Thres
     while (next_mark < marks.size()) analyzer.OnMark(marks[next_mark++], &events);
     analyzer.Finish(last_t, &events);
   }
-
-  // The findings across nodes, their keys named back, then each node's own.
+  std::vector<FindingRecord> found;
   for (FindingRecord f : analyzer.Findings()) {
     if (!AcrossNodes(f.id)) continue;
-    auto& subjects =
-        f.subject.kind == FindingSubject::Kind::kGpu ? joined.gpu_subjects : joined.rank_subjects;
-    int key =
-        f.subject.kind == FindingSubject::Kind::kGpu ? f.subject.gpu : f.subject.rank.value_or(-1);
+    bool gpu = f.subject.kind == FindingSubject::Kind::kGpu;
+    auto& subjects = gpu ? joined.gpu_subjects : joined.rank_subjects;
+    int key = gpu ? f.subject.gpu : f.subject.rank.value_or(-1);
     if (auto it = subjects.find(key); it != subjects.end()) f.subject = it->second;
     if (f.id == "straggler") {
-      for (const NodeVerdict& n : out.nodes) {
+      for (const NodeVerdict& n : nodes) {
         if (n.node == f.subject.node) NameHostCause(n, last_t, &f);
       }
     }
-    out.findings.push_back(std::move(f));
+    found.push_back(std::move(f));
+  }
+  return found;
+}
+
+}  // namespace
+
+JoinedVerdict JoinedReplay(const std::vector<std::string>& run_dirs, const Thresholds& thresholds) {
+  JoinedVerdict out;
+  std::vector<RunInputs> inputs;
+  for (const std::string& dir : run_dirs) {
+    Verdict ignored;  // the node's own replay below notes the same
+    inputs.push_back(ReadRunInputs(dir, &ignored));
+  }
+  out.job = SharedJob(run_dirs, inputs);
+  std::vector<std::string> names = NodeNames(run_dirs, inputs);
+
+  // Each node alone, keeping where its steps rose.
+  std::vector<StepCurve> curves(run_dirs.size());
+  for (size_t k = 0; k < run_dirs.size(); ++k) {
+    NodeVerdict& n = out.nodes.emplace_back();
+    n.node = names[k];
+    n.run_dir = run_dirs[k];
+    StepCurve& curve = curves[k];
+    n.verdict = Replay(run_dirs[k], thresholds, [&curve](const Frame& f) {
+      if (f.steps && (curve.empty() || *f.steps > curve.back().second)) {
+        curve.emplace_back(f.t, *f.steps);
+      }
+    });
+  }
+  // With several nodes, the rules that compare ranks and GPUs judge them all
+  // together, in place of each node's own.
+  bool across = out.nodes.size() > 1;
+  if (across) {
+    LineUpClocks(curves, inputs, &out);
+    out.findings = JudgeAcrossNodes(run_dirs, inputs, out.nodes, thresholds);
   }
   for (const NodeVerdict& n : out.nodes) {
     for (FindingRecord f : n.verdict.findings) {
-      if (AcrossNodes(f.id) && out.nodes.size() > 1) continue;
+      if (across && AcrossNodes(f.id)) continue;
       f.subject.node = n.node;
       f.opened_t += n.clock_offset_s;
       if (f.closed_t) *f.closed_t += n.clock_offset_s;

@@ -102,6 +102,16 @@ TEST(JoinedReplay, NamesTheRankOfAnotherNodeThatHoldsTheJobBack) {
   EXPECT_TRUE(WithId(JoinedReplay({c, d}, Thresholds()), "straggler").empty());
 }
 
+TEST(JoinedReplay, OneNodeIsJudgedAsItsOwnRunIs) {
+  std::string a = WriteNode("alone", {.host = "a", .ranks = {{0}, {1, 0.6}}});
+  JoinedVerdict v = JoinedReplay({a}, Thresholds());
+  std::vector<const FindingRecord*> stragglers = WithId(v, "straggler");
+  ASSERT_EQ(stragglers.size(), 1u);
+  EXPECT_EQ(stragglers[0]->subject.node, "a");
+  EXPECT_EQ(stragglers[0]->message.rfind("Rank 1 waited", 0), 0u) << stragglers[0]->message;
+  EXPECT_TRUE(v.notes.empty());
+}
+
 TEST(JoinedReplay, OneRankPerNodeIsKnownByItsClient) {
   std::string a = WriteNode("one-a", {.host = "a", .ranks = {{0}}});
   std::string b = WriteNode("one-b", {.host = "b", .ranks = {{1, 0.55}}});
