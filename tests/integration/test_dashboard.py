@@ -6,8 +6,8 @@ from conftest import ROOT
 from prom_services import query, wait_for
 
 DASHBOARD = ROOT / "deploy" / "grafana" / "trainvitals.json"
-ALL = {"$host": ".*", "$run": ".*", "$rank": ".*", "$gpu": ".*", "$__rate_interval": "1m",
-       "$pue": "1.2", "$g_per_kwh": "475", "$kwh_price": "0.3"}
+ALL = {"$host": ".*", "$run": ".*", "$rank": ".*", "$gpu": ".*", "$job": ".*",
+       "$__rate_interval": "1m", "$pue": "1.2", "$g_per_kwh": "475", "$kwh_price": "0.3"}
 
 
 def substitute(expr):
