@@ -21,22 +21,12 @@ namespace tv {
 
 namespace {
 
-// The job's cost: its nodes' summed, when every node has ended and been costed.
-std::optional<CostRecord> JobCost(const JoinedVerdict& v, const Config& config) {
-  std::vector<CostRecord> costs;
-  CostRates rates = LoadCostRates(config.cost_file);
-  for (const NodeVerdict& n : v.nodes) {
-    std::string why;
-    std::optional<RunFiles> files = ReadRunFiles(n.run_dir, rates, &why);
-    if (!files || !files->summary.cost) return std::nullopt;
-    costs.push_back(*files->summary.cost);
-  }
-  return AddCosts(costs);
-}
-
 int PrintJoined(const JoinedVerdict& v, const ThresholdChoice& choice, const Config& config,
                 bool json) {
-  std::optional<CostRecord> cost = JobCost(v, config);
+  std::vector<std::string> dirs;
+  for (const NodeVerdict& n : v.nodes) dirs.push_back(n.run_dir);
+  std::optional<CostRecord> cost =
+      JobCostOfRuns(dirs, LoadCostRates(config.cost_file), /*recost=*/false);
   if (json) {
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
     for (const NodeVerdict& n : v.nodes) {

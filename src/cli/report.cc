@@ -1,15 +1,21 @@
-// trainvitals report RUN [-o FILE] [--compare RUN_B] [--config FILE]: one
+// trainvitals report RUN... [-o FILE] [--compare RUN_B] [--config FILE]: one
 // self-contained HTML page of a run (charts, epochs, phases, findings, alerts,
-// cost), optionally with a second run overlaid.
+// cost), optionally with a second run overlaid; of several runs, the page of
+// one job's nodes judged as one job (joined.h).
 #include "views/report/report.h"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "analysis/cost.h"
+#include "analysis/findings/joined.h"
 #include "analysis/findings/replay.h"
 #include "analysis/judges.h"
 #include "cli/commands.h"
@@ -61,6 +67,40 @@ ReportJudged Judge(const std::string& dir, const std::string& config_flag, const
   return judged;
 }
 
+// The nodes of one job judged as one (the first node's thresholds unless
+// --config is given), for the job's page.
+void JudgeJob(const std::string& config_flag, const Config& config, ReportRequest* request) {
+  const std::vector<std::string>& dirs = request->node_dirs;
+  ThresholdChoice choice = ChooseThresholds(ReadRunJudges(dirs[0]), config_flag, config);
+  for (const std::string& note : choice.notes) fmt::print(stderr, "trainvitals: {}\n", note);
+  JoinedVerdict joined = JoinedReplay(dirs, choice.thresholds);
+  std::string judged_with = JudgedWithLine(choice);
+  if (!judged_with.empty()) fmt::print(stderr, "trainvitals: {}\n", judged_with);
+  ReportJob& job = request->job;
+  job.id = joined.job;
+  job.health = joined.health;
+  job.health_node = joined.health_node;
+  job.findings = joined.findings;
+  job.notes = joined.notes;
+  job.cost = JobCostOfRuns(dirs, LoadCostRates(config.cost_file), !config_flag.empty());
+  for (const NodeVerdict& n : joined.nodes) {
+    for (const std::string& note : n.verdict.notes) fmt::print(stderr, "trainvitals: {}\n", note);
+    job.nodes.push_back(n.node);
+    job.clock_offsets_s.push_back(n.clock_offset_s);
+    // The node's own health, and the job's findings on it on its own clock.
+    ReportJudged& judged = request->node_judged.emplace_back();
+    judged.note = judged_with;
+    if (n.verdict.rows == 0) continue;
+    judged.health = n.verdict.health;
+    for (FindingRecord f : joined.findings) {
+      if (f.subject.node != n.node) continue;
+      f.opened_t -= n.clock_offset_s;
+      if (f.closed_t) *f.closed_t -= n.clock_offset_s;
+      judged.findings.push_back(std::move(f));
+    }
+  }
+}
+
 }  // namespace
 
 void AddReportCommand(CLI::App& app, Action* action) {
@@ -68,13 +108,17 @@ void AddReportCommand(CLI::App& app, Action* action) {
       "report",
       "Write one self-contained HTML page of a run: interactive charts of GPU, CPU, memory, power "
       "and training speed with epochs, phases, findings and alerts marked; tables of epochs, "
-      "phases, findings, alerts and cost. Opens from a file, makes no network request.");
-  auto run = std::make_shared<std::string>();
+      "phases, findings, alerts and cost. Opens from a file, makes no network request. Of "
+      "several runs, one job's nodes: judged as one job and drawn on one time axis.");
+  auto runs = std::make_shared<std::vector<std::string>>();
   auto out = std::make_shared<std::string>();
   auto compare = std::make_shared<std::string>();
   auto config_file = std::make_shared<std::string>();
-  cmd->add_option("RUN", *run, RunArgumentHelp("The run"))->required();
-  cmd->add_option("-o,--out", *out, "The page to write. Default: RUN/report.html");
+  cmd->add_option("RUN", *runs,
+                  RunArgumentHelp("The run") +
+                      "; several: the run directories of one job's nodes, on one page as one job")
+      ->required();
+  cmd->add_option("-o,--out", *out, "The page to write. Default: RUN/report.html (the first RUN)");
   cmd->add_option("--compare", *compare,
                   "A second run (directory or name) overlaid on the charts, aligned by elapsed "
                   "time, its headline figures beside RUN's");
@@ -82,19 +126,34 @@ void AddReportCommand(CLI::App& app, Action* action) {
                   "TOML file to judge and cost the run(s) with instead of their own thresholds "
                   "and rates (meta.json): its [findings] and [cost] tables; the page and stderr "
                   "say which thresholds differ from the run's");
-  cmd->callback([run, out, compare, config_file, action] {
-    *action = [run, out, compare, config_file]() {
+  cmd->callback([runs, out, compare, config_file, action] {
+    *action = [runs, out, compare, config_file]() {
+      if (runs->size() > 1 && !compare->empty()) {
+        throw ConfigError(
+            "report: --compare overlays one run on another; several RUNs are one job's nodes "
+            "(give either)");
+      }
       Config config;
       if (std::string file = ConfigFilePath(*config_file); !file.empty()) {
         ApplyConfigFile(file, config);
       }
       ReportRequest request;
-      request.run_dir = ResolveRunDir(*run, config.runs_dir);
+      if (runs->size() > 1) {
+        for (const std::string& run : *runs) {
+          request.node_dirs.push_back(ResolveRunDir(run, config.runs_dir));
+        }
+      } else {
+        request.run_dir = ResolveRunDir(runs->front(), config.runs_dir);
+      }
       if (!compare->empty()) request.compare_dir = ResolveRunDir(*compare, config.runs_dir);
       request.out = *out;
       ReportWritten written;
       try {
-        request.judged = Judge(request.run_dir, *config_file, config);
+        if (!request.node_dirs.empty()) {
+          JudgeJob(*config_file, config, &request);
+        } else {
+          request.judged = Judge(request.run_dir, *config_file, config);
+        }
         if (!request.compare_dir.empty()) {
           request.compare_judged = Judge(request.compare_dir, *config_file, config);
         }

@@ -293,6 +293,21 @@ std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates
   return files;
 }
 
+std::optional<CostRecord> JobCostOfRuns(const std::vector<std::string>& run_dirs,
+                                        const CostRates& rates, bool recost) {
+  std::vector<CostRecord> costs;
+  for (const std::string& dir : run_dirs) {
+    std::string why;
+    std::optional<RunFiles> files = ReadRunFiles(dir, rates, &why);
+    if (!files || !files->summary.cost) return std::nullopt;
+    std::optional<CostRecord> cost = files->summary.cost;
+    if (recost) cost = BuildCost(files->summary, files->meta.gpus, rates);
+    if (!cost) return std::nullopt;
+    costs.push_back(*cost);
+  }
+  return AddCosts(costs);
+}
+
 RunFiles ReadFinishedRun(const std::string& run_dir, const CostRates& rates) {
   std::string why;
   std::optional<RunFiles> files = ReadRunFiles(run_dir, rates, &why);

@@ -67,6 +67,14 @@ std::optional<RunFiles> ReadRunFiles(const std::string& run_dir, const CostRates
 // going, or killed before it ended).
 RunFiles ReadFinishedRun(const std::string& run_dir, const CostRates& rates);
 
+// The cost of one job from its nodes' run directories: each node's own
+// summary cost (at `rates` for a node written before costs existed; every
+// node at `rates` when `recost`, as --config asks), summed by AddCosts. None
+// when a node has not ended or cannot be costed: a sum of some nodes is no
+// job's.
+std::optional<CostRecord> JobCostOfRuns(const std::vector<std::string>& run_dirs,
+                                        const CostRates& rates, bool recost);
+
 // Writes `j` to `path` atomically (temporary file, then rename): a reader sees
 // the old file or the new one, never half of one. Returns false
 // and, when `say`, says why on stderr when it fails.

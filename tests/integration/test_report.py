@@ -191,3 +191,26 @@ def test_a_report_that_cannot_be_written_leaves_the_run_exit_code(tmp_path):
     assert proc.returncode == 3, proc.stderr
     lines = [l for l in proc.stderr.splitlines() if "no report" in l]
     assert len(lines) == 1 and "report.html" in lines[0], proc.stderr
+
+
+def test_a_job_page_draws_every_node_on_the_same_charts(browser, tmp_path):
+    from test_analyze_joined import ROWS, write_node
+    a = write_node(tmp_path, "job42/node-a", "gpu-a", "42", {0: 0.02, 1: 0.03})
+    b = write_node(tmp_path, "job42/node-b", "gpu-b", "42", {2: 0.02, 3: 0.58}, clock_s=9)
+    page = tmp_path / "job.html"
+    proc = subprocess.run([cli_path(), "report", str(a), str(b), "-o", str(page)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    seen = open_page(browser, page, tmp_path / "job.png")
+    assert seen["errors"] == []
+    assert seen["resources"] == []
+    charts = {c["id"]: c for c in seen["charts"]}
+    assert sorted(charts) == ["training"]
+    # The nodes' clocks lined up: their rows share one time axis.
+    assert charts["training"]["points"] == ROWS
+    labels = [s["label"] for s in charts["training"]["series"]]
+    assert "gpu-a rank 0 steps/s" in labels and "gpu-b rank 3 data wait" in labels, labels
+    header = browser.find_element("css selector", "table.headline thead").text
+    assert "gpu-a" in header and "gpu-b" in header
+    rows = [r.text for r in browser.find_elements("css selector", "#findings tbody tr")]
+    assert any("straggler" in r and "node gpu-b" in r for r in rows), rows

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "core/format.h"
 #include "core/metrics.h"
@@ -111,7 +113,9 @@ struct Headline {
   std::function<std::string(const ReportRun&)> value;
 };
 
-std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
+// One column per run, headed by `heads` (none with a single run).
+std::string HeaderTable(const std::vector<const ReportRun*>& runs,
+                        const std::vector<std::string>& heads) {
   const std::vector<Headline> rows = {
       {"Run", RunName},
       {"Command", Command},
@@ -143,20 +147,30 @@ std::string HeaderTable(const ReportRun& a, const ReportRun* b) {
       {"Rows", [](const ReportRun& r) { return fmt::format("{}", r.series.elapsed_s.size()); }},
   };
   std::string out = "<table class=\"headline\">";
-  if (b != nullptr) {
-    out += fmt::format("<thead><tr><th></th><th>A: {}</th><th>B: {}</th></tr></thead>",
-                       HtmlEscape(RunName(a)), HtmlEscape(RunName(*b)));
+  if (runs.size() > 1) {
+    out += "<thead><tr><th></th>";
+    for (const std::string& head : heads) out += "<th>" + HtmlEscape(head) + "</th>";
+    out += "</tr></thead>";
   }
   out += "<tbody>";
   for (const Headline& h : rows) {
-    std::string va = h.value(a), vb = b != nullptr ? h.value(*b) : "";
-    if (va.empty() && vb.empty()) continue;
-    out += fmt::format("<tr><th>{}</th><td>{}</td>", h.what, HtmlEscape(va));
-    if (b != nullptr) out += fmt::format("<td>{}</td>", HtmlEscape(vb));
+    std::vector<std::string> values;
+    bool any = false;
+    for (const ReportRun* run : runs) {
+      values.push_back(h.value(*run));
+      any = any || !values.back().empty();
+    }
+    if (!any) continue;
+    out += fmt::format("<tr><th>{}</th>", h.what);
+    for (const std::string& v : values) out += "<td>" + HtmlEscape(v) + "</td>";
     out += "</tr>";
   }
   out += "</tbody></table>";
   return out;
+}
+
+double ClockOffset(const ReportJob& job, size_t node) {
+  return node < job.clock_offsets_s.size() ? job.clock_offsets_s[node] : 0;
 }
 
 std::string Notes(const ReportRun& run) {
@@ -167,6 +181,12 @@ std::string Notes(const ReportRun& run) {
         "(first: {}).</p>",
         HtmlEscape(RunName(run)), run.series.skipped, run.series.skipped == 1 ? "" : "s",
         run.series.skipped == 1 ? "is" : "are", HtmlEscape(run.series.first_skipped));
+  }
+  if (size_t n = run.series.ranks_left_out; n > 0) {
+    out += fmt::format(
+        "<p class=\"note\">{}: {} more training process{} than the {} drawn one by one left "
+        "out of the charts.</p>",
+        HtmlEscape(RunName(run)), n, n == 1 ? "" : "es", kMaxRankSeries);
   }
   for (const std::string* note : {&run.series.long_lines_note, &run.events_note}) {
     if (!note->empty()) {
@@ -224,13 +244,12 @@ std::string ScriptSafe(std::string_view json) {
   return out;
 }
 
-std::string RenderPage(const ReportRun& a, const ReportRun* b, size_t buckets) {
-  std::string title = "trainvitals report: " + RunName(a);
-  if (b != nullptr) title += " vs " + RunName(*b);
-  std::string data = "{\"runs\":[" + RunDataJson(a, "A", buckets);
-  if (b != nullptr) data += "," + RunDataJson(*b, "B", buckets);
-  data += "]}";
+namespace {
 
+// The page around its parts: `header` (the table of headline figures and
+// notes), `tables` (what goes under the charts), `data` (the charts' JSON).
+std::string PageHtml(const std::string& title, const std::string& header, const std::string& tables,
+                     const std::string& data) {
   std::string out;
   out.reserve(data.size() + UplotJs().size() + (size_t{64} << 10));
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
@@ -242,13 +261,7 @@ std::string RenderPage(const ReportRun& a, const ReportRun* b, size_t buckets) {
   out += ReportCss();
   out += "</style>\n</head>\n<body>\n<header>\n";
   out += fmt::format("<h1>{}</h1>\n", HtmlEscape(title));
-  out += HeaderTable(a, b);
-  for (const ReportRun* run : {&a, b}) {
-    if (run == nullptr || run->judged_note.empty()) continue;
-    out += fmt::format("<p class=\"note judged\">{}{}.</p>",
-                       b != nullptr ? HtmlEscape(RunName(*run)) + ": " : "",
-                       HtmlEscape(run->judged_note));
-  }
+  out += header;
   out += "\n</header>\n<main>\n";
   out += "<section id=\"charts\"><h2>Over time</h2>";
   out +=
@@ -257,9 +270,7 @@ std::string RenderPage(const ReportRun& a, const ReportRun* b, size_t buckets) {
       "(purple), named under each chart at the cursor.</p>";
   out += "<div id=\"chart-list\"></div>";
   out += "<noscript><p class=\"note\">The charts need JavaScript.</p></noscript></section>\n";
-  out += RunTables(a, b);
-  out += Notes(a);
-  if (b != nullptr) out += Notes(*b);
+  out += tables;
   out += "\n</main>\n";
   out += fmt::format("<footer>Written by trainvitals {}.</footer>\n", TRAINVITALS_VERSION);
   out += "<script id=\"tv-data\" type=\"application/json\">";
@@ -270,6 +281,60 @@ std::string RenderPage(const ReportRun& a, const ReportRun* b, size_t buckets) {
   out += ReportJs();
   out += "\n</script>\n</body>\n</html>\n";
   return out;
+}
+
+}  // namespace
+
+std::string RenderPage(const ReportRun& a, const ReportRun* b, size_t buckets) {
+  std::string title = "trainvitals report: " + RunName(a);
+  if (b != nullptr) title += " vs " + RunName(*b);
+  std::string data = "{\"runs\":[" + RunDataJson(a, "A", buckets);
+  if (b != nullptr) data += "," + RunDataJson(*b, "B", buckets);
+  data += "]}";
+  std::vector<const ReportRun*> runs = {&a};
+  if (b != nullptr) runs.push_back(b);
+  std::string header =
+      HeaderTable(runs, {"A: " + RunName(a), b != nullptr ? "B: " + RunName(*b) : ""});
+  for (const ReportRun* run : runs) {
+    if (run->judged_note.empty()) continue;
+    header += fmt::format("<p class=\"note judged\">{}{}.</p>",
+                          b != nullptr ? HtmlEscape(RunName(*run)) + ": " : "",
+                          HtmlEscape(run->judged_note));
+  }
+  std::string tables = RunTables(a, b) + Notes(a);
+  if (b != nullptr) tables += Notes(*b);
+  return PageHtml(title, header, tables, data);
+}
+
+std::string RenderJobPage(const std::vector<ReportRun>& runs, const ReportJob& job,
+                          size_t buckets) {
+  std::string title =
+      fmt::format("trainvitals report: {} — {} nodes",
+                  job.id.empty() ? RunName(runs.front()) : "job " + job.id, runs.size());
+  std::string data = "{\"runs\":[";
+  std::vector<const ReportRun*> columns;
+  std::vector<std::string> heads;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::string& node = i < job.nodes.size() ? job.nodes[i] : RunName(runs[i]);
+    // Its elapsed times from its start, moved to the first node's start in wall time.
+    double offset = runs[i].start_t + ClockOffset(job, i) - runs[0].start_t - ClockOffset(job, 0);
+    data += (i > 0 ? "," : "") + RunDataJson(runs[i], node, buckets, offset);
+    columns.push_back(&runs[i]);
+    heads.push_back(node);
+  }
+  data += "]}";
+  std::string header = HeaderTable(columns, heads);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].judged_note.empty()) continue;
+    header += fmt::format("<p class=\"note judged\">{}: {}.</p>", HtmlEscape(heads[i]),
+                          HtmlEscape(runs[i].judged_note));
+  }
+  for (const std::string& note : job.notes) {
+    header += fmt::format("<p class=\"note clocks\">{}.</p>", HtmlEscape(note));
+  }
+  std::string tables = JobTables(runs, job);
+  for (const ReportRun& run : runs) tables += Notes(run);
+  return PageHtml(title, header, tables, data);
 }
 
 }  // namespace tv

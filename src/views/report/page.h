@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "views/report/run_data.h"
 
@@ -21,5 +22,10 @@ std::string ScriptSafe(std::string_view json);
 // The page for `a`, with `b` (may be null) overlaid on its charts and beside it
 // in the tables of headline figures. `buckets`: min/max buckets per series.
 std::string RenderPage(const ReportRun& a, const ReportRun* b, size_t buckets);
+
+// The page of a job's nodes, one run per node (`job` says which, in the same
+// order): every node on one time axis, labelled by its node, a column per node
+// in the table of headline figures, and the job's health, findings and cost.
+std::string RenderJobPage(const std::vector<ReportRun>& runs, const ReportJob& job, size_t buckets);
 
 }  // namespace tv

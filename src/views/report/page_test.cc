@@ -168,6 +168,40 @@ TEST_F(ReportPage, CompareShowsBothRuns) {
   EXPECT_NE(page.find("\"label\":\"B\""), std::string::npos);
 }
 
+TEST_F(ReportPage, AJobPageDrawsEachNodeOnOneTimeAxisWithTheJobsVerdict) {
+  std::vector<ReportRun> runs = {LoadReportRun(dir_.string()), LoadReportRun(dir_.string())};
+  runs[1].start_t += 7;  // its own clock 7 s ahead, its start 2 s after the first's
+  ReportJob job;
+  job.id = "42";
+  job.nodes = {"gpu-a", "gpu-b"};
+  job.clock_offsets_s = {0, -5};
+  job.health.score = 61;
+  job.health_node = "gpu-b";
+  FindingRecord f;
+  f.id = "straggler";
+  f.opened_t = 1002;
+  f.message = "rank 3 is slow";
+  f.subject = FindingSubject::Process(3, std::nullopt);
+  f.subject.node = "gpu-b";
+  job.findings = {f};
+  std::string page = RenderJobPage(runs, job, 1500);
+  EXPECT_NE(page.find("<h1>trainvitals report: job 42 — 2 nodes</h1>"), std::string::npos);
+  EXPECT_NE(page.find("<th>gpu-a</th><th>gpu-b</th>"), std::string::npos);
+  EXPECT_NE(page.find("Health: 61 / 100, the health of its lowest node, gpu-b."),
+            std::string::npos);
+  EXPECT_NE(page.find("<td>straggler</td><td>rank 3, node gpu-b</td>"), std::string::npos);
+  std::string open = "<script id=\"tv-data\" type=\"application/json\">";
+  size_t from = page.find(open) + open.size();
+  nlohmann::json data =
+      nlohmann::json::parse(page.substr(from, page.find("</script>", from) - from));
+  ASSERT_EQ(data["runs"].size(), 2u);
+  EXPECT_EQ(data["runs"][0]["label"], "gpu-a");
+  EXPECT_EQ(data["runs"][1]["label"], "gpu-b");
+  EXPECT_EQ(data["runs"][0]["x"], nlohmann::json({1, 2, 3}));
+  EXPECT_EQ(data["runs"][1]["x"], nlohmann::json({3, 4, 5}));
+  EXPECT_EQ(data["runs"][1]["spans"][0][0].get<double>(), 2.5);  // its first epoch, moved too
+}
+
 TEST_F(ReportPage, WritesReportHtmlIntoTheRunDirectory) {
   ReportRequest request;
   request.run_dir = dir_.string();

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include "views/report/page.h"
 
@@ -34,23 +34,36 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
 }  // namespace
 
 ReportWritten WriteReport(const ReportRequest& request) {
-  ReportRun a = LoadReportRun(request.run_dir, request.judged);
-  std::optional<ReportRun> b;
-  if (!request.compare_dir.empty()) b = LoadReportRun(request.compare_dir, request.compare_judged);
-  std::string page = RenderPage(a, b ? &*b : nullptr, request.buckets);
+  std::vector<ReportRun> runs;
+  std::string page;
+  if (request.node_dirs.size() > 1) {
+    for (size_t i = 0; i < request.node_dirs.size(); ++i) {
+      runs.push_back(LoadReportRun(request.node_dirs[i], i < request.node_judged.size()
+                                                             ? request.node_judged[i]
+                                                             : ReportJudged{}));
+    }
+    page = RenderJobPage(runs, request.job, request.buckets);
+  } else {
+    runs.push_back(LoadReportRun(request.run_dir, request.judged));
+    if (!request.compare_dir.empty()) {
+      runs.push_back(LoadReportRun(request.compare_dir, request.compare_judged));
+    }
+    page = RenderPage(runs[0], runs.size() > 1 ? &runs[1] : nullptr, request.buckets);
+  }
+  const std::string& first_dir =
+      request.node_dirs.size() > 1 ? request.node_dirs.front() : request.run_dir;
   ReportWritten out;
-  out.path = request.out.empty() ? (std::filesystem::path(request.run_dir) / "report.html").string()
+  out.path = request.out.empty() ? (std::filesystem::path(first_dir) / "report.html").string()
                                  : request.out;
   WriteFileAtomically(out.path, page);
   out.bytes = page.size();
-  for (const ReportRun* run : {&a, b ? &*b : nullptr}) {
-    if (run == nullptr) continue;
-    for (const std::string* note : {&run->series.long_lines_note, &run->events_note}) {
+  for (const ReportRun& run : runs) {
+    for (const std::string* note : {&run.series.long_lines_note, &run.events_note}) {
       if (!note->empty()) out.notes.push_back(*note);
     }
-    if (run->series.skipped == 0) continue;
-    if (out.skipped_lines == 0) out.first_skipped = run->series.first_skipped;
-    out.skipped_lines += run->series.skipped;
+    if (run.series.skipped == 0) continue;
+    if (out.skipped_lines == 0) out.first_skipped = run.series.first_skipped;
+    out.skipped_lines += run.series.skipped;
   }
   return out;
 }

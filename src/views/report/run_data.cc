@@ -240,16 +240,17 @@ const RunTotals& ReportRun::totals() const {
   return summary ? summary->totals : kNone;
 }
 
-std::string RunDataJson(const ReportRun& run, const std::string& label, size_t buckets) {
+std::string RunDataJson(const ReportRun& run, const std::string& label, size_t buckets,
+                        double x_offset_s) {
   std::vector<const std::vector<float>*> ys;
   for (const Series& s : run.series.series) ys.push_back(&s.values);
   Downsampled d = Downsample(run.series.elapsed_s, ys, buckets);
   std::string out = "{\"label\":" + JsonString(label) + ",\"end\":";
-  AppendNumber(run.end_s, 2, &out);
+  AppendNumber(run.end_s + x_offset_s, 2, &out);
   out += ",\"x\":[";
   for (size_t i = 0; i < d.x.size(); ++i) {
     if (i > 0) out += ',';
-    AppendNumber(d.x[i], 2, &out);
+    AppendNumber(d.x[i] + x_offset_s, 2, &out);
   }
   out += "],\"series\":[";
   for (size_t s = 0; s < run.series.series.size(); ++s) {
@@ -270,9 +271,9 @@ std::string RunDataJson(const ReportRun& run, const std::string& label, size_t b
     const Span& sp = run.spans[i];
     if (i > 0) out += ',';
     out += '[';
-    AppendNumber(sp.start_s, 2, &out);
+    AppendNumber(sp.start_s + x_offset_s, 2, &out);
     out += ',';
-    AppendNumber(sp.end_s.value_or(NAN), 2, &out);
+    AppendNumber(sp.end_s.value_or(NAN) + x_offset_s, 2, &out);
     out += fmt::format(",\"{}\",{}]", sp.kind, JsonString(sp.label));
   }
   out += "]}";

@@ -45,6 +45,22 @@ struct ReportJudged {
   std::string note;
 };
 
+// A job of several nodes as the caller judged it (analysis/findings/joined.h),
+// one ReportRun per node in the same order.
+struct ReportJob {
+  std::string id;                  // the job id; empty when none
+  std::vector<std::string> nodes;  // each node's name
+  // Added to each node's times to line them up with the first node's clock:
+  // node i's elapsed times are drawn from the first node's start.
+  std::vector<double> clock_offsets_s;
+  HealthRecord health;      // the job's: its lowest node's
+  std::string health_node;  // that node
+  // The job's, each subject with its node, its times on the first node's clock.
+  std::vector<FindingRecord> findings;
+  std::optional<CostRecord> cost;  // the nodes' summed; none unless every node has one
+  std::vector<std::string> notes;  // how the clocks were lined up
+};
+
 struct ReportRun {
   std::string dir;
   std::optional<MetaRecord> meta;  // none when meta.json is missing or unusable
@@ -89,7 +105,9 @@ std::vector<Span> RunSpans(const RunSummary* summary, const std::vector<FindingR
 // "series": [{"chart", "label", "scale", "v": [...]}], "spans": [[start, end,
 // kind, label]]}, the series downsampled to `buckets` min/max buckets and
 // rounded to what a chart shows (ratios in percent, bytes in MiB, energy in
-// Wh). Not yet safe inside a <script>: see ScriptSafe (page.h).
-std::string RunDataJson(const ReportRun& run, const std::string& label, size_t buckets);
+// Wh). Not yet safe inside a <script>: see ScriptSafe (page.h). `x_offset_s` is
+// added to every time (x, spans, end): a node's place on its job's time axis.
+std::string RunDataJson(const ReportRun& run, const std::string& label, size_t buckets,
+                        double x_offset_s = 0);
 
 }  // namespace tv

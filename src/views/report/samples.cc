@@ -12,6 +12,9 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/json_shape.h"
 #include "core/metrics.h"
@@ -60,6 +63,17 @@ const std::array<Wanted, kGpuWanted>& GpuWanted() {
   return kWanted;
 }
 
+// Each training process's own series (training.ranks), "{rank}" replaced by
+// "rank N" (or "pid P" for a process without a rank): its steps per second,
+// from the difference of its step count between rows, and its data wait.
+const std::array<SeriesSpec, 2>& RankSpecs() {
+  static const std::array<SeriesSpec, 2> kSpecs = {{
+      {"training", "{rank} steps/s", "rate"},
+      {"training", "{rank} data wait", "ratio"},
+  }};
+  return kSpecs;
+}
+
 // One row's values before it is known to be whole.
 struct Scratch {
   std::array<float, kRunWanted> run;
@@ -69,6 +83,14 @@ struct Scratch {
   };
   std::vector<Gpu> gpus;
   size_t gpu_count = 0;
+  struct Rank {
+    int rank = -1;
+    int64_t pid = 0;
+    double steps = 0;
+    bool has_steps = false;
+    float data_wait = kNone;
+  };
+  std::vector<Rank> ranks;
 };
 
 class Reader {
@@ -104,8 +126,13 @@ class Reader {
     size_t rows = out_.elapsed_s.size();
     for (Series& s : out_.series) s.values.resize(rows, kNone);
     std::stable_sort(out_.series.begin(), out_.series.end(), [](const Series& a, const Series& b) {
-      return a.gpu != b.gpu ? a.gpu < b.gpu : a.spec < b.spec;
+      if (a.gpu != b.gpu) return a.gpu < b.gpu;
+      if (a.per_rank != b.per_rank) return !a.per_rank;
+      if (a.rank != b.rank) return a.rank < b.rank;
+      if (a.pid != b.pid) return a.pid < b.pid;
+      return a.spec < b.spec;
     });
+    out_.ranks_left_out = left_out_.size();
     return std::move(out_);
   }
 
@@ -122,6 +149,7 @@ class Reader {
     }
     row_.run.fill(kNone);
     row_.gpu_count = 0;
+    row_.ranks.clear();
     t_.reset();
     elapsed_.reset();
     for (auto field : top) {
@@ -152,11 +180,44 @@ class Reader {
     for (auto field : object) {
       std::string_view key;
       if (field.unescaped_key().get(key)) return false;
+      if (scope == "training" && key == "ranks") {
+        od::array ranks;
+        if (field.value().get_array().get(ranks) || !ReadRanks(ranks)) return false;
+        continue;
+      }
       for (size_t i = 0; i < run_keys_.size(); ++i) {
         if (run_keys_[i].first != scope || run_keys_[i].second != key) continue;
         double v = 0;
         if (!field.value().get_double().get(v)) row_.run[i] = static_cast<float>(v);
         break;
+      }
+    }
+    return true;
+  }
+
+  // training.ranks: each process's rank, pid, step count and data wait.
+  bool ReadRanks(od::array ranks) {
+    for (auto item : ranks) {
+      od::object object;
+      if (item.get_object().get(object)) return false;
+      Scratch::Rank& r = row_.ranks.emplace_back();
+      for (auto field : object) {
+        std::string_view key;
+        if (field.unescaped_key().get(key)) return false;
+        int64_t n = 0;
+        double v = 0;
+        if (key == "rank") {
+          if (!field.value().get_int64().get(n)) r.rank = static_cast<int>(n);
+        } else if (key == "pid") {
+          if (!field.value().get_int64().get(n)) r.pid = n;
+        } else if (key == "steps") {
+          if (!field.value().get_double().get(v)) {
+            r.steps = v;
+            r.has_steps = true;
+          }
+        } else if (key == "data_wait_ratio") {
+          if (!field.value().get_double().get(v)) r.data_wait = static_cast<float>(v);
+        }
       }
     }
     return true;
@@ -200,6 +261,7 @@ class Reader {
       if (run_slot_[i] < 0) run_slot_[i] = NewSeries(&RunWanted()[i].spec, -1);
       Put(run_slot_[i], row, row_.run[i]);
     }
+    CommitRanks(row);
     for (size_t g = 0; g < row_.gpu_count; ++g) {
       const Scratch::Gpu& gpu = row_.gpus[g];
       auto it = std::find_if(gpu_slots_.begin(), gpu_slots_.end(),
@@ -214,6 +276,50 @@ class Reader {
         Put(it->slot[i], row, gpu.values[i]);
       }
     }
+  }
+
+  // The row's per-process values; a process past kMaxRankSeries is counted,
+  // not drawn.
+  void CommitRanks(size_t row) {
+    double elapsed = out_.elapsed_s.back();
+    for (const Scratch::Rank& r : row_.ranks) {
+      // A process without a rank is told apart by its pid.
+      std::pair<int, int64_t> key{r.rank, r.rank >= 0 ? 0 : r.pid};
+      auto it = std::find_if(rank_slots_.begin(), rank_slots_.end(),
+                             [&](const RankSlots& s) { return s.key == key; });
+      if (it == rank_slots_.end()) {
+        if (rank_slots_.size() >= kMaxRankSeries) {
+          if (std::find(left_out_.begin(), left_out_.end(), key) == left_out_.end()) {
+            left_out_.push_back(key);
+          }
+          continue;
+        }
+        it = rank_slots_.insert(rank_slots_.end(), RankSlots{key});
+      }
+      if (r.has_steps) {
+        if (it->last && elapsed > it->last->first && r.steps >= it->last->second) {
+          if (it->steps_slot < 0) it->steps_slot = NewRankSeries(0, r);
+          Put(it->steps_slot, row,
+              static_cast<float>((r.steps - it->last->second) / (elapsed - it->last->first)));
+        }
+        it->last = std::make_pair(elapsed, r.steps);
+      }
+      if (!std::isnan(r.data_wait)) {
+        if (it->wait_slot < 0) it->wait_slot = NewRankSeries(1, r);
+        Put(it->wait_slot, row, r.data_wait);
+      }
+    }
+  }
+
+  int NewRankSeries(size_t spec, const Scratch::Rank& r) {
+    int slot = NewSeries(&RankSpecs()[spec], -1);
+    Series& s = out_.series[slot];
+    s.per_rank = true;
+    s.rank = r.rank;
+    s.pid = r.rank >= 0 ? 0 : r.pid;
+    std::string who = r.rank >= 0 ? fmt::format("rank {}", r.rank) : fmt::format("pid {}", r.pid);
+    s.label.replace(s.label.find("{rank}"), 6, who);
+    return slot;
   }
 
   int NewSeries(const SeriesSpec* spec, int gpu) {
@@ -239,11 +345,19 @@ class Reader {
     std::array<int, kGpuWanted> slot;
   };
 
+  struct RankSlots {
+    std::pair<int, int64_t> key;  // rank, and pid when the rank is -1
+    int steps_slot = -1, wait_slot = -1;
+    std::optional<std::pair<double, double>> last;  // elapsed_s, steps of its last row
+  };
+
   od::parser parser_{kMaxJsonlLineBytes};  // no document larger than a line may be
   std::vector<std::pair<std::string_view, std::string_view>> run_keys_;  // scope, key
   std::vector<std::string_view> gpu_keys_;
   std::array<int, kRunWanted> run_slot_;
   std::vector<GpuSlots> gpu_slots_;
+  std::vector<RankSlots> rank_slots_;
+  std::vector<std::pair<int, int64_t>> left_out_;  // ranks past kMaxRankSeries
   Scratch row_;
   std::optional<double> t_, elapsed_, first_t_;
   std::string name_;

@@ -254,4 +254,38 @@ std::string RunTables(const ReportRun& a, const ReportRun* b) {
   return out;
 }
 
+std::string JobTables(const std::vector<ReportRun>& runs, const ReportJob& job) {
+  std::string out = "<section id=\"tables\"><section id=\"verdict\"><h2>The job</h2>";
+  std::optional<double> score = job.health.score;
+  std::string health =
+      score && std::isfinite(*score) ? fmt::format("{:.0f} / 100", *score) : job.health.note;
+  if (!health.empty()) {
+    out += "<p class=\"job-health\">Health: " + HtmlEscape(health);
+    if (!job.health_node.empty()) {
+      out += ", the health of its lowest node, " + HtmlEscape(job.health_node);
+    }
+    out += ".</p>";
+  }
+  // The job's findings and cost in the tables of a run: times from the first
+  // node's start, on its lined-up clock.
+  ReportRun whole;
+  if (!runs.empty()) {
+    whole.start_t =
+        runs.front().start_t + (job.clock_offsets_s.empty() ? 0 : job.clock_offsets_s.front());
+  }
+  whole.findings = job.findings;
+  whole.cost = job.cost;
+  out += Findings(whole, "findings") + Cost(whole, "cost") + "</section>";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const ReportRun& run = runs[i];
+    std::string prefix = fmt::format("n{}-", i);
+    std::string tables = Epochs(run, prefix + "epochs") + Phases(run, prefix + "phases") +
+                         Alerts(run, prefix + "alerts") + Cost(run, prefix + "cost");
+    if (tables.empty()) continue;
+    out += "<h2>" + HtmlEscape(i < job.nodes.size() ? job.nodes[i] : run.dir) + "</h2>" + tables;
+  }
+  out += "</section>\n";
+  return out;
+}
+
 }  // namespace tv

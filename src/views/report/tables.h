@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "views/report/run_data.h"
 
@@ -11,6 +12,11 @@ namespace tv {
 
 // The tables of `a`, then those of `b` (may be null) under its own heading.
 std::string RunTables(const ReportRun& a, const ReportRun* b);
+
+// The tables of a job of several nodes: its health (its lowest node's), its
+// findings and summed cost, then each node's epochs, phases, alerts and cost
+// under the node's name.
+std::string JobTables(const std::vector<ReportRun>& runs, const ReportJob& job);
 
 // "512 J", "3.4 Wh", "12.1 kWh".
 std::string FormatEnergy(double joules);
