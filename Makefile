@@ -75,9 +75,14 @@ test-install: deps build
 demo: deps build
 	@scripts/demo.sh
 
+# scripts/bench.sh, then `analyze` of a 24-hour job of 4 nodes x 8 GPUs,
+# whose run directories (7.6 GB) are written once into build/bench-data/.
 bench: build
 	@scripts/deps.sh --bench
 	@scripts/bench.sh
+	@echo
+	@echo "== trainvitals analyze --json of a 24-hour job, 4 nodes x 8 GPUs (target <= 5 s)"
+	@$(PYTHON) bench/analyze_joined.py $(CLI)
 
 # clang-format (fails on any difference) and a build with clang-tidy on every file.
 lint: format-check
