@@ -172,6 +172,8 @@ void PhaseTracker::Mark(const TrainingEvent& m, const Sample& now, std::vector<E
       auto it = open_.find(*m.epoch);
       if (it == open_.end()) break;  // an end without a begin: nothing to measure against
       it->second.ended[rank] = {m.t, m.steps.value_or(0)};
+      if (m.wait_s && m.timed_s && *m.timed_s > 0)
+        it->second.wait_share[rank] = std::clamp(*m.wait_s / *m.timed_s, 0.0, 1.0);
       if (!it->second.logs_rank || rank < *it->second.logs_rank) {
         it->second.logs_rank = rank;
         it->second.logs = m.scalars;
@@ -264,6 +266,11 @@ void PhaseTracker::Close(int64_t index, OpenEpoch& e, double end_t, bool complet
   rec.complete = complete;
   Row row = e.resources.Peek(end_t, duration);
   rec.resources = ResourcesOf(row, true, e.job_sm);
+  if (!e.wait_share.empty()) {
+    double sum = 0;
+    for (const auto& [rank, share] : e.wait_share) sum += share;
+    rec.resources.data_wait_ratio = RoundTo(sum / static_cast<double>(e.wait_share.size()), 1e4);
+  }
   for (SpanGpu& g : rec.resources.gpus) {
     for (const EnergyMark& m : e.gpu_joules) {
       if (m.index == g.index) g.energy_joules = RoundTo(m.joules, 10);

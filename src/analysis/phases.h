@@ -12,7 +12,10 @@
 // open phase, so evaluation inside a training epoch counts as evaluation; time
 // inside an epoch outside any phase is training time. A phase's data-wait
 // share is recorded only where it was measured: training, a phase whose steps
-// advanced, or one whose own loop timed its wait. A GPU's job SM share (NVML
+// advanced, or one whose own loop timed its wait. An epoch's data-wait share
+// is the mean over its ranks of what each one's own counters say at its
+// epoch_begin and epoch_end, where they said it; else the mean over its
+// samples. A GPU's job SM share (NVML
 // process utilization, read every few seconds) is held between its readings,
 // so a span shorter than the reading period still has one.
 //
@@ -71,6 +74,10 @@ class PhaseTracker final : public SampleObserver, public SummaryPart {
     std::optional<int64_t> call;
     std::map<int, double> begun;                      // rank -> t
     std::map<int, std::pair<double, int64_t>> ended;  // rank -> (t, steps)
+    // rank -> its share of its timed loop spent waiting for batches, by its
+    // own counters at its epoch_begin and epoch_end (exact, where the mean of
+    // the samples would blur the epoch's edges).
+    std::map<int, double> wait_share;
     // The steps of a rank the run ended inside the epoch: its process's step
     // count when it began the epoch (epoch_begin's steps) and when it said bye
     // without having ended it (client_end's steps). rank -> (pid, steps).

@@ -256,6 +256,29 @@ TEST(PhaseTracker, EpochAndPhaseDataWaitIsTheMeanOfTheTimedSamples) {
   EXPECT_FALSE(phases["eval"].contains("data_wait_ratio"));  // not measured: absent, not 0
 }
 
+TEST(PhaseTracker, AnEpochsDataWaitIsItsRanksOwnCountersWhereTheySaidThem) {
+  // The samples say 10 % (their ticks straddle the epoch's edges); the two
+  // ranks' own counters say 30 % and 50 % of their timed loops: the epoch's
+  // share is their mean, 40 %.
+  PhaseTracker tracker;
+  std::vector<Event> events;
+  auto end = [](int rank, double wait_s, double timed_s) {
+    TrainingEvent m = Epoch(EventType::kEpochEnd, rank, 110, 0, 50);
+    m.wait_s = wait_s;
+    m.timed_s = timed_s;
+    return m;
+  };
+  for (int i = 0; i <= 100; ++i) {
+    Sample s = At(100 + i * 0.1, i);
+    if (i > 0) s.training.data_wait_ratio = 0.1;
+    if (i == 0) s.training.events = {Begin(0, 100, 0, 0), Begin(1, 100, 0, 0)};
+    if (i == 100) s.training.events = {end(0, 3, 10), end(1, 4.9, 9.8)};
+    tracker.OnSample(s, &events);
+  }
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_NEAR(events[0].fields["data_wait_ratio"].get<double>(), 0.4, 1e-9);
+}
+
 TEST(PhaseTracker, NoDataWaitKeyWhenNothingTimesIt) {
   PhaseTracker tracker;
   std::vector<Event> events;

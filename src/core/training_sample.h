@@ -25,6 +25,11 @@ struct TrainingEvent {
   double t = 0;
   std::optional<int64_t> epoch;  // epoch events
   std::optional<int64_t> steps;  // epoch_end: steps in the epoch; client end: all steps
+  // epoch_end: the process's time in its timed loop over the epoch and, of
+  // it, its wait for batches, from its own counters; absent when it did not
+  // time its wait.
+  std::optional<double> wait_s;
+  std::optional<double> timed_s;
   std::optional<int64_t>
       call;  // epoch_begin: the framework call (fit, ...) it belongs to, 1, 2, ...
   // epoch_begin: how many epochs the call plans (Keras params["epochs"],

@@ -132,6 +132,8 @@ bool MarkerClient::Send(Marker m) {
 bool MarkerClient::EpochBegin(int64_t epoch, int64_t call, int64_t planned_epochs) {
   WaitPause();
   epoch_begin_steps_ = steps_;
+  epoch_wait_ns_ = wait_ns_;
+  epoch_timed_ns_ = timed_ns_;
   last_epoch_ns_ = NowNs();
   if (epochs_begun_++ == 0) first_epoch_ns_ = last_epoch_ns_;
   Marker m;
@@ -169,6 +171,10 @@ bool MarkerClient::EpochEnd(int64_t epoch) {
   m.type = MarkerType::kEpochEnd;
   m.epoch = epoch;
   m.steps = static_cast<int64_t>(steps_ - epoch_begin_steps_);
+  if (timed_ns_ > epoch_timed_ns_) {
+    m.wait_s = static_cast<double>(wait_ns_ - epoch_wait_ns_) * 1e-9;
+    m.timed_s = static_cast<double>(timed_ns_ - epoch_timed_ns_) * 1e-9;
+  }
   return Send(std::move(m));
 }
 

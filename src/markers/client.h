@@ -67,11 +67,13 @@ class MarkerClient {
   // can tell "no wait" from "not measured".
   void WaitBegin() {
     if (slot_ == nullptr) return;
+    uint64_t now = NowNs();
     if (!timed_) {
       timed_ = true;
+      timed_since_ns_ = now;
       slot_->wait_flags.store(kWaitMeasured | kWaitTimed, std::memory_order_relaxed);
     }
-    wait_start_ns_ = NowNs();
+    wait_start_ns_ = now;
     slot_->wait_start_ns.store(wait_start_ns_, std::memory_order_relaxed);
   }
   // The batch came: adds the time since WaitBegin() to the slot's total. Does
@@ -95,6 +97,8 @@ class MarkerClient {
     }
     if (timed_) {
       timed_ = false;
+      uint64_t now = NowNs();
+      if (now > timed_since_ns_) timed_ns_ += now - timed_since_ns_;
       slot_->wait_flags.store(kWaitMeasured, std::memory_order_relaxed);
     }
   }
@@ -108,7 +112,9 @@ class MarkerClient {
   // EpochBegin also says the steps counted so far (bye's count, less it, is an
   // epoch's that the process never ends).
   bool EpochBegin(int64_t epoch, int64_t call = 0, int64_t planned_epochs = 0);
-  bool EpochEnd(int64_t epoch);  // with the steps counted since EpochBegin
+  // EpochEnd says the steps counted since EpochBegin and, when the process
+  // timed its wait in the epoch, that wait and the time in its timed loop.
+  bool EpochEnd(int64_t epoch);
   bool PhaseBegin(std::string phase);
   bool PhaseEnd(std::string phase);
   bool Scalars(std::vector<std::pair<std::string, double>> values);
@@ -140,9 +146,13 @@ class MarkerClient {
   int slot_index_ = -1;
   uint64_t steps_ = 0;
   uint64_t epoch_begin_steps_ = 0;
-  uint64_t wait_ns_ = 0;        // what the slot's wait_ns holds
-  uint64_t wait_start_ns_ = 0;  // what the slot's wait_start_ns holds
-  bool timed_ = false;          // kWaitTimed is set in the slot
+  uint64_t wait_ns_ = 0;         // what the slot's wait_ns holds
+  uint64_t wait_start_ns_ = 0;   // what the slot's wait_start_ns holds
+  bool timed_ = false;           // kWaitTimed is set in the slot
+  uint64_t timed_since_ns_ = 0;  // when timed_ was last set
+  uint64_t timed_ns_ = 0;        // time in the timed loop, over the spans that ended
+  uint64_t epoch_wait_ns_ = 0;   // wait_ns_ at the epoch's begin
+  uint64_t epoch_timed_ns_ = 0;  // timed_ns_ at the epoch's begin
   uint64_t interval_ns_ = 1'000'000'000;
   uint64_t next_allocator_ns_ = 0;
   uint32_t risk_seen_ = 0;  // the risk number TakeRisk() last read

@@ -101,6 +101,22 @@ bool OptionalSteps(const nlohmann::json& j, Marker* m, std::string* error) {
   return true;
 }
 
+// epoch_end's "wait_s" and "timed_s", when there: both, each a number >= 0,
+// the wait no longer than the timed time (a little slack for rounding).
+bool EpochWait(const nlohmann::json& j, Marker* m, std::string* error) {
+  auto wait = j.find("wait_s");
+  auto timed = j.find("timed_s");
+  if (wait == j.end() && timed == j.end()) return true;
+  double w = wait != j.end() && wait->is_number() ? wait->get<double>() : NAN;
+  double t = timed != j.end() && timed->is_number() ? timed->get<double>() : NAN;
+  if (!std::isfinite(w) || !std::isfinite(t) || w < 0 || t < 0 || w > t + 1e-3) {
+    return Fail(error, "\"wait_s\" and \"timed_s\" must both be seconds >= 0, wait_s <= timed_s");
+  }
+  m->wait_s = w;
+  m->timed_s = t;
+  return true;
+}
+
 bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
   switch (m->type) {
     case MarkerType::kEpochBegin:
@@ -119,6 +135,7 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
         }
         m->call = call->get<int64_t>();
       }
+      if (m->type == MarkerType::kEpochEnd && !EpochWait(j, m, error)) return false;
       auto planned = j.find("epochs");
       if (m->type == MarkerType::kEpochBegin && planned != j.end()) {
         if (!planned->is_number_integer() || planned->get<int64_t>() < 1 ||
@@ -232,6 +249,10 @@ std::string EncodeMarker(const Marker& m) {
   if (m.epoch) fmt::format_to(std::back_inserter(out), R"(,"epoch":{})", *m.epoch);
   if (m.steps) fmt::format_to(std::back_inserter(out), R"(,"steps":{})", *m.steps);
   if (m.call) fmt::format_to(std::back_inserter(out), R"(,"call":{})", *m.call);
+  if (m.wait_s && m.timed_s) {
+    fmt::format_to(std::back_inserter(out), R"(,"wait_s":{:.6f},"timed_s":{:.6f})", *m.wait_s,
+                   *m.timed_s);
+  }
   if (m.planned_epochs) {
     fmt::format_to(std::back_inserter(out), R"(,"epochs":{})", *m.planned_epochs);
   }

@@ -156,8 +156,13 @@ struct Marker {
   // epoch_begin ("epochs"): how many epochs the call plans, from its first.
   std::optional<int64_t> planned_epochs;
   std::optional<int64_t> steps;  // epoch_begin: so far; epoch_end: in the epoch; bye: all
-  std::string phase;             // phase markers: "train", "eval", "predict"
-  std::string framework;         // hello
+  // epoch_end, from the process's own counters over the epoch: the time it
+  // spent in its timed loop ("timed_s") and, of that, waiting for its next
+  // batch ("wait_s"). Both or neither: only a process that timed its wait.
+  std::optional<double> wait_s;
+  std::optional<double> timed_s;
+  std::string phase;      // phase markers: "train", "eval", "predict"
+  std::string framework;  // hello
   // bye: the exception the process is dying of (its type, e.g. "ValueError",
   // and the first line of its message); empty when it ends normally.
   std::string exception;

@@ -163,6 +163,33 @@ TEST(MarkerProtocol, NumbersOutOfRangeAreRefusedBeforeAnyCast) {
   EXPECT_NE(parse(many).find("more than 64 devices"), std::string::npos);
 }
 
+TEST(MarkerProtocol, EpochEndCarriesItsWaitAndTimedLoopBothOrNeither) {
+  Marker m;
+  m.type = MarkerType::kEpochEnd;
+  m.t = 1;
+  m.epoch = 2;
+  m.wait_s = 0.25;
+  m.timed_s = 1.5;
+  std::string error;
+  auto back = ParseMarker(EncodeMarker(m), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_DOUBLE_EQ(*back->wait_s, 0.25);
+  EXPECT_DOUBLE_EQ(*back->timed_s, 1.5);
+  auto parse = [](std::string_view keys) {
+    std::string error;
+    std::string text =
+        std::string(R"({"v":1,"type":"epoch_end","t":1,"epoch":0)") + std::string(keys) + "}";
+    return ParseMarker(text, &error) ? std::string("ok") : error;
+  };
+  EXPECT_EQ(parse(""), "ok");  // a process that does not time its wait
+  EXPECT_EQ(parse(R"(,"wait_s":0,"timed_s":0)"), "ok");
+  for (std::string_view bad : {R"(,"wait_s":1)", R"(,"timed_s":1)", R"(,"wait_s":-1,"timed_s":1)",
+                               R"(,"wait_s":2,"timed_s":1)", R"(,"wait_s":"1","timed_s":1)"}) {
+    EXPECT_NE(parse(bad).find("\"wait_s\" and \"timed_s\" must"), std::string::npos)
+        << bad << " -> " << parse(bad);
+  }
+}
+
 TEST(MarkerProtocol, EpochBeginCarriesThePlannedEpochsInRange) {
   Marker m;
   m.type = MarkerType::kEpochBegin;

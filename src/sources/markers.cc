@@ -74,6 +74,8 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
   e->t = m.t;
   e->epoch = m.epoch;
   e->steps = m.steps;
+  e->wait_s = m.wait_s;
+  e->timed_s = m.timed_s;
   e->call = m.call;
   e->planned_epochs = m.planned_epochs;
   e->phase = m.phase;

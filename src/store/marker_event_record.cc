@@ -1,5 +1,6 @@
 #include "store/marker_event_record.h"
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,6 +30,7 @@ nlohmann::ordered_json MarkerEventFields(const TrainingEvent& m) {
   if (m.call) fields["call"] = *m.call;
   if (m.planned_epochs) fields["epochs"] = *m.planned_epochs;
   if (m.steps) fields["steps"] = *m.steps;
+  if (m.wait_s && m.timed_s) fields["wait_s"] = *m.wait_s, fields["timed_s"] = *m.timed_s;
   if (!m.phase.empty()) fields["phase"] = m.phase;
   if (!m.framework.empty()) fields["framework"] = m.framework;
   if (!m.log_dir.empty()) fields["log_dir"] = m.log_dir;
@@ -48,6 +50,12 @@ TrainingEvent Read(EventType kind, double t, const Json& e) {
       return std::nullopt;
     return it->template get<int64_t>();
   };
+  auto seconds = [&e](const char* key) -> std::optional<double> {
+    auto it = e.find(key);
+    if (it == e.end() || !it->is_number()) return std::nullopt;
+    double v = it->template get<double>();
+    return std::isfinite(v) && v >= 0 ? std::optional<double>(v) : std::nullopt;
+  };
   auto text = [&e](const char* key) -> std::string {
     auto it = e.find(key);
     return it != e.end() && it->is_string() ? it->template get<std::string>() : std::string();
@@ -65,6 +73,9 @@ TrainingEvent Read(EventType kind, double t, const Json& e) {
   m.planned_epochs = number("epochs");
   m.call = number("call");
   m.steps = number("steps");
+  m.wait_s = seconds("wait_s");
+  m.timed_s = seconds("timed_s");
+  if (!m.wait_s || !m.timed_s) m.wait_s.reset(), m.timed_s.reset();
   m.phase = text("phase");
   m.framework = text("framework");
   m.log_dir = text("log_dir");

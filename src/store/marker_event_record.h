@@ -23,7 +23,7 @@ namespace tv {
 bool IsMarkerEvent(EventType type);
 
 // The keys of `e`'s line after `t` and `type`: pid and rank always, then
-// epoch, call, epochs (planned), steps, phase, framework, log_dir, and
+// epoch, call, epochs (planned), steps, wait_s with timed_s, phase, framework, log_dir, and
 // exception with message, each where it has one.
 nlohmann::ordered_json MarkerEventFields(const TrainingEvent& e);
 

@@ -61,6 +61,29 @@ TEST(MarkerEventRecord, EachMarkerEventIsWrittenAndReadBack) {
   EXPECT_FALSE(MarkerEventFromEvent(Event{7, EventType::kEnd, {{"exit_code", 0}}}, &back));
 }
 
+TEST(MarkerEventRecord, AnEpochEndKeepsItsOwnWaitAndTimedLoop) {
+  TrainingEvent end;
+  end.type = EventType::kEpochEnd;
+  end.t = 1800000000.5;
+  end.pid = 7;
+  end.epoch = 0;
+  end.steps = 40;
+  end.wait_s = 0.5;
+  end.timed_s = 4;
+  nlohmann::ordered_json fields = MarkerEventFields(end);
+  EXPECT_EQ(fields.dump(),
+            R"({"pid":7,"rank":-1,"epoch":0,"steps":40,"wait_s":0.5,"timed_s":4.0})");
+  TrainingEvent back;
+  ASSERT_TRUE(MarkerEventFromJson(Line(end.t, end.type, fields), &back));
+  EXPECT_EQ(back.wait_s, 0.5);
+  EXPECT_EQ(back.timed_s, 4);
+  // One without the other, or a negative one, is as absent: both go.
+  fields.erase("timed_s");
+  ASSERT_TRUE(MarkerEventFromJson(Line(end.t, end.type, fields), &back));
+  EXPECT_FALSE(back.wait_s);
+  EXPECT_FALSE(back.timed_s);
+}
+
 TEST(MarkerEventRecord, AnotherLineIsNoneAWrongKeyIsAsAbsent) {
   TrainingEvent e;
   EXPECT_FALSE(MarkerEventFromJson(Line(1, EventType::kEnd, {{"exit_code", 0}}), &e));

@@ -71,13 +71,15 @@ def test_torch_loader_with_enough_workers_reads_near_zero(run_tv, tmp_path):
     run, truth = train(run_tv, tmp_path, "torch", "--sleep-ms", "20", "--work-ms", "50",
                        "--workers", "4")
     ratios = epoch_ratios(run)
-    # What is left is each epoch's first batch (the workers begin an epoch's
-    # batches only when it begins) and the hand-over from the workers, as the
-    # loop's own clock on next() sees it.
+    # What is left is the workers' start (the first epoch's iter()), each
+    # epoch's first batch (the workers begin an epoch's batches only when it
+    # begins) and the hand-over from the workers, as the loop's own clock on
+    # iter() and next() sees it. The epoch's share comes from the process's own
+    # counters at its edges, so it agrees within 2 points whatever the ticks.
     own = [e["next_s"] / e["wall_s"] for e in truth]
     print("epochs", ratios, "own clock", own, "rows", measured_rows(run))
     for got, want in zip(ratios, own):
-        assert got is not None and abs(got - want) <= 0.05, (got, want)
+        assert got is not None and abs(got - want) <= 0.02, (got, want)
     assert ratios[0] < 0.2, ratios  # the first epoch also starts the workers
     assert all(r < 0.1 for r in ratios[1:]), ratios
 

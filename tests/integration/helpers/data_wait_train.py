@@ -65,8 +65,11 @@ class Epochs:
                             "next_s": self.next_s - self.next0})
 
     def timed(self, iterable):
-        """Yields from `iterable`, adding the time of each next() to next_s."""
+        """Yields from `iterable`, adding the time of iter() (a DataLoader starts
+        its workers there) and of each next() to next_s."""
+        t = time.perf_counter()
         it = iter(iterable)
+        self.next_s += time.perf_counter() - t
         while True:
             t = time.perf_counter()
             try:
