@@ -218,6 +218,28 @@ std::string RenderPrometheus(const Row& row, const PromLabels& labels, PromForma
     AppendLabel("pid", fmt::format("{}", rank.pid), format, &first, &out);
     AppendSampleEnd(rank.steps, first, &out);
   }
+  // Per training process that times its data wait, its share over the row's
+  // interval, same labels: the straggler rules judge each rank by it
+  // (deploy/prometheus/job_rules.yml). One that does not time it has none.
+  static constexpr MetricDef kProcessDataWait{
+      Scope::kTraining,
+      "process_data_wait_ratio",
+      Unit::kRatio,
+      Kind::kGauge,
+      false,
+      "The share of the last interval one training process waited for its next batch (markers), by "
+      "rank."};
+  bool data_wait_header = false;
+  for (const RankSteps& rank : row.training.ranks) {
+    if (!rank.data_wait_ratio) continue;
+    static const std::string name = PrometheusName(kProcessDataWait);
+    if (!data_wait_header) AppendFamilyHeader(kProcessDataWait, name, format, &out);
+    data_wait_header = true;
+    AppendSeriesStart(name, labels, format, &out, &first);
+    AppendLabel("rank", fmt::format("{}", rank.rank), format, &first, &out);
+    AppendLabel("pid", fmt::format("{}", rank.pid), format, &first, &out);
+    AppendSampleEnd(*rank.data_wait_ratio, first, &out);
+  }
   // The analysis: the health score and the findings opened so far.
   static constexpr MetricDef kHealth{
       Scope::kTraining, "health_score", Unit::kNone,

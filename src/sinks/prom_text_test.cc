@@ -102,6 +102,33 @@ TEST(RenderPrometheus, TrainingStateIsAGaugeOfItsLastValueAndStepsCarryTheRank) 
       << text;
 }
 
+TEST(RenderPrometheus, EachRankThatTimesItsDataWaitHasItsOwnSeries) {
+  Row row = SampleRow();
+  row.training.ranks = {{.rank = 0, .pid = 100, .steps = 40, .data_wait_ratio = 0.25},
+                        {.rank = 1, .pid = 101, .steps = 38},
+                        {.rank = 2, .pid = 102, .steps = 41, .data_wait_ratio = 0}};
+  std::string text = RenderPrometheus(row, SampleLabels(), PromFormat::kText004);
+  EXPECT_NE(
+      text.find("# HELP trainvitals_training_process_data_wait_ratio The share of the last "
+                "interval one training process waited for its next batch (markers), by rank.\n"
+                "# TYPE trainvitals_training_process_data_wait_ratio gauge\n"
+                "trainvitals_training_process_data_wait_ratio{host=\"node-1\",run=\"train\","
+                "rank=\"0\",pid=\"100\"} 0.25\n"
+                "trainvitals_training_process_data_wait_ratio{host=\"node-1\",run=\"train\","
+                "rank=\"2\",pid=\"102\"} 0\n"),
+      std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("trainvitals_training_process_data_wait_ratio{host=\"node-1\",run=\"train\","
+                      "rank=\"1\""),
+            std::string::npos)
+      << "rank 1 does not time its wait: no series, not 0";
+  // No rank times it: no family at all.
+  row.training.ranks[0].data_wait_ratio.reset();
+  row.training.ranks[2].data_wait_ratio.reset();
+  text = RenderPrometheus(row, SampleLabels(), PromFormat::kText004);
+  EXPECT_EQ(text.find("trainvitals_training_process_data_wait_ratio"), std::string::npos) << text;
+}
+
 TEST(RenderPrometheus, GpuSeriesCarryIndexModelAndMig) {
   std::string text = RenderPrometheus(SampleRow(), SampleLabels(), PromFormat::kText004);
   EXPECT_NE(text.find("trainvitals_gpu_memory_used_bytes{host=\"node-1\",run=\"train\",gpu=\"1\","
@@ -296,6 +323,7 @@ TEST(RenderPrometheus, EverySeriesOfARunOfAJobCarriesItsJobAndNoneWithout) {
   rank.rank = 0;
   rank.pid = 7;
   rank.steps = 10;
+  rank.data_wait_ratio = 0.1;
   row.training.ranks = {rank};
   GpuProcess p;
   p.pid = 7;
