@@ -31,7 +31,8 @@ constexpr auto kEvents = std::to_array<EventTypeDef>({
      "`pid`, `rank`, `epoch`; on `epoch_begin` `call` (the script's framework call it belongs to: "
      "1, 2, ...) and `epochs` (the epochs that call plans, when the framework says); `steps`: on "
      "`epoch_begin` the steps the process had taken before it (when the client says), on "
-     "`epoch_end` the steps in the epoch",
+     "`epoch_end` the steps in the epoch, and `wait_s` with `timed_s` (its wait for batches and "
+     "its time in its timed loop over the epoch, by its own counters) when it timed its wait",
      "as the training process said, at its own time `t`"},
     {EventType::kEpochEnd, "epoch_end", "", ""},
     {EventType::kPhaseBegin, "phase_begin", "`pid`, `rank`, `phase`",
