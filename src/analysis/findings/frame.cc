@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 
@@ -107,23 +109,68 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-// Where a key of a JSON object goes: `key` (from the metric table) into `out`.
-struct Slot {
-  std::string_view key;
-  std::optional<double>* out;
+// The keys of a JSON object that a reader takes, each to its place in a list
+// of outputs: found by an open-addressed table on a few of the key's bytes,
+// not by comparing each key with every one taken (a GPU's object has ~40 keys
+// and 17 are taken, on every row).
+class KeyIndex {
+ public:
+  KeyIndex(std::initializer_list<std::string_view> keys) {
+    slots_.fill(-1);
+    for (std::string_view key : keys) {
+      size_t h = Hash(key);
+      while (slots_[h] >= 0) h = (h + 1) % kSize;
+      slots_[h] = static_cast<int16_t>(keys_.size());
+      keys_.emplace_back(key);
+    }
+  }
+  // The place of `key` in the list given; -1 when it is not taken.
+  int Find(std::string_view key) const {
+    for (size_t h = Hash(key);; h = (h + 1) % kSize) {
+      int i = slots_[h];
+      if (i < 0) return -1;
+      if (keys_[static_cast<size_t>(i)] == key) return i;
+    }
+  }
+
+ private:
+  static constexpr size_t kSize = 64;  // at least twice the keys of any reader
+  static size_t Hash(std::string_view k) {
+    if (k.empty()) return 0;
+    auto byte = [&](size_t i) { return static_cast<size_t>(static_cast<unsigned char>(k[i])); };
+    return (k.size() * 131 + byte(0) * 31 + byte(k.size() / 2) * 7 + byte(k.size() - 1)) % kSize;
+  }
+  std::array<int16_t, kSize> slots_{};
+  std::vector<std::string> keys_;
 };
 
-// Reads the numbers of `object` whose keys have a slot; false on bad JSON.
-bool ReadNumbers(od::object object, std::initializer_list<Slot> slots) {
+// The key of `field` as written, without unescaping it (the keys read need no
+// escapes; one written with them reads as "\\", no key read). The closing
+// quote is there: the parser refused an unclosed string when it indexed the line.
+template <typename Field>
+bool RawKey(Field& field, std::string_view* key) {
+  od::raw_json_string raw;
+  if (field.key().get(raw)) return false;
+  const char* begin = raw.raw();
+  const char* end = begin;
+  while (*end != '"') ++end;
+  *key = end > begin && end[-1] == '\\' ? std::string_view("\\")
+                                        : std::string_view(begin, static_cast<size_t>(end - begin));
+  return true;
+}
+
+// Reads the numbers of `object` whose keys `index` takes into `outs` (in the
+// index's order); false on bad JSON.
+bool ReadNumbers(od::object object, const KeyIndex& index,
+                 std::initializer_list<std::optional<double>*> outs) {
+  std::optional<double>* const* out = outs.begin();
   for (auto field : object) {
     std::string_view key;
-    if (field.unescaped_key().get(key)) return false;
-    for (const Slot& slot : slots) {
-      if (slot.key != key) continue;
-      double v = 0;
-      if (!field.value().get_double().get(v)) *slot.out = v;
-      break;
-    }
+    if (!RawKey(field, &key)) return false;
+    int i = index.Find(key);
+    if (i < 0) continue;
+    double v = 0;
+    if (!field.value().get_double().get(v)) *out[i] = v;
   }
   return true;
 }
@@ -150,31 +197,33 @@ std::optional<int> WholeInt(std::optional<double> v) {
 }
 
 bool ReadGpu(od::object object, GpuFrame* g) {
-  static const std::string kMemoryMax = MaxKey(metric::kGpuMemoryUsedBytes);
-  static const std::string kAllocatorMax = MaxKey(metric::kGpuAllocatorAllocatedBytes);
-  static const std::string kAllocatedMin = MinKey(metric::kGpuAllocatorAllocatedBytes);
-  static const std::string kReservedMin = MinKey(metric::kGpuAllocatorReservedBytes);
-  static const std::string kJobMemoryMin = MinKey(metric::kGpuJobMemoryBytes);
+  static const KeyIndex kKeys = {"index",
+                                 Key(metric::kGpuSmActiveRatio),
+                                 Key(metric::kGpuUtilRatio),
+                                 MaxKey(metric::kGpuMemoryUsedBytes),
+                                 MaxKey(metric::kGpuAllocatorAllocatedBytes),
+                                 Key(metric::kGpuAllocatorAllocatedBytes),
+                                 Key(metric::kGpuAllocatorReservedBytes),
+                                 MinKey(metric::kGpuAllocatorAllocatedBytes),
+                                 MinKey(metric::kGpuAllocatorReservedBytes),
+                                 MinKey(metric::kGpuJobMemoryBytes),
+                                 Key(metric::kGpuMemoryUsedBytes),
+                                 Key(metric::kGpuMemoryTotalBytes),
+                                 Key(metric::kGpuJobMemoryBytes),
+                                 Key(metric::kGpuJobProcesses),
+                                 Key(metric::kGpuOtherMemoryBytes),
+                                 Key(metric::kGpuOtherProcesses),
+                                 Key(metric::kGpuThrottleAnyRatio)};
   std::optional<double> index, sm_active, util;
   *g = GpuFrame{};
-  if (!ReadNumbers(object,
-                   {{"index", &index},
-                    {Key(metric::kGpuSmActiveRatio), &sm_active},
-                    {Key(metric::kGpuUtilRatio), &util},
-                    {kMemoryMax, &g->memory_used_max_bytes},
-                    {kAllocatorMax, &g->allocator_allocated_max_bytes},
-                    {Key(metric::kGpuAllocatorAllocatedBytes), &g->allocator_allocated_bytes},
-                    {Key(metric::kGpuAllocatorReservedBytes), &g->allocator_reserved_bytes},
-                    {kAllocatedMin, &g->allocator_allocated_min_bytes},
-                    {kReservedMin, &g->allocator_reserved_min_bytes},
-                    {kJobMemoryMin, &g->job_memory_min_bytes},
-                    {Key(metric::kGpuMemoryUsedBytes), &g->memory_used_bytes},
-                    {Key(metric::kGpuMemoryTotalBytes), &g->memory_total_bytes},
-                    {Key(metric::kGpuJobMemoryBytes), &g->job_memory_bytes},
-                    {Key(metric::kGpuJobProcesses), &g->job_processes},
-                    {Key(metric::kGpuOtherMemoryBytes), &g->other_memory_bytes},
-                    {Key(metric::kGpuOtherProcesses), &g->other_processes},
-                    {Key(metric::kGpuThrottleAnyRatio), &g->throttle_any_ratio}})) {
+  if (!ReadNumbers(
+          object, kKeys,
+          {&index, &sm_active, &util, &g->memory_used_max_bytes, &g->allocator_allocated_max_bytes,
+           &g->allocator_allocated_bytes, &g->allocator_reserved_bytes,
+           &g->allocator_allocated_min_bytes, &g->allocator_reserved_min_bytes,
+           &g->job_memory_min_bytes, &g->memory_used_bytes, &g->memory_total_bytes,
+           &g->job_memory_bytes, &g->job_processes, &g->other_memory_bytes, &g->other_processes,
+           &g->throttle_any_ratio})) {
     return false;
   }
   g->index = WholeInt(index).value_or(-1);
@@ -185,7 +234,7 @@ bool ReadGpu(od::object object, GpuFrame* g) {
 bool ReadTraining(od::object object, Frame* f) {
   for (auto field : object) {
     std::string_view key;
-    if (field.unescaped_key().get(key)) return false;
+    if (!RawKey(field, &key)) return false;
     if (key == "phase") {
       std::string_view phase;
       if (!field.value().get_string().get(phase)) f->phase = phase;
@@ -195,14 +244,10 @@ bool ReadTraining(od::object object, Frame* f) {
       for (auto item : ranks) {
         od::object rank;
         if (item.get_object().get(rank)) return false;
+        static const KeyIndex kKeys = {"rank", "pid", "steps", Key(metric::kTrainingDataWaitRatio),
+                                       "memory_bytes"};
         std::optional<double> number, pid, steps, wait, memory;
-        if (!ReadNumbers(rank, {{"rank", &number},
-                                {"pid", &pid},
-                                {"steps", &steps},
-                                {Key(metric::kTrainingDataWaitRatio), &wait},
-                                {"memory_bytes", &memory}})) {
-          return false;
-        }
+        if (!ReadNumbers(rank, kKeys, {&number, &pid, &steps, &wait, &memory})) return false;
         std::optional<int> rank_number = WholeInt(number), rank_pid = WholeInt(pid);
         if (rank_number && rank_pid && steps) {
           f->ranks.push_back(RankFrame{*rank_number, *rank_pid, *steps, wait, memory});
@@ -231,7 +276,6 @@ FrameReader::FrameReader() : impl_(std::make_unique<Impl>()) {}
 FrameReader::~FrameReader() = default;
 
 FrameReader::Line FrameReader::Read(std::string_view text, Frame* f) {
-  static const std::string kJobMemoryMin = MinKey(metric::kJobMemoryBytes);
   impl_->line = simdjson::padded_string(text);
   od::document doc;
   od::object top;
@@ -242,7 +286,7 @@ FrameReader::Line FrameReader::Read(std::string_view text, Frame* f) {
   std::optional<double> t, elapsed;
   for (auto field : top) {
     std::string_view key;
-    if (field.unescaped_key().get(key)) return Line::kNotJson;
+    if (!RawKey(field, &key)) return Line::kNotJson;
     od::value value;
     if (field.value().get(value)) return Line::kNotJson;
     bool ok = true;
@@ -254,21 +298,24 @@ FrameReader::Line FrameReader::Read(std::string_view text, Frame* f) {
       od::object object;
       if (value.get_object().get(object)) return Line::kNotJson;
       if (key == "host") {
+        static const KeyIndex kHost = {
+            Key(metric::kHostSwapUsedBytes), Key(metric::kHostMemoryAvailableBytes),
+            Key(metric::kHostMemoryLimitBytes), Key(metric::kHostCgroupMemoryCurrentBytes),
+            Key(metric::kHostCpuIowaitRatio)};
         ok = ReadNumbers(
-            object,
-            {{Key(metric::kHostSwapUsedBytes), &f->host_swap_used_bytes},
-             {Key(metric::kHostMemoryAvailableBytes), &f->host_memory_available_bytes},
-             {Key(metric::kHostMemoryLimitBytes), &f->host_memory_limit_bytes},
-             {Key(metric::kHostCgroupMemoryCurrentBytes), &f->host_cgroup_memory_current_bytes},
-             {Key(metric::kHostCpuIowaitRatio), &f->host_cpu_iowait_ratio}});
+            object, kHost,
+            {&f->host_swap_used_bytes, &f->host_memory_available_bytes, &f->host_memory_limit_bytes,
+             &f->host_cgroup_memory_current_bytes, &f->host_cpu_iowait_ratio});
       } else if (key == "job") {
-        ok = ReadNumbers(object, {{Key(metric::kJobCpuUtilRatio), &f->job_cpu_util_ratio},
-                                  {Key(metric::kJobMemoryUtilRatio), &f->job_memory_util_ratio},
-                                  {Key(metric::kJobProcesses), &f->job_processes},
-                                  {Key(metric::kJobMemoryBytes), &f->job_memory_bytes},
-                                  {kJobMemoryMin, &f->job_memory_min_bytes},
-                                  {Key(metric::kJobCpuPressureRatio), &f->job_cpu_pressure_ratio},
-                                  {Key(metric::kJobIoPressureRatio), &f->job_io_pressure_ratio}});
+        static const KeyIndex kJob = {
+            Key(metric::kJobCpuUtilRatio),   Key(metric::kJobMemoryUtilRatio),
+            Key(metric::kJobProcesses),      Key(metric::kJobMemoryBytes),
+            MinKey(metric::kJobMemoryBytes), Key(metric::kJobCpuPressureRatio),
+            Key(metric::kJobIoPressureRatio)};
+        ok = ReadNumbers(object, kJob,
+                         {&f->job_cpu_util_ratio, &f->job_memory_util_ratio, &f->job_processes,
+                          &f->job_memory_bytes, &f->job_memory_min_bytes,
+                          &f->job_cpu_pressure_ratio, &f->job_io_pressure_ratio});
       } else {
         ok = ReadTraining(object, f);
       }

@@ -70,6 +70,7 @@ void ProgressRule::JudgeStep(StepState& s, std::optional<double> steps,
       } else {
         s.step_times_s[s.next++ % kStepTimes] = estimate;
       }
+      s.median_step_s = UpperMedian(s.step_times_s);
     }
     s.steps = steps;
     s.last_step_t = f.t;
@@ -77,11 +78,8 @@ void ProgressRule::JudgeStep(StepState& s, std::optional<double> steps,
     s.last_step_t = f.t;  // evaluation, warm-up: no clock runs for a stall
   }
   double limit = cx.th[Th::kStalled_s];
-  std::optional<double> median;
-  if (!s.step_times_s.empty()) {
-    median = UpperMedian(s.step_times_s);
-    limit = std::max(limit, cx.th[Th::kStalledFactor] * *median);
-  }
+  std::optional<double> median = s.median_step_s;
+  if (median) limit = std::max(limit, cx.th[Th::kStalledFactor] * *median);
   double quiet_s = f.t - s.last_step_t;
   cx.Want(FindingId::kStalled);
   if (judge && cx.run.Training(f) && median) cx.Judging(FindingId::kStalled);
