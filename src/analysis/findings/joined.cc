@@ -15,6 +15,7 @@
 
 #include "analysis/findings/analyzer.h"
 #include "analysis/findings/format.h"
+#include "analysis/findings/row_queue.h"
 
 namespace tv {
 namespace {
@@ -77,12 +78,29 @@ struct NodeRows {
   std::string node;
   double offset = 0;
   double interval_s = 1;
-  Verdict skipped;  // the lines its own replay counted already
-  std::unique_ptr<RowReader> rows;
+  Verdict skipped;  // the lines a second read counts (its own replay counted them already)
+  std::unique_ptr<RowQueue> rows;
   Frame next, current;
   bool more = false, has_current = false;
   // Its one training process, where its rows name no ranks: (rank, pid).
   std::optional<std::pair<int, int>> single;
+  // On the first read: the node's own replay, judging each row as it is
+  // taken, and where its steps rose.
+  RunReplay* replay = nullptr;
+  StepCurve* curve = nullptr;
+
+  // Takes the next row as the current one.
+  void Advance() {
+    if (replay != nullptr) {
+      replay->OnRow(next);
+      if (next.steps && (curve->empty() || *next.steps > curve->back().second)) {
+        curve->emplace_back(next.t, *next.steps);
+      }
+    }
+    std::swap(current, next);
+    has_current = true;
+    more = rows->Next(&next);
+  }
 };
 
 // The frame that judges every node's ranks and GPUs together, and what its
@@ -176,12 +194,12 @@ std::optional<std::pair<int, int>> SingleClient(const std::vector<Mark>& marks) 
 
 // "tvnode1", or "host:directory" where hosts repeat (or are unknown).
 std::vector<std::string> NodeNames(const std::vector<std::string>& dirs,
-                                   const std::vector<RunInputs>& inputs) {
+                                   const std::vector<const RunInputs*>& inputs) {
   std::map<std::string, int> count;
-  for (const RunInputs& in : inputs) ++count[in.meta.host];
+  for (const RunInputs* in : inputs) ++count[in->meta.host];
   std::vector<std::string> names;
   for (size_t k = 0; k < dirs.size(); ++k) {
-    const std::string& host = inputs[k].meta.host;
+    const std::string& host = inputs[k]->meta.host;
     std::string base = std::filesystem::path(dirs[k]).lexically_normal().filename().string();
     if (base.empty()) {  // "dir/"
       base = std::filesystem::path(dirs[k]).lexically_normal().parent_path().filename();
@@ -198,12 +216,13 @@ std::vector<std::string> NodeNames(const std::vector<std::string>& dirs,
 }
 
 // The job id the nodes share; throws when two differ.
-std::string SharedJob(const std::vector<std::string>& dirs, const std::vector<RunInputs>& inputs) {
+std::string SharedJob(const std::vector<std::string>& dirs,
+                      const std::vector<const RunInputs*>& inputs) {
   std::string job;
   size_t from = 0;
   for (size_t k = 0; k < inputs.size(); ++k) {
-    if (!inputs[k].meta.job || inputs[k].meta.job->job.empty()) continue;
-    const std::string& id = inputs[k].meta.job->job;
+    if (!inputs[k]->meta.job || inputs[k]->meta.job->job.empty()) continue;
+    const std::string& id = inputs[k]->meta.job->job;
     if (!job.empty() && id != job) {
       throw std::runtime_error(fmt::format("{} is job {} and {} is job {}: not one job's nodes",
                                            dirs[from], job, dirs[k], id));
@@ -238,12 +257,12 @@ void NameHostCause(const NodeVerdict& node, double end_t, FindingRecord* f) {
 
 // Lines each node's clock up with the first node's by their steps
 // (StepClockOffset), saying how in `out->notes`.
-void LineUpClocks(const std::vector<StepCurve>& curves, const std::vector<RunInputs>& inputs,
+void LineUpClocks(const std::vector<StepCurve>& curves, const std::vector<const RunInputs*>& inputs,
                   JoinedVerdict* out) {
   for (size_t k = 1; k < out->nodes.size(); ++k) {
     std::string why;
     std::optional<double> offset = StepClockOffset(curves[0], curves[k], &why);
-    double row = std::max(inputs[0].interval_s, inputs[k].interval_s);
+    double row = std::max(inputs[0]->interval_s, inputs[k]->interval_s);
     const std::string& a = out->nodes[0].node;
     const std::string& b = out->nodes[k].node;
     if (!offset) {
@@ -260,42 +279,53 @@ void LineUpClocks(const std::vector<StepCurve>& curves, const std::vector<RunInp
   }
 }
 
-// The rules that compare ranks and GPUs, over every node's together on the
-// first node's rows; their findings name the node of each.
-std::vector<FindingRecord> JudgeAcrossNodes(const std::vector<std::string>& run_dirs,
-                                            const std::vector<RunInputs>& inputs,
-                                            const std::vector<NodeVerdict>& nodes,
-                                            const Thresholds& thresholds) {
+// What the rules that compare ranks and GPUs found, over every node's
+// together on the first node's rows, their subjects named by node.
+struct AcrossPass {
+  std::vector<FindingRecord> findings;
+  double last_t = 0;
+};
+
+// Reads every node's rows side by side, each moved by its clock offset
+// (`nodes`), and judges them by the rules that compare ranks and GPUs. With
+// `replays` (the first read), each node's own replay judges its rows as they
+// are taken, and `curves` gets where its steps rose.
+AcrossPass JudgeAcrossNodes(const std::vector<std::string>& run_dirs,
+                            const std::vector<const RunInputs*>& inputs,
+                            const std::vector<NodeVerdict>& nodes, const Thresholds& thresholds,
+                            const std::vector<std::unique_ptr<RunReplay>>* replays,
+                            std::vector<StepCurve>* curves) {
   std::vector<NodeRows> streams(run_dirs.size());
   bool ended = true;
   for (size_t k = 0; k < run_dirs.size(); ++k) {
     NodeRows& s = streams[k];
     s.node = nodes[k].node;
     s.offset = nodes[k].clock_offset_s;
-    s.interval_s = inputs[k].interval_s;
-    s.rows = std::make_unique<RowReader>(run_dirs[k], &s.skipped);
-    s.more = s.rows->Next(&s.next);
-    s.single = SingleClient(inputs[k].marks);
-    ended = ended && nodes[k].verdict.ended;
+    s.interval_s = inputs[k]->interval_s;
+    if (replays != nullptr) {
+      s.replay = (*replays)[k].get();
+      s.curve = &(*curves)[k];
+    }
+    s.rows = std::make_unique<RowQueue>(run_dirs[k], s.replay ? s.replay->verdict() : &s.skipped);
+    s.single = SingleClient(inputs[k]->marks);
+    ended = ended && inputs[k]->ended;
   }
-  Analyzer analyzer(thresholds, inputs[0].interval_s);
+  for (NodeRows& s : streams) s.more = s.rows->Next(&s.next);
+  Analyzer analyzer(thresholds, inputs[0]->interval_s);
   std::vector<Event> events;
-  const std::vector<Mark>& marks = inputs[0].marks;  // the first node's phases and epochs
+  const std::vector<Mark>& marks = inputs[0]->marks;  // the first node's phases and epochs
   size_t next_mark = 0;
   JoinedFrames joined;
   NodeRows& first = streams[0];
-  double last_t = 0;
+  AcrossPass pass;
   while (first.more) {
-    const Frame& f0 = first.next;
+    first.Advance();
+    const Frame& f0 = first.current;
     joined.Start(f0);
     joined.Add(0, first, f0);
     for (size_t k = 1; k < streams.size(); ++k) {
       NodeRows& s = streams[k];
-      while (s.more && s.next.t + s.offset <= f0.t + s.interval_s / 2) {
-        std::swap(s.current, s.next);
-        s.has_current = true;
-        s.more = s.rows->Next(&s.next);
-      }
+      while (s.more && s.next.t + s.offset <= f0.t + s.interval_s / 2) s.Advance();
       double stale = 2 * std::max(s.interval_s, first.interval_s);
       if (s.has_current && s.current.t + s.offset >= f0.t - stale) joined.Add(k, s, s.current);
     }
@@ -304,61 +334,72 @@ std::vector<FindingRecord> JudgeAcrossNodes(const std::vector<std::string>& run_
     }
     analyzer.OnFrame(joined.frame(), &events);
     events.clear();
-    last_t = f0.t;
-    first.more = first.rows->Next(&first.next);
+    pass.last_t = f0.t;
+  }
+  // The rows the other nodes wrote after the first node's last: their own.
+  for (NodeRows& s : streams) {
+    while (s.replay != nullptr && s.more) s.Advance();
   }
   if (ended) {
     while (next_mark < marks.size()) analyzer.OnMark(marks[next_mark++], &events);
-    analyzer.Finish(last_t, &events);
+    analyzer.Finish(pass.last_t, &events);
   }
-  std::vector<FindingRecord> found;
   for (FindingRecord f : analyzer.Findings()) {
     if (!AcrossNodes(f.id)) continue;
     bool gpu = f.subject.kind == FindingSubject::Kind::kGpu;
     auto& subjects = gpu ? joined.gpu_subjects : joined.rank_subjects;
     int key = gpu ? f.subject.gpu : f.subject.rank.value_or(-1);
     if (auto it = subjects.find(key); it != subjects.end()) f.subject = it->second;
-    if (f.id == "straggler") {
-      for (const NodeVerdict& n : nodes) {
-        if (n.node == f.subject.node) NameHostCause(n, last_t, &f);
-      }
-    }
-    found.push_back(std::move(f));
+    pass.findings.push_back(std::move(f));
   }
-  return found;
+  return pass;
 }
 
 }  // namespace
 
 JoinedVerdict JoinedReplay(const std::vector<std::string>& run_dirs, const Thresholds& thresholds) {
   JoinedVerdict out;
-  std::vector<RunInputs> inputs;
+  std::vector<std::unique_ptr<RunReplay>> replays;
+  std::vector<const RunInputs*> inputs;
   for (const std::string& dir : run_dirs) {
-    Verdict ignored;  // the node's own replay below notes the same
-    inputs.push_back(ReadRunInputs(dir, &ignored));
+    replays.push_back(std::make_unique<RunReplay>(dir, thresholds));
+    inputs.push_back(&replays.back()->inputs());
   }
   out.job = SharedJob(run_dirs, inputs);
   std::vector<std::string> names = NodeNames(run_dirs, inputs);
-
-  // Each node alone, keeping where its steps rose.
-  std::vector<StepCurve> curves(run_dirs.size());
   for (size_t k = 0; k < run_dirs.size(); ++k) {
     NodeVerdict& n = out.nodes.emplace_back();
     n.node = names[k];
     n.run_dir = run_dirs[k];
-    StepCurve& curve = curves[k];
-    n.verdict = Replay(run_dirs[k], thresholds, [&curve](const Frame& f) {
-      if (f.steps && (curve.empty() || *f.steps > curve.back().second)) {
-        curve.emplace_back(f.t, *f.steps);
-      }
-    });
   }
-  // With several nodes, the rules that compare ranks and GPUs judge them all
-  // together, in place of each node's own.
   bool across = out.nodes.size() > 1;
-  if (across) {
+  if (!across) {
+    // One node is judged as its own run is.
+    RowReader rows(run_dirs[0], replays[0]->verdict());
+    Frame frame;
+    while (rows.Next(&frame)) replays[0]->OnRow(frame);
+    out.nodes[0].verdict = replays[0]->Finish();
+  } else {
+    // One read of every node, side by side on their own clocks, judges each
+    // node alone and the rules that compare ranks and GPUs across them. A
+    // clock that then proves off by more than a row is lined up, and the rules
+    // across nodes judge again on a second read.
+    std::vector<StepCurve> curves(run_dirs.size());
+    AcrossPass pass = JudgeAcrossNodes(run_dirs, inputs, out.nodes, thresholds, &replays, &curves);
+    for (size_t k = 0; k < run_dirs.size(); ++k) out.nodes[k].verdict = replays[k]->Finish();
     LineUpClocks(curves, inputs, &out);
-    out.findings = JudgeAcrossNodes(run_dirs, inputs, out.nodes, thresholds);
+    if (std::any_of(out.nodes.begin(), out.nodes.end(),
+                    [](const NodeVerdict& n) { return n.clock_offset_s != 0; })) {
+      pass = JudgeAcrossNodes(run_dirs, inputs, out.nodes, thresholds, nullptr, nullptr);
+    }
+    for (FindingRecord& f : pass.findings) {
+      if (f.id == "straggler") {
+        for (const NodeVerdict& n : out.nodes) {
+          if (n.node == f.subject.node) NameHostCause(n, pass.last_t, &f);
+        }
+      }
+      out.findings.push_back(std::move(f));
+    }
   }
   for (const NodeVerdict& n : out.nodes) {
     for (FindingRecord f : n.verdict.findings) {

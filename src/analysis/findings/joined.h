@@ -15,7 +15,13 @@
 // nodes that do not step together keep their clocks as they are, and a note
 // says so.
 //
-// Thread safety: none needed; pure but for reading the files.
+// One read: every node's rows are parsed on a thread of their own
+// (row_queue.h) and taken side by side on one thread, which judges each node
+// alone and the rules across nodes at once; only a clock lined up by more than
+// a row costs the rules across nodes a second read.
+//
+// Thread safety: JoinedReplay may be called from any thread; it starts and
+// joins its own readers.
 #pragma once
 
 #include <string>

@@ -70,19 +70,24 @@ void ProgressRule::JudgeStep(StepState& s, std::optional<double> steps,
       } else {
         s.step_times_s[s.next++ % kStepTimes] = estimate;
       }
-      s.median_step_s = UpperMedian(s.step_times_s);
     }
     s.steps = steps;
     s.last_step_t = f.t;
   } else if (!judge || !cx.run.Training(f)) {
     s.last_step_t = f.t;  // evaluation, warm-up: no clock runs for a stall
   }
-  double limit = cx.th[Th::kStalled_s];
-  std::optional<double> median = s.median_step_s;
-  if (median) limit = std::max(limit, cx.th[Th::kStalledFactor] * *median);
   double quiet_s = f.t - s.last_step_t;
+  bool measured = !s.step_times_s.empty();
+  // The median step time matters only once it has been quiet for the
+  // shortest limit: a row without it is found at no cost.
+  double limit = cx.th[Th::kStalled_s];
+  std::optional<double> median;
+  if (measured && quiet_s >= limit) {
+    median = UpperMedian(s.step_times_s);
+    limit = std::max(limit, cx.th[Th::kStalledFactor] * *median);
+  }
   cx.Want(FindingId::kStalled);
-  if (judge && cx.run.Training(f) && median) cx.Judging(FindingId::kStalled);
+  if (judge && cx.run.Training(f) && measured) cx.Judging(FindingId::kStalled);
   bool cond = judge && cx.run.Training(f) && median && quiet_s >= limit;
   if (!cx.Due(s.stalled, f.t, cond, 0)) return;
   Opening o;

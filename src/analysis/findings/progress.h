@@ -24,7 +24,6 @@ class ProgressRule : public Rule {
     double last_step_t = 0;
     std::vector<double> step_times_s;  // recent step-time estimates, a ring
     size_t next = 0;
-    std::optional<double> median_step_s;  // of step_times_s, kept as it changes
     Tracker stalled;
   };
   void JudgeStep(StepState& s, std::optional<double> steps, const FindingSubject& subject,

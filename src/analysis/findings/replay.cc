@@ -132,36 +132,44 @@ bool RowReader::Next(Frame* frame) {
   return false;
 }
 
-Verdict Replay(const std::string& run_dir, const Thresholds& thresholds,
-               const std::function<void(const Frame&)>& on_row) {
-  Verdict v;
-  RunInputs in = ReadRunInputs(run_dir, &v);
-  v.ended = in.ended;
-  Analyzer analyzer(thresholds, in.interval_s);
-  std::vector<Event> events;  // the findings' own events, not needed here
-  size_t next_mark = 0;
+RunReplay::RunReplay(const std::string& run_dir, const Thresholds& thresholds)
+    : inputs_(ReadRunInputs(run_dir, &verdict_)),
+      analyzer_(std::make_unique<Analyzer>(thresholds, inputs_.interval_s)) {
+  verdict_.ended = inputs_.ended;
+}
+
+RunReplay::~RunReplay() = default;
+
+void RunReplay::OnRow(const Frame& frame) {
+  const std::vector<Mark>& marks = inputs_.marks;
+  while (next_mark_ < marks.size() && marks[next_mark_].t <= frame.t - kMarkHold_s) {
+    analyzer_->OnMark(marks[next_mark_++], &events_);
+  }
+  analyzer_->OnFrame(frame, &events_);
+  last_t_ = frame.t;
+  ++verdict_.rows;
+  events_.clear();
+}
+
+Verdict RunReplay::Finish() {
+  if (verdict_.ended) {
+    const std::vector<Mark>& marks = inputs_.marks;
+    while (next_mark_ < marks.size()) analyzer_->OnMark(marks[next_mark_++], &events_);
+    analyzer_->OnJobEnd(inputs_.job_end);
+    analyzer_->Finish(last_t_, &events_);
+  }
+  verdict_.findings = analyzer_->Findings();
+  verdict_.health = analyzer_->Health();
+  verdict_.memory_trends = analyzer_->MemoryTrends();
+  return std::move(verdict_);
+}
+
+Verdict Replay(const std::string& run_dir, const Thresholds& thresholds) {
+  RunReplay replay(run_dir, thresholds);
+  RowReader rows(run_dir, replay.verdict());
   Frame frame;
-  RowReader rows(run_dir, &v);
-  double last_t = 0;
-  while (rows.Next(&frame)) {
-    while (next_mark < in.marks.size() && in.marks[next_mark].t <= frame.t - kMarkHold_s) {
-      analyzer.OnMark(in.marks[next_mark++], &events);
-    }
-    analyzer.OnFrame(frame, &events);
-    if (on_row) on_row(frame);
-    last_t = frame.t;
-    ++v.rows;
-    events.clear();
-  }
-  if (v.ended) {
-    while (next_mark < in.marks.size()) analyzer.OnMark(in.marks[next_mark++], &events);
-    analyzer.OnJobEnd(in.job_end);
-    analyzer.Finish(last_t, &events);
-  }
-  v.findings = analyzer.Findings();
-  v.health = analyzer.Health();
-  v.memory_trends = analyzer.MemoryTrends();
-  return v;
+  while (rows.Next(&frame)) replay.OnRow(frame);
+  return replay.Finish();
 }
 
 }  // namespace tv

@@ -4,7 +4,6 @@
 // rows); a run still being written is judged up to its last complete row.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,12 +13,15 @@
 #include "analysis/findings/mark.h"
 #include "analysis/findings/oom.h"
 #include "analysis/findings/table.h"
+#include "core/event.h"
 #include "store/finding_record.h"
 #include "store/health_record.h"
 #include "store/memory_trend_record.h"
 #include "store/meta_record.h"
 
 namespace tv {
+
+class Analyzer;
 
 struct Verdict {
   std::vector<FindingRecord> findings;  // the worst first
@@ -64,10 +66,32 @@ class RowReader {
   std::unique_ptr<Impl> impl_;
 };
 
+// One run directory judged a row at a time, for callers that read the rows
+// themselves (joined.h reads several nodes' side by side): what Replay does.
+class RunReplay {
+ public:
+  // Reads the inputs (ReadRunInputs' errors).
+  RunReplay(const std::string& run_dir, const Thresholds& thresholds);
+  ~RunReplay();
+  const RunInputs& inputs() const { return inputs_; }
+  // Where a RowReader of the run counts the lines it skips.
+  Verdict* verdict() { return &verdict_; }
+  // Judges the next row.
+  void OnRow(const Frame& frame);
+  // The verdict, once every row was judged (and the job's end, when it ended).
+  Verdict Finish();
+
+ private:
+  Verdict verdict_;  // before inputs_: reading them counts into it
+  RunInputs inputs_;
+  std::unique_ptr<Analyzer> analyzer_;
+  std::vector<Event> events_;  // the findings' own events, not needed here
+  size_t next_mark_ = 0;
+  double last_t_ = 0;
+};
+
 // Reads the files through core/run_file.h's limits, with the errors of
-// ReadRunInputs and RowReader. `on_row` (optional) sees each row after the
-// analysis judged it.
-Verdict Replay(const std::string& run_dir, const Thresholds& thresholds,
-               const std::function<void(const Frame&)>& on_row = {});
+// ReadRunInputs and RowReader.
+Verdict Replay(const std::string& run_dir, const Thresholds& thresholds);
 
 }  // namespace tv

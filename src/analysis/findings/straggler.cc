@@ -35,6 +35,12 @@ void StragglerRule::OnFrame(const Frame& f, RuleContext& cx) {
     rates[r.rank] = rate;
     best = std::max(best, rate);
   }
+  // Every rank's wait in order, once: the median of the others' is then found
+  // for each rank in log time (the upper middle of the list without it).
+  std::vector<double> sorted;
+  sorted.reserve(waits.size());
+  for (const auto& [rank, w] : waits) sorted.push_back(w);
+  std::sort(sorted.begin(), sorted.end());
   for (auto& [rank, s] : ranks_) {
     std::optional<double> rate;
     if (auto it = rates.find(rank); it != rates.end() && rates.size() >= 2) rate = it->second;
@@ -42,11 +48,12 @@ void StragglerRule::OnFrame(const Frame& f, RuleContext& cx) {
     std::optional<double> wait, others;
     if (auto it = waits.find(rank); it != waits.end() && waits.size() >= 2) {
       wait = it->second;
-      std::vector<double> rest;
-      for (const auto& [other, w] : waits) {
-        if (other != rank) rest.push_back(w);
-      }
-      others = UpperMedian(rest);
+      // UpperMedian of the others' waits: without this one (at `at`), the
+      // upper middle of the n - 1 left is at (n - 1) / 2 of them.
+      size_t at = static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), *wait) -
+                                      sorted.begin());
+      size_t middle = (sorted.size() - 1) / 2;
+      others = sorted[at <= middle ? middle + 1 : middle];
     }
     bool slow = rate && best > 0 && *rate < cx.th[Th::kStragglerScore] * best;
     bool waiting = wait && *wait - *others >= cx.th[Th::kStragglerWaitGap];

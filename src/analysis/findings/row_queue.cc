@@ -1,0 +1,89 @@
+#include "analysis/findings/row_queue.h"
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace tv {
+namespace {
+
+constexpr size_t kRowsAhead = 32;  // rows parsed ahead of the judge, per node
+
+}  // namespace
+
+struct RowQueue::Impl {
+  RowReader reader;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Frame> ready;   // parsed, in file order
+  std::vector<Frame> spare;  // judged frames back for reuse: their vectors keep their capacity
+  bool done = false;         // the reader has read its last row
+  bool stop = false;         // the queue is going away
+  std::exception_ptr error;
+  std::thread thread;
+
+  Impl(const std::string& run_dir, Verdict* v) : reader(run_dir, v) {}
+
+  void Read() {
+    Frame frame;
+    while (true) {
+      bool more = false;
+      try {
+        more = reader.Next(&frame);
+      } catch (...) {
+        std::lock_guard lock(mu);
+        error = std::current_exception();
+      }
+      std::unique_lock lock(mu);
+      if (!more) {
+        done = true;
+        cv.notify_all();
+        return;
+      }
+      cv.wait(lock, [&] { return ready.size() < kRowsAhead || stop; });
+      if (stop) return;
+      ready.push_back(std::move(frame));
+      frame = Frame{};
+      if (!spare.empty()) {
+        frame = std::move(spare.back());
+        spare.pop_back();
+      }
+      cv.notify_all();
+    }
+  }
+};
+
+RowQueue::RowQueue(const std::string& run_dir, Verdict* v)
+    : impl_(std::make_unique<Impl>(run_dir, v)) {
+  impl_->thread = std::thread([impl = impl_.get()] { impl->Read(); });
+}
+
+RowQueue::~RowQueue() {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->stop = true;
+  }
+  impl_->cv.notify_all();
+  impl_->thread.join();
+}
+
+bool RowQueue::Next(Frame* frame) {
+  Impl& m = *impl_;
+  std::unique_lock lock(m.mu);
+  m.cv.wait(lock, [&] { return !m.ready.empty() || m.done; });
+  if (m.ready.empty()) {
+    if (m.error) std::rethrow_exception(m.error);
+    return false;
+  }
+  std::swap(*frame, m.ready.front());
+  m.spare.push_back(std::move(m.ready.front()));
+  m.ready.pop_front();
+  m.cv.notify_all();
+  return true;
+}
+
+}  // namespace tv
