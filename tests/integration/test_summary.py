@@ -68,9 +68,11 @@ def test_events_are_written_in_time_order(run_tv):
 
 def test_processes_left_running_are_named_and_top_processes_listed(run_tv):
     # b"x" * n writes its pages (a zeroed bytearray may stay unmapped); the
-    # sleep lets a few samples see them.
-    r = run_tv(["sh", "-c", "sleep 30 & python3 -c 'import time; x = b\"x\" * (80 << 20); "
-                "sum(range(3000000)); time.sleep(0.5)'"])
+    # sleep lets a few samples see them. The process left running writes
+    # nowhere: holding the command's output open, it would keep the test
+    # waiting for its end.
+    r = run_tv(["sh", "-c", "sleep 30 >/dev/null 2>&1 & python3 -c 'import time; "
+                "x = b\"x\" * (80 << 20); sum(range(3000000)); time.sleep(0.5)'"])
     try:
         assert r.proc.returncode == 0, r.proc.stderr
         leaked = r.summary["leaked"]
