@@ -4,8 +4,8 @@
 
 namespace tv {
 
-Analyzer::Analyzer(Thresholds thresholds, double interval_s)
-    : run_(thresholds, interval_s > 0 ? interval_s : 1), rules_(MakeRules(thresholds)) {}
+Analyzer::Analyzer(Thresholds thresholds, double interval_s, RuleChoice rules)
+    : run_(thresholds, interval_s > 0 ? interval_s : 1), rules_(MakeRules(thresholds, rules)) {}
 
 void Analyzer::OnMark(const Mark& m, std::vector<Event>* events) {
   switch (m.type) {

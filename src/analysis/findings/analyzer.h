@@ -32,7 +32,8 @@ namespace tv {
 
 class Analyzer {
  public:
-  explicit Analyzer(Thresholds thresholds = Thresholds(), double interval_s = 1);
+  explicit Analyzer(Thresholds thresholds = Thresholds(), double interval_s = 1,
+                    RuleChoice rules = RuleChoice::kAll);
 
   // Takes in what a training process said; eval-heavy is judged at an epoch's end.
   void OnMark(const Mark& mark, std::vector<Event>* events);

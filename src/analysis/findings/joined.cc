@@ -311,7 +311,7 @@ AcrossPass JudgeAcrossNodes(const std::vector<std::string>& run_dirs,
     ended = ended && inputs[k]->ended;
   }
   for (NodeRows& s : streams) s.more = s.rows->Next(&s.next);
-  Analyzer analyzer(thresholds, inputs[0]->interval_s);
+  Analyzer analyzer(thresholds, inputs[0]->interval_s, RuleChoice::kAcrossNodes);
   std::vector<Event> events;
   const std::vector<Mark>& marks = inputs[0]->marks;  // the first node's phases and epochs
   size_t next_mark = 0;

@@ -12,7 +12,7 @@
 
 namespace tv {
 
-RuleSet MakeRules(const Thresholds& th) {
+RuleSet MakeRules(const Thresholds& th, RuleChoice choice) {
   RuleSet set;
   auto input = std::make_unique<InputBoundRule>(th);  // input-bound
   auto progress = std::make_unique<ProgressRule>();   // slow-start, stalled
@@ -23,6 +23,15 @@ RuleSet MakeRules(const Thresholds& th) {
   auto memory = std::make_unique<MemoryRules>(th);
   set.progress = progress.get();
   set.memory = memory.get();
+  if (choice == RuleChoice::kAcrossNodes) {
+    set.all.push_back(std::make_unique<StragglerRule>());
+    set.all.push_back(std::move(busy));
+    set.held.push_back(std::move(input));
+    set.held.push_back(std::move(progress));
+    set.held.push_back(std::move(cpu));
+    set.held.push_back(std::move(memory));
+    return set;
+  }
   set.all.push_back(std::move(input));
   set.all.push_back(std::move(progress));
   set.all.push_back(std::make_unique<StragglerRule>());  // straggler

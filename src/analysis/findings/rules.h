@@ -14,11 +14,17 @@
 namespace tv {
 
 struct RuleSet {
-  std::vector<std::unique_ptr<Rule>> all;
-  const ProgressRule* progress = nullptr;  // stalled now, for the time ledger
-  const MemoryRules* memory = nullptr;     // the memory trends
+  std::vector<std::unique_ptr<Rule>> all;   // judging each mark and row, in order
+  std::vector<std::unique_ptr<Rule>> held;  // not judging: kept for the others to read
+  const ProgressRule* progress = nullptr;   // stalled now, for the time ledger
+  const MemoryRules* memory = nullptr;      // the memory trends
 };
 
-RuleSet MakeRules(const Thresholds& th);
+// Which rules judge: all of them, or only those that compare ranks and GPUs
+// (straggler; gpu-imbalance with low-gpu-util and batch-too-small, its
+// neighbours), as a job's nodes judged together need (joined.h).
+enum class RuleChoice { kAll, kAcrossNodes };
+
+RuleSet MakeRules(const Thresholds& th, RuleChoice choice = RuleChoice::kAll);
 
 }  // namespace tv
