@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "store/run_index.h"
@@ -107,6 +108,7 @@ void BM_RunsStats(benchmark::State& state) {
     RunQuery q;
     q.with_findings = true;
     q.check_missing = false;
+    q.stats_only = true;
     q.sort.clear();
     std::vector<RunRecord> runs;
     if (!index || !index->Query(q, &runs, &error)) state.SkipWithError(error.c_str());
@@ -114,6 +116,49 @@ void BM_RunsStats(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_RunsStats)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The run history on PostgreSQL, when TRAINVITALS_BENCH_POSTGRES names a
+// database (bench/history_postgres.py starts a server and sets it): what a
+// run's end pays to index itself, connecting included, and the upsert alone.
+const char* PostgresUrl() { return std::getenv("TRAINVITALS_BENCH_POSTGRES"); }
+
+RunRecord BenchRun(int i) {
+  RunRecord r;
+  r.run_dir = fmt::format("/bench/one/20261130-{:06}-train", i);
+  r.name = "train";
+  r.command_json = R"(["python","train.py"])";
+  r.command = "python train.py";
+  r.host = "node1";
+  r.start_t = 1.79e9 + i;
+  r.duration_s = 600;
+  r.gpu_count = 8;
+  r.gpu_hours = 8.0 / 6;
+  r.findings = {{"input-bound", "warning"}, {"gpu-idle", "critical"}};
+  return r;
+}
+
+void BM_PostgresOpenAndPut(benchmark::State& state) {
+  if (PostgresUrl() == nullptr) return state.SkipWithError("TRAINVITALS_BENCH_POSTGRES unset");
+  int i = 0;
+  for (auto _ : state) {
+    std::string error;
+    std::unique_ptr<RunIndex> index = RunIndex::Open(PostgresUrl(), &error);
+    if (!index || !index->Put(BenchRun(i++ % 100), &error)) state.SkipWithError(error.c_str());
+  }
+}
+BENCHMARK(BM_PostgresOpenAndPut)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_PostgresPut(benchmark::State& state) {
+  if (PostgresUrl() == nullptr) return state.SkipWithError("TRAINVITALS_BENCH_POSTGRES unset");
+  std::string error;
+  std::unique_ptr<RunIndex> index = RunIndex::Open(PostgresUrl(), &error);
+  if (!index) return state.SkipWithError(error.c_str());
+  int i = 0;
+  for (auto _ : state) {
+    if (!index->Put(BenchRun(i++ % 100), &error)) state.SkipWithError(error.c_str());
+  }
+}
+BENCHMARK(BM_PostgresPut)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace tv

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 build=build/release
 py=build/venv/bin/python   # the project environment (`make deps`, `deps.sh --bench`)
 echo "== micro-benchmarks"
-"$build/trainvitals_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+"$build/trainvitals_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_filter=-Postgres   # bench/history_postgres.py runs those against a server it starts
 echo
 echo "== one full sample beside a bare loop and psutil; the monitors side by side"
 blocks=$(mktemp -d)
@@ -26,6 +27,9 @@ echo "== trainvitals top beside nvitop (target <= 1 % of a core, cheaper than nv
 echo
 echo "== trainvitals serve: 64 jobs, about 2,000 processes, 8 GPUs (target <= 1 % of a core, 50 MiB)"
 "$py" bench/serve_bench.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}"
+echo
+echo "== the run history on PostgreSQL: index one run (target <= 20 ms), runs stats over 100,000 runs (target <= 500 ms)"
+"$py" bench/history_postgres.py "$build/trainvitals"
 echo
 echo "== whole-program overhead"
 "$py" bench/overhead.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}" \

@@ -20,10 +20,12 @@ DEBIAN_PACKAGES=(
   libcpp-httplib-dev   # the Prometheus endpoint and the Pushgateway client
   libnghttp2-dev   # serve's gRPC call to the kubelet (HTTP/2)
   libsqlite3-dev   # the run history (trainvitals runs)
+  libpq-dev   # the run history on PostgreSQL (its header; libpq5 is loaded at run time)
   libncurses-dev   # the terminal of trainvitals top
   tmux   # the top tests drive it in a real terminal
   prometheus prometheus-pushgateway   # real servers the integration tests start
   prometheus-alertmanager   # the real server the alert tests post to
+  postgresql   # a real server the run history's tests and benchmark start
   slurmctld slurmd slurm-client munge   # a real Slurm cluster the serve tests start
   clang-format clang-tidy
   clang libclang-rt-14-dev llvm   # sanitizer builds and libFuzzer (make sanitize, make fuzz)

@@ -2,7 +2,8 @@
 // trainvitals runs stats [filters] [--json]
 // trainvitals runs import DIR...
 // trainvitals runs show [RUN] [--job ID [--wait S]]
-// The run history: every finished run, indexed in runs.db (store/run_index.h).
+// The run history: every finished run, indexed in runs.db or a team's
+// PostgreSQL (store/run_index.h).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "core/config.h"
 #include "run/run_dir.h"
 #include "run/run_history.h"
+#include "store/db_location.h"
 #include "store/run_index.h"
 #include "views/runs_table.h"
 #include "views/summary.h"
@@ -39,9 +41,11 @@ struct Common {
 
   void AddTo(CLI::App* cmd, bool with_json) {
     cmd->add_option("--db", db,
-                    "The run history database (default: the config file's db, else "
+                    "The run history: an SQLite file, or a team's PostgreSQL as a "
+                    "postgresql://[USER@]HOST[:PORT]/DB URL (password from ~/.pgpass or "
+                    "PGPASSWORD) (default: the config file's db, else "
                     "$XDG_DATA_HOME/trainvitals/runs.db, ~/.local/share/trainvitals/runs.db)")
-        ->type_name("FILE");
+        ->type_name("FILE|URL");
     cmd->add_option("--config", config_file,
                     "TOML file of settings (its db and [cost] rates); default $TRAINVITALS_CONFIG")
         ->type_name("FILE");
@@ -66,10 +70,13 @@ struct Common {
     }
     return path;
   }
+  // Opens the history; `*path` is where it is, as it may be printed (a
+  // URL's password masked).
   std::unique_ptr<RunIndex> Open(std::string* path) const {
-    *path = DbPath();
+    std::string location = DbPath();
+    *path = RedactLocation(location);
     std::string error;
-    std::unique_ptr<RunIndex> index = RunIndex::Open(*path, &error);
+    std::unique_ptr<RunIndex> index = RunIndex::Open(location, &error);
     if (!index) throw ConfigError(fmt::format("run history: {}: {}", *path, error));
     return index;
   }
@@ -233,7 +240,8 @@ void AddRunsCommand(CLI::App& app, Action* action) {
   auto* cmd = app.add_subcommand(
       "runs",
       "The run history: every finished run (run, attach, the Python callbacks) is indexed in an "
-      "SQLite database. Lists runs, newest first; `runs stats` adds them up; `runs import` "
+      "SQLite file, or a team's PostgreSQL (--db postgresql://...). Lists runs, newest first; "
+      "`runs stats` adds them up; `runs import` "
       "indexes run directories.");
   auto common = std::make_shared<Common>();
   auto filters = std::make_shared<Filters>();
@@ -348,6 +356,7 @@ void AddRunsCommand(CLI::App& app, Action* action) {
       RunQuery q = stats_filters->Query();
       q.with_findings = true;
       q.check_missing = false;
+      q.stats_only = true;
       q.sort.clear();  // the sums need no order
       std::string path;
       std::unique_ptr<RunIndex> index = stats_common->Open(&path);

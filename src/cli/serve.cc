@@ -59,8 +59,9 @@ void AddServeCommand(CLI::App& app, Action* action) {
                       "events.jsonl, summary.json once it ends), indexed in the run history")
           ->type_name("DIR");
   cmd->add_option("--db", options->db,
-                  "The run history the spooled jobs go into (default: DIR/runs.db)")
-      ->type_name("FILE")
+                  "The run history the spooled jobs go into: an SQLite file or a "
+                  "postgresql:// URL (default: DIR/runs.db)")
+      ->type_name("FILE|URL")
       ->needs(spool);
   cmd->add_option("--kubelet-socket", options->kubelet_socket,
                   "The kubelet's pod-resources socket, asked for the namespace, pod and "

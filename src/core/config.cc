@@ -199,10 +199,11 @@ const std::vector<OptionDef> kOptions = {
      [](Config& c, std::string_view t) { c.share = ParseBool("--share", t); },
      [](const Config& c) { return std::string(c.share ? "true" : "false"); }},
     {"--db", "db", "path",
-     "The run history database the finished run is indexed in (`trainvitals runs`). Default: "
-     "$XDG_DATA_HOME/trainvitals/runs.db (~/.local/share/trainvitals/runs.db).",
+     "The run history the finished run is indexed in (`trainvitals runs`): an SQLite file, or "
+     "a team's PostgreSQL as a postgresql:// URL (password from ~/.pgpass or PGPASSWORD). "
+     "Default: $XDG_DATA_HOME/trainvitals/runs.db (~/.local/share/trainvitals/runs.db).",
      [](Config& c, std::string_view t) {
-       if (t.empty()) throw ConfigError("--db: give a database file");
+       if (t.empty()) throw ConfigError("--db: give a database file or a postgresql:// URL");
        c.db = t;
      },
      [](const Config& c) { return c.db; }},

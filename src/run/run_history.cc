@@ -9,6 +9,7 @@
 
 #include "core/config.h"
 #include "run/run_dir.h"
+#include "store/db_location.h"
 
 namespace tv {
 namespace fs = std::filesystem;
@@ -116,7 +117,7 @@ void IndexFinishedRun(const std::string& db_path, const std::string& run_dir,
     error = "an unexpected error";
   }
   fmt::print(stderr, "trainvitals: run history: {}: {}; this run is not indexed\n",
-             db_path.empty() ? "(none)" : db_path, error);
+             db_path.empty() ? "(none)" : RedactLocation(db_path), error);
 }
 
 }  // namespace tv

@@ -1,7 +1,7 @@
 // The run history's link to run directories: reads a finished run's
 // summary.json and meta.json into a RunRecord (its cost computed when the
-// summary predates cost accounting) and indexes it in runs.db
-// (store/run_index.h). Used when a run ends (Session::Finish) and by
+// summary predates cost accounting) and indexes it in runs.db or a team's
+// PostgreSQL (store/run_index.h). Used when a run ends (Session::Finish) and by
 // `trainvitals runs import`.
 #pragma once
 
@@ -16,7 +16,8 @@
 
 namespace tv {
 
-// The database `db` names: itself, else DefaultRunIndexPath().
+// The database `db` names (a file or a postgresql:// URL): itself, else
+// DefaultRunIndexPath().
 std::string RunIndexPath(const std::string& db);
 
 // The record of run directory `dir`: its summary.json and meta.json (absent:
@@ -28,8 +29,11 @@ std::optional<RunRecord> ReadRunDir(const std::string& dir, const CostRates& rat
                                     std::string* why);
 
 // Indexes the run that just wrote `summary` (and `meta`) into `run_dir`, in the
-// database at `db_path`. Never throws and never stops the run: any failure is one stderr
-// line, "trainvitals: run history: <db path>: <what>; this run is not indexed".
+// database at `db_path`. Never throws and never stops the run: any failure
+// (a database that is down included: its connection waits kConnectTimeoutS at
+// most) is one stderr line, "trainvitals: run history: <db path, a URL's
+// password masked>: <what>; this run is not indexed"; `runs import` brings the
+// run in later.
 void IndexFinishedRun(const std::string& db_path, const std::string& run_dir,
                       const RunSummary& summary, const MetaRecord& meta, const CostRates& rates);
 

@@ -9,9 +9,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
-#include <unordered_map>
 
 #include "core/private_path.h"
+#include "store/db_location.h"
+#include "store/run_index_pg.h"
 
 namespace tv {
 namespace {
@@ -33,27 +34,18 @@ class Statement {
   bool ok() const { return stmt_ != nullptr; }
   sqlite3_stmt* get() const { return stmt_; }
 
-  // Binds parameters 1.. in order.
-  void Bind(const std::string& v) {
-    sqlite3_bind_text(stmt_, ++n_, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  // Binds parameter `n` (1-based).
+  void Bind(int n, const SqlValue& v) {
+    if (const auto* text = std::get_if<std::string>(&v)) {
+      sqlite3_bind_text(stmt_, n, text->data(), static_cast<int>(text->size()), SQLITE_TRANSIENT);
+    } else if (const auto* real = std::get_if<double>(&v)) {
+      sqlite3_bind_double(stmt_, n, *real);
+    } else if (const auto* integer = std::get_if<int64_t>(&v)) {
+      sqlite3_bind_int64(stmt_, n, *integer);
+    } else {
+      sqlite3_bind_null(stmt_, n);
+    }
   }
-  void Bind(const std::optional<double>& v) {
-    ++n_;
-    v ? sqlite3_bind_double(stmt_, n_, *v) : sqlite3_bind_null(stmt_, n_);
-  }
-  void Bind(const std::optional<int64_t>& v) {
-    ++n_;
-    v ? sqlite3_bind_int64(stmt_, n_, *v) : sqlite3_bind_null(stmt_, n_);
-  }
-  void Bind(const std::optional<int>& v) { Bind(v ? std::optional<int64_t>(*v) : std::nullopt); }
-  void Bind(int64_t v) { sqlite3_bind_int64(stmt_, ++n_, v); }
-  // For another round of binds and steps.
-  void Reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-    n_ = 0;
-  }
-
   // SQLITE_ROW, SQLITE_DONE, or an error code.
   int Step() { return sqlite3_step(stmt_); }
 
@@ -72,26 +64,18 @@ class Statement {
 
  private:
   sqlite3_stmt* stmt_ = nullptr;
-  int n_ = 0;
 };
 
-// Rolls back unless committed.
-class Transaction {
+// A Statement's current row, as the shared code reads it.
+class SqliteRow : public SqlRow {
  public:
-  explicit Transaction(sqlite3* db) : db_(db) {}
-  ~Transaction() {
-    if (open_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  bool Begin(std::string* error) { return open_ = ExecSql(db_, "BEGIN IMMEDIATE", error); }
-  bool Commit(std::string* error) {
-    if (!ExecSql(db_, "COMMIT", error)) return false;
-    open_ = false;
-    return true;
-  }
+  explicit SqliteRow(const Statement& s) : s_(s) {}
+  std::string Text(int col) const override { return s_.Text(col); }
+  std::optional<double> Real(int col) const override { return s_.Real(col); }
+  std::optional<int64_t> Int(int col) const override { return s_.Int(col); }
 
  private:
-  sqlite3* db_;
-  bool open_ = false;
+  const Statement& s_;
 };
 
 std::optional<int> UserVersion(sqlite3* db, std::string* error) {
@@ -108,72 +92,32 @@ using MigrationStep = bool (*)(sqlite3*, std::string*);
 constexpr MigrationStep kMigrations[] = {MigrateTo1, MigrateTo2, MigrateTo3, MigrateTo4};
 static_assert(std::size(kMigrations) == RunIndex::kSchemaVersion);
 
-// The columns a query reads, in RunRecord order.
-constexpr const char* kColumns =
-    "id, run_dir, name, command_json, command, host, start_t, end_t, duration_s, exit_code, "
-    "signal, gpu_count, gpu_models, gpu_util_ratio_mean, gpu_memory_bytes_max, "
-    "job_memory_bytes_max, steps, epochs, health_score, gpu_hours, busy_gpu_hours, "
-    "wasted_gpu_hours, busy_ratio, energy_kwh, co2e_kg, money, currency, gpu_energy_kwh, "
-    "user_name, job_id, job_kind, account, partition_name, namespace_name";
+// The SQLite backend.
+class SqliteRunIndex : public RunIndex {
+ public:
+  explicit SqliteRunIndex(sqlite3* db) : RunIndex(SqlDialect::kSqlite), db_(db) {}
+  ~SqliteRunIndex() override { sqlite3_close_v2(db_); }
 
-RunRecord ReadRecord(const Statement& s) {
-  RunRecord r;
-  int c = 1;
-  r.run_dir = s.Text(c++);
-  r.name = s.Text(c++);
-  r.command_json = s.Text(c++);
-  r.command = s.Text(c++);
-  r.host = s.Text(c++);
-  r.start_t = s.Real(c++);
-  r.end_t = s.Real(c++);
-  r.duration_s = s.Real(c++);
-  if (auto v = s.Int(c++)) r.exit_code = static_cast<int>(*v);
-  if (auto v = s.Int(c++)) r.signal = static_cast<int>(*v);
-  r.gpu_count = static_cast<int>(s.Int(c++).value_or(0));
-  r.gpu_models = s.Text(c++);
-  r.gpu_util_ratio_mean = s.Real(c++);
-  r.gpu_memory_bytes_max = s.Real(c++);
-  r.job_memory_bytes_max = s.Real(c++);
-  r.steps = s.Int(c++);
-  r.epochs = s.Int(c++);
-  r.health_score = s.Real(c++);
-  r.gpu_hours = s.Real(c++);
-  r.busy_gpu_hours = s.Real(c++);
-  r.wasted_gpu_hours = s.Real(c++);
-  r.busy_ratio = s.Real(c++);
-  r.energy_kwh = s.Real(c++);
-  r.co2e_kg = s.Real(c++);
-  r.money = s.Real(c++);
-  r.currency = s.Text(c++);
-  r.gpu_energy_kwh = s.Real(c++);
-  for (std::string* text :
-       {&r.user, &r.job, &r.job_kind, &r.account, &r.partition, &r.namespace_name}) {
-    *text = s.Text(c++);
+  bool Migrate(std::string* error);
+
+ protected:
+  bool Exec(const std::string& sql, const std::vector<SqlValue>& params, const RowFn& row,
+            std::string* error) override {
+    Statement s(db_, sql, error);
+    if (!s.ok()) return false;
+    for (size_t i = 0; i < params.size(); ++i) s.Bind(static_cast<int>(i) + 1, params[i]);
+    SqliteRow view(s);
+    int rc;
+    while ((rc = s.Step()) == SQLITE_ROW) {
+      if (row) row(view);
+    }
+    if (rc != SQLITE_DONE) return *error = sqlite3_errmsg(db_), false;
+    return true;
   }
-  return r;
-}
 
-// " WHERE ..." for `q`, with its parameters bound by BindWhere in order.
-std::string Where(const RunQuery& q) {
-  std::string w;
-  auto add = [&](const char* cond) { w += (w.empty() ? " WHERE " : " AND ") + std::string(cond); };
-  if (q.since_t) add("r.start_t >= ?");
-  if (!q.name_glob.empty()) add("r.name GLOB ?");
-  if (!q.host.empty()) add("r.host = ?");
-  if (!q.command_text.empty()) add("instr(r.command, ?) > 0");
-  if (!q.user.empty()) add("r.user_name = ?");
-  if (!q.job.empty()) add("r.job_id = ?");
-  return w;
-}
-
-void BindWhere(const RunQuery& q, Statement& s) {
-  if (q.since_t) s.Bind(q.since_t);
-  if (!q.name_glob.empty()) s.Bind(q.name_glob);
-  if (!q.host.empty()) s.Bind(q.host);
-  if (!q.command_text.empty()) s.Bind(q.command_text);
-  if (!q.user.empty()) s.Bind(q.user);
-  if (!q.job.empty()) s.Bind(q.job);
-}
+ private:
+  sqlite3* db_;
+};
 
 }  // namespace
 
@@ -291,7 +235,9 @@ const RunSortKey* FindRunSortKey(std::string_view key) {
   return nullptr;
 }
 
-std::unique_ptr<RunIndex> RunIndex::Open(const std::string& path, std::string* error) {
+std::unique_ptr<RunIndex> RunIndex::Open(const std::string& location, std::string* error) {
+  if (IsPostgresUrl(location)) return OpenPostgresRunIndex(location, error);
+  const std::string& path = location;
   if (path.empty()) {
     *error = "no database path (no XDG_DATA_HOME, HOME or home directory; give --db FILE)";
     return nullptr;
@@ -318,7 +264,7 @@ std::unique_ptr<RunIndex> RunIndex::Open(const std::string& path, std::string* e
   }
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  std::unique_ptr<RunIndex> index(new RunIndex(db));  // closes db on every way out
+  auto index = std::make_unique<SqliteRunIndex>(db);  // closes db on every way out
   if (rc != SQLITE_OK) {
     *error = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     return nullptr;
@@ -339,147 +285,27 @@ std::unique_ptr<RunIndex> RunIndex::Open(const std::string& path, std::string* e
   return index;
 }
 
-RunIndex::~RunIndex() { sqlite3_close_v2(db_); }
-
-bool RunIndex::Migrate(std::string* error) {
+bool SqliteRunIndex::Migrate(std::string* error) {
   std::optional<int> version = UserVersion(db_, error);
   if (!version) return false;
   if (*version == kSchemaVersion) return true;
-  Transaction t(db_);
-  if (!t.Begin(error)) return false;
+  if (!ExecSql(db_, "BEGIN IMMEDIATE", error)) return false;
+  auto done = [&](bool ok) {
+    if (ok) ok = ExecSql(db_, "COMMIT", error);
+    if (!ok) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return ok;
+  };
   version = UserVersion(db_, error);  // another process may have migrated meanwhile
-  if (!version) return false;
+  if (!version) return done(false);
   if (*version > kSchemaVersion) {
-    *error = fmt::format("written by a newer trainvitals (schema {}; this one knows {})", *version,
-                         kSchemaVersion);
-    return false;
+    *error = NewerSchemaError(*version);
+    return done(false);
   }
   for (int v = *version; v < kSchemaVersion; ++v) {
-    if (!kMigrations[v](db_, error)) return false;
+    if (!kMigrations[v](db_, error)) return done(false);
   }
   std::string set = fmt::format("PRAGMA user_version = {}", kSchemaVersion);
-  return ExecSql(db_, set.c_str(), error) && t.Commit(error);
-}
-
-bool RunIndex::Put(const RunRecord& r, std::string* error) {
-  Transaction t(db_);
-  if (!t.Begin(error)) return false;
-  {
-    Statement del(db_, "DELETE FROM runs WHERE run_dir = ?", error);
-    if (!del.ok()) return false;
-    del.Bind(r.run_dir);
-    if (del.Step() != SQLITE_DONE) return *error = sqlite3_errmsg(db_), false;
-  }
-  Statement ins(db_,
-                "INSERT INTO runs (run_dir, name, command_json, command, host, start_t, end_t,"
-                " duration_s, exit_code, signal, gpu_count, gpu_models, gpu_util_ratio_mean,"
-                " gpu_memory_bytes_max, job_memory_bytes_max, steps, epochs, health_score,"
-                " gpu_hours, busy_gpu_hours, wasted_gpu_hours, busy_ratio, energy_kwh, co2e_kg,"
-                " money, currency, gpu_energy_kwh, user_name, job_id, job_kind, account,"
-                " partition_name, namespace_name, indexed_t) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "?, ?, ?, ?, ?, ?, ?,"
-                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                " (julianday('now') - 2440587.5) * 86400.0)",
-                error);
-  if (!ins.ok()) return false;
-  ins.Bind(r.run_dir);
-  ins.Bind(r.name);
-  ins.Bind(r.command_json);
-  ins.Bind(r.command);
-  ins.Bind(r.host);
-  ins.Bind(r.start_t);
-  ins.Bind(r.end_t);
-  ins.Bind(r.duration_s);
-  ins.Bind(r.exit_code);
-  ins.Bind(r.signal);
-  ins.Bind(static_cast<int64_t>(r.gpu_count));
-  ins.Bind(r.gpu_models);
-  ins.Bind(r.gpu_util_ratio_mean);
-  ins.Bind(r.gpu_memory_bytes_max);
-  ins.Bind(r.job_memory_bytes_max);
-  ins.Bind(r.steps);
-  ins.Bind(r.epochs);
-  ins.Bind(r.health_score);
-  ins.Bind(r.gpu_hours);
-  ins.Bind(r.busy_gpu_hours);
-  ins.Bind(r.wasted_gpu_hours);
-  ins.Bind(r.busy_ratio);
-  ins.Bind(r.energy_kwh);
-  ins.Bind(r.co2e_kg);
-  ins.Bind(r.money);
-  ins.Bind(r.currency);
-  ins.Bind(r.gpu_energy_kwh);
-  for (const std::string* text :
-       {&r.user, &r.job, &r.job_kind, &r.account, &r.partition, &r.namespace_name}) {
-    ins.Bind(*text);
-  }
-  if (ins.Step() != SQLITE_DONE) return *error = sqlite3_errmsg(db_), false;
-  int64_t id = sqlite3_last_insert_rowid(db_);
-  if (!r.findings.empty()) {
-    Statement f(db_, "INSERT INTO runs_findings (run_id, id, severity) VALUES (?, ?, ?)", error);
-    if (!f.ok()) return false;
-    for (const RunFindingRef& ref : r.findings) {
-      f.Reset();
-      f.Bind(id);
-      f.Bind(ref.id);
-      f.Bind(ref.severity);
-      if (f.Step() != SQLITE_DONE) return *error = sqlite3_errmsg(db_), false;
-    }
-  }
-  return t.Commit(error);
-}
-
-bool RunIndex::Query(const RunQuery& q, std::vector<RunRecord>* out, std::string* error) {
-  const RunSortKey* sort = q.sort.empty() ? nullptr : FindRunSortKey(q.sort);
-  if (sort == nullptr && !q.sort.empty()) {
-    *error = fmt::format("unknown sort key '{}'", q.sort);
-    return false;
-  }
-  std::string where = Where(q);
-  std::string sql = fmt::format("SELECT {} FROM runs r{}", kColumns, where);
-  if (sort != nullptr) {
-    sql += fmt::format(" ORDER BY r.{} {} NULLS LAST, r.start_t DESC, r.id DESC", sort->column,
-                       sort->descending ? "DESC" : "ASC");
-  }
-  if (q.limit) sql += fmt::format(" LIMIT {}", *q.limit);
-  Statement s(db_, sql, error);
-  if (!s.ok()) return false;
-  BindWhere(q, s);
-  out->clear();
-  std::unordered_map<int64_t, size_t> by_id;
-  int rc;
-  while ((rc = s.Step()) == SQLITE_ROW) {
-    by_id[*s.Int(0)] = out->size();
-    out->push_back(ReadRecord(s));
-  }
-  if (rc != SQLITE_DONE) return *error = sqlite3_errmsg(db_), false;
-  if (q.with_findings && !out->empty()) {
-    Statement f(db_,
-                fmt::format("SELECT f.run_id, f.id, f.severity FROM runs_findings f JOIN runs r "
-                            "ON r.id = f.run_id{} ORDER BY f.rowid",
-                            where),
-                error);
-    if (!f.ok()) return false;
-    BindWhere(q, f);
-    while ((rc = f.Step()) == SQLITE_ROW) {
-      auto it = by_id.find(*f.Int(0));
-      if (it != by_id.end()) (*out)[it->second].findings.push_back({f.Text(1), f.Text(2)});
-    }
-    if (rc != SQLITE_DONE) return *error = sqlite3_errmsg(db_), false;
-  }
-  for (RunRecord& r : *out) {
-    if (!q.check_missing) break;
-    std::error_code ec;
-    r.missing = !std::filesystem::is_directory(r.run_dir, ec);
-  }
-  return true;
-}
-
-std::optional<int64_t> RunIndex::Count(std::string* error) {
-  Statement s(db_, "SELECT COUNT(*) FROM runs", error);
-  if (!s.ok()) return std::nullopt;
-  if (s.Step() != SQLITE_ROW) return *error = sqlite3_errmsg(db_), std::nullopt;
-  return s.Int(0);
+  return done(ExecSql(db_, set.c_str(), error));
 }
 
 }  // namespace tv

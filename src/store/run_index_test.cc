@@ -306,6 +306,35 @@ TEST_F(RunIndexTest, SortsByEachKeyWithUnknownValuesLast) {
   EXPECT_EQ(error, "unknown sort key 'bogus'");
 }
 
+TEST_F(RunIndexTest, AStatsQueryReadsWhatTheStatsAddUp) {
+  auto index = OpenOk();
+  std::string error;
+  RunRecord r = Run("a", 1000);
+  r.gpu_hours = 2, r.busy_gpu_hours = 1, r.wasted_gpu_hours = 1, r.busy_ratio = 0.5;
+  r.money = 3, r.currency = "EUR", r.user = "alice", r.job = "42", r.steps = 7;
+  r.findings = {{"gpu-idle", "warning"}};
+  ASSERT_TRUE(index->Put(r, &error)) << error;
+  RunQuery q;
+  q.stats_only = q.with_findings = true;
+  q.sort.clear();
+  std::vector<RunRecord> runs;
+  ASSERT_TRUE(index->Query(q, &runs, &error)) << error;
+  ASSERT_EQ(runs.size(), 1u);
+  const RunRecord& got = runs[0];
+  EXPECT_EQ(got.run_dir, r.run_dir);
+  EXPECT_EQ(got.duration_s, 100);
+  EXPECT_EQ(got.gpu_hours, 2);
+  EXPECT_EQ(got.wasted_gpu_hours, 1);
+  EXPECT_EQ(got.money, 3);
+  EXPECT_EQ(got.currency, "EUR");
+  EXPECT_EQ(got.user, "alice");
+  EXPECT_EQ(got.job, "42");
+  ASSERT_EQ(got.findings.size(), 1u);
+  EXPECT_EQ(got.findings[0].id, "gpu-idle");
+  EXPECT_EQ(got.command, "") << "not read for the stats";
+  EXPECT_FALSE(got.steps.has_value());
+}
+
 TEST_F(RunIndexTest, MarksRunsWhoseDirectoryIsGone) {
   auto index = OpenOk();
   std::string error;

@@ -164,7 +164,16 @@ RunStats ComputeRunStats(const std::vector<RunRecord>& runs) {
   };
   std::map<std::string, double> money;
   std::map<std::string, int64_t> finding_runs;
-  for (const RunRecord& r : runs) {
+  // Summed in the order of their directories, not as the database returned
+  // them: sums of reals depend on their order, and the same runs must add up
+  // to the same numbers from either history (SQLite, PostgreSQL).
+  std::vector<const RunRecord*> in_order;
+  in_order.reserve(runs.size());
+  for (const RunRecord& r : runs) in_order.push_back(&r);
+  std::sort(in_order.begin(), in_order.end(),
+            [](const RunRecord* a, const RunRecord* b) { return a->run_dir < b->run_dir; });
+  for (const RunRecord* run : in_order) {
+    const RunRecord& r = *run;
     if (r.duration_s) s.duration_s_total += *r.duration_s, ++timed;
     if (r.gpu_hours && r.busy_gpu_hours) {
       add(s.gpu_hours, r.gpu_hours);

@@ -101,6 +101,8 @@ struct RunStats {
 };
 
 // The stats of `runs` (pointers into it are kept: it must outlive the result).
+// (summed in the order of their run directories: the same numbers whatever
+// order the rows came in).
 RunStats ComputeRunStats(const std::vector<RunRecord>& runs);
 
 nlohmann::ordered_json StatsJson(const RunStats& s);
