@@ -42,7 +42,8 @@ checked() {
   local rc=0
   ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:strict_string_checks=1" \
     UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1" \
-    TSAN_OPTIONS="log_path=$logs/tsan:second_deadlock_stack=1" "$@" || rc=1
+    TSAN_OPTIONS="log_path=$logs/tsan:second_deadlock_stack=1:suppressions=$root/scripts/tsan.supp" \
+    "$@" || rc=1
   if [ -n "$(ls -A "$logs")" ]; then
     echo "sanitize: $preset: sanitizer reports:"
     for f in "$logs"/*; do
