@@ -239,7 +239,7 @@ OJson StatsJson(const RunStats& s) {
 
 const std::vector<std::string_view>& RunGroupKeys() {
   static const std::vector<std::string_view> keys = {"user", "account", "namespace", "partition",
-                                                     "host", "job",     "name"};
+                                                     "host", "node",    "job",       "name"};
   return keys;
 }
 
@@ -248,7 +248,7 @@ std::string_view RunGroupValue(const RunRecord& r, std::string_view key) {
   if (key == "account") return r.account;
   if (key == "namespace") return r.namespace_name;
   if (key == "partition") return r.partition;
-  if (key == "host") return r.host;
+  if (key == "host" || key == "node") return r.host;  // a job's node is the host it ran on
   if (key == "job") return r.job;
   if (key == "name") return r.name;
   return {};

@@ -108,7 +108,7 @@ RunStats ComputeRunStats(const std::vector<RunRecord>& runs);
 nlohmann::ordered_json StatsJson(const RunStats& s);
 
 // What `runs stats --by KEY` groups by, in the order --help lists them:
-// user, account, namespace, partition, host, job, name.
+// user, account, namespace, partition, host, node (the host: a job's node), job, name.
 const std::vector<std::string_view>& RunGroupKeys();
 // The value of `key` (one of RunGroupKeys()) in `r`; empty when unknown.
 std::string_view RunGroupValue(const RunRecord& r, std::string_view key);

@@ -176,6 +176,9 @@ TEST(RunStats, GroupsByTheKeyTheWorstWastersFirst) {
   EXPECT_TRUE(j["groups"][2]["user"].is_null());
   EXPECT_EQ(j["groups"][1]["runs"], 2);
   EXPECT_EQ(ComputeRunStatsBy(runs, "account")[1].group, "vision");
+  runs[1].host = "gpu-b";  // a job's node is the host it ran on
+  EXPECT_EQ(ComputeRunStatsBy(runs, "node")[0].group, "gpu-b");
+  EXPECT_EQ(RunGroupValue(runs[1], "node"), RunGroupValue(runs[1], "host"));
   for (std::string_view key : RunGroupKeys()) {
     size_t total = 0;
     for (const RunGroupStats& g : ComputeRunStatsBy(runs, key)) total += g.runs.size();
