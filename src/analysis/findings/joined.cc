@@ -311,10 +311,12 @@ AcrossPass JudgeAcrossNodes(const std::vector<std::string>& run_dirs,
     ended = ended && inputs[k]->ended;
   }
   for (NodeRows& s : streams) s.more = s.rows->Next(&s.next);
-  Analyzer analyzer(thresholds, inputs[0]->interval_s, RuleChoice::kAcrossNodes);
-  std::vector<Event> events;
-  const std::vector<Mark>& marks = inputs[0]->marks;  // the first node's phases and epochs
-  size_t next_mark = 0;
+  // On the first node's marks (its phases and epochs), to the end only when
+  // every node ended; how a node's job ended is not the job's.
+  RunInputs first_inputs = *inputs[0];
+  first_inputs.ended = ended;
+  first_inputs.job_end = JobEnd{};
+  RunReplay across(std::move(first_inputs), thresholds, RuleChoice::kAcrossNodes);
   JoinedFrames joined;
   NodeRows& first = streams[0];
   AcrossPass pass;
@@ -329,22 +331,14 @@ AcrossPass JudgeAcrossNodes(const std::vector<std::string>& run_dirs,
       double stale = 2 * std::max(s.interval_s, first.interval_s);
       if (s.has_current && s.current.t + s.offset >= f0.t - stale) joined.Add(k, s, s.current);
     }
-    while (next_mark < marks.size() && marks[next_mark].t <= f0.t - kMarkHold_s) {
-      analyzer.OnMark(marks[next_mark++], &events);
-    }
-    analyzer.OnFrame(joined.frame(), &events);
-    events.clear();
-    pass.last_t = f0.t;
+    across.OnRow(joined.frame());
   }
   // The rows the other nodes wrote after the first node's last: their own.
   for (NodeRows& s : streams) {
     while (s.replay != nullptr && s.more) s.Advance();
   }
-  if (ended) {
-    while (next_mark < marks.size()) analyzer.OnMark(marks[next_mark++], &events);
-    analyzer.Finish(pass.last_t, &events);
-  }
-  for (FindingRecord f : analyzer.Findings()) {
+  pass.last_t = across.last_t();
+  for (FindingRecord f : across.Finish().findings) {
     if (!AcrossNodes(f.id)) continue;
     bool gpu = f.subject.kind == FindingSubject::Kind::kGpu;
     auto& subjects = gpu ? joined.gpu_subjects : joined.rank_subjects;

@@ -138,6 +138,12 @@ RunReplay::RunReplay(const std::string& run_dir, const Thresholds& thresholds)
   verdict_.ended = inputs_.ended;
 }
 
+RunReplay::RunReplay(RunInputs inputs, const Thresholds& thresholds, RuleChoice rules)
+    : inputs_(std::move(inputs)),
+      analyzer_(std::make_unique<Analyzer>(thresholds, inputs_.interval_s, rules)) {
+  verdict_.ended = inputs_.ended;
+}
+
 RunReplay::~RunReplay() = default;
 
 void RunReplay::OnRow(const Frame& frame) {

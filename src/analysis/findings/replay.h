@@ -12,6 +12,7 @@
 #include "analysis/findings/frame.h"
 #include "analysis/findings/mark.h"
 #include "analysis/findings/oom.h"
+#include "analysis/findings/rules.h"
 #include "analysis/findings/table.h"
 #include "core/event.h"
 #include "store/finding_record.h"
@@ -72,12 +73,16 @@ class RunReplay {
  public:
   // Reads the inputs (ReadRunInputs' errors).
   RunReplay(const std::string& run_dir, const Thresholds& thresholds);
+  // Over inputs already read, judged by `rules` (a job's nodes together:
+  // joined.h); its rows come from the caller.
+  RunReplay(RunInputs inputs, const Thresholds& thresholds, RuleChoice rules);
   ~RunReplay();
   const RunInputs& inputs() const { return inputs_; }
   // Where a RowReader of the run counts the lines it skips.
   Verdict* verdict() { return &verdict_; }
   // Judges the next row.
   void OnRow(const Frame& frame);
+  double last_t() const { return last_t_; }  // the time of the last row judged
   // The verdict, once every row was judged (and the job's end, when it ended).
   Verdict Finish();
 
