@@ -24,60 +24,64 @@ std::optional<Marker> Next(MarkerEndpoint& endpoint, MarkerType type) {
   return std::nullopt;
 }
 
-TEST(MarkerClient, EpochBeginSaysTheStepsSoFarAndByeAllOfThem) {
-  std::string error;
-  std::unique_ptr<MarkerEndpoint> endpoint = MarkerEndpoint::Create(0.1, &error);
-  ASSERT_NE(endpoint, nullptr) << error;
-  MarkerClient client(endpoint->socket_path(), -1, "test");
-  ASSERT_TRUE(client.ok()) << client.error();
-  client.EpochBegin(0);
-  for (int i = 0; i < 3; ++i) client.Step(i);
-  client.EpochEnd(0);
-  client.EpochBegin(1);
-  for (int i = 3; i < 5; ++i) client.Step(i);
-  client.Close("RuntimeError", "boom");  // epoch 1 cut after 2 steps: 5 - 3
+// An endpoint and a client connected to it.
+class MarkerClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    endpoint_ = MarkerEndpoint::Create(0.1, &error);
+    ASSERT_NE(endpoint_, nullptr) << error;
+    client_ = std::make_unique<MarkerClient>(endpoint_->socket_path(), -1, "test");
+    ASSERT_TRUE(client_->ok()) << client_->error();
+  }
+  std::unique_ptr<MarkerEndpoint> endpoint_;
+  std::unique_ptr<MarkerClient> client_;
+};
 
-  std::optional<Marker> first = Next(*endpoint, MarkerType::kEpochBegin);
+TEST_F(MarkerClientTest, EpochBeginSaysTheStepsSoFarAndByeAllOfThem) {
+  client_->EpochBegin(0);
+  for (int i = 0; i < 3; ++i) client_->Step(i);
+  client_->EpochEnd(0);
+  client_->EpochBegin(1);
+  for (int i = 3; i < 5; ++i) client_->Step(i);
+  client_->Close("RuntimeError", "boom");  // epoch 1 cut after 2 steps: 5 - 3
+
+  std::optional<Marker> first = Next(*endpoint_, MarkerType::kEpochBegin);
   ASSERT_TRUE(first);
   EXPECT_EQ(first->steps, 0);
-  std::optional<Marker> end = Next(*endpoint, MarkerType::kEpochEnd);
+  std::optional<Marker> end = Next(*endpoint_, MarkerType::kEpochEnd);
   ASSERT_TRUE(end);
   EXPECT_EQ(end->steps, 3);
-  std::optional<Marker> second = Next(*endpoint, MarkerType::kEpochBegin);
+  std::optional<Marker> second = Next(*endpoint_, MarkerType::kEpochBegin);
   ASSERT_TRUE(second);
   EXPECT_EQ(second->epoch, 1);
   EXPECT_EQ(second->steps, 3);
-  std::optional<Marker> bye = Next(*endpoint, MarkerType::kBye);
+  std::optional<Marker> bye = Next(*endpoint_, MarkerType::kBye);
   ASSERT_TRUE(bye);
   EXPECT_EQ(bye->steps, 5);
 }
 
-TEST(MarkerClient, EpochEndSaysItsOwnWaitAndTimedLoopOnlyWhenItTimedOne) {
-  std::string error;
-  std::unique_ptr<MarkerEndpoint> endpoint = MarkerEndpoint::Create(0.1, &error);
-  ASSERT_NE(endpoint, nullptr) << error;
-  MarkerClient client(endpoint->socket_path(), -1, "test");
-  ASSERT_TRUE(client.ok()) << client.error();
-  client.EpochBegin(0);
+TEST_F(MarkerClientTest, EpochEndSaysItsOwnWaitAndTimedLoopOnlyWhenItTimedOne) {
+  client_->EpochBegin(0);
   for (int i = 0; i < 3; ++i) {
-    client.WaitBegin();
+    client_->WaitBegin();
     ::usleep(20'000);  // 20 ms waiting for the batch
-    client.WaitEnd();
+    client_->WaitEnd();
     ::usleep(20'000);  // 20 ms of the step's work
-    client.Step(i);
+    client_->Step(i);
   }
-  client.EpochEnd(0);
-  client.EpochBegin(1);  // an epoch that times no wait
-  client.Step(3);
-  client.EpochEnd(1);
+  client_->EpochEnd(0);
+  client_->EpochBegin(1);  // an epoch that times no wait
+  client_->Step(3);
+  client_->EpochEnd(1);
 
-  std::optional<Marker> timed = Next(*endpoint, MarkerType::kEpochEnd);
+  std::optional<Marker> timed = Next(*endpoint_, MarkerType::kEpochEnd);
   ASSERT_TRUE(timed);
   ASSERT_TRUE(timed->wait_s && timed->timed_s);
   EXPECT_GE(*timed->wait_s, 0.060);
   EXPECT_GE(*timed->timed_s, 0.120);
   EXPECT_LE(*timed->wait_s, *timed->timed_s);
-  std::optional<Marker> untimed = Next(*endpoint, MarkerType::kEpochEnd);
+  std::optional<Marker> untimed = Next(*endpoint_, MarkerType::kEpochEnd);
   ASSERT_TRUE(untimed);
   EXPECT_FALSE(untimed->wait_s);
   EXPECT_FALSE(untimed->timed_s);
