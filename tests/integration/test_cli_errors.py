@@ -95,7 +95,7 @@ MISTAKES = [
      "trainvitals: runs import: missing DIR; usage: trainvitals runs import [OPTIONS] DIR..."),
     (["runs", "stats", "--by", "usr"],
      "trainvitals: runs stats: --by: unknown value \"usr\" (did you mean \"user\"?); one of: "
-     "user, account, namespace, partition, host, job, name"),
+     "user, account, namespace, partition, host, node, job, name"),
     (["runs", "show"], "trainvitals: runs show: give RUN or --job ID"),
     (["serve", "--db", "runs.db"], "trainvitals: serve: --db needs --spool"),
     # a value out of a fixed list
