@@ -66,8 +66,13 @@ class GpuBackend {
   // Compute processes on unit `u`; false when the list could not be read.
   virtual bool ReadProcesses(size_t u, std::vector<GpuProcessUse>* out) = 0;
   // Per-process SM utilisation since the previous call; false when unknown.
-  // An empty list with true means no process ran kernels.
+  // An empty list with true means no process ran kernels. An expensive call:
+  // made when ProcessUtilizationDue says so.
   virtual bool ReadProcessUtilization(size_t u, std::vector<GpuProcessUtil>* out) = 0;
+  // Whether this tick (after ReadDevice of it) is the one for unit `u`'s
+  // per-process read. The backend keeps the schedule, so that its expensive
+  // calls take turns and no single tick makes them all.
+  virtual bool ProcessUtilizationDue(size_t /*u*/, const Tick& tick) const { return tick.row_tick; }
 
   // Whether unit `u` fell off the bus (NVML GPU_IS_LOST); a lost unit is not read again.
   virtual bool lost(size_t u) const = 0;

@@ -241,10 +241,10 @@ void GpuSource::Attribute(Watched& w, const Tick& tick, const std::vector<int>& 
     w.processes.clear();
   }
   // About 2.4 ms a call on an H200: every kProcessUtilEvery_s, over the
-  // samples the driver kept since the previous call.
-  if (tick.row_tick && tick.mono_s >= w.next_process_util_s &&
+  // samples the driver kept since the previous call, when the backend's
+  // schedule says (its expensive calls take turns).
+  if (backend_->ProcessUtilizationDue(w.unit, tick) &&
       backend_->ReadProcessUtilization(w.unit, &utils_)) {
-    w.next_process_util_s = tick.mono_s + kProcessUtilEvery_s;
     double sm = 0;
     for (const GpuProcessUtil& u : utils_) {
       if (pids_.InJob(u.pid, job_pids)) sm += u.sm_ratio;

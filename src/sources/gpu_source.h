@@ -72,7 +72,6 @@ class GpuSource final : public Source {
     size_t unit = 0;  // index into backend units()
     int index = 0;    // CUDA index
     bool lost = false;
-    double next_process_util_s = 0;
     // The latest per-process SM read, applied to every sample until the next.
     std::vector<GpuProcessUtil> last_utils;
     bool utils_known = false;

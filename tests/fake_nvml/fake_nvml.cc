@@ -81,6 +81,8 @@ extern "C" {
 // Test hooks (not NVML): freeze the fake's clock at `t` seconds since
 // nvmlInit (negative: follow the real clock), and count calls of one function.
 __attribute__((visibility("default"))) void fakeNvmlSetTime(double t) { g_frozen = t; }
+// How many nvmlInit calls are not yet matched by nvmlShutdown.
+__attribute__((visibility("default"))) int fakeNvmlInitCount() { return g_init_count; }
 __attribute__((visibility("default"))) long fakeNvmlCallCount(const char* fn) {
   auto it = g_calls.find(fn);
   return it == g_calls.end() ? 0 : it->second;
@@ -91,6 +93,13 @@ nvmlReturn_t nvmlInit_v2(void) {
   if (g_init_count == 0) {
     if (int e = fake_nvml::LoadWorld(&g_world)) return e;
     if (g_world.init_error != 0) return g_world.init_error;
+    if (g_world.init_delay_s > 0) {  // a driver slow to initialise (about 80 ms on an H200)
+      timespec delay;
+      delay.tv_sec = static_cast<time_t>(g_world.init_delay_s);
+      delay.tv_nsec = static_cast<long>((g_world.init_delay_s - delay.tv_sec) * 1e9);
+      while (nanosleep(&delay, &delay) != 0) {
+      }
+    }
     g_init_mono = Mono();
     timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);

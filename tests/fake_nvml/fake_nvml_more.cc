@@ -66,9 +66,11 @@ nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type,
   const char* key = nullptr;
   double period = 0;
   if (type == NVML_GPU_UTILIZATION_SAMPLES) {
+    ++Counter("nvmlDeviceGetSamples(GPU_UTILIZATION)");
     key = "util_gpu";
     period = d->util_period_s;
   } else if (type == NVML_TOTAL_POWER_SAMPLES) {
+    ++Counter("nvmlDeviceGetSamples(TOTAL_POWER)");
     key = "power_mw";
     period = d->power_period_s;
   } else {
@@ -209,6 +211,8 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* req) {
       s2->t - s1->t < 0.1) {
     return NVML_ERROR_INVALID_ARGUMENT;
   }
+  // Sampling works but the metrics do not come out of the samples.
+  if (int e = Fail(s1->device, "nvmlGpmMetricsGet")) return e;
   for (unsigned i = 0; i < req->numMetrics; ++i) {
     nvmlGpmMetric_t& m = req->metrics[i];
     auto it = s1->device->gpm.find(m.metricId);

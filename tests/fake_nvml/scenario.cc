@@ -199,6 +199,7 @@ int LoadWorld(World* world) {
   world->nvml_version = j.value("nvml_version", world->nvml_version);
   world->cuda_version = j.value("cuda_driver_version", world->cuda_version);
   if (j.contains("init_error")) world->init_error = ErrorCode(j["init_error"].get<std::string>());
+  world->init_delay_s = j.value("init_delay_s", 0.0);
   int i = 0;
   for (const auto& dev : j.value("devices", nlohmann::json::array())) {
     Device* d = ParseDevice(dev, world, false);

@@ -60,6 +60,7 @@ struct World {
   std::string nvml_version = "12.550.54.15";
   int cuda_version = 12040;
   int init_error = 0;
+  double init_delay_s = 0;                       // nvmlInit takes this long
   std::vector<std::unique_ptr<Device>> devices;  // whole GPUs
   std::vector<std::unique_ptr<Device>> slices;   // MIG slices, owned here
 };

@@ -63,9 +63,10 @@ void NvmlBackend::AddGpu(unsigned index, nvmlDevice_t handle, bool mig) {
   NvmlUnitState& st = state_.emplace_back();
   unit.physical_index = static_cast<int>(index);
   st.handle = handle;
-  FillStatic(&unit, &st);
   size_t u = units_.size() - 1;
+  // GPM first: where it measures PCIe, the probe read skips the 20 ms PCIe counter.
   InitGpm(u);
+  FillStatic(&unit, &st);
   if (mig) AddMigSlices(u);
 }
 
@@ -87,6 +88,12 @@ void NvmlBackend::FillStatic(GpuUnit* unit, NvmlUnitState* st) {
   unit->memory_total_bytes = probe.memory_total_bytes;
   unit->power_limit_watts = probe.power_limit_watts;
   ProbeEnergySource(unit, st);
+  st->gpm.have_prev = false;  // nor the probe's GPM sample
+  // Per-process utilisation: where the driver's history stands, so that the
+  // first scheduled read covers the time since opening.
+  std::vector<GpuProcessUtil> ignored;
+  ReadProcessUtilizationNow(static_cast<size_t>(st - state_.data()), &ignored);
+  st->next_proc_util_s = -1;
 }
 
 void NvmlBackend::ProbeEnergySource(GpuUnit* unit, NvmlUnitState* st) {

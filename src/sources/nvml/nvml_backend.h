@@ -35,7 +35,6 @@ struct NvmlGpmState {
   std::unique_ptr<nvmlGpmMetricsGet_t> request;  // 13 kB: on the heap, reused
 };
 
-// Energy since monitoring began, from the driver's counter or integrated power.
 // Energy since monitoring began: the driver's counter, read every
 // kEnergyCounterEvery_s (about 4 ms a call on an H200), plus power integrated
 // since that read; without a counter, power integrated from the start.
@@ -50,8 +49,10 @@ struct NvmlEnergy {
 // Driver calls that cost milliseconds on an H200 (driver 580), made less often
 // than every row so that watching a GPU stays well under 0.3 ms a tick:
 inline constexpr double kEnergyCounterEvery_s = 10;
+inline constexpr double kEnergyCounterRetry_s = 1;  // after a failed read
 // Per-process SM use (nvmlDeviceGetProcessUtilization, about 2.4 ms).
 inline constexpr double kProcessUtilEvery_s = 5;
+inline constexpr double kProcessUtilRetry_s = 1;  // after a failed or priming read
 // The driver's utilisation buffer (about 2.5 ms) holds one value per 1/6 s;
 // polls closer together than this already see every value, so it is read only
 // when ticks are further apart.
@@ -68,6 +69,13 @@ struct NvmlUnitState {
   NvmlEnergy energy;
   double last_tick_s = -1;  // mono time of the previous tick
   double tick_gap_s = 0;
+  // Expensive calls on a schedule (the energy counter, per-process
+  // utilisation) take turns: at most one a tick, and not on a row tick (which
+  // reads the sample buffers and GPM) when there are plain ticks between rows.
+  bool plain_ticks = false;      // a tick that closes no row was seen
+  double next_proc_util_s = -1;  // <0: a second after the first tick
+  bool energy_turn = false;      // this tick reads the energy counter
+  bool proc_util_turn = false;   // this tick reads per-process utilisation
   NvmlGpmState gpm;
   int proc_version = 3;  // compute-process call in use: 3, 2, 1; 0 = none
   std::vector<nvmlProcessInfo_v2_t> procs;
@@ -90,6 +98,9 @@ class NvmlBackend final : public GpuBackend {
   void ReadDevice(size_t u, const Tick& tick, GpuSample* out) override;
   bool ReadProcesses(size_t u, std::vector<GpuProcessUse>* out) override;
   bool ReadProcessUtilization(size_t u, std::vector<GpuProcessUtil>* out) override;
+  bool ProcessUtilizationDue(size_t u, const Tick& /*tick*/) const override {
+    return state_[u].proc_util_turn;
+  }
   bool lost(size_t u) const override { return state_[u].gate.lost(); }
   nlohmann::json Support(size_t u) const override;
   void TakeNotices(std::vector<Notice>* out) override;
@@ -112,6 +123,11 @@ class NvmlBackend final : public GpuBackend {
                     std::optional<double>* mean, std::optional<double>* peak);
   void ReadEnergy(NvmlUnitState* st, const Tick& tick, GpuSample* out);
   void ReadSlow(NvmlUnitState* st, GpuSample* out);
+  // Which scheduled expensive read, if any, this tick makes (see NvmlUnitState):
+  // the one due longest, the energy counter's first read before all.
+  static void Schedule(NvmlUnitState* st, const Tick& tick);
+  // nvml_processes.cc
+  bool ReadProcessUtilizationNow(size_t u, std::vector<GpuProcessUtil>* out);
   // nvml_gpm.cc
   void InitGpm(size_t u);
   void ReadGpm(size_t u, const Tick& tick, GpuSample* out);

@@ -49,6 +49,8 @@ void NvmlBackend::ReadDevice(size_t u, const Tick& tick, GpuSample* out) {
 
   if (st.last_tick_s >= 0) st.tick_gap_s = tick.mono_s - st.last_tick_s;
   st.last_tick_s = tick.mono_s;
+  if (!tick.row_tick) st.plain_ticks = true;
+  Schedule(&st, tick);
 
   nvmlUtilization_t util{};
   if (Call(gate, NvmlGroup::kUtil, l.nvmlDeviceGetUtilizationRates, h, &util)) {
@@ -112,10 +114,9 @@ void NvmlBackend::ReadDevice(size_t u, const Tick& tick, GpuSample* out) {
   if (Call(gate, NvmlGroup::kThrottle, l.nvmlDeviceGetCurrentClocksEventReasons, h, &reasons)) {
     DecodeClockEventReasons(reasons, out);
   }
-  if (tick.row_tick) {
-    ReadSlow(&st, out);
-    ReadGpm(u, tick, out);
-  }
+  if (tick.row_tick) ReadSlow(&st, out);
+  // The first GPM sample at the first tick: the first row's values need a pair.
+  if (tick.row_tick || !st.gpm.have_prev) ReadGpm(u, tick, out);
 }
 
 void NvmlBackend::ReadSlow(NvmlUnitState* st, GpuSample* out) {
@@ -162,8 +163,11 @@ void NvmlBackend::ReadEnergy(NvmlUnitState* st, const Tick& tick, GpuSample* out
   NvmlEnergy& e = st->energy;
   unsigned long long mj = 0;
   // The first tick reads the counter, whatever tick it is: energy counts from
-  // when monitoring began, not from the first row. Later reads come on rows.
-  bool counter_due = !e.first_counter_j || (tick.row_tick && tick.mono_s >= e.next_counter_s);
+  // when monitoring began, not from the first row. Later reads take their turn.
+  bool counter_due = st->energy_turn;
+  if (counter_due) {
+    e.next_counter_s = tick.mono_s + kEnergyCounterRetry_s;  // unless it answers
+  }
   if (counter_due && Call(st->gate, NvmlGroup::kEnergy, lib_->nvmlDeviceGetTotalEnergyConsumption,
                           st->handle, &mj)) {
     double j = static_cast<double>(mj) / 1000.0;
@@ -182,6 +186,19 @@ void NvmlBackend::ReadEnergy(NvmlUnitState* st, const Tick& tick, GpuSample* out
   }
   if (out->power_watts) e.last_mono_s = tick.mono_s;
   if (e.last_mono_s >= 0) out->energy_joules = e.counter_j + e.since_counter_j;
+}
+
+void NvmlBackend::Schedule(NvmlUnitState* st, const Tick& tick) {
+  const NvmlEnergy& e = st->energy;
+  if (st->next_proc_util_s < 0) st->next_proc_util_s = tick.mono_s + kProcessUtilRetry_s;
+  bool energy = st->gate.open(NvmlGroup::kEnergy) && tick.mono_s >= e.next_counter_s;
+  bool proc = st->gate.open(NvmlGroup::kProcessUtil) && tick.mono_s >= st->next_proc_util_s;
+  // The counter's first read starts the energy count: at the first tick, whatever tick.
+  st->energy_turn = energy && !e.first_counter_j;
+  st->proc_util_turn = false;
+  if (st->energy_turn || (tick.row_tick && st->plain_ticks)) return;
+  st->energy_turn = energy && (!proc || e.next_counter_s <= st->next_proc_util_s);
+  st->proc_util_turn = proc && !st->energy_turn;
 }
 
 void NvmlBackend::ReadBuffered(NvmlUnitState* st, nvmlSamplingType_t type, double scale,

@@ -51,6 +51,11 @@ class MetricGate {
   void Unsupported(NvmlGroup g) { Set(g, State::kUnsupported); }
   // Records one call's result; true on SUCCESS. GPU_IS_LOST marks the unit lost.
   bool Record(NvmlGroup g, nvmlReturn_t r);
+  // A group whose first call worked gave no values after all (GPM: the
+  // samples were taken but the metrics could not be computed): "error", still tried.
+  void Failed(NvmlGroup g) {
+    if (open(g)) Set(g, State::kError);
+  }
 
   bool lost() const { return lost_; }
   void set_lost() { lost_ = true; }

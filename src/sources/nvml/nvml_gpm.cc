@@ -1,6 +1,8 @@
 // NvmlBackend: GPU performance monitoring (GPM, Hopper and later). Two GPM
 // samples more than 100 ms apart give the metrics over the time between them;
-// we take one per row, so each row's GPM values cover that row.
+// we take one per row, so each row's GPM values cover that row, and one at the
+// first tick, so the first row has them too. GPM counts as readable (`check`)
+// only when the metrics come out of the samples, not when sampling alone works.
 #include <array>
 #include <cstring>
 
@@ -90,12 +92,15 @@ void NvmlBackend::ReadGpm(size_t u, const Tick& tick, GpuSample* out) {
     req.sample1 = gpm.prev;
     req.sample2 = gpm.cur;
     for (size_t i = 0; i < kGpmMetrics.size(); ++i) req.metrics[i].metricId = kGpmMetrics[i].id;
+    size_t values = 0;
     if (st.gate.Record(NvmlGroup::kGpm, l.nvmlGpmMetricsGet(&req))) {
       for (size_t i = 0; i < kGpmMetrics.size(); ++i) {
         if (req.metrics[i].nvmlReturn != NVML_SUCCESS) continue;
         out->*kGpmMetrics[i].field = req.metrics[i].value * kGpmMetrics[i].scale;
+        ++values;
       }
     }
+    if (values == 0) st.gate.Failed(NvmlGroup::kGpm);
   }
   if (!gpm.have_prev || tick.mono_s - gpm.prev_mono_s > kMinGapS) {
     std::swap(gpm.prev, gpm.cur);

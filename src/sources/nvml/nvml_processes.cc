@@ -63,6 +63,13 @@ bool NvmlBackend::ReadProcesses(size_t u, std::vector<GpuProcessUse>* out) {
 }
 
 bool NvmlBackend::ReadProcessUtilization(size_t u, std::vector<GpuProcessUtil>* out) {
+  bool ok = ReadProcessUtilizationNow(u, out);
+  NvmlUnitState& st = state_[u];
+  st.next_proc_util_s = st.last_tick_s + (ok ? kProcessUtilEvery_s : kProcessUtilRetry_s);
+  return ok;
+}
+
+bool NvmlBackend::ReadProcessUtilizationNow(size_t u, std::vector<GpuProcessUtil>* out) {
   out->clear();
   NvmlUnitState& st = state_[u];
   MetricGate& gate = st.gate;
