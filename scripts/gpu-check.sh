@@ -1,166 +1,133 @@
 #!/usr/bin/env bash
-# gpu-check.sh: checks trainvitals' NVML backend on a real NVIDIA GPU in under
-# ten minutes. Builds what it can, runs a short PyTorch training that fills and
-# frees GPU memory under `trainvitals run` (or, where the full CLI cannot be
-# built, under the standalone bench/nvml_calls/gpu_watch), samples nvidia-smi
-# in the same seconds, and prints a table of agreement plus the cost of each
-# NVML call. Everything lands in $OUT (default ./gpu-check-out).
-#
-# Where the build dependencies are missing, bring a bundle made here with
-# scripts/device-bundle.sh (build/device: the CLI, the benchmarks and their
-# shared libraries); it is used first when it runs.
-#
-# Environment: OUT, TRAIN_SECONDS (default 30), GPU_CHECK_SKIP_FULL=1 to skip
-# the CMake build, GPU_CHECK_INCLUDE (a folder holding fmt/ and nlohmann/
-# headers for the g++-only build when the system lacks them).
+# gpu-check.sh: checks trainvitals against a real NVIDIA GPU in about four
+# minutes, with the bundle scripts/device-bundle.sh made (build/device), so that
+# the GPU machine needs no package mirror. Each check prints PASS or FAIL with
+# its numbers (scripts/gpu_check/compare.py); the script exits 1 when one fails.
+#   - a short PyTorch training (scripts/gpu_check/train.py) under `trainvitals
+#     run`, with CUDA_VISIBLE_DEVICES naming the GPU by UUID, under
+#     trainvitals.torch.monitor() (the native module is built here for this
+#     machine's python3), nvidia-smi sampling beside it and the driver's energy
+#     counter read at both ends through nvidia-ml-py;
+#   - the monitor's own CPU and peak memory at 10 Hz beside a job that holds
+#     the GPU; `run -- true` against `true`;
+#   - `check`, `pick`, `top --once` (in the training), `report` and `analyze`
+#     on the real GPU; the per-call cost of each NVML query.
+# Results: $OUT/summary.txt (the checks), $OUT/report.html and
+# $OUT/results.tgz (everything else). TRAIN_SECONDS (default 30);
+# GPU_CHECK_TRAIN replaces train.py (a dry run of the script on the fake driver).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 OUT=${OUT:-$ROOT/gpu-check-out}
-mkdir -p "$OUT"
+W=$ROOT/build/gpu-check/work  # the files that go into results.tgz
+rm -rf "$W"
+mkdir -p "$OUT" "$W"
 TRAIN_SECONDS=${TRAIN_SECONDS:-30}
-JOBS=$(nproc 2>/dev/null || echo 4)
-log() { echo "[gpu-check $(date +%T)] $*" | tee -a "$OUT/log.txt" >&2; }
+log() { echo "[gpu-check $(date +%T)] $*" | tee -a "$W/log.txt" >&2; }
 
 # 0. What machine is this.
-timeout 20 nvidia-smi -L >"$OUT/nvidia-smi-L.txt" 2>&1 || log "nvidia-smi -L failed"
-timeout 20 nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
-timeout 60 python3 -c 'import torch; print(torch.__version__, torch.cuda.is_available())' \
-  >"$OUT/torch.txt" 2>&1 || log "python3 cannot import torch"
-for tool in cmake ninja g++; do command -v $tool >/dev/null || log "missing: $tool"; done
+timeout 20 nvidia-smi -L >"$W/nvidia-smi-L.txt" 2>&1 || log "nvidia-smi -L failed"
+timeout 20 nvidia-smi >"$W/nvidia-smi.txt" 2>&1
+UUID=$(timeout 20 nvidia-smi --query-gpu=uuid --format=csv,noheader | head -1 | tr -d ' ')
+log "GPU 0: $UUID"
 
-# 1. A bundle built elsewhere, when it runs here.
-TV=""
-BENCH=""
-if [ -x build/device/trainvitals ] &&
-   LD_LIBRARY_PATH=build/device timeout 10 build/device/trainvitals --version >/dev/null 2>&1; then
-  log "using the prebuilt bundle in build/device"
-  export LD_LIBRARY_PATH=$ROOT/build/device${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  TV=build/device/trainvitals
-  BENCH=build/device/trainvitals_bench
-  GPU_CHECK_SKIP_FULL=1
+# 1. The bundle, and the native module for this python3.
+TV=build/device/trainvitals
+BENCH=build/device/trainvitals_bench
+export LD_LIBRARY_PATH=$ROOT/build/device${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+if ! timeout 10 $TV --version >/dev/null 2>&1; then
+  export LD_LIBRARY_PATH=$ROOT/build/device/compat:$LD_LIBRARY_PATH
+  timeout 10 $TV --version >/dev/null 2>>"$W/log.txt" || { log "the bundle does not run here"; exit 1; }
 fi
-
-# 1b. Tools: try to install the missing ones quickly (mirrors may be unreachable).
-if [ -z "$TV" ] && ! command -v cmake >/dev/null || ! command -v ninja >/dev/null || ! command -v g++ >/dev/null; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ "${GPU_CHECK_SKIP_FULL:-0}" != 1 ]; then
-    log "trying apt-get install (90 s at most)"
-    timeout 90 apt-get install -y -q cmake ninja-build g++ libfmt-dev nlohmann-json3-dev \
-      libcli11-dev libtomlplusplus-dev libgtest-dev libbenchmark-dev >>"$OUT/apt.txt" 2>&1 ||
-      log "apt-get install failed (no mirror?): going on with what is here"
-  fi
-fi
-
-# 2. Build. The full CLI when CMake works; always the standalone tools (g++ only).
-if [ -z "$TV" ] && [ "${GPU_CHECK_SKIP_FULL:-0}" != 1 ] && command -v cmake >/dev/null && command -v ninja >/dev/null; then
-  log "cmake build (release)"
-  if timeout 60 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-       -DTRAINVITALS_TESTS=OFF -DTRAINVITALS_BENCH=OFF >"$OUT/cmake.txt" 2>&1 &&
-     timeout 300 cmake --build build/release -j "$JOBS" >>"$OUT/cmake.txt" 2>&1 &&
-     timeout 10 build/release/trainvitals run --help >/dev/null 2>&1; then
-    TV=build/release/trainvitals
-  else
-    log "full build or its run command unavailable (see cmake.txt): using gpu_watch"
-  fi
-fi
-TOOLS=build/gpu-check
-mkdir -p "$TOOLS/obj"
-if command -v g++ >/dev/null; then
-  timeout 60 g++ -std=c++20 -O2 -I src bench/nvml_calls/nvml_calls.cc -ldl -o "$TOOLS/nvml_calls" \
-    >>"$OUT/build-tools.txt" 2>&1 || log "nvml_calls did not build"
-  INC=()
-  [ -n "${GPU_CHECK_INCLUDE:-}" ] && INC=(-I "$GPU_CHECK_INCLUDE")
-  [ -d build/device-include ] && INC+=(-I build/device-include)
-  if [ -z "$TV" ]; then
-    log "g++ build of gpu_watch ($JOBS jobs)"
-    SRCS=$(ls src/core/*.cc src/sources/*.cc src/sources/nvml/*.cc bench/nvml_calls/gpu_watch.cc |
-           grep -v _test.cc)
-    export INC_FLAGS="${INC[*]:-}"
-    if echo "$SRCS" | timeout 300 xargs -P "$JOBS" -I{} sh -c \
-         'g++ -std=c++20 -O2 -DFMT_HEADER_ONLY -I src $INC_FLAGS -c {} -o '"$TOOLS"'/obj/$(echo {} | tr / _).o' \
-         >>"$OUT/build-tools.txt" 2>&1 &&
-       timeout 60 g++ "$TOOLS"/obj/*.o -ldl -lpthread -o "$TOOLS/gpu_watch" >>"$OUT/build-tools.txt" 2>&1; then
-      :
-    else
-      log "gpu_watch did not build (see build-tools.txt)"
-    fi
-  fi
+log "bundle: $($TV --version)"
+if timeout 180 scripts/gpu_check/build_core.sh "$ROOT/build/gpu-check/py" >"$W/build-core.txt" 2>&1; then
+  export PYTHONPATH=$ROOT/build/gpu-check/py
+  python3 -c 'import trainvitals' 2>>"$W/build-core.txt" || log "trainvitals does not import (build-core.txt)"
 else
-  log "no g++: nothing to build here"
+  log "the native module did not build (build-core.txt): no allocator figures"
 fi
 
-# 3. The cost of each NVML call with a cached handle.
-if [ -x "$TOOLS/nvml_calls" ]; then
-  log "per-call NVML cost"
-  timeout 60 "$TOOLS/nvml_calls" >"$OUT/calls.json" 2>>"$OUT/log.txt" || log "nvml_calls failed"
+# 2. The cost of each NVML call with a cached handle; GpuSource ticks on the driver.
+if timeout 60 g++ -std=c++20 -O2 -I src bench/nvml_calls/nvml_calls.cc -ldl -o build/gpu-check/nvml_calls \
+     >>"$W/log.txt" 2>&1; then
+  timeout 60 build/gpu-check/nvml_calls >"$W/calls.json" 2>>"$W/log.txt" || log "nvml_calls failed"
 fi
+timeout 90 $BENCH --benchmark_filter='GpuSourceRealDriver' >"$W/bench.txt" 2>&1 || log "bench failed"
 
-# 3b. What trainvitals sees of this machine; one GpuSource tick on the real
-# driver; one nvidia-smi query, for the ratio.
-if [ -n "$TV" ]; then
-  timeout 60 "$TV" check >"$OUT/check.txt" 2>&1 || log "check failed"
-  timeout 60 "$TV" check --json >"$OUT/check.json" 2>>"$OUT/log.txt"
-fi
-if [ -n "$BENCH" ]; then
-  log "GpuSource tick on the real driver"
-  timeout 120 "$BENCH" --benchmark_filter='GpuSource|Tick|Bare' --benchmark_repetitions=3 \
-    --benchmark_report_aggregates_only=true >"$OUT/bench.txt" 2>&1 || log "bench failed"
-fi
-python3 - "$OUT/smi_cost.txt" <<'PY'
-import statistics, subprocess, sys, time
-q = ["nvidia-smi", "--query-gpu=utilization.gpu,memory.used,temperature.gpu,power.draw",
-     "--format=csv,noheader,nounits"]
-times = []
-for _ in range(10):
-    t = time.perf_counter()
-    subprocess.run(q, capture_output=True, timeout=20)
-    times.append((time.perf_counter() - t) * 1000)
-open(sys.argv[1], "w").write(f"nvidia-smi --query-gpu: median {statistics.median(times):.1f} ms "
-                             f"(min {min(times):.1f}, max {max(times):.1f}, 10 calls)\n")
-PY
+# 3. What trainvitals sees of this machine.
+timeout 60 $TV check >"$W/check.txt" 2>&1 || log "check failed"
+timeout 60 $TV check --json >"$W/check.json" 2>>"$W/log.txt"
+timeout 30 $TV pick >"$W/pick.txt" 2>&1
+timeout 30 $TV pick --json >"$W/pick.json" 2>&1
 
 # 4. Training under the monitor, nvidia-smi beside it.
 log "training for ${TRAIN_SECONDS}s with nvidia-smi alongside"
-timeout $((TRAIN_SECONDS + 30)) nvidia-smi \
+energy() {  # the driver's energy counter (mJ) with the time, through nvidia-ml-py
+  python3 -c 'import pynvml as n, time; n.nvmlInit(); h = n.nvmlDeviceGetHandleByIndex(0)
+print(f"{time.time():.3f},{n.nvmlDeviceGetTotalEnergyConsumption(h)}")' 2>>"$W/log.txt"
+}
+energy >"$W/energy.csv"
+timeout $((TRAIN_SECONDS + 40)) nvidia-smi \
   --query-gpu=timestamp,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw \
-  --format=csv,noheader,nounits -lms 500 >"$OUT/smi_gpu.csv" 2>/dev/null &
+  --format=csv,noheader,nounits -lms 500 >"$W/smi_gpu.csv" 2>/dev/null &
 SMI=$!
-( end=$((SECONDS + TRAIN_SECONDS + 15))
+( end=$((SECONDS + TRAIN_SECONDS + 20))
   while [ $SECONDS -lt $end ]; do
-    now=$(date +%s.%N)
-    timeout 5 nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null |
-      awk -v t="$now" -F', *' 'NF>=2 {s+=$2; n++} END {if (n) printf "%s,%d,%s\n", t, n, s}'
-    sleep 0.5
-  done ) >"$OUT/smi_apps.csv" &
+    t0=$(date +%s.%N)
+    q=$(timeout 5 nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null)
+    t1=$(date +%s.%N)
+    echo "$q" | awk -v a="$t0" -v b="$t1" -F', *' 'NF>=2 {s+=$2; n++} END {if (n) printf "%s,%s,%d,%s\n", a, b, n, s}'
+    sleep 0.3
+  done ) >"$W/smi_apps.csv" &
 APPS=$!
-TRAIN=(python3 scripts/gpu_check/train.py "$OUT/torch.csv" "$TRAIN_SECONDS")
-ROWS=""
-if [ -n "$TV" ]; then
-  timeout $((TRAIN_SECONDS + 60)) "$TV" run --out "$OUT/run" -- "${TRAIN[@]}" \
-    >"$OUT/run.txt" 2>&1 || log "trainvitals run exited $?"
-  ROWS="$OUT/run/samples.jsonl"
-elif [ -x "$TOOLS/gpu_watch" ]; then
-  "${TRAIN[@]}" >"$OUT/train.txt" 2>&1 &
-  JOB=$!
-  timeout $((TRAIN_SECONDS + 30)) "$TOOLS/gpu_watch" $((TRAIN_SECONDS + 3)) "$OUT/watch.jsonl" \
-    "$OUT/probe.json" "$JOB" 2>"$OUT/watch.txt" || log "gpu_watch exited $?"
-  for _ in $(seq 60); do kill -0 "$JOB" 2>/dev/null || break; sleep 0.5; done
-  kill "$JOB" 2>/dev/null
-  ROWS="$OUT/watch.jsonl"
-else
-  log "nothing to monitor with: training alone for the nvidia-smi record"
-  timeout $((TRAIN_SECONDS + 60)) "${TRAIN[@]}" >"$OUT/train.txt" 2>&1
-fi
+( sleep $((TRAIN_SECONDS / 2 + 8)); timeout 20 $TV top --once >"$W/top.txt" 2>&1 ) &
+TOP=$!
+CUDA_VISIBLE_DEVICES=$UUID timeout $((TRAIN_SECONDS + 60)) $TV run --out "$W/run" -- \
+  python3 "${GPU_CHECK_TRAIN:-scripts/gpu_check/train.py}" "$W/torch.csv" "$TRAIN_SECONDS" >"$W/run.txt" 2>&1 ||
+  log "trainvitals run exited $?"
+energy >>"$W/energy.csv"
 kill $SMI $APPS 2>/dev/null
-wait $SMI $APPS 2>/dev/null
+wait $SMI $APPS $TOP 2>/dev/null
+timeout 60 $TV report "$W/run" -o "$OUT/report.html" >"$W/report.txt" 2>&1 || log "report failed"
+timeout 60 $TV analyze "$W/run" >"$W/analyze.txt" 2>&1
 
-# 5. Agreement table.
-if [ -n "$ROWS" ] && [ -s "$ROWS" ]; then
-  timeout 60 python3 scripts/gpu_check/compare.py "$OUT" "$ROWS" "$OUT/smi_gpu.csv" \
-    "$OUT/smi_apps.csv" "$OUT/torch.csv" "$OUT/calls.json" | tee "$OUT/compare.txt"
-else
-  log "no rows to compare"
-fi
-cat "$OUT/smi_cost.txt" 2>/dev/null
-grep -E 'GpuSource|Tick|Bare' "$OUT/bench.txt" 2>/dev/null | grep -E 'median|ERROR'
-log "done: results in $OUT"
+# 5. The monitor's own cost beside a job that holds the GPU and computes a little.
+log "monitor cost at 10 Hz, 25 s"
+$TV run --out "$W/cost" -- python3 scripts/gpu_check/hold.py 30 >"$W/cost.txt" 2>&1 &
+RUN=$!
+ticks=$(getconf CLK_TCK)
+cpu() { awk '{print $14 + $15}' "/proc/$RUN/stat" 2>/dev/null || echo null; }
+sleep 5
+c0=$(cpu); t0=$(date +%s.%N)
+sleep 20
+c1=$(cpu); t1=$(date +%s.%N)
+hwm=$(awk '/VmHWM/ {print $2}' "/proc/$RUN/status" 2>/dev/null)
+wait $RUN
+[ "$c0" = null ] || [ "$c1" = null ] && c1=null c0=0  # the job ended early: not measured
+echo "{\"cpu_ticks\": $([ "$c1" = null ] && echo null || echo $((c1 - c0))), \"clk_tck\": $ticks, \"seconds\": $(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}'), \"vm_hwm_kib\": ${hwm:-0}}" \
+  >"$W/cost.json"
+
+# 6. What `run` adds to a command that does nothing.
+python3 - "$TV" "$W/start.json" <<'PY'
+import json, statistics, subprocess, sys, time
+def clock(cmd, n=15):
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+bare = clock(["true"])
+wrapped = clock([sys.argv[1], "run", "--runs-dir", "/tmp/tv-true", "--", "true"])
+if subprocess.run([sys.argv[1], "run", "--runs-dir", "/tmp/tv-true", "--", "true"]).returncode != 0:
+    wrapped = float("nan")
+json.dump({"true_ms": bare, "run_true_ms": wrapped, "added_ms": wrapped - bare}, open(sys.argv[2], "w"))
+PY
+
+# 7. The checks.
+REPORT="$OUT/report.html" python3 scripts/gpu_check/compare.py "$W" | tee "$OUT/summary.txt"
+STATUS=${PIPESTATUS[0]}
+log "done (exit $STATUS)"
+cp "$W/log.txt" "$OUT/log.txt"
+tar -czf "$OUT/results.tgz" -C "$(dirname "$W")" "$(basename "$W")" 2>/dev/null
+exit "$STATUS"
