@@ -2,6 +2,7 @@
 // turns setup mistakes into one clear message and exit code 2: the parser's
 // errors worded by cli/usage_error.h, the others (ConfigError) as thrown.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <string>
@@ -12,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/usage_error.h"
 #include "core/config.h"
+#include "sources/gpu_opening.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"trainvitals: see what a training run costs and what holds it back.", "trainvitals"};
@@ -65,7 +67,15 @@ int main(int argc, char** argv) {
   // default actions, so INT, TERM and HUP end it wherever it is.
   if (app.got_subcommand("run") || app.got_subcommand("attach")) tv::BlockSupervisorSignals();
   try {
-    return action ? action() : 2;
+    int code = action ? action() : 2;
+    if (tv::GpuOpening::InFlight() > 0) {
+      // The GPU driver is still opening (`run` of a command shorter than
+      // that): everything is written; leave without running the driver's
+      // static destructors under its thread.
+      std::fflush(nullptr);
+      ::_exit(code);
+    }
+    return code;
   } catch (const tv::ConfigError& e) {
     fmt::print(stderr, "trainvitals: {}\n", e.what());
     return 2;

@@ -16,6 +16,8 @@
 #include "run/gpu_claim.h"
 #include "run/job_cgroup.h"
 #include "run/session.h"
+#include "run/sources.h"
+#include "sources/gpu_opening.h"
 #include "views/terminal_row.h"
 
 namespace tv {
@@ -89,6 +91,8 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
       // The job's own cgroup, where this machine lets us make one: its totals
       // from one file each, whatever the number of its processes.
       JobCgroup cgroup = JobCgroup::Make(fmt::format("trainvitals-{}", ::getpid()));
+      // The GPU driver opens beside the command's start, not before it.
+      std::shared_ptr<GpuOpening> gpus = GpuOpening::Start(RunGpuOptions(config));
       int child = SpawnChild(*command, inherit, &cgroup, &start_error, &error);
       if (child < 0) {
         if (row) row->Release();
@@ -98,7 +102,7 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
       }
       session.ShowLiveStatus(row.get());
       JobCgroupView own = cgroup.view();
-      session.Start(child, &own);
+      session.Start(child, &own, gpus.get());
       SupervisorHooks hooks;
       hooks.on_signal = [&](int sig) {
         session.AddEvent(EventType::kSignalForwarded,

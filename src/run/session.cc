@@ -63,18 +63,18 @@ LiveIdentity Session::Identity(int root_pid) const {
                       command_,   run_dir_, start_wall_, config_.interval_s};
 }
 
-void Session::Start(int root_pid, const JobCgroupView* cgroup) {
+void Session::Start(int root_pid, const JobCgroupView* cgroup, GpuOpening* gpus) {
   bool ok = RunGuarded("starting the monitor", "the command runs unmonitored",
-                       [&] { StartMonitoring(root_pid, cgroup); });
+                       [&] { StartMonitoring(root_pid, cgroup, gpus); });
   if (!ok && sinks_) {
     AddEvent(EventType::kError,
              {{"message", "monitoring could not start; the command ran unmonitored"}});
   }
 }
 
-void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup) {
+void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup, GpuOpening* gpus) {
   RunSources sources =
-      MakeSources(config_, root_pid, run_dir_, markers_.get(), markers_error_, cgroup);
+      MakeSources(config_, root_pid, run_dir_, markers_.get(), markers_error_, cgroup, gpus);
   LiveIdentity run = Identity(root_pid);
   meta_ =
       RunMeta(run, config_, judging_, sources.gpu_driver, sources.gpus, exporters_->metrics_url());

@@ -23,6 +23,7 @@ namespace tv {
 
 class AlertActions;
 class Exporters;
+class GpuOpening;
 struct JobCgroupView;
 class MarkerEndpoint;
 class OomKillWatch;
@@ -51,8 +52,9 @@ class Session {
   // command is already running, so a failure here is said once and the run
   // goes on unmonitored (Finish still writes what it can).
   // `cgroup`: the job's own (run/job_cgroup.h, sources/cgroup_usage.h), or why
-  // it has none.
-  void Start(int root_pid, const JobCgroupView* cgroup = nullptr);
+  // it has none. `gpus`: the driver opening aside since before the child
+  // started (run/sources.h MakeSources).
+  void Start(int root_pid, const JobCgroupView* cgroup = nullptr, GpuOpening* gpus = nullptr);
 
   void AddEvent(EventType type, nlohmann::ordered_json fields = nlohmann::ordered_json::object());
 
@@ -67,7 +69,7 @@ class Session {
  private:
   // The run as meta.json, the live file and the sinks' labels name it.
   LiveIdentity Identity(int root_pid) const;
-  void StartMonitoring(int root_pid, const JobCgroupView* cgroup);
+  void StartMonitoring(int root_pid, const JobCgroupView* cgroup, GpuOpening* gpus);
   // Tells the analysis how the job ended (its signal, the kernel OOM killer's
   // kills in its cgroup, written as an `oom_kill` event), before it stops.
   void NoteJobEnd(std::optional<int> exit_signal);

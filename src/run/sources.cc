@@ -1,10 +1,14 @@
 #include "run/sources.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
 
 #include "core/env.h"
 #include "sources/cgroup.h"
 #include "sources/cgroup_usage.h"
+#include "sources/gpu_opening.h"
 #include "sources/gpu_source.h"
 #include "sources/host_sources.h"
 #include "sources/markers.h"
@@ -19,11 +23,36 @@ void Add(Stage stage, std::unique_ptr<Source> source, RunSources* out) {
   out->stages.push_back(stage);
 }
 
+// Whether the child `pid` has ended (it stays to be reaped).
+bool ChildEnded(int pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid;
+}
+
+// The opening's answer, waited for while the child lives and kGpuGrace_s after.
+std::unique_ptr<GpuSource> TakeOpened(GpuOpening* gpus, int child, std::vector<Notice>* notices) {
+  using Clock = std::chrono::steady_clock;
+  std::optional<Clock::time_point> ended;
+  bool answered = gpus->Wait([&] {
+    if (!ended && ChildEnded(child)) ended = Clock::now();
+    return ended && Clock::now() - *ended >= std::chrono::duration<double>(kGpuGrace_s);
+  });
+  return answered ? gpus->Take(notices) : nullptr;
+}
+
 }  // namespace
+
+GpuSourceOptions RunGpuOptions(const Config& config) {
+  GpuSourceOptions gpu = GpuSourceOptions::FromEnvironment();
+  gpu.gpus = config.gpus;
+  gpu.real_ids = config.gpu_ids;
+  return gpu;
+}
 
 RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir,
                        MarkerEndpoint* markers, const std::string& markers_error,
-                       const JobCgroupView* cgroup) {
+                       const JobCgroupView* cgroup, GpuOpening* gpus) {
   Env* env = Env::Default();
   RunSources out;
   for (Stage stage : kTickOrder) {
@@ -57,10 +86,10 @@ RunSources MakeSources(const Config& config, int root_pid, const std::string& ru
         break;
       }
       case Stage::kGpu: {
-        GpuSourceOptions gpu = GpuSourceOptions::FromEnvironment();
-        gpu.gpus = config.gpus;
-        gpu.real_ids = config.gpu_ids;
-        if (auto source = GpuSource::Create(gpu, &out.notices)) {
+        std::unique_ptr<GpuSource> source =
+            gpus != nullptr ? TakeOpened(gpus, root_pid, &out.notices)
+                            : GpuSource::Create(RunGpuOptions(config), &out.notices);
+        if (source) {
           out.gpu_driver = source->driver();
           out.gpus = source->gpus();
           Add(stage, std::move(source), &out);

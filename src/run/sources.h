@@ -17,6 +17,8 @@
 namespace tv {
 
 struct JobCgroupView;
+class GpuOpening;
+struct GpuSourceOptions;
 class MarkerEndpoint;
 class MarkerSource;
 class OomKillWatch;
@@ -37,13 +39,24 @@ struct RunSources {
   std::shared_ptr<OomKillWatch> oom_kills;
 };
 
+// The GPU source's options for a run of `config`.
+GpuSourceOptions RunGpuOptions(const Config& config);
+
 // `run_dir`: the run directory, whose file system's space the sources watch
 // (none when empty). `markers`: the endpoint the training processes report
 // to, not owned; when null, `markers_error` says why, as a notice. `cgroup`:
 // the job's own cgroup, whose totals are read each tick, or why it has none
 // (a notice); null when there is no question of one (the Python binding).
+// `gpus`: the driver already opening aside (`run`, whose child `root_pid` is):
+// waited for while the child lives and kGpuGrace_s after, else the GPUs are
+// opened here.
 RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir,
                        MarkerEndpoint* markers, const std::string& markers_error,
-                       const JobCgroupView* cgroup = nullptr);
+                       const JobCgroupView* cgroup = nullptr, GpuOpening* gpus = nullptr);
+
+// How long the driver is still waited for once the command ended: a command
+// shorter than the driver's opening (about 50 ms on an H200 host) is not kept
+// open for it, and its run has no GPU.
+inline constexpr double kGpuGrace_s = 0.005;
 
 }  // namespace tv

@@ -135,7 +135,8 @@ def test_gpus_naming_a_gpu_the_job_does_not_see_is_a_usage_error(run_tv):
     r = run_tv(["true"], "--gpus", "1", env={**env, "CUDA_VISIBLE_DEVICES": "1"}, name="cvd")
     assert r.proc.returncode == 2
     assert "the job sees 1 GPU (0) with CUDA_VISIBLE_DEVICES='1'" in r.proc.stderr
-    r = run_tv(["true"], "--gpus", "1", env=env, name="fine")
+    # Long enough for the driver to open: a command that ends first has no GPU.
+    r = run_tv(["sleep", "0.3"], "--gpus", "1", env=env, name="fine")
     assert r.proc.returncode == 0, r.proc.stderr
     assert [g["index"] for g in r.meta["gpus"]] == [1]
 
