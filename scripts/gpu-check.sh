@@ -8,8 +8,9 @@
 #     trainvitals.torch.monitor() (the native module is built here for this
 #     machine's python3), nvidia-smi sampling beside it and the driver's energy
 #     counter read at both ends through nvidia-ml-py;
-#   - the monitor's own CPU and peak memory at 10 Hz beside a job that holds
-#     the GPU; `run -- true` against `true`;
+#   - the monitor's own CPU (by thread) and peak memory at 10 Hz beside a job
+#     that holds the GPU, with the driver and without; `run -- true` against
+#     `true`; one GpuSource tick on the driver (the benchmark);
 #   - `check`, `pick`, `top --once` (in the training), `report` and `analyze`
 #     on the real GPU; the per-call cost of each NVML query.
 # Results: $OUT/summary.txt (the checks), $OUT/report.html and
@@ -91,21 +92,10 @@ wait $SMI $APPS $TOP 2>/dev/null
 timeout 60 $TV report "$W/run" -o "$OUT/report.html" >"$W/report.txt" 2>&1 || log "report failed"
 timeout 60 $TV analyze "$W/run" >"$W/analyze.txt" 2>&1
 
-# 5. The monitor's own cost beside a job that holds the GPU and computes a little.
-log "monitor cost at 10 Hz, 25 s"
-$TV run --out "$W/cost" -- python3 scripts/gpu_check/hold.py 30 >"$W/cost.txt" 2>&1 &
-RUN=$!
-ticks=$(getconf CLK_TCK)
-cpu() { awk '{print $14 + $15}' "/proc/$RUN/stat" 2>/dev/null || echo null; }
-sleep 5
-c0=$(cpu); t0=$(date +%s.%N)
-sleep 20
-c1=$(cpu); t1=$(date +%s.%N)
-hwm=$(awk '/VmHWM/ {print $2}' "/proc/$RUN/status" 2>/dev/null)
-wait $RUN
-[ "$c0" = null ] || [ "$c1" = null ] && c1=null c0=0  # the job ended early: not measured
-echo "{\"cpu_ticks\": $([ "$c1" = null ] && echo null || echo $((c1 - c0))), \"clk_tck\": $ticks, \"seconds\": $(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}'), \"vm_hwm_kib\": ${hwm:-0}}" \
-  >"$W/cost.json"
+# 5. The monitor's own cost beside a job that holds the GPU and computes a
+# little, with the driver and without it, side by side.
+log "monitor cost at 10 Hz, 20 s"
+timeout 60 python3 scripts/gpu_check/cost.py "$TV" "$W/cost.json" || log "cost.py failed"
 
 # 6. What `run` adds to a command that does nothing.
 python3 - "$TV" "$W/start.json" <<'PY'
@@ -117,11 +107,14 @@ def clock(cmd, n=15):
         subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         times.append((time.perf_counter() - t) * 1000)
     return statistics.median(times)
+import os
 bare = clock(["true"])
-wrapped = clock([sys.argv[1], "run", "--runs-dir", "/tmp/tv-true", "--", "true"])
-if subprocess.run([sys.argv[1], "run", "--runs-dir", "/tmp/tv-true", "--", "true"]).returncode != 0:
-    wrapped = float("nan")
-json.dump({"true_ms": bare, "run_true_ms": wrapped, "added_ms": wrapped - bare}, open(sys.argv[2], "w"))
+run = [sys.argv[1], "run", "--quiet", "--runs-dir", "/tmp/tv-true", "--", "true"]
+wrapped = clock(run) if subprocess.run(run).returncode == 0 else float("nan")
+os.environ["TRAINVITALS_NVML_LIBRARY"] = "/nonexistent/libnvidia-ml.so.1"
+no_driver = clock(run)
+json.dump({"true_ms": bare, "run_true_ms": wrapped, "added_ms": wrapped - bare,
+           "run_true_no_driver_ms": no_driver}, open(sys.argv[2], "w"))
 PY
 
 # 7. The checks.
