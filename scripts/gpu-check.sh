@@ -49,10 +49,8 @@ else
 fi
 
 # 2. The cost of each NVML call with a cached handle; GpuSource ticks on the driver.
-if timeout 60 g++ -std=c++20 -O2 -I src bench/nvml_calls/nvml_calls.cc -ldl -o build/gpu-check/nvml_calls \
-     >>"$W/log.txt" 2>&1; then
-  timeout 60 build/gpu-check/nvml_calls >"$W/calls.json" 2>>"$W/log.txt" || log "nvml_calls failed"
-fi
+timeout 60 g++ -std=c++20 -O2 -I src bench/nvml_calls/nvml_calls.cc -ldl -o build/gpu-check/nvml_calls \
+  >>"$W/log.txt" 2>&1 || log "nvml_calls did not build"
 timeout 90 $BENCH --benchmark_filter='GpuSourceRealDriver' >"$W/bench.txt" 2>&1 || log "bench failed"
 
 # 3. What trainvitals sees of this machine.
@@ -95,7 +93,14 @@ timeout 60 $TV analyze "$W/run" >"$W/analyze.txt" 2>&1
 # 5. The monitor's own cost beside a job that holds the GPU and computes a
 # little, with the driver and without it, side by side.
 log "monitor cost at 10 Hz, 20 s"
+# The per-call cost of each NVML query after the measured window, with the
+# jobs' processes still on
+# the GPU: back to back, and once a round 100 ms apart.
+( sleep 25.5; timeout 40 build/gpu-check/nvml_calls libnvidia-ml.so.1 30 >"$W/calls.json" 2>>"$W/log.txt" ||
+  log "nvml_calls failed" ) &
+CALLS=$!
 timeout 60 python3 scripts/gpu_check/cost.py "$TV" "$W/cost.json" || log "cost.py failed"
+wait $CALLS
 
 # 6. What `run` adds to a command that does nothing.
 python3 - "$TV" "$W/start.json" <<'PY'

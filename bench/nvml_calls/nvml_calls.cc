@@ -2,12 +2,15 @@
 // handle, on the real driver. Standalone (g++ and libdl only) so it builds on
 // a GPU machine without the project's dependencies:
 //   g++ -std=c++20 -O2 -I src bench/nvml_calls/nvml_calls.cc -ldl -o nvml_calls
-//   ./nvml_calls [library] > calls.json
+//   ./nvml_calls [library [rounds]] > calls.json
 #include <dlfcn.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "sources/nvml/nvml_abi.h"
@@ -27,16 +30,44 @@ Fn Sym(const char* name) {
 }
 #define SYM(fn) auto fn##_p = Sym<decltype(&::fn)>(#fn)
 
-bool g_first = true;
-template <typename Call>
-void Time(const char* name, Call call, int reps = 200) {
-  int rc = call();
+// Each call timed back to back (the driver may answer from a cache then),
+// and again once a round, rounds 100 ms apart as a monitor's ticks are.
+struct Timed {
+  std::string name;
+  std::function<int()> call;
+  int rc = 0;
+  double us_per_call = 0;
+  std::vector<double> spaced_us;
+};
+std::vector<Timed> g_timed;
+
+void Time(const char* name, std::function<int()> call, int reps = 200) {
+  Timed t{name, std::move(call)};
+  t.rc = t.call();
   double t0 = NowNs();
-  for (int i = 0; i < reps; ++i) call();
-  double per = (NowNs() - t0) / reps / 1000.0;
-  std::printf("%s\n    {\"call\": \"%s\", \"rc\": %d, \"us_per_call\": %.3f}", g_first ? "" : ",",
-              name, rc, per);
-  g_first = false;
+  for (int i = 0; i < reps; ++i) t.call();
+  t.us_per_call = (NowNs() - t0) / reps / 1000.0;
+  g_timed.push_back(std::move(t));
+}
+
+void TimeSpaced(int rounds) {
+  for (int r = 0; r < rounds; ++r) {
+    timespec gap{0, 100 * 1000 * 1000};
+    nanosleep(&gap, nullptr);
+    for (Timed& t : g_timed) {
+      double t0 = NowNs();
+      t.call();
+      t.spaced_us.push_back((NowNs() - t0) / 1000.0);
+    }
+  }
+  for (size_t i = 0; i < g_timed.size(); ++i) {
+    Timed& t = g_timed[i];
+    std::sort(t.spaced_us.begin(), t.spaced_us.end());
+    double median = t.spaced_us.empty() ? 0 : t.spaced_us[t.spaced_us.size() / 2];
+    std::printf("%s\n    {\"call\": \"%s\", \"rc\": %d, \"us_per_call\": %.3f, "
+                "\"us_spaced_median\": %.3f}",
+                i == 0 ? "" : ",", t.name.c_str(), t.rc, t.us_per_call, median);
+  }
 }
 
 }  // namespace
@@ -139,15 +170,16 @@ int main(int argc, char** argv) {
       unsigned n = pu.size();
       return nvmlDeviceGetProcessUtilization_p(dev, pu.data(), &n, 0);
     });
+  nvmlGpmSample_t gs = nullptr;  // outlives the calls timed again in rounds
   if (nvmlGpmQueryDeviceSupport_p && nvmlGpmSampleAlloc_p && nvmlGpmSampleGet_p) {
     nvmlGpmSupport_t s{NVML_GPM_SUPPORT_VERSION, 0};
     nvmlGpmQueryDeviceSupport_p(dev, &s);
-    nvmlGpmSample_t gs = nullptr;
     if (s.isSupportedDevice && nvmlGpmSampleAlloc_p(&gs) == NVML_SUCCESS) {
       Time(
           "nvmlGpmSampleGet", [&] { return nvmlGpmSampleGet_p(dev, gs); }, 20);
     }
   }
+  TimeSpaced(argc > 2 ? std::atoi(argv[2]) : 30);
   std::printf("\n]}\n");
   return 0;
 }

@@ -82,14 +82,14 @@ for r in read_csv("torch.csv")[1:]:
 
 
 def steady(t_from, t_to):
-    """(reserved, allocated) when PyTorch's figures did not move in (t_from, t_to]."""
+    """(reserved, allocated) when PyTorch's figures did not move in (t_from, t_to],
+    the training logging steps from before t_from to the end of it."""
     window = [(res, alloc) for t, _, res, alloc in torch_log if t_from < t <= t_to]
     before = [(res, alloc) for t, _, res, alloc in torch_log if t <= t_from]
-    if before:
-        window.append(before[-1])
-    if len(window) < 3 or len(set(window)) != 1:
+    if not before or torch_log[-1][0] < t_to - 0.25 or len(window) < 3:
         return None
-    return window[0]
+    window.append(before[-1])
+    return window[0] if len(set(window)) == 1 else None
 
 
 # 1. The rows are of the GPU named by UUID.
@@ -164,6 +164,9 @@ if gpu_cost and host_cost and gpu_cost["alive"] and host_cost["alive"]:
           f"{gpu_cost['vm_hwm_kib'] / 1024:.1f} MiB with the GPU, {host_cost['vm_hwm_kib'] / 1024:.1f} MiB without")
 else:
     check(False, "monitor CPU at 10 Hz with one GPU <= 0.3 % of a core", f"not measured: {cost}")
+for name, c in sorted(cost.items()):
+    print(f"(cost {name}: {c['share_pct']:.3f} % of a core; " +
+          ", ".join(f"{k} {v:.3f} %" for k, v in sorted(c["threads_pct"].items(), key=lambda kv: -kv[1])[:3]) + ")")
 start = load_json("start.json")
 if start:
     check(start["added_ms"] <= 20, "run -- true adds <= 20 ms with a driver",
@@ -224,9 +227,9 @@ except OSError:
     pass
 calls = load_json("calls.json")
 if calls:
-    print("\nNVML per-call cost (cached handle):")
+    print("\nNVML per-call cost (cached handle): back to back, and once a round 100 ms apart (median)")
     for c in calls.get("calls", []):
-        print(f"  {c['call']:45s} rc={c['rc']:<3d} {c['us_per_call']:9.2f} us")
+        print(f"  {c['call']:45s} rc={c['rc']:<3d} {c['us_per_call']:9.2f} us {c.get('us_spaced_median', 0):9.2f} us")
 seen = {}
 for r in full:
     for k in gpu(r) or {}:

@@ -1,6 +1,7 @@
 """The monitor's own cost, measured from outside: `trainvitals run` of a job
 that holds the GPU (hold.py), once with the driver and once without it
-(TRAINVITALS_NVML_LIBRARY pointing nowhere), side by side. CPU time from every
+(TRAINVITALS_NVML_LIBRARY pointing nowhere), side by side, at 10 Hz and at 2 Hz
+(whether the GPU's share scales with the ticks or with the rows). CPU time from every
 thread's /proc/PID/task/TID/schedstat (nanoseconds) over the same 20 s, with
 each thread's share by name; peak RSS (VmHWM). Usage: cost.py TRAINVITALS OUT.json"""
 import glob
@@ -13,11 +14,13 @@ import time
 tv, out_path = sys.argv[1], sys.argv[2]
 work = os.path.dirname(os.path.abspath(out_path))
 hold = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hold.py")
-cases = {"with_gpu": {}, "without_gpu": {"TRAINVITALS_NVML_LIBRARY": "/nonexistent/libnvidia-ml.so.1"}}
+NO_DRIVER = {"TRAINVITALS_NVML_LIBRARY": "/nonexistent/libnvidia-ml.so.1"}
+cases = {"with_gpu": ({}, "10"), "without_gpu": (NO_DRIVER, "10"),
+         "with_gpu_2hz": ({}, "2"), "without_gpu_2hz": (NO_DRIVER, "2")}
 procs = {}
-for name, extra in cases.items():
+for name, (extra, hz) in cases.items():
     log = open(os.path.join(work, f"cost-{name}.txt"), "w")
-    procs[name] = subprocess.Popen([tv, "run", "--out", os.path.join(work, f"cost-{name}"), "--",
+    procs[name] = subprocess.Popen([tv, "run", "--sample-hz", hz, "--out", os.path.join(work, f"cost-{name}"), "--",
                                     "python3", hold, "30"], env={**os.environ, **extra},
                                    stdout=log, stderr=subprocess.STDOUT)
 
