@@ -213,13 +213,20 @@ void InsertTop(const GpuProcessUse& p, bool mine, GpuProcessList* list) {
 
 void GpuSource::Attribute(Watched& w, const Tick& tick, const std::vector<int>& job_pids,
                           GpuSample* g) {
-  if (backend_->ReadProcesses(w.unit, &procs_)) {
+  bool moved = !g->memory_used_bytes || w.listed_at_used != g->memory_used_bytes;
+  if (tick.row_tick || !w.listed_once || moved) {
+    w.listed_ok = backend_->ReadProcesses(w.unit, &w.listed);
+    if (!w.listed_ok) w.listed.clear();
+    w.listed_once = true;
+    w.listed_at_used = g->memory_used_bytes;
+    if (all_processes_) w.processes.assign(w.listed.begin(), w.listed.end());
+  }
+  if (w.listed_ok) {
     g->processes.known = true;
-    if (all_processes_) w.processes.assign(procs_.begin(), procs_.end());
     double job_mem = 0, other_mem = 0;
     int job = 0, other = 0;
     bool job_mem_known = true, other_mem_known = true;
-    for (const GpuProcessUse& p : procs_) {
+    for (const GpuProcessUse& p : w.listed) {
       seen_pids_.push_back(p.pid);
       bool mine = pids_.InJob(p.pid, job_pids);
       InsertTop(p, mine, &g->processes);
@@ -237,8 +244,6 @@ void GpuSource::Attribute(Watched& w, const Tick& tick, const std::vector<int>& 
       if (job_mem_known || job_mem > 0) g->job_memory_bytes = job_mem;
       if (other_mem_known || other_mem > 0) g->other_memory_bytes = other_mem;
     }
-  } else {
-    w.processes.clear();
   }
   // About 2.4 ms a call on an H200: every kProcessUtilEvery_s, over the
   // samples the driver kept since the previous call, when the backend's

@@ -121,6 +121,27 @@ TEST(GpuGpmProbe, ReadableGpmGivesValues) {
   EXPECT_NEAR(j["gpus"][0]["values"]["sm_active_ratio"].get<double>(), 0.8, 1e-6);
 }
 
+// The compute-process list (about 0.23 ms a call on an H200, ticks apart) is
+// read on row ticks and when the device's used memory moved, and its figures
+// are in every sample.
+TEST_F(GpuSpread, ProcessListOnRowsAndWhenMemoryMoves) {
+  Open(R"({"devices": [{"uuid": "GPU-steady",
+    "series": {"memory_used_bytes": {"step": [[0, 2e9], [1.25, 3e9]]}},
+    "processes": [{"pid": 4242, "memory_bytes": 1e9}]}]})");
+  ASSERT_NE(source_, nullptr);
+  const char* list = "nvmlDeviceGetComputeRunningProcesses_v3";
+  std::vector<int> read_at;
+  for (int k = 0; k < 30; ++k) {  // 3 s at 10 Hz, a row every 10 ticks
+    long before = Calls(list);
+    Sample s = Tick(k * 0.1, (k + 1) % 10 == 0);
+    if (Calls(list) > before) read_at.push_back(k);
+    ASSERT_EQ(s.gpus.size(), 1u);
+    EXPECT_TRUE(s.gpus[0].other_memory_bytes.has_value()) << "tick " << k;
+  }
+  // The first tick, the memory's move (1.3 s), and each row tick.
+  EXPECT_EQ(read_at, (std::vector<int>{0, 9, 13, 19, 29}));
+}
+
 #endif  // FAKE_NVML_PATH
 
 }  // namespace
