@@ -36,6 +36,9 @@ echo "== whole-program overhead"
   --processes 16,64,256 --floor "$build/bench_wake_floor" \
   --pairs "${BENCH_PAIRS:-8}" --markdown "$blocks/training.md"
 echo
+echo "== start-up: trainvitals run -- true against true (target: adds <= 20 ms with the driver present)"
+"$py" bench/startup.py "$build/trainvitals" "$build/tests/fake_nvml/fake_nvml/libnvidia-ml.so.1"
+echo
 echo "== /metrics under load: wrk -t2 -c16 -d5s against trainvitals run --prometheus (target >= 1000 scrapes/s)"
 port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 out=$(mktemp -d)

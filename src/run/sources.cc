@@ -3,8 +3,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-
 #include "core/env.h"
 #include "sources/cgroup.h"
 #include "sources/cgroup_usage.h"
@@ -30,14 +28,9 @@ bool ChildEnded(int pid) {
          info.si_pid == pid;
 }
 
-// The opening's answer, waited for while the child lives and kGpuGrace_s after.
+// The opening's answer, waited for while the child lives.
 std::unique_ptr<GpuSource> TakeOpened(GpuOpening* gpus, int child, std::vector<Notice>* notices) {
-  using Clock = std::chrono::steady_clock;
-  std::optional<Clock::time_point> ended;
-  bool answered = gpus->Wait([&] {
-    if (!ended && ChildEnded(child)) ended = Clock::now();
-    return ended && Clock::now() - *ended >= std::chrono::duration<double>(kGpuGrace_s);
-  });
+  bool answered = gpus->Wait([child] { return ChildEnded(child); });
   return answered ? gpus->Take(notices) : nullptr;
 }
 

@@ -48,15 +48,11 @@ GpuSourceOptions RunGpuOptions(const Config& config);
 // the job's own cgroup, whose totals are read each tick, or why it has none
 // (a notice); null when there is no question of one (the Python binding).
 // `gpus`: the driver already opening aside (`run`, whose child `root_pid` is):
-// waited for while the child lives and kGpuGrace_s after, else the GPUs are
-// opened here.
+// waited for while the child lives (a command shorter than the driver's
+// opening, about 50 ms on an H200 host, is not kept open for it, and its run
+// has no GPU); else the GPUs are opened here.
 RunSources MakeSources(const Config& config, int root_pid, const std::string& run_dir,
                        MarkerEndpoint* markers, const std::string& markers_error,
                        const JobCgroupView* cgroup = nullptr, GpuOpening* gpus = nullptr);
-
-// How long the driver is still waited for once the command ended: a command
-// shorter than the driver's opening (about 50 ms on an H200 host) is not kept
-// open for it, and its run has no GPU.
-inline constexpr double kGpuGrace_s = 0.005;
 
 }  // namespace tv
