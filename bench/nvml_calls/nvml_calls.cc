@@ -64,9 +64,10 @@ void TimeSpaced(int rounds) {
     Timed& t = g_timed[i];
     std::sort(t.spaced_us.begin(), t.spaced_us.end());
     double median = t.spaced_us.empty() ? 0 : t.spaced_us[t.spaced_us.size() / 2];
-    std::printf("%s\n    {\"call\": \"%s\", \"rc\": %d, \"us_per_call\": %.3f, "
-                "\"us_spaced_median\": %.3f}",
-                i == 0 ? "" : ",", t.name.c_str(), t.rc, t.us_per_call, median);
+    std::printf(
+        "%s\n    {\"call\": \"%s\", \"rc\": %d, \"us_per_call\": %.3f, "
+        "\"us_spaced_median\": %.3f}",
+        i == 0 ? "" : ",", t.name.c_str(), t.rc, t.us_per_call, median);
   }
 }
 
