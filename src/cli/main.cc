@@ -66,18 +66,19 @@ int main(int argc, char** argv) {
   // and the signals reach only that wait. Every other command keeps the
   // default actions, so INT, TERM and HUP end it wherever it is.
   if (app.got_subcommand("run") || app.got_subcommand("attach")) tv::BlockSupervisorSignals();
+  int code = 2;
   try {
-    int code = action ? action() : 2;
-    if (tv::GpuOpening::InFlight() > 0) {
-      // The GPU driver is still opening (`run` of a command shorter than
-      // that): everything is written; leave without running the driver's
-      // static destructors under its thread.
-      std::fflush(nullptr);
-      ::_exit(code);
-    }
-    return code;
+    if (action) code = action();
   } catch (const tv::ConfigError& e) {
     fmt::print(stderr, "trainvitals: {}\n", e.what());
-    return 2;
+    code = 2;
   }
+  if (tv::GpuOpening::InFlight() > 0) {
+    // The GPU driver is still opening (`run` of a command shorter than that):
+    // everything is written; leave without running the driver's static
+    // destructors under its thread.
+    std::fflush(nullptr);
+    ::_exit(code);
+  }
+  return code;
 }

@@ -91,8 +91,6 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
       // The job's own cgroup, where this machine lets us make one: its totals
       // from one file each, whatever the number of its processes.
       JobCgroup cgroup = JobCgroup::Make(fmt::format("trainvitals-{}", ::getpid()));
-      // The GPU driver opens beside the command's start, not before it.
-      std::shared_ptr<GpuOpening> gpus = GpuOpening::Start(RunGpuOptions(config));
       int child = SpawnChild(*command, inherit, &cgroup, &start_error, &error);
       if (child < 0) {
         if (row) row->Release();
@@ -100,6 +98,9 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
         fmt::print(stderr, "{}\n", error);
         return start_error;
       }
+      // The GPU driver opens on its own thread while the command starts (a
+      // thread after the fork: at a pids limit the command goes first).
+      std::shared_ptr<GpuOpening> gpus = GpuOpening::Start(RunGpuOptions(config));
       session.ShowLiveStatus(row.get());
       JobCgroupView own = cgroup.view();
       session.Start(child, &own, gpus.get());

@@ -1,6 +1,7 @@
 #include "sources/gpu_opening.h"
 
 #include <chrono>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -13,20 +14,30 @@ std::atomic<int> GpuOpening::in_flight_{0};
 std::shared_ptr<GpuOpening> GpuOpening::Start(GpuSourceOptions options) {
   auto opening = std::make_shared<GpuOpening>(std::move(options));
   in_flight_.fetch_add(1);
-  std::thread([self = opening]() mutable {
-    NameThisThread("tv-gpu-open");
-    RunGuarded("opening the GPU driver", "GPUs are not monitored", [&] { self->Open(); });
-    {
-      std::lock_guard<std::mutex> lock(self->mu_);
-      self->done_ = true;
-    }
-    self->answered_.notify_all();
-    // The last reference may be this one (nobody waits any more): the source
-    // is closed here, before the count says this thread is done.
-    self.reset();
+  try {
+    std::thread([self = opening]() mutable {
+      NameThisThread("tv-gpu-open");
+      self->OpenGuarded();
+      // The last reference may be this one (nobody waits any more): the source
+      // is closed here, before the count says this thread is done.
+      self.reset();
+      in_flight_.fetch_sub(1);
+    }).detach();
+  } catch (const std::system_error&) {
+    // No thread to be had (a container at its pids limit): opened here.
     in_flight_.fetch_sub(1);
-  }).detach();
+    opening->OpenGuarded();
+  }
   return opening;
+}
+
+void GpuOpening::OpenGuarded() {
+  RunGuarded("opening the GPU driver", "GPUs are not monitored", [this] { Open(); });
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+  }
+  answered_.notify_all();
 }
 
 void GpuOpening::Open() {

@@ -21,7 +21,8 @@ namespace tv {
 
 class GpuOpening : public std::enable_shared_from_this<GpuOpening> {
  public:
-  // Starts opening on the thread tv-gpu-open.
+  // Starts opening on the thread tv-gpu-open (where no thread can be had, on
+  // the caller's, before it returns).
   static std::shared_ptr<GpuOpening> Start(GpuSourceOptions options);
 
   // Waits until the driver answered (opened or not), asking `give_up` every
@@ -39,6 +40,7 @@ class GpuOpening : public std::enable_shared_from_this<GpuOpening> {
 
  private:
   void Open();
+  void OpenGuarded();  // Open, then done_ and the waiters told, whatever happened
 
   const GpuSourceOptions options_;
   std::mutex mu_;
