@@ -223,43 +223,4 @@ std::optional<CostForecast> ForecastCost(double duration_s, const CostRecord& so
   return out;
 }
 
-CostRecord AddCosts(std::span<const CostRecord> nodes) {
-  CostRecord sum;
-  if (nodes.empty()) return sum;
-  auto add = [&](auto field, auto* out) {
-    for (const CostRecord& n : nodes) {
-      if (!(n.*field)) {
-        out->reset();
-        return;
-      }
-      *out = out->value_or(0) + *(n.*field);
-    }
-  };
-  add(&CostRecord::gpus_used, &sum.gpus_used);
-  add(&CostRecord::gpu_hours, &sum.gpu_hours);
-  add(&CostRecord::busy_gpu_hours, &sum.busy_gpu_hours);
-  add(&CostRecord::wasted_gpu_hours, &sum.wasted_gpu_hours);
-  add(&CostRecord::gpu_energy_kwh, &sum.gpu_energy_kwh);
-  add(&CostRecord::cpu_energy_kwh, &sum.cpu_energy_kwh);
-  add(&CostRecord::energy_kwh, &sum.energy_kwh);
-  add(&CostRecord::co2e_kg, &sum.co2e_kg);
-  sum.busy_basis = nodes[0].busy_basis;
-  if (sum.busy_gpu_hours && sum.gpu_hours && *sum.gpu_hours > 0) {
-    sum.busy_ratio = *sum.busy_gpu_hours / *sum.gpu_hours;
-  }
-  sum.pue = nodes[0].pue;
-  sum.grid_g_per_kwh = nodes[0].grid_g_per_kwh;
-  sum.co2e_estimate = nodes[0].co2e_estimate;
-  bool one_currency = std::all_of(nodes.begin(), nodes.end(), [&](const CostRecord& n) {
-    return n.currency == nodes[0].currency;
-  });
-  if (one_currency) {
-    sum.currency = nodes[0].currency;
-    add(&CostRecord::money, &sum.money);
-    add(&CostRecord::money_gpu_hours, &sum.money_gpu_hours);
-    add(&CostRecord::money_energy, &sum.money_energy);
-  }
-  return sum;
-}
-
 }  // namespace tv

@@ -78,12 +78,6 @@ CostRecord BuildCost(const CostInputs& in, const std::vector<GpuInfo>& gpus,
 std::optional<CostRecord> BuildCost(const RunSummary& summary, const std::vector<GpuInfo>& gpus,
                                     const CostRates& rates);
 
-// The cost of a job of several nodes: the sums of its nodes' GPUs, GPU-hours
-// (held, busy, wasted), energy, CO2e and money, the busy share of the sums.
-// A figure is left out when a node lacks it (a sum of some nodes is no
-// job's), money too when the nodes priced in different currencies.
-CostRecord AddCosts(std::span<const CostRecord> nodes);
-
 // The whole run's time, energy, CO2e and money had it run `planned` epochs,
 // from what it cost so far (`duration_s` and `so_far`'s energy_kwh, co2e_kg
 // and money) and the mean of its complete epochs' costs (`epochs`). None

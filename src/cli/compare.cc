@@ -1,5 +1,6 @@
-// trainvitals compare RUN_A RUN_B [RUN...] [--json] [--config FILE]: the
-// headline figures of runs side by side, each against the first.
+// trainvitals compare RUN_A RUN_B [RUN...] [--job ID...] [--json] [--config
+// FILE]: the headline figures of runs side by side, each against the first; a
+// job on several nodes (--job) is one column of its nodes' figures together.
 #include "views/compare.h"
 
 #include <fmt/format.h>
@@ -19,14 +20,17 @@
 namespace tv {
 namespace {
 
-// CLI11 shows two or more RUNs as "RUN(2x)": the usage line says "RUN RUN [RUN...]".
+// CLI11 shows RUNs as "RUN ...": the usage line says "[RUN...]".
 class CompareUsage : public CLI::Formatter {
  public:
   std::string make_option_usage(const CLI::Option* opt) const override {
     std::string name = make_option_name(opt, true);
-    std::string out = name;
-    for (int i = 1; i < opt->get_expected_min(); ++i) out += " " + name;
-    if (opt->get_expected_max() > opt->get_expected_min()) out += " [" + name + "...]";
+    if (!opt->get_positional()) return CLI::Formatter::make_option_usage(opt);
+    std::string out;
+    for (int i = 0; i < opt->get_expected_min(); ++i) out += (out.empty() ? "" : " ") + name;
+    if (opt->get_expected_max() > opt->get_expected_min()) {
+      out += (out.empty() ? "[" : " [") + name + "...]";
+    }
     return out;
   }
 };
@@ -40,31 +44,49 @@ void AddCompareCommand(CLI::App& app, Action* action) {
       "energy (also per epoch), CO2e, money and health side by side, each with its change "
       "against the first run; epochs matched by number.");
   auto runs = std::make_shared<std::vector<std::string>>();
+  auto jobs = std::make_shared<std::vector<std::string>>();
+  auto runs_dir = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   auto config_file = std::make_shared<std::string>();
-  cmd->add_option("RUN", *runs, RunArgumentHelp("Two or more runs"))
-      ->required()
-      ->expected(2, 64)
-      ->option_text("TEXT ... REQUIRED");
+  cmd->add_option("RUN", *runs, RunArgumentHelp("Two or more runs (with --job, fewer)"))
+      ->expected(0, 64)
+      ->option_text("TEXT ...");
+  cmd->add_option("--job", *jobs,
+                  "A job on several nodes as one column, after the RUNs: every run directory "
+                  "whose meta.json names job ID under the runs directory, their figures put "
+                  "together (repeat for each job)")
+      ->type_name("ID")
+      ->allow_extra_args(false);
+  cmd->add_option("--runs-dir", *runs_dir,
+                  "Where --job looks for its run directories, down to three levels (a shared "
+                  "file system's root); default the config's runs_dir (trainvitals-runs)")
+      ->type_name("DIR");
   cmd->formatter(std::make_shared<CompareUsage>());
   cmd->add_flag("--json", *json, "Print the comparison as JSON (figures, changes, epochs)");
   cmd->add_option("--config", *config_file,
                   "TOML file whose [cost] table prices runs written before costs existed "
                   "(docs/cost.md); default $TRAINVITALS_CONFIG");
-  cmd->callback([runs, json, config_file, action] {
-    *action = [runs, json, config_file]() {
+  cmd->callback([runs, jobs, runs_dir, json, config_file, action] {
+    *action = [runs, jobs, runs_dir, json, config_file]() {
+      if (runs->size() + jobs->size() < 2) {
+        throw ConfigError(fmt::format("compare: needs at least 2 runs (RUN, --job ID), got {}",
+                                      runs->size() + jobs->size()));
+      }
       Config config;
       if (std::string file = ConfigFilePath(*config_file); !file.empty()) {
         ApplyConfigFile(file, config);
       }
       CostRates config_rates = LoadCostRates(config.cost_file);
+      // A run without a cost is costed at the rates its meta.json recorded,
+      // the config's only where it recorded none (as report does).
+      auto read = [&](const std::string& dir) {
+        std::optional<CostRates> own = ReadRunJudges(dir).cost_rates;
+        return ReadFinishedRun(dir, own ? *own : config_rates);
+      };
       std::vector<ComparedRun> compared;
       for (const std::string& run : *runs) {
         std::string dir = ResolveRunDir(run, config.runs_dir);
-        // A run without a cost is costed at the rates its meta.json recorded,
-        // the config's only where it recorded none (as report does).
-        std::optional<CostRates> own = ReadRunJudges(dir).cost_rates;
-        RunFiles files = ReadFinishedRun(dir, own ? *own : config_rates);
+        RunFiles files = read(dir);
         // Named as its owner knows it: its --name, else its script; else its directory.
         std::string label = RunLabel(files.meta);
         if (label.empty()) {
@@ -72,7 +94,17 @@ void AddCompareCommand(CLI::App& app, Action* action) {
           label = path.filename().empty() ? path.parent_path().filename().string()
                                           : path.filename().string();
         }
-        compared.push_back({label, std::move(files.summary), files.meta.start_t});
+        compared.push_back({label, {std::move(files.summary)}, files.meta.start_t, ""});
+      }
+      for (const std::string& job : *jobs) {
+        ComparedRun column{"job " + job, {}, std::nullopt, job};
+        for (const std::string& dir :
+             RunDirsOfJob(job, runs_dir->empty() ? config.runs_dir : *runs_dir)) {
+          RunFiles files = read(dir);
+          if (!column.start_t) column.start_t = files.meta.start_t;
+          column.summaries.push_back(std::move(files.summary));
+        }
+        compared.push_back(std::move(column));
       }
       Comparison comparison = CompareRuns(compared);
       if (*json) {

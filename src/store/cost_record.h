@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -121,5 +122,11 @@ Status CostFromSummary(const nlohmann::ordered_json& summary, std::optional<Cost
 // the summary has none.
 std::optional<CostRecord> CostOf(const nlohmann::json& summary);
 std::optional<CostRecord> CostOf(const nlohmann::ordered_json& summary);
+
+// The cost of a job of several nodes: the sums of its nodes' GPUs, GPU-hours
+// (held, busy, wasted), energy, CO2e and money, the busy share of the sums.
+// A figure is left out when a node lacks it (a sum of some nodes is no
+// job's), money too when the nodes priced in different currencies.
+CostRecord AddCosts(std::span<const CostRecord> nodes);
 
 }  // namespace tv

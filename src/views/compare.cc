@@ -7,6 +7,7 @@
 #include <ctime>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "core/format.h"
@@ -54,12 +55,25 @@ enum class Shown {
   kMoney
 };
 
+// How a job's figure is made of its nodes' (a run is a job of one node, whose
+// figure is its own by every rule):
+enum class Combine {
+  kWhole,  // read once from the job's whole: its span, its summed cost and headline
+  kSum,    // what the job used: the sum, unknown when a node lacks it
+  kMax,    // a peak: the largest node's (what a node's limit meets)
+  kMin,    // a pace or a score: the slowest or lowest node's (the job goes at it)
+  kMean,   // a share: the mean over the nodes that have it
+  kFirst,  // the first node's that has it (the loss rank 0 logs)
+};
+
 // What a figure is read from: a run's summary.json, its cost (an empty record
-// when it has none) and its headline.
+// when it has none) and its headline; for a job's whole, the first node's
+// summary with the job's summed cost and its headline.
 struct RunFigures {
   const RunSummary& summary;
   const CostRecord& cost;
   const RunHeadline& headline;
+  std::optional<double> duration_s;  // a job's: its first start to its last end
 };
 
 // A figure of a run from its summary.json; the headline figures (GPU busy,
@@ -68,21 +82,43 @@ struct Figure {
   std::string_view key;
   std::string_view what;
   Shown unit;
+  Combine combine;
   std::function<std::optional<double>(const RunFigures&)> get;
 };
 
+std::optional<double> Combined(const RunValues& nodes, Combine how) {
+  std::optional<double> out;
+  int n = 0;
+  for (const std::optional<double>& v : nodes) {
+    if (!v) {
+      if (how == Combine::kSum) return std::nullopt;
+      continue;
+    }
+    if (how == Combine::kFirst) return v;
+    if (!out) {
+      out = v, n = 1;
+      continue;
+    }
+    if (how == Combine::kMax) out = std::max(*out, *v);
+    if (how == Combine::kMin) out = std::min(*out, *v);
+    if (how == Combine::kSum || how == Combine::kMean) *out += *v, ++n;
+  }
+  if (out && how == Combine::kMean) *out /= n;
+  return out;
+}
+
 const std::vector<Figure>& Figures() {
   static const std::vector<Figure> figures = {
-      {"duration_s", "duration", Shown::kDuration,
-       [](const RunFigures& r) { return r.summary.outcome.duration_s; }},
-      {"epochs", "epochs", Shown::kNumber,
+      {"duration_s", "duration", Shown::kDuration, Combine::kWhole,
+       [](const RunFigures& r) { return r.duration_s; }},
+      {"epochs", "epochs", Shown::kNumber, Combine::kMin,
        [](const RunFigures& r) -> std::optional<double> {
          const std::vector<EpochRecord>& epochs = r.summary.epochs;
          if (epochs.empty()) return std::nullopt;
          return static_cast<double>(
              std::count_if(epochs.begin(), epochs.end(), [](const auto& e) { return e.complete; }));
        }},
-      {"epoch_s", "time per epoch", Shown::kDuration,
+      {"epoch_s", "time per epoch", Shown::kDuration, Combine::kMax,
        [](const RunFigures& r) -> std::optional<double> {
          double sum = 0;
          int n = 0;
@@ -92,42 +128,43 @@ const std::vector<Figure>& Figures() {
          if (n == 0) return std::nullopt;
          return sum / n;
        }},
-      {"steps_per_second", "steps/s", Shown::kNumber,
+      {"steps_per_second", "steps/s", Shown::kNumber, Combine::kMin,
        [](const RunFigures& r) {
          return r.summary.totals.run.Value(metric::kTrainingStepsPerSecond);
        }},
-      {"data_wait_ratio", "data wait", Shown::kShare,
+      {"data_wait_ratio", "data wait", Shown::kShare, Combine::kMean,
        [](const RunFigures& r) {
          return r.summary.totals.run.Value(metric::kTrainingDataWaitRatio);
        }},
-      {"gpu_busy_ratio", "GPU busy", Shown::kShare,
+      {"gpu_busy_ratio", "GPU busy", Shown::kShare, Combine::kWhole,
        [](const RunFigures& r) { return r.headline.gpu_busy_ratio; }},
-      {"gpu_memory_peak_bytes", "peak GPU memory (job)", Shown::kBytes,
+      {"gpu_memory_peak_bytes", "peak GPU memory (job)", Shown::kBytes, Combine::kMax,
        [](const RunFigures& r) { return GpuPeak(r.summary.totals, metric::kGpuJobMemoryBytes); }},
-      {"allocator_peak_bytes", "peak allocator memory", Shown::kBytes,
+      {"allocator_peak_bytes", "peak allocator memory", Shown::kBytes, Combine::kMax,
        [](const RunFigures& r) {
          return GpuPeak(r.summary.totals, metric::kGpuAllocatorAllocatedBytes);
        }},
-      {"job_memory_peak_bytes", "peak host memory (job)", Shown::kBytes,
+      {"job_memory_peak_bytes", "peak host memory (job)", Shown::kBytes, Combine::kMax,
        [](const RunFigures& r) { return r.summary.totals.run.Max(metric::kJobMemoryBytes); }},
-      {"job_cpu_cores", "CPU cores (job, mean)", Shown::kCores,
+      {"job_cpu_cores", "CPU cores (job, mean)", Shown::kCores, Combine::kSum,
        [](const RunFigures& r) { return r.summary.totals.run.Value(metric::kJobCpuCores); }},
-      {"gpu_hours", "GPU-hours held", Shown::kGpuHours,
+      {"gpu_hours", "GPU-hours held", Shown::kGpuHours, Combine::kWhole,
        [](const RunFigures& r) { return r.cost.gpu_hours; }},
-      {"wasted_gpu_hours", "GPU-hours wasted", Shown::kGpuHours,
+      {"wasted_gpu_hours", "GPU-hours wasted", Shown::kGpuHours, Combine::kWhole,
        [](const RunFigures& r) { return r.cost.wasted_gpu_hours; }},
-      {"gpu_energy_kwh", "GPU energy", Shown::kKwh,
+      {"gpu_energy_kwh", "GPU energy", Shown::kKwh, Combine::kWhole,
        [](const RunFigures& r) { return r.headline.gpu_energy_kwh; }},
-      {"energy_kwh", "energy", Shown::kKwh,
+      {"energy_kwh", "energy", Shown::kKwh, Combine::kWhole,
        [](const RunFigures& r) { return r.headline.energy_kwh; }},
-      {"epoch_energy_kwh", "energy per epoch", Shown::kKwh,
+      {"epoch_energy_kwh", "energy per epoch", Shown::kKwh, Combine::kSum,
        [](const RunFigures& r) { return EpochMean(r.cost.epochs, &EpochCost::energy_kwh); }},
-      {"co2e_kg", "CO2e (estimate)", Shown::kKg,
+      {"co2e_kg", "CO2e (estimate)", Shown::kKg, Combine::kWhole,
        [](const RunFigures& r) { return r.cost.co2e_kg; }},
-      {"money", "money", Shown::kMoney, [](const RunFigures& r) { return r.headline.money; }},
-      {"health", "health", Shown::kScore,
+      {"money", "money", Shown::kMoney, Combine::kWhole,
+       [](const RunFigures& r) { return r.headline.money; }},
+      {"health", "health", Shown::kScore, Combine::kMin,
        [](const RunFigures& r) { return r.headline.health_score; }},
-      {"loss", "last loss", Shown::kNumber,
+      {"loss", "last loss", Shown::kNumber, Combine::kFirst,
        [](const RunFigures& r) -> std::optional<double> {
          const std::vector<EpochRecord>& epochs = r.summary.epochs;
          if (epochs.empty()) return std::nullopt;
@@ -177,16 +214,21 @@ using EpochGet = std::optional<double> (*)(const EpochRecord&, const EpochCost*)
 struct EpochColumnDef {
   const char* key;
   EpochGet get;
+  Combine combine;  // a job's epoch: its last node's time, slowest pace, summed energy
 };
 constexpr EpochColumnDef kEpochColumnDefs[kEpochColumns] = {
     {"duration_s",
-     [](const EpochRecord& e, const EpochCost*) -> std::optional<double> { return e.duration_s; }},
-    {"steps_per_second", [](const EpochRecord& e, const EpochCost*) { return e.steps_per_second; }},
+     [](const EpochRecord& e, const EpochCost*) -> std::optional<double> { return e.duration_s; },
+     Combine::kMax},
+    {"steps_per_second", [](const EpochRecord& e, const EpochCost*) { return e.steps_per_second; },
+     Combine::kMin},
     {"energy_kwh",
      [](const EpochRecord&, const EpochCost* cost) {
        return cost != nullptr ? cost->energy_kwh : std::nullopt;
-     }},
-    {"loss", [](const EpochRecord& e, const EpochCost*) { return Logged(e, "loss"); }}};
+     },
+     Combine::kSum},
+    {"loss", [](const EpochRecord& e, const EpochCost*) { return Logged(e, "loss"); },
+     Combine::kFirst}};
 
 OJson ValuesJson(const RunValues& values) {
   OJson out = OJson::array();
@@ -245,31 +287,103 @@ std::vector<std::string> UniqueLabels(const std::vector<ComparedRun>& runs) {
   return labels;
 }
 
+// What a column's figures are read from: each node's summary, cost and
+// headline, and the whole job's (a run's own).
+struct ComparedColumn {
+  const ComparedRun& run;
+  std::vector<CostRecord> costs;  // each node's, an empty record where it has none
+  std::vector<RunHeadline> headlines;
+  CostRecord cost;  // the job's: its nodes' summed (AddCosts) when every node has one
+  RunHeadline headline;
+  std::optional<double> duration_s;  // its first start to its last end
+  // Each node's complete epochs by number, with their cost records.
+  std::vector<std::map<int64_t, std::pair<const EpochRecord*, const EpochCost*>>> epochs;
+
+  explicit ComparedColumn(const ComparedRun& r) : run(r) {
+    costs.reserve(r.summaries.size());
+    std::optional<double> start, end;
+    for (const RunSummary& s : r.summaries) {
+      costs.push_back(s.cost.value_or(CostRecord{}));
+      headlines.push_back(HeadlineOf(s));
+      const RunOutcome& o = s.outcome;
+      if (o.start_t) start = std::min(start.value_or(*o.start_t), *o.start_t);
+      if (o.end_t) end = std::max(end.value_or(*o.end_t), *o.end_t);
+    }
+    if (r.summaries.size() == 1) {
+      cost = costs[0], headline = headlines[0];
+      duration_s = r.summaries[0].outcome.duration_s;
+    } else if (!r.summaries.empty()) {
+      bool costed = std::all_of(r.summaries.begin(), r.summaries.end(),
+                                [](const RunSummary& s) { return s.cost.has_value(); });
+      if (costed) cost = AddCosts(costs);
+      headline = HeadlineOf(r.summaries[0], &cost);
+      if (start && end) duration_s = *end - *start;
+    }
+    for (size_t i = 0; i < r.summaries.size(); ++i) {
+      auto& m = epochs.emplace_back();  // points into the run's summaries and costs
+      for (const EpochRecord& e : r.summaries[i].epochs) {
+        if (e.complete) m[e.epoch].first = &e;
+      }
+      for (const EpochCost& e : costs[i].epochs) {
+        auto it = e.epoch ? m.find(*e.epoch) : m.end();
+        if (it != m.end()) it->second.second = &e;
+      }
+    }
+  }
+  ComparedColumn(const ComparedColumn&) = delete;
+  ComparedColumn& operator=(const ComparedColumn&) = delete;
+
+  std::optional<double> Value(const Figure& f) const {
+    if (f.combine == Combine::kWhole) {
+      if (run.summaries.empty()) return std::nullopt;
+      return f.get(RunFigures{run.summaries[0], cost, headline, duration_s});
+    }
+    RunValues nodes;
+    for (size_t i = 0; i < run.summaries.size(); ++i) {
+      const RunSummary& s = run.summaries[i];
+      nodes.push_back(f.get(RunFigures{s, costs[i], headlines[i], s.outcome.duration_s}));
+    }
+    return Combined(nodes, f.combine);
+  }
+  bool HasEpoch(int64_t epoch) const {
+    return !epochs.empty() && std::all_of(epochs.begin(), epochs.end(),
+                                          [&](const auto& m) { return m.count(epoch) > 0; });
+  }
+  std::optional<double> EpochValue(int64_t epoch, const EpochColumnDef& column) const {
+    RunValues nodes;
+    for (const auto& m : epochs) {
+      const auto& [record, epoch_cost] = m.at(epoch);
+      nodes.push_back(column.get(*record, epoch_cost));
+    }
+    return Combined(nodes, column.combine);
+  }
+};
+
 }  // namespace
 
 Comparison CompareRuns(const std::vector<ComparedRun>& runs) {
   Comparison out;
   std::vector<std::string> labels = UniqueLabels(runs);
+  std::vector<std::unique_ptr<ComparedColumn>> columns;
   for (size_t i = 0; i < runs.size(); ++i) {
-    out.runs.push_back({labels[i], runs[i].summary.outcome.run_dir});
+    Comparison::Run run{labels[i], "", runs[i].job, {}};
+    for (const RunSummary& s : runs[i].summaries) run.run_dirs.push_back(s.outcome.run_dir);
+    if (runs[i].job.empty()) {  // a run: its one directory
+      if (!run.run_dirs.empty()) run.run_dir = run.run_dirs[0];
+      run.run_dirs.clear();
+    }
+    out.runs.push_back(std::move(run));
+    columns.push_back(std::make_unique<ComparedColumn>(runs[i]));
   }
   if (runs.empty()) return out;
   // The headline figures as every view reads them (store/headline.h); each
   // run's money is in the currency it was priced in.
-  std::vector<CostRecord> costs;
-  std::vector<RunHeadline> headlines;
   std::vector<std::string> currencies;
-  costs.reserve(runs.size());
-  for (const ComparedRun& r : runs) {
-    costs.push_back(r.summary.cost.value_or(CostRecord{}));
-    headlines.push_back(HeadlineOf(r.summary));
-    currencies.push_back(headlines.back().currency);
-  }
+  currencies.reserve(columns.size());
+  for (const auto& column : columns) currencies.push_back(column->headline.currency);
   for (const Figure& f : Figures()) {
     ComparedFigure c{f.key, f.what, UnitName(f.unit), {}, {}, {}};
-    for (size_t i = 0; i < runs.size(); ++i) {
-      c.values.push_back(f.get(RunFigures{runs[i].summary, costs[i], headlines[i]}));
-    }
+    for (const auto& column : columns) c.values.push_back(column->Value(f));
     if (std::none_of(c.values.begin(), c.values.end(), [](const auto& v) { return v.has_value(); }))
       continue;
     for (size_t i = 0; i < c.values.size(); ++i) {
@@ -292,31 +406,20 @@ Comparison CompareRuns(const std::vector<ComparedRun>& runs) {
     }
     out.figures.push_back(std::move(c));
   }
-  // Epochs every run has (complete), by number.
-  std::vector<std::map<int64_t, std::pair<const EpochRecord*, const EpochCost*>>> by_run;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    std::map<int64_t, std::pair<const EpochRecord*, const EpochCost*>> m;
-    for (const EpochRecord& e : runs[i].summary.epochs) {  // m points into the runs
-      if (e.complete) m[e.epoch].first = &e;
-    }
-    for (const EpochCost& e : costs[i].epochs) {  // and into costs
-      auto it = e.epoch ? m.find(*e.epoch) : m.end();
-      if (it != m.end()) it->second.second = &e;
-    }
-    by_run.push_back(std::move(m));
-  }
-  for (const auto& [epoch, first] : by_run[0]) {
+  // Epochs every run (every node of a job) has complete, by number.
+  if (columns[0]->epochs.empty()) return out;
+  for (const auto& [epoch, first] : columns[0]->epochs[0]) {
     // A copy: a lambda may not capture a structured binding before clang 16.
     auto number = epoch;
-    if (!std::all_of(by_run.begin(), by_run.end(), [&](const auto& m) { return m.count(number); }))
+    if (!std::all_of(columns.begin(), columns.end(),
+                     [&](const auto& column) { return column->HasEpoch(number); }))
       continue;
     ComparedEpoch row;
     row.epoch = epoch;
     for (size_t k = 0; k < kEpochColumns; ++k) {
       RunValues values;
-      for (const auto& m : by_run) {
-        const auto& [record, cost] = m.at(epoch);
-        values.push_back(kEpochColumnDefs[k].get(*record, cost));
+      for (const auto& column : columns) {
+        values.push_back(column->EpochValue(number, kEpochColumnDefs[k]));
       }
       if (std::any_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); })) {
         row.columns[k] = std::move(values);
@@ -330,7 +433,11 @@ Comparison CompareRuns(const std::vector<ComparedRun>& runs) {
 OJson ComparisonJson(const Comparison& c) {
   OJson out = {{"runs", OJson::array()}, {"figures", OJson::array()}, {"epochs", OJson::array()}};
   for (const Comparison::Run& r : c.runs) {
-    out["runs"].push_back({{"label", r.label}, {"run_dir", r.run_dir}});
+    if (r.job.empty()) {
+      out["runs"].push_back({{"label", r.label}, {"run_dir", r.run_dir}});
+    } else {
+      out["runs"].push_back({{"label", r.label}, {"job", r.job}, {"run_dirs", r.run_dirs}});
+    }
   }
   for (const ComparedFigure& f : c.figures) {
     OJson j = {{"key", f.key},

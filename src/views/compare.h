@@ -1,6 +1,9 @@
 // `trainvitals compare`: the headline figures of two or more runs side by
 // side, with each one's change against the first run, and their epochs
-// matched by number where the runs have epochs.
+// matched by number where the runs have epochs. A column may be a job on
+// several nodes (`compare --job ID`): its figures are its nodes' put together
+// (each figure's rule is in compare.cc: sums for what the job used, the
+// slowest node's pace, the largest node's peak, the lowest node's health).
 #pragma once
 
 #include <array>
@@ -16,9 +19,11 @@
 namespace tv {
 
 struct ComparedRun {
-  std::string label;              // the run's name (RunLabel), else its directory's
-  RunSummary summary;             // summary.json, with its cost
-  std::optional<double> start_t;  // meta.json's, to tell runs of one name apart
+  std::string label;  // the run's name (RunLabel), else its directory's; "job ID"
+  // summary.json, with its cost: one run's, or each node's of a job.
+  std::vector<RunSummary> summaries;
+  std::optional<double> start_t;  // meta.json's (a job's first node's), to tell runs apart
+  std::string job;                // the job's id when the column is a job's nodes
 };
 
 // The columns of the epochs every run has, in their order.
@@ -53,6 +58,8 @@ struct Comparison {
   struct Run {
     std::string label;  // made unique: "train.py (14:27:03)"
     std::string run_dir;
+    std::string job;                    // a job's column: its id
+    std::vector<std::string> run_dirs;  // a job's column: its nodes' directories
   };
   std::vector<Run> runs;
   std::vector<ComparedFigure> figures;  // those some run has
@@ -64,7 +71,8 @@ struct Comparison {
 // ("train.py (14:27:03)") where two share one.
 Comparison CompareRuns(const std::vector<ComparedRun>& runs);
 
-// `compare --json`: {"runs": [{label, run_dir}], "figures": [{key, what, unit,
+// `compare --json`: {"runs": [{label, run_dir}, or for a job {label, job,
+// run_dirs}], "figures": [{key, what, unit,
 // values[], changes[]}], "epochs": [{epoch, duration_s[], steps_per_second[],
 // energy_kwh[], loss[]}]}, null for an unknown value. The money figure carries
 // each run's "currencies" (null without money), and the comparison its

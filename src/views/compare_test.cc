@@ -40,7 +40,7 @@ struct Given {
 Comparison Compare(const std::vector<Given>& given) {
   std::vector<ComparedRun> runs;
   for (const Given& g : given) {
-    runs.push_back(ComparedRun{g.label, SummaryOfJson(g.summary), g.start_t});
+    runs.push_back(ComparedRun{g.label, {SummaryOfJson(g.summary)}, g.start_t, ""});
   }
   return CompareRuns(runs);
 }
@@ -218,6 +218,56 @@ TEST(Compare, GpuEnergyBesideTheWholeEnergyAndTheHeadlinesOwnFigures) {
   EXPECT_NE(text.find("GPU energy              0.20 Wh               0.30 Wh +50%\n"),
             std::string::npos)
       << text;
+}
+
+// A node of a job: Summary's figures, started at `start` for `duration`, with
+// GPU-hours (held and busy), its host memory's peak and its health.
+Json Node(double start, double duration, double steps_per_s, double wait, double gpu_hours,
+          double busy_gpu_hours, double memory_max, double health) {
+  Json n = Summary(duration, steps_per_s, wait, {duration / 2, duration / 2});
+  n["start_t"] = start;
+  n["end_t"] = start + duration;
+  n["job"] = {{"memory_bytes", {{"mean", memory_max / 2}, {"max", memory_max}}},
+              {"cpu_cores", {{"mean", 3.0}, {"max", 4.0}}}};
+  n["cost"]["gpu_hours"] = gpu_hours;
+  n["cost"]["busy_gpu_hours"] = busy_gpu_hours;
+  n["cost"]["gpus_used"] = 8;
+  n["health"] = {{"score", health}};
+  return n;
+}
+
+TEST(Compare, AJobsNodesAreOneColumnEachFigureByItsRule) {
+  // Job 41: two nodes, the second started 10 s later and 20 % slower.
+  std::vector<RunSummary> job41 = {SummaryOfJson(Node(1000, 100, 10, 0.10, 8, 6, 40e9, 90)),
+                                   SummaryOfJson(Node(1010, 100, 8, 0.30, 8, 2, 60e9, 70))};
+  std::vector<RunSummary> job42 = {SummaryOfJson(Node(5000, 80, 12, 0.05, 6, 5, 30e9, 95)),
+                                   SummaryOfJson(Node(5000, 80, 12, 0.05, 6, 5, 30e9, 93))};
+  std::vector<ComparedRun> runs = {{"job 41", job41, 1000.0, "41"},
+                                   {"job 42", job42, 5000.0, "42"}};
+  Json c = ComparisonJson(CompareRuns(runs));
+  EXPECT_EQ(c["runs"][0], Json::parse(R"({"label": "job 41", "job": "41",
+                                          "run_dirs": ["/runs/x", "/runs/x"]})"));
+  // The span from the first start to the last end; the slowest node's pace.
+  EXPECT_EQ(Figure(c, "duration_s")["values"], Json::parse("[110.0, 80.0]"));
+  EXPECT_EQ(Figure(c, "steps_per_second")["values"], Json::parse("[8.0, 12.0]"));
+  EXPECT_EQ(Figure(c, "data_wait_ratio")["values"], Json::parse("[0.2, 0.05]"));
+  // What the job used, summed; the busy share of the sums.
+  EXPECT_EQ(Figure(c, "gpu_hours")["values"], Json::parse("[16.0, 12.0]"));
+  EXPECT_EQ(Figure(c, "gpu_busy_ratio")["values"], Json::parse("[0.5, 0.8333333333333334]"));
+  EXPECT_EQ(Figure(c, "job_cpu_cores")["values"], Json::parse("[6.0, 6.0]"));
+  EXPECT_EQ(Figure(c, "energy_kwh")["values"], Json::parse("[0.2, 0.16]"));
+  // The largest node's peak, the lowest node's health.
+  EXPECT_EQ(Figure(c, "job_memory_peak_bytes")["values"], Json::parse("[60e9, 30e9]"));
+  EXPECT_EQ(Figure(c, "health")["values"], Json::parse("[70.0, 93.0]"));
+  // An epoch: its last node's time, the energy of every node.
+  ASSERT_EQ(c["epochs"].size(), 2u);
+  EXPECT_EQ(c["epochs"][0]["duration_s"], Json::parse("[50.0, 40.0]"));
+  EXPECT_EQ(c["epochs"][0]["energy_kwh"], Json::parse("[0.1, 0.08]"));
+  // A job of one node is that node's run.
+  std::vector<ComparedRun> one = {{"a", {job41[1]}, 1010.0, ""},
+                                  {"job 41", {job41[1]}, 1010.0, "41"}};
+  Json d = ComparisonJson(CompareRuns(one));
+  for (const Json& f : d["figures"]) EXPECT_EQ(f["values"][0], f["values"][1]) << f["key"];
 }
 
 }  // namespace

@@ -46,7 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string why;
   std::optional<tv::RunFiles> files = tv::ReadRunFiles(dir, tv::CostRates{}, &why);
   if (files) {
-    tv::Comparison c = tv::CompareRuns({{"a", files->summary}, {"b", files->summary}});
+    tv::Comparison c =
+        tv::CompareRuns({{"a", {files->summary}, {}, ""}, {"b", {files->summary}, {}, ""}});
     (void)tv::ComparisonJson(c);
     (void)tv::FormatComparison(c);
     (void)tv::RecordFromRun(dir, files->summary, files->meta);

@@ -203,3 +203,47 @@ def test_runs_are_named_and_found_by_their_name(tmp_path):
     assert proc.stderr == ("trainvitals: cmp-namd: no such run directory (nor "
                            "trainvitals-runs/cmp-namd), nor a run named so in trainvitals-runs; "
                            "did you mean 'cmp-named'?\n"), proc.stderr
+
+
+def test_jobs_on_several_nodes_are_one_column_each(tmp_path):
+    # Two jobs of two nodes each, as each node's own `run --job-id` leaves them
+    # under a shared root; the nodes of a job run at once.
+    (tmp_path / "rates.toml").write_text(RATES)
+    env = {**os.environ, **ENV}
+
+    def node(job, name, seconds):
+        return subprocess.Popen(
+            [cli_path(), "run", "--quiet", "--interval", "0.2", "--config", "rates.toml",
+             "--job-id", job, "--out", f"shared/{job}/{name}", "--", sys.executable, "-c",
+             f"import time; time.sleep({seconds})"],
+            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    for job, seconds in (("41", (0.6, 1.2)), ("42", (0.6, 0.6))):
+        procs = [node(job, "node-a", seconds[0]), node(job, "node-b", seconds[1])]
+        for p in procs:
+            assert p.wait(timeout=60) == 0, p.stderr.read()
+    proc = compare("--job", "41", "--job", "42", "--runs-dir", "shared", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    c = json.loads(proc.stdout)
+    assert [r["label"] for r in c["runs"]] == ["job 41", "job 42"]
+    assert [[os.path.basename(d) for d in r["run_dirs"]] for r in c["runs"]] == \
+        [["node-a", "node-b"]] * 2
+    figures = {f["key"]: f["values"] for f in c["figures"]}
+    for i, job in enumerate(("41", "42")):
+        nodes = [json.loads((tmp_path / "shared" / job / n / "summary.json").read_text())
+                 for n in ("node-a", "node-b")]
+        # What the job held is its nodes' sum; its duration from the first start to the last end.
+        assert figures["gpu_hours"][i] == pytest.approx(
+            sum(n["cost"]["gpu_hours"] for n in nodes), rel=1e-9)
+        assert figures["money"][i] == pytest.approx(sum(n["cost"]["money"] for n in nodes))
+        span = max(n["end_t"] for n in nodes) - min(n["start_t"] for n in nodes)
+        assert figures["duration_s"][i] == pytest.approx(span, abs=1e-3)
+    # The longer node sets job 41's length.
+    assert figures["duration_s"][0] > figures["duration_s"][1] + 0.3
+    # A run and a job side by side, in words.
+    proc = compare("shared/42/node-a", "--job", "41", "--runs-dir", "shared", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].split()[-3:] == ["B:", "job", "41"], proc.stdout
+    # A job with no run directory under the root is said.
+    proc = compare("--job", "41", "--job", "43", "--runs-dir", "shared", cwd=tmp_path)
+    assert proc.returncode == 2 and "no run directory of job 43 under shared" in proc.stderr
