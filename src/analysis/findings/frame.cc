@@ -275,11 +275,18 @@ struct FrameReader::Impl {
 FrameReader::FrameReader() : impl_(std::make_unique<Impl>()) {}
 FrameReader::~FrameReader() = default;
 
+static_assert(FrameReader::kPadding == simdjson::SIMDJSON_PADDING);
+
 FrameReader::Line FrameReader::Read(std::string_view text, Frame* f) {
   impl_->line = simdjson::padded_string(text);
+  return ReadPadded(std::string_view(impl_->line.data(), impl_->line.size()), f);
+}
+
+FrameReader::Line FrameReader::ReadPadded(std::string_view text, Frame* f) {
   od::document doc;
   od::object top;
-  if (impl_->parser.iterate(impl_->line).get(doc) || doc.get_object().get(top)) {
+  if (impl_->parser.iterate(text.data(), text.size(), text.size() + kPadding).get(doc) ||
+      doc.get_object().get(top)) {
     return Line::kNotJson;
   }
   *f = Frame{};

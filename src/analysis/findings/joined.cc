@@ -125,14 +125,18 @@ class JoinedFrames {
     if (f.job_processes) frame_.job_processes = frame_.job_processes.value_or(0) + *f.job_processes;
     for (const GpuFrame& gpu : f.gpus) {
       GpuFrame& g = frame_.gpus.emplace_back(gpu);
-      auto [it, added] = gpu_keys_.try_emplace({k, gpu.index}, static_cast<int>(gpu_keys_.size()));
-      g.index = it->second;
-      g.name = fmt::format("GPU {} on {}", gpu.index, n.node);
+      // Keyed and named once, not at every row.
+      auto [it, added] =
+          gpu_keys_.try_emplace({k, gpu.index}, static_cast<int>(gpu_keys_.size()), std::string());
+      auto& [key, name] = it->second;
       if (added) {
+        name = fmt::format("GPU {} on {}", gpu.index, n.node);
         FindingSubject s = FindingSubject::Gpu(gpu.index);
         s.node = n.node;
-        gpu_subjects[g.index] = s;
+        gpu_subjects[key] = s;
       }
+      g.index = key;
+      g.name = name;
     }
     if (!f.ranks.empty()) {
       for (const RankFrame& r : f.ranks) AddRank(k, n, r);
@@ -168,17 +172,21 @@ class JoinedFrames {
                                      : FindingSubject::Process(std::nullopt, r.pid);
       s.node = n.node;
       rank_subjects[key] = s;
+      rank_names_[key] = r.rank >= 0 ? fmt::format("Rank {} on {}", r.rank, n.node)
+                                     : fmt::format("The process {} on {}", r.pid, n.node);
     }
     RankFrame& joined = frame_.ranks.emplace_back(r);
     joined.rank = key;
-    joined.name = r.rank >= 0 ? fmt::format("Rank {} on {}", r.rank, n.node)
-                              : fmt::format("The process {} on {}", r.pid, n.node);
+    joined.name = rank_names_[key];
   }
 
   static constexpr int kPseudoRanks = 1 << 24;
   Frame frame_;
-  std::map<std::pair<size_t, int>, int> gpu_keys_, pseudo_keys_;
+  // A node's GPU: its key in the joined frame and its name there.
+  std::map<std::pair<size_t, int>, std::pair<int, std::string>> gpu_keys_;
+  std::map<std::pair<size_t, int>, int> pseudo_keys_;
   std::map<int, size_t> rank_nodes_;
+  std::map<int, std::string> rank_names_;
   std::vector<std::string> nodes_;
 };
 

@@ -96,7 +96,7 @@ RunInputs ReadRunInputs(const std::string& run_dir, Verdict* v) {
 struct RowReader::Impl {
   std::string path;
   Verdict* v = nullptr;
-  JsonlReader lines;
+  JsonlReader lines{kMaxJsonlLineBytes, FrameReader::kPadding};
   FrameReader frames;
   bool noted = false;
 };
@@ -118,7 +118,7 @@ bool RowReader::Next(Frame* frame) {
   Impl& m = *impl_;
   JsonlReader::Line l;
   while (m.lines.Next(&l)) {
-    FrameReader::Line kind = m.frames.Read(l.text, frame);
+    FrameReader::Line kind = m.frames.ReadPadded(l.text, frame);
     if (kind == FrameReader::Line::kRow) return true;
     if (kind == FrameReader::Line::kNotJson) {
       Skip(m.path, l.number, l.cut, l.text, SampleRowShape(), "a row of samples.jsonl", m.v);

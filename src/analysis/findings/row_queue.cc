@@ -12,6 +12,11 @@ namespace tv {
 namespace {
 
 constexpr size_t kRowsAhead = 32;  // rows parsed ahead of the judge, per node
+// Each side wakes the other only past a margin, not at every row: the judge,
+// waiting on an empty queue, once kWakeRows are ready; the reader, waiting on
+// a full one, once the judge has taken kWakeRows. A wake costs two context
+// switches, more than parsing a small row.
+constexpr size_t kWakeRows = 16;
 
 }  // namespace
 
@@ -19,10 +24,12 @@ struct RowQueue::Impl {
   RowReader reader;
   std::mutex mu;
   std::condition_variable cv;
-  std::deque<Frame> ready;   // parsed, in file order
-  std::vector<Frame> spare;  // judged frames back for reuse: their vectors keep their capacity
-  bool done = false;         // the reader has read its last row
-  bool stop = false;         // the queue is going away
+  std::deque<Frame> ready;    // parsed, in file order
+  std::vector<Frame> spare;   // judged frames back for reuse: their vectors keep their capacity
+  bool done = false;          // the reader has read its last row
+  bool stop = false;          // the queue is going away
+  bool judge_waits = false;   // Next waits for rows
+  bool reader_waits = false;  // Read waits for room
   std::exception_ptr error;
   std::thread thread;
 
@@ -44,7 +51,11 @@ struct RowQueue::Impl {
         cv.notify_all();
         return;
       }
-      cv.wait(lock, [&] { return ready.size() < kRowsAhead || stop; });
+      if (ready.size() >= kRowsAhead) {
+        reader_waits = true;
+        cv.wait(lock, [&] { return ready.size() + kWakeRows <= kRowsAhead || stop; });
+        reader_waits = false;
+      }
       if (stop) return;
       ready.push_back(std::move(frame));
       frame = Frame{};
@@ -52,7 +63,7 @@ struct RowQueue::Impl {
         frame = std::move(spare.back());
         spare.pop_back();
       }
-      cv.notify_all();
+      if (judge_waits && ready.size() >= kWakeRows) cv.notify_all();
     }
   }
 };
@@ -74,7 +85,11 @@ RowQueue::~RowQueue() {
 bool RowQueue::Next(Frame* frame) {
   Impl& m = *impl_;
   std::unique_lock lock(m.mu);
-  m.cv.wait(lock, [&] { return !m.ready.empty() || m.done; });
+  if (m.ready.empty() && !m.done) {
+    m.judge_waits = true;
+    m.cv.wait(lock, [&] { return m.ready.size() >= kWakeRows || m.done; });
+    m.judge_waits = false;
+  }
   if (m.ready.empty()) {
     if (m.error) std::rethrow_exception(m.error);
     return false;
@@ -82,7 +97,7 @@ bool RowQueue::Next(Frame* frame) {
   std::swap(*frame, m.ready.front());
   m.spare.push_back(std::move(m.ready.front()));
   m.ready.pop_front();
-  m.cv.notify_all();
+  if (m.reader_waits && m.ready.size() + kWakeRows <= kRowsAhead) m.cv.notify_all();
   return true;
 }
 
