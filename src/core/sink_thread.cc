@@ -11,8 +11,12 @@ SinkThread::SinkThread(std::vector<Sink*> sinks)
 
 SinkThread::~SinkThread() { Close(); }
 
-void SinkThread::Start() {
-  thread_ = StartThread("tv-sinks", "rows and events are no longer written", [this] { Loop(); });
+void SinkThread::Start(std::function<void()> first) {
+  thread_ = StartThread("tv-sinks", "rows and events are no longer written",
+                        [this, first = std::move(first)] {
+                          if (first) first();
+                          Loop();
+                        });
 }
 
 bool SinkThread::PushRow(Row row) {

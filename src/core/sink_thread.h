@@ -30,7 +30,8 @@ class SinkThread {
 
   explicit SinkThread(std::vector<Sink*> sinks);
   ~SinkThread();
-  void Start();
+  // Starts the thread, which runs `first` (when set) before anything else.
+  void Start(std::function<void()> first = {});
   // Never blocks. Returns false when the row was dropped.
   bool PushRow(Row row);
   bool PushEvent(Event event);

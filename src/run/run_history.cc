@@ -101,15 +101,48 @@ std::optional<RunRecord> ReadRunDir(const std::string& dir, const CostRates& rat
   return Record(dir, files->summary, files->meta);
 }
 
+bool HistoryOpening::Applies(const std::string& db_path) { return !IsPostgresUrl(db_path); }
+
+void HistoryOpening::Open() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (state_ != State::kWaiting) return;
+    state_ = State::kOpening;
+  }
+  std::unique_ptr<RunIndex> index;
+  try {
+    std::string error;  // said by the run's end, which opens it again
+    index = RunIndex::Open(db_path_, &error);
+  } catch (...) {
+    index.reset();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    index_ = std::move(index);
+    state_ = State::kOpened;
+  }
+  opened_.notify_all();
+}
+
+std::unique_ptr<RunIndex> HistoryOpening::Take() {
+  std::unique_lock<std::mutex> lock(mu_);
+  opened_.wait(lock, [this] { return state_ != State::kOpening; });
+  state_ = State::kTaken;
+  if (index_ && index_->Moved()) index_.reset();
+  return std::move(index_);
+}
+
 void IndexFinishedRun(const std::string& db_path, const std::string& run_dir,
-                      const RunSummary& summary, const MetaRecord& meta, const CostRates& rates) {
+                      const RunSummary& summary, const MetaRecord& meta, const CostRates& rates,
+                      std::unique_ptr<RunIndex> opened) {
   std::string error;
   try {
     // The summary's cost; a run that could not cost itself is costed at `rates`.
     RunSummary costed = summary;
     if (!costed.cost) costed.cost = BuildCost(summary, meta.gpus, rates);
     RunRecord record = Record(run_dir, costed, meta);
-    std::unique_ptr<RunIndex> index = RunIndex::Open(db_path, &error);
+    std::unique_ptr<RunIndex> index =
+        opened != nullptr ? std::move(opened) : RunIndex::Open(db_path, &error);
     if (index && index->Put(record, &error)) return;
   } catch (const std::exception& e) {
     error = e.what();

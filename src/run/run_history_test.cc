@@ -169,6 +169,43 @@ TEST_F(RunHistoryDir, AFinishedRunIsIndexed) {
   EXPECT_DOUBLE_EQ(*runs[0].wasted_gpu_hours, 0.75);
 }
 
+// The history opened aside while a job runs is the one its end indexes into;
+// one removed since, or never opened in time, is opened again at the end.
+TEST_F(RunHistoryDir, TheHistoryOpenedAsideIsIndexedIntoUnlessItMoved) {
+  std::string db = (dir_ / "runs.db").string();
+  auto meta = MetaFromJson(nlohmann::ordered_json::parse(R"({"host": "h1", "name": "aside"})"));
+  RunSummary summary = SummaryOfJson(nlohmann::ordered_json::parse(R"({"duration_s": 5})"));
+  auto count = [&] {
+    std::string error;
+    auto index = RunIndex::Open(db, &error);
+    return index ? index->Count(&error).value_or(-1) : -1;
+  };
+  EXPECT_FALSE(HistoryOpening::Applies("postgresql://db.example/runs"));
+  ASSERT_TRUE(HistoryOpening::Applies(db));
+
+  HistoryOpening opened(db);
+  opened.Open();
+  std::unique_ptr<RunIndex> index = opened.Take();
+  ASSERT_NE(index, nullptr);
+  EXPECT_EQ(opened.Take(), nullptr);  // once
+  IndexFinishedRun(db, (dir_ / "run").string(), summary, meta, CostRates{}, std::move(index));
+  EXPECT_EQ(count(), 1);
+
+  // Removed while the job ran: not written into the file that is gone.
+  HistoryOpening removed(db);
+  removed.Open();
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db + suffix);
+  EXPECT_EQ(removed.Take(), nullptr);
+  IndexFinishedRun(db, (dir_ / "run").string(), summary, meta, CostRates{}, nullptr);
+  EXPECT_EQ(count(), 1);
+
+  // Taken before it was opened: the late Open does nothing.
+  HistoryOpening late(db);
+  EXPECT_EQ(late.Take(), nullptr);
+  late.Open();
+  EXPECT_EQ(late.Take(), nullptr);
+}
+
 TEST_F(RunHistoryDir, ARunOfAJobIsFoundByTheJobsId) {
   // As `run` writes it (run/run_meta.h): the job it derived, with this
   // node's rank; `trainvitals runs --job ID` asks for exactly this.

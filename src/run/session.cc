@@ -27,6 +27,7 @@
 #include "views/terminal_row.h"
 
 namespace tv {
+
 namespace fs = std::filesystem;
 
 Session::Session(Config config, std::vector<std::string> command, std::string mode)
@@ -82,7 +83,16 @@ void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup, GpuOpen
   if (config_.out.empty()) PointLatestLink(config_.runs_dir, run_dir_);
   sinks_ = std::make_unique<SinkThread>(exporters_->MakeSinks(
       ExporterContext{run, &meta_, live_row_, judging_.thresholds[Th::kRepeatLine_s]}));
-  sinks_->Start();
+  // The history the run's end indexes into, opened by the sink thread first
+  // while the command runs. Not in a training process (the Python mode),
+  // whose children are forked.
+  std::string history = RunIndexPath(config_.db);
+  if ((mode_ == "run" || mode_ == "attach") && HistoryOpening::Applies(history)) {
+    history_ = std::make_shared<HistoryOpening>(history);
+  }
+  sinks_->Start([history = history_] {
+    if (history) history->Open();
+  });
   AddEvent(EventType::kStart, {{"pid", root_pid}, {"mode", mode_}});
   MarkerSource* marker_source = sources.markers;
   oom_kills_ = sources.oom_kills;
@@ -162,7 +172,8 @@ RunSummary Session::Finish(std::optional<int> exit_code, std::optional<int> exit
   if (config_.report) WriteRunReport(run_dir_, config_.quiet);
   // The run history (trainvitals runs): after summary.json, never failing the run.
   if (written) {
-    IndexFinishedRun(RunIndexPath(config_.db), run_dir_, summary, meta_, judging_.cost_rates);
+    IndexFinishedRun(RunIndexPath(config_.db), run_dir_, summary, meta_, judging_.cost_rates,
+                     history_ ? history_->Take() : nullptr);
   }
   return summary;
 }

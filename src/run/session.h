@@ -24,6 +24,7 @@ namespace tv {
 class AlertActions;
 class Exporters;
 class GpuOpening;
+class HistoryOpening;
 struct JobCgroupView;
 class MarkerEndpoint;
 class OomKillWatch;
@@ -90,7 +91,8 @@ class Session {
   TerminalRow* live_row_ = nullptr;
   std::unique_ptr<SinkThread> sinks_;
   std::unique_ptr<Sampler> sampler_;
-  Sampler* left_behind_ = nullptr;  // its thread is stuck in a source: never freed
+  std::shared_ptr<HistoryOpening> history_;  // opened by the sink thread (run, attach)
+  Sampler* left_behind_ = nullptr;           // its thread is stuck in a source: never freed
   bool finished_ = false;
   static constexpr double kSummaryWait_s = 20;
   // How long the end of a run waits for alert actions still delivering.

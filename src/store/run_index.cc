@@ -99,6 +99,11 @@ class SqliteRunIndex : public RunIndex {
   ~SqliteRunIndex() override { sqlite3_close_v2(db_); }
 
   bool Migrate(std::string* error);
+  bool Moved() override {
+    int moved = 0;
+    return sqlite3_file_control(db_, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK &&
+           moved != 0;
+  }
 
  protected:
   bool Exec(const std::string& sql, const std::vector<SqlValue>& params, const RowFn& row,

@@ -93,6 +93,10 @@ class RunIndex {
   // Runs indexed; none with `*error` on a database error.
   std::optional<int64_t> Count(std::string* error);
 
+  // Whether the file opened is no longer at its path (removed or replaced
+  // since): what is written then is lost. Never for PostgreSQL.
+  virtual bool Moved() { return false; }
+
  protected:
   explicit RunIndex(SqlDialect dialect) : dialect_(dialect) {}
   using RowFn = std::function<void(const SqlRow&)>;
