@@ -104,6 +104,8 @@ void AddCompareCommand(CLI::App& app, Action* action) {
           if (!column.start_t) column.start_t = files.meta.start_t;
           column.summaries.push_back(std::move(files.summary));
         }
+        column.label += fmt::format(" ({} node{})", column.summaries.size(),
+                                    column.summaries.size() == 1 ? "" : "s");
         compared.push_back(std::move(column));
       }
       Comparison comparison = CompareRuns(compared);

@@ -225,7 +225,7 @@ def test_jobs_on_several_nodes_are_one_column_each(tmp_path):
     proc = compare("--job", "41", "--job", "42", "--runs-dir", "shared", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     c = json.loads(proc.stdout)
-    assert [r["label"] for r in c["runs"]] == ["job 41", "job 42"]
+    assert [r["label"] for r in c["runs"]] == ["job 41 (2 nodes)", "job 42 (2 nodes)"]
     assert [[os.path.basename(d) for d in r["run_dirs"]] for r in c["runs"]] == \
         [["node-a", "node-b"]] * 2
     figures = {f["key"]: f["values"] for f in c["figures"]}
@@ -243,7 +243,8 @@ def test_jobs_on_several_nodes_are_one_column_each(tmp_path):
     # A run and a job side by side, in words.
     proc = compare("shared/42/node-a", "--job", "41", "--runs-dir", "shared", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[0].split()[-3:] == ["B:", "job", "41"], proc.stdout
+    assert proc.stdout.splitlines()[0].split()[-5:] == ["B:", "job", "41", "(2", "nodes)"], \
+        proc.stdout
     # A job with no run directory under the root is said.
     proc = compare("--job", "41", "--job", "43", "--runs-dir", "shared", cwd=tmp_path)
     assert proc.returncode == 2 and "no run directory of job 43 under shared" in proc.stderr
