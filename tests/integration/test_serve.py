@@ -443,12 +443,15 @@ def test_a_training_session_in_a_job_is_served_under_that_job(agent, node, tmp_p
         env={**base, "SLURM_JOB_ID": job, "SLURM_JOB_USER": "carol"},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
+        # The row in which a process's first steps show has no rate yet (a rate
+        # takes two readings of its counter): the rows after it have both.
         def stepping():
             s = a.series()
             step = a.value(s, "trainvitals_training_step", job=job)
-            return s if step and step > 0 else None
+            rate = a.value(s, "trainvitals_training_steps_per_second", job=job)
+            return s if step and step > 0 and rate is not None else None
 
-        s = wait_for(stepping, timeout=40, what="the session's steps under its job")
+        s = wait_for(stepping, timeout=40, what="the session's steps and their rate under its job")
         sessions = [dict(ls) for (n, ls), _ in s.items() if n == "trainvitals_job_session_info"
                     and ("job", job) in ls]
         assert len(sessions) == 1 and sessions[0]["run"] == "top_train", sessions
