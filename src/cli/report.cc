@@ -114,11 +114,22 @@ void AddReportCommand(CLI::App& app, Action* action) {
   auto out = std::make_shared<std::string>();
   auto compare = std::make_shared<std::string>();
   auto config_file = std::make_shared<std::string>();
+  auto job = std::make_shared<std::string>();
+  auto runs_dir = std::make_shared<std::string>();
   cmd->add_option("RUN", *runs,
                   RunArgumentHelp("The run") +
-                      "; several: the run directories of one job's nodes, on one page as one job")
-      ->required();
-  cmd->add_option("-o,--out", *out, "The page to write. Default: RUN/report.html (the first RUN)");
+                      "; several: the run directories of one job's nodes, on one page as one job");
+  cmd->add_option("--job", *job,
+                  "One page of every run directory of this job (meta.json's job id: --job-id, "
+                  "SLURM_JOB_ID, ...) under the runs directory, as one job")
+      ->type_name("ID");
+  cmd->add_option("--runs-dir", *runs_dir,
+                  "Where --job looks for its run directories, down to three levels (a shared "
+                  "file system's root); default the config's runs_dir (trainvitals-runs)")
+      ->type_name("DIR");
+  cmd->add_option("-o,--out", *out,
+                  "The page to write. Default: RUN/report.html (the first RUN, the job's first "
+                  "directory)");
   cmd->add_option("--compare", *compare,
                   "A second run (directory or name) overlaid on the charts, aligned by elapsed "
                   "time, its headline figures beside RUN's");
@@ -126,9 +137,10 @@ void AddReportCommand(CLI::App& app, Action* action) {
                   "TOML file to judge and cost the run(s) with instead of their own thresholds "
                   "and rates (meta.json): its [findings] and [cost] tables; the page and stderr "
                   "say which thresholds differ from the run's");
-  cmd->callback([runs, out, compare, config_file, action] {
-    *action = [runs, out, compare, config_file]() {
-      if (runs->size() > 1 && !compare->empty()) {
+  cmd->callback([runs, out, compare, config_file, job, runs_dir, action] {
+    *action = [runs, out, compare, config_file, job, runs_dir]() {
+      if (runs->empty() == job->empty()) throw ConfigError("report: give RUN... or --job ID");
+      if ((runs->size() > 1 || !job->empty()) && !compare->empty()) {
         throw ConfigError(
             "report: --compare overlays one run on another; several RUNs are one job's nodes "
             "(give either)");
@@ -137,13 +149,17 @@ void AddReportCommand(CLI::App& app, Action* action) {
       if (std::string file = ConfigFilePath(*config_file); !file.empty()) {
         ApplyConfigFile(file, config);
       }
-      ReportRequest request;
-      if (runs->size() > 1) {
-        for (const std::string& run : *runs) {
-          request.node_dirs.push_back(ResolveRunDir(run, config.runs_dir));
-        }
+      std::vector<std::string> dirs;
+      if (!job->empty()) {
+        dirs = RunDirsOfJob(*job, runs_dir->empty() ? config.runs_dir : *runs_dir);
       } else {
-        request.run_dir = ResolveRunDir(runs->front(), config.runs_dir);
+        for (const std::string& run : *runs) dirs.push_back(ResolveRunDir(run, config.runs_dir));
+      }
+      ReportRequest request;
+      if (dirs.size() > 1) {
+        request.node_dirs = dirs;
+      } else {
+        request.run_dir = dirs.front();
       }
       if (!compare->empty()) request.compare_dir = ResolveRunDir(*compare, config.runs_dir);
       request.out = *out;

@@ -75,6 +75,8 @@ MISTAKES = [
     (["compare"], "trainvitals: compare: needs at least 2 runs (RUN, --job ID), got 0"),
     (["compare", "a", "b", "--jsn"],
      "trainvitals: compare: unknown option --jsn (did you mean --json?)"),
+    (["report"], "trainvitals: report: give RUN... or --job ID"),
+    (["report", "a", "--job", "j42"], "trainvitals: report: give RUN... or --job ID"),
     (["report", "a", "--comprae", "b"],
      "trainvitals: report: unknown option --comprae (did you mean --compare?)"),
     # top's refresh interval

@@ -55,6 +55,23 @@ def test_a_job_page_draws_each_node_on_one_time_axis_with_the_straggler_named(tm
     assert not any(s[3].startswith("straggler") for s in data["runs"][0]["spans"])
 
 
+def test_a_job_is_found_by_its_id_under_the_shared_root(tmp_path):
+    write_node(tmp_path, "shared/job42/node-a", "gpu-a", "42", {0: 0.02, 1: 0.03})
+    write_node(tmp_path, "shared/job42/node-b", "gpu-b", "42", {2: 0.02, 3: 0.58})
+    write_node(tmp_path, "shared/job43/node-a", "gpu-a", "43", {0: 0.02})
+    p = report("--job", "42", "--runs-dir", "shared", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = tmp_path / "shared" / "job42" / "node-a" / "report.html"
+    assert p.stdout.strip() == str(out.relative_to(tmp_path)) or p.stdout.strip() == str(out)
+    page = out.read_text()
+    assert "<h1>trainvitals report: job 42 — 2 nodes</h1>" in page
+    assert "<th>gpu-a</th><th>gpu-b</th>" in page
+    p = report("--job", "44", "--runs-dir", "shared", cwd=tmp_path)
+    assert p.returncode == 2 and "no run directory of job 44 under shared" in p.stderr
+    p = report("--job", "42", "--runs-dir", "shared", "--compare", "x", cwd=tmp_path)
+    assert p.returncode == 2 and "several RUNs" in p.stderr
+
+
 def test_several_runs_with_compare_is_a_usage_error(tmp_path):
     a = write_node(tmp_path, "job42/node-a", "gpu-a", "42", {0: 0.02})
     b = write_node(tmp_path, "job42/node-b", "gpu-b", "42", {1: 0.02})
