@@ -95,10 +95,7 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
                   "Judge every run directory of this job (meta.json's job id: --job-id, "
                   "SLURM_JOB_ID, ...) under the runs directory as one job")
       ->type_name("ID");
-  cmd->add_option("--runs-dir", *runs_dir,
-                  "Where --job looks for its run directories, down to three levels (a shared "
-                  "file system's root); default the config's runs_dir (trainvitals-runs)")
-      ->type_name("DIR");
+  AddRunsDirOption(cmd, runs_dir.get());
   cmd->add_flag("--json", *json, "Print the verdict as JSON (health, findings)");
   cmd->add_option("--config", *config_file,
                   "TOML file whose [findings] table sets the thresholds to judge with instead "
@@ -114,7 +111,7 @@ void AddAnalyzeCommand(CLI::App& app, Action* action) {
       }
       std::vector<std::string> dirs;
       if (!job->empty()) {
-        dirs = RunDirsOfJob(*job, runs_dir->empty() ? config.runs_dir : *runs_dir);
+        dirs = JobRunDirs(*job, *runs_dir, config);
       } else {
         for (const std::string& run : *runs) dirs.push_back(ResolveRunDir(run, config.runs_dir));
       }

@@ -57,10 +57,7 @@ void AddCompareCommand(CLI::App& app, Action* action) {
                   "together (repeat for each job)")
       ->type_name("ID")
       ->allow_extra_args(false);
-  cmd->add_option("--runs-dir", *runs_dir,
-                  "Where --job looks for its run directories, down to three levels (a shared "
-                  "file system's root); default the config's runs_dir (trainvitals-runs)")
-      ->type_name("DIR");
+  AddRunsDirOption(cmd, runs_dir.get());
   cmd->formatter(std::make_shared<CompareUsage>());
   cmd->add_flag("--json", *json, "Print the comparison as JSON (figures, changes, epochs)");
   cmd->add_option("--config", *config_file,
@@ -98,8 +95,7 @@ void AddCompareCommand(CLI::App& app, Action* action) {
       }
       for (const std::string& job : *jobs) {
         ComparedRun column{"job " + job, {}, std::nullopt, job};
-        for (const std::string& dir :
-             RunDirsOfJob(job, runs_dir->empty() ? config.runs_dir : *runs_dir)) {
+        for (const std::string& dir : JobRunDirs(job, *runs_dir, config)) {
           RunFiles files = read(dir);
           if (!column.start_t) column.start_t = files.meta.start_t;
           column.summaries.push_back(std::move(files.summary));

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "core/size.h"
+#include "run/run_dir.h"
 #include "sources/gpu_source.h"
 
 namespace tv {
@@ -94,6 +95,18 @@ std::string RunArgumentHelp(std::string_view what) {
       "{}: a run directory, its directory's name in trainvitals-runs/ (\"latest\": the newest "
       "run), or a run's --name or script (the newest run of that name)",
       what);
+}
+
+void AddRunsDirOption(CLI::App* cmd, std::string* runs_dir) {
+  cmd->add_option("--runs-dir", *runs_dir,
+                  "Where --job looks for its run directories, down to three levels (a shared "
+                  "file system's root); default the config's runs_dir (trainvitals-runs)")
+      ->type_name("DIR");
+}
+
+std::vector<std::string> JobRunDirs(const std::string& job, const std::string& runs_dir,
+                                    const Config& config) {
+  return RunDirsOfJob(job, runs_dir.empty() ? config.runs_dir : runs_dir);
 }
 
 std::string ConfigFilePath(const std::string& given) {

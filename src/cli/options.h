@@ -33,6 +33,13 @@ std::string ConfigFilePath(const std::string& given);
 // `what` ("The run"): every form ResolveRunDir (run/run_dir.h) takes.
 std::string RunArgumentHelp(std::string_view what);
 
+// --runs-dir DIR: where --job finds a job's run directories (analyze, report, compare).
+void AddRunsDirOption(CLI::App* cmd, std::string* runs_dir);
+// The run directories of job `job` under `runs_dir`, else under the config's
+// runs_dir (RunDirsOfJob: a ConfigError when there is none).
+std::vector<std::string> JobRunDirs(const std::string& job, const std::string& runs_dir,
+                                    const Config& config);
+
 // Checks --gpus against the GPUs the job sees (CUDA_VISIBLE_DEVICES applied).
 // Throws ConfigError naming an index that is not there. Without an NVIDIA
 // driver there is nothing to check against: the run says so and goes on.
