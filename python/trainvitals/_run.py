@@ -22,7 +22,7 @@ import sys
 import threading
 from typing import Dict, List, Optional, Set
 
-from . import _core
+from . import _core, _stacks
 
 SOCKET_ENV = _core.SOCKET_ENV
 RUN_DIR_ENV = _core.RUN_DIR_ENV
@@ -91,6 +91,7 @@ class ProcessRun:
                     client = _core.Client(socket, rank, framework)
                     if client.ok:
                         self.client = client
+                        _stacks.offer(client)
                         if self.session is None and "tensorboard" in options:
                             # Under `run`: the supervisor writes its scalars there too.
                             client.tensorboard_log_dir(os.path.abspath(options["tensorboard"]))

@@ -41,6 +41,14 @@ constexpr auto kEvents = std::to_array<EventTypeDef>({
     {EventType::kTensorboardLogDir, "tensorboard_log_dir", "`pid`, `rank`, `log_dir`",
      "a training process said it writes TensorBoard logs to `log_dir` ([markers.md](markers.md)): "
      "the run writes its system scalars to `log_dir/system` too, or says in one line why not"},
+    {EventType::kStacks, "stacks",
+     "`pid`, `rank`, `reason` (`stalled`, `request`), `request`, `file`, `waits_in`, `state`, "
+     "`frame`, `at`, `code`, `threads`, each where known",
+     "a training process was asked for its Python stacks (the `stalled` finding opened, or "
+     "`trainvitals stacks` asked) and wrote them to `file` in the run directory; `waits_in` says "
+     "where its main thread waits: `collective`, `data-loader`, `lock`, `io`, `sleep`, `running`, "
+     "or `no-answer` (nothing came within 5 s; `state`: `stopped`, `gone`, ...) "
+     "([markers.md](markers.md#stacks))"},
     {EventType::kMarkerMalformed, "marker_malformed", "`message`, `note`",
      "the first datagram that was not a valid marker (later ones are only counted in "
      "`training.markers_malformed`)"},

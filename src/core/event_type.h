@@ -27,6 +27,7 @@ enum class EventType {
   kPhaseBegin,
   kPhaseEnd,
   kTensorboardLogDir,
+  kStacks,
   kMarkerMalformed,
   kEpoch,
   kOomKill,

@@ -13,6 +13,23 @@
 
 namespace tv {
 
+// Where a training process waits, from the Python stacks it wrote when asked
+// (a `stacks` event; docs/markers.md "Stacks").
+struct StackWait {
+  std::string reason;   // why they were asked for: "stalled", "request"
+  std::string request;  // the asker's name for a request (`trainvitals stacks`)
+  std::string file;     // the stacks, relative to the run directory; empty: no answer
+  // What its main thread waits in: "collective", "data-loader", "lock", "io",
+  // "sleep", "running" (in Python code or a native call); "no-answer" when it
+  // wrote nothing in time, with `state` saying what it was ("stopped", "gone").
+  std::string waits_in;
+  std::string state;
+  std::string frame;  // the frame that names it: "all_reduce (torch/distributed/distributed_c10d.py:2501)"
+  std::string at;     // the script's frame leading there: "/job/train.py:12 in main"
+  std::string code;   // that line of the script, trimmed; empty when it could not be read
+  int threads = 0;    // Python threads in the stacks
+};
+
 // One thing a training process said, at the sender's unix time `t`: one of
 // the events.jsonl types a training process speaks for (client_start,
 // client_end, epoch_begin, epoch_end, phase_begin, phase_end,
@@ -45,6 +62,7 @@ struct TrainingEvent {
   std::string exception;
   std::string message;
   std::string log_dir;  // kTensorboardLogDir: an absolute path
+  std::optional<StackWait> stacks;  // kStacks: its stacks, as read when asked
 };
 
 // One training process's step counter, as read this tick.

@@ -1,6 +1,7 @@
 #include "markers/client.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -30,7 +31,8 @@ int RankFromEnvironment() {
 }
 
 MarkerClient::MarkerClient(const std::string& socket_path, int rank, std::string framework)
-    : pid_(static_cast<int>(::getpid())),
+    : socket_path_(socket_path),
+      pid_(static_cast<int>(::getpid())),
       rank_(rank >= 0 ? rank : RankFromEnvironment()),
       framework_(std::move(framework)) {
   sockaddr_un addr{};
@@ -232,6 +234,34 @@ void MarkerClient::Close(std::string exception, std::string message) {
   map_ = nullptr;
   slot_ = nullptr;
   fd_ = -1;
+}
+
+int MarkerClient::FreeStacksSignal() {
+  for (int sig = kStacksSignalMin + 6; sig <= kStacksSignalMax - 4; ++sig) {
+    struct sigaction now {};
+    if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_DFL &&
+        (now.sa_flags & SA_SIGINFO) == 0) {
+      return sig;
+    }
+  }
+  return 0;
+}
+
+bool MarkerClient::OfferStacks(int signal) {
+  if (signal < kStacksSignalMin || signal > kStacksSignalMax) return false;
+  struct sigaction now {};
+  if (::sigaction(signal, nullptr, &now) != 0 || now.sa_handler == SIG_DFL ||
+      now.sa_handler == SIG_IGN) {
+    return false;  // nothing would catch it: never offered
+  }
+  // A training thread in read(2) or a futex when the stacks are asked for
+  // carries on instead of seeing EINTR.
+  now.sa_flags |= SA_RESTART;
+  ::sigaction(signal, &now, nullptr);
+  Marker m;
+  m.type = MarkerType::kStacks;
+  m.signal = signal;
+  return Send(std::move(m));
 }
 
 }  // namespace tv

@@ -123,6 +123,15 @@ class MarkerClient {
   // supervisor adds its system scalars there.
   bool TensorboardLogDir(std::string log_dir);
 
+  // Stacks (docs/markers.md "Stacks"): the file this process writes its
+  // stacks to; the first real-time signal from kStacksSignalMin + 6 that has
+  // no handler (0: none); and the offer, once the caller's handler for
+  // `signal` is installed (Python's faulthandler): makes it restart the
+  // system calls it interrupts (SA_RESTART) and sends the `stacks` marker.
+  std::string stacks_path() const { return StacksPathFor(socket_path_, pid_); }
+  static int FreeStacksSignal();
+  bool OfferStacks(int signal);
+
   // Fills in pid, rank, slot and time, and sends `m`; false when it was dropped.
   bool Send(Marker m);
   uint64_t sent() const { return sent_; }
@@ -133,6 +142,7 @@ class MarkerClient {
   void Close(std::string exception = {}, std::string message = {});
 
  private:
+  std::string socket_path_;
   static uint64_t NowNs();
   void ClaimSlot(const std::string& steps_path);
 

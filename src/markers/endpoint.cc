@@ -91,7 +91,10 @@ MarkerEndpoint::~MarkerEndpoint() {
   if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
   if (!steps_path_.empty()) ::unlink(steps_path_.c_str());
   if (!owner_path_.empty()) ::unlink(owner_path_.c_str());
-  if (!dir_.empty()) ::rmdir(dir_.c_str());
+  if (!dir_.empty()) {
+    RemoveStacksFiles(dir_);
+    ::rmdir(dir_.c_str());
+  }
 }
 
 bool MarkerEndpoint::Receive(std::string* out, uint64_t* client) {
@@ -154,6 +157,16 @@ void MarkerEndpoint::FreeSlot(int index, uint32_t pid) {
 void MarkerEndpoint::SignalRisk(int index, uint32_t seq) {
   if (map_ == nullptr || index < 0 || index >= static_cast<int>(kStepSlots)) return;
   SlotsOf(map_)[index].risk_seq.store(seq, std::memory_order_release);
+}
+
+int MarkerEndpoint::PeerPid(uint64_t client) const {
+  for (const Client& c : clients_) {
+    if (c.id != client) continue;
+    ucred cred{};
+    socklen_t size = sizeof(cred);
+    if (::getsockopt(c.fd, SOL_SOCKET, SO_PEERCRED, &cred, &size) == 0) return cred.pid;
+  }
+  return 0;
 }
 
 }  // namespace tv

@@ -27,6 +27,9 @@ class MarkerEndpoint {
   MarkerEndpoint& operator=(const MarkerEndpoint&) = delete;
 
   const std::string& socket_path() const { return socket_path_; }
+  // The PID of the process at the other end of connection `client` when it
+  // connected (SO_PEERCRED); 0 when the connection is gone.
+  int PeerPid(uint64_t client) const;
 
   // Reads one waiting message into `out`, from any client; false when none is
   // waiting. Accepts new clients and drops those that hung up as it goes.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,8 @@ constexpr std::pair<MarkerType, std::string_view> kTypeNames[] = {
     {MarkerType::kAllocator, "allocator"},
     {MarkerType::kBye, "bye"},
     {MarkerType::kTensorboardLogDir, "tensorboard_log_dir"},
+    {MarkerType::kStacks, "stacks"},
+    {MarkerType::kRequest, "request"},
 };
 
 constexpr AllocatorField kAllocatorFields[] = {
@@ -218,6 +221,27 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
       m->log_dir = dir->get<std::string>();
       return true;
     }
+    case MarkerType::kStacks:
+      if (!j.contains("signal") ||
+          !WholeIn(j, "signal", kStacksSignalMin, kStacksSignalMax, &m->signal, error)) {
+        return Fail(error, fmt::format("stacks needs \"signal\": a real-time signal from {} to {}",
+                                       kStacksSignalMin, kStacksSignalMax));
+      }
+      return true;
+    case MarkerType::kRequest: {
+      auto what = j.find("what");
+      auto id = j.find("id");
+      if (what == j.end() || !what->is_string() || what->get_ref<const std::string&>() != "stacks") {
+        return Fail(error, "request needs \"what\": \"stacks\"");
+      }
+      if (id == j.end() || !id->is_string() || !IsName(id->get_ref<const std::string&>()) ||
+          id->get_ref<const std::string&>().find('/') != std::string::npos) {
+        return Fail(error, "request needs \"id\": a name of letters, digits and -_.");
+      }
+      m->what = what->get<std::string>();
+      m->id = id->get<std::string>();
+      return true;
+    }
   }
   return true;
 }
@@ -226,11 +250,32 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
 
 std::span<const AllocatorField> AllocatorFields() { return kAllocatorFields; }
 
-std::string StepsPathFor(std::string_view socket_path) {
+namespace {
+
+std::string DirOf(std::string_view socket_path) {
   size_t slash = socket_path.rfind('/');
-  std::string dir =
-      slash == std::string_view::npos ? "." : std::string(socket_path.substr(0, slash));
-  return dir + "/" + kStepsFileName;
+  return slash == std::string_view::npos ? "." : std::string(socket_path.substr(0, slash));
+}
+
+constexpr std::string_view kStacksPrefix = "stacks-";
+
+}  // namespace
+
+std::string StepsPathFor(std::string_view socket_path) {
+  return DirOf(socket_path) + "/" + kStepsFileName;
+}
+
+std::string StacksPathFor(std::string_view socket_path, int pid) {
+  return fmt::format("{}/{}{}", DirOf(socket_path), kStacksPrefix, pid);
+}
+
+void RemoveStacksFiles(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().filename().string().starts_with(kStacksPrefix)) {
+      std::filesystem::remove(entry.path(), ec);
+    }
+  }
 }
 
 std::string_view MarkerTypeName(MarkerType type) {
@@ -261,6 +306,10 @@ std::string EncodeMarker(const Marker& m) {
     out += ",\"framework\":" + nlohmann::json(m.framework).dump();
   }
   if (!m.log_dir.empty()) out += ",\"log_dir\":" + nlohmann::json(m.log_dir).dump();
+  if (m.type == MarkerType::kStacks) fmt::format_to(std::back_inserter(out), R"(,"signal":{})", m.signal);
+  if (m.type == MarkerType::kRequest) {
+    out += ",\"what\":" + nlohmann::json(m.what).dump() + ",\"id\":" + nlohmann::json(m.id).dump();
+  }
   if (!m.exception.empty()) {
     out +=
         ",\"exception\":" +

@@ -107,6 +107,10 @@ inline StepSlot* SlotsOf(void* mapped) {
 
 // The steps file beside a marker socket path.
 std::string StepsPathFor(std::string_view socket_path);
+// The file beside a marker socket path where process `pid` writes its stacks.
+std::string StacksPathFor(std::string_view socket_path, int pid);
+// Removes the stacks files from a marker directory.
+void RemoveStacksFiles(const std::string& dir);
 
 enum class MarkerType {
   kHello,
@@ -117,7 +121,13 @@ enum class MarkerType {
   kScalars,
   kAllocator,
   kBye,
-  kTensorboardLogDir  // "tensorboard_log_dir": the process writes TensorBoard logs to log_dir
+  kTensorboardLogDir,  // "tensorboard_log_dir": the process writes TensorBoard logs to log_dir
+  // "stacks": the process writes its threads' Python stacks to the file
+  // stacks-<pid> beside the socket when it receives `signal` (a real-time one).
+  kStacks,
+  // "request": `trainvitals stacks` asks the listener for every training
+  // process's stacks now (`what` "stacks"), naming its request `id`.
+  kRequest
 };
 
 std::string_view MarkerTypeName(MarkerType type);
@@ -170,7 +180,15 @@ struct Marker {
   std::vector<std::pair<std::string, double>> scalars;
   std::vector<AllocatorFigures> allocator;
   std::string log_dir;  // tensorboard_log_dir: an absolute path
+  int signal = 0;       // stacks: the real-time signal that asks for them
+  std::string what;     // request: "stacks"
+  std::string id;       // request: the asker's name for it (letters, digits, -_.)
 };
+
+// The real-time signals a process may offer for its stacks (SIGRTMIN as the C
+// library leaves it to programs, to SIGRTMAX on Linux).
+inline constexpr int kStacksSignalMin = 34;
+inline constexpr int kStacksSignalMax = 64;
 
 // Encodes `m` as one datagram (compact JSON, "v" first).
 std::string EncodeMarker(const Marker& m);

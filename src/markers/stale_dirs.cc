@@ -79,6 +79,7 @@ int RemoveStaleMarkerDirs(const std::string& tmp_dir) {
     for (const char* file : {kMarkerSocketName, kStepsFileName, kOwnerFileName}) {
       ::unlink((entry.path() / file).c_str());
     }
+    RemoveStacksFiles(entry.path().string());
     if (::rmdir(entry.path().c_str()) == 0) ++removed;
   }
   return removed;

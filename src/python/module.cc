@@ -232,6 +232,11 @@ PYBIND11_MODULE(_core, m) {
       .def("phase_end", &MarkerClient::PhaseEnd, "phase"_a)
       .def("scalars", &MarkerClient::Scalars, "values"_a)
       .def("tensorboard_log_dir", &MarkerClient::TensorboardLogDir, "log_dir"_a)
+      .def_property_readonly("stacks_path", &MarkerClient::stacks_path)
+      .def_static("free_stacks_signal", &MarkerClient::FreeStacksSignal,
+                  "A real-time signal with no handler for the stacks; 0 when none.")
+      .def("offer_stacks", &MarkerClient::OfferStacks, "signal"_a,
+           "Says that `signal` (its handler installed) writes the stacks to stacks_path.")
       .def(
           "allocator",
           [](MarkerClient& c, const py::list& devices) {

@@ -105,13 +105,17 @@ void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup, GpuOpen
   observers_.alerts = std::make_unique<AlertsObserver>(judging_.alert_rules, config_.interval_s);
   if (marker_source != nullptr) {
     // The back-channel (docs/markers.md): each memory risk the analysis opens
-    // goes to every training process, and a rule with `stop = true` asks them
-    // to stop. All run on the sampler thread; the sampler owns the source and
+    // goes to every training process, a rule with `stop = true` asks them to
+    // stop, and a stall asks them for their stacks. All run on the sampler thread; the sampler owns the source and
     // outlives every call of the handlers.
     observers_.findings->set_risk_handler(
         [marker_source](const MemoryRisk& risk) { marker_source->PublishRisk(risk); });
     observers_.alerts->set_stop_handler(
         [marker_source](const AlertRule& rule) { marker_source->RequestStop(rule.name); });
+    // A stalled job: where each process waits, from its Python stacks.
+    observers_.findings->set_open_handler([marker_source](FindingId id, const FindingSubject&) {
+      if (id == FindingId::kStalled) marker_source->RequestStacks("stalled");
+    });
   }
   // Reports come from the actions' threads: the sink thread takes them.
   alert_actions_ = StartAlertDelivery(

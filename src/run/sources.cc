@@ -91,7 +91,7 @@ RunSources MakeSources(const Config& config, int root_pid, const std::string& ru
       }
       case Stage::kMarkers:
         if (markers != nullptr) {
-          auto source = std::make_unique<MarkerSource>(markers);
+          auto source = std::make_unique<MarkerSource>(markers, run_dir);
           out.markers = source.get();
           Add(stage, std::move(source), &out);
         } else {

@@ -67,6 +67,8 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
       break;
     case MarkerType::kScalars:
     case MarkerType::kAllocator:
+    case MarkerType::kStacks:
+    case MarkerType::kRequest:
       return false;
   }
   e->pid = m.pid;
@@ -131,6 +133,7 @@ void MarkerSource::Warn(const char* kind, std::string message) {
 void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
   TrainingSample& t = out->training;
   Drain(out->t, &t);
+  stacks_.Poll(out->t, &t.events);
   if (malformed_ > 0) t.markers_malformed = static_cast<double>(malformed_);
   ReadSlots(tick.mono_s, &t);
   SignalRisk();
@@ -178,6 +181,16 @@ void MarkerSource::Drain(double now, TrainingSample* t) {
       if (malformed_++ == 0) t->malformed_error = error;
       continue;
     }
+    if (m->type == MarkerType::kRequest) {  // `trainvitals stacks`: no training process
+      stacks_.Request("request", m->id);
+      continue;
+    }
+    if (m->type == MarkerType::kStacks) {
+      // Only the process at the other end is ever signalled, whatever pid it says.
+      int peer = endpoint_->PeerPid(client);
+      if (peer == m->pid) stacks_.Offer(peer, m->rank, m->signal);
+      continue;
+    }
     connections_.try_emplace(client, m->pid, m->slot);
     pending_.push_back(std::move(*m));
   }
@@ -197,7 +210,10 @@ void MarkerSource::Drain(double now, TrainingSample* t) {
       }
       t->events.push_back(std::move(e));
     }
-    if (m.type == MarkerType::kBye) Retire(m.slot, m.pid);
+    if (m.type == MarkerType::kBye) {
+      Retire(m.slot, m.pid);
+      stacks_.Forget(m.pid);
+    }
     std::string_view after = CurrentPhase();
     if (after == before) continue;
     bool began = m.type == MarkerType::kPhaseBegin && after == m.phase;
@@ -230,6 +246,7 @@ void MarkerSource::HangUp(uint64_t client, double now, TrainingSample* t) {
     if (after != before) t->phase_changes.push_back({now, std::string(after), false});
   }
   Retire(slot, pid);
+  stacks_.Forget(pid);
 }
 
 bool MarkerSource::MakeRoom() {
@@ -305,6 +322,8 @@ bool MarkerSource::Apply(const Marker& m) {
       p.allocator.clear();
       break;
     case MarkerType::kTensorboardLogDir:
+    case MarkerType::kStacks:
+    case MarkerType::kRequest:
       break;
   }
   return true;

@@ -20,6 +20,10 @@
 // alert's request to stop the same way; once sent it stays the latest record,
 // so a process that reads late, or starts later, stops too.
 //
+// Stacks: a process that offers its Python stacks (a `stacks` marker) is
+// asked for them when RequestStacks() is called (the `stalled` finding) or a
+// `request` marker comes (`trainvitals stacks`); see stack_capture.h.
+//
 // Thread safety: Read and Flush on the sampler thread; PublishRisk and
 // RequestStop on the sampler thread too (the findings' risk handler, the
 // alerts' stop handler), or on the controlling thread once the sampler
@@ -34,6 +38,7 @@
 #include "core/source.h"
 #include "markers/endpoint.h"
 #include "sources/data_wait.h"
+#include "sources/stack_capture.h"
 
 namespace tv {
 
@@ -45,7 +50,9 @@ class MarkerSource final : public Source {
   static constexpr size_t kMaxScalars = 256;
   static constexpr size_t kMaxOpenPhases = 16;
 
-  explicit MarkerSource(MarkerEndpoint* endpoint) : endpoint_(endpoint) {}
+  // `run_dir`: where the processes' stacks go when asked for (stack_capture.h).
+  explicit MarkerSource(MarkerEndpoint* endpoint, std::string run_dir = "")
+      : endpoint_(endpoint), stacks_(endpoint->socket_path(), std::move(run_dir)) {}
   std::string_view name() const override { return "markers"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
   bool Flush(Sample* out) override;
@@ -59,6 +66,10 @@ class MarkerSource final : public Source {
   void RequestStop(std::string_view alert);
   // The alert whose request to stop was sent; empty while none was.
   std::string stop_requested_by() const;
+  // Asks every training process that offers its stacks for them (`reason`:
+  // "stalled"); their `stacks` events come at a later Read. On the sampler
+  // thread only.
+  bool RequestStacks(std::string_view reason) { return stacks_.Request(reason, ""); }
 
  private:
   // What one training process has said so far.
@@ -121,6 +132,7 @@ class MarkerSource final : public Source {
   mutable std::mutex risk_mu_;
   uint32_t risk_seq_ = 0;   // the latest risk's number; 0: none yet (risk_mu_)
   std::string stop_alert_;  // the alert that asked to stop; empty: none yet (risk_mu_)
+  StackCapture stacks_;
 };
 
 }  // namespace tv

@@ -18,6 +18,7 @@ bool IsMarkerEvent(EventType type) {
     case EventType::kPhaseBegin:
     case EventType::kPhaseEnd:
     case EventType::kTensorboardLogDir:
+    case EventType::kStacks:
       return true;
     default:
       return false;
@@ -35,6 +36,16 @@ nlohmann::ordered_json MarkerEventFields(const TrainingEvent& m) {
   if (!m.framework.empty()) fields["framework"] = m.framework;
   if (!m.log_dir.empty()) fields["log_dir"] = m.log_dir;
   if (!m.exception.empty()) fields["exception"] = m.exception, fields["message"] = m.message;
+  if (m.stacks) {
+    const StackWait& w = *m.stacks;
+    for (const auto& [key, value] :
+         {std::pair{"reason", &w.reason}, {"request", &w.request}, {"file", &w.file},
+          {"waits_in", &w.waits_in}, {"state", &w.state}, {"frame", &w.frame}, {"at", &w.at},
+          {"code", &w.code}}) {
+      if (!value->empty()) fields[key] = *value;
+    }
+    if (w.threads > 0) fields["threads"] = w.threads;
+  }
   return fields;
 }
 
@@ -81,6 +92,18 @@ TrainingEvent Read(EventType kind, double t, const Json& e) {
   m.log_dir = text("log_dir");
   m.exception = text("exception");
   m.message = text("message");
+  if (kind == EventType::kStacks) {
+    StackWait& w = m.stacks.emplace();
+    w.reason = text("reason");
+    w.request = text("request");
+    w.file = text("file");
+    w.waits_in = text("waits_in");
+    w.state = text("state");
+    w.frame = text("frame");
+    w.at = text("at");
+    w.code = text("code");
+    w.threads = whole("threads", 0);
+  }
   return m;
 }
 

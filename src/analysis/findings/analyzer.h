@@ -69,6 +69,8 @@ class Analyzer {
   // The memory risks opened since the last call (leaks, OOM forecasts), for
   // the training processes.
   std::vector<MemoryRisk> TakeRisks() { return log_.TakeRisks(); }
+  // The findings opened since the last call.
+  std::vector<std::pair<FindingId, FindingSubject>> TakeOpened() { return log_.TakeOpened(); }
   // Each memory figure's trend: its floors, growth per hour (and per epoch)
   // with a confidence, and whether it is a leak or not enough evidence yet.
   std::vector<MemoryTrendRecord> MemoryTrends() const { return rules_.memory->Trends(); }

@@ -19,8 +19,18 @@ int FindingLog::Open(FindingId id, double t, Framework framework, const FindingS
                   .advice = {std::move(advice)}};
   events->push_back(
       Event{t, EventType::kFindingOpen, FindingEventFields(EventType::kFindingOpen, r)});
+  opened_.emplace_back(id, r.subject);
   records_.push_back(LoggedFinding{id, std::move(r)});
   return index;
+}
+
+void FindingLog::Amend(int index, const Evidence& evidence, std::string message,
+                       std::string advice) {
+  if (index < 0 || static_cast<size_t>(index) >= records_.size()) return;
+  FindingRecord& r = records_[static_cast<size_t>(index)].record;
+  for (const auto& [name, value] : evidence.entries()) r.evidence[name] = value;
+  r.message = std::move(message);
+  if (!advice.empty()) r.advice = {std::move(advice)};
 }
 
 void FindingLog::Close(int index, double t, std::vector<Event>* events) {

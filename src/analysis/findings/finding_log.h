@@ -54,6 +54,18 @@ class FindingLog {
   // Whether `id` applies but has not been judged yet.
   bool Waiting(FindingId id) const { return judge_[static_cast<size_t>(id)] == 1; }
 
+  // Adds `evidence` to the finding at `index` (replacing entries of the same
+  // name), makes `message` its message and, when not empty, `advice` its
+  // advice: what was learnt after it opened (the stacks of a stalled
+  // process). Its finding_open event stays as it was.
+  void Amend(int index, const Evidence& evidence, std::string message, std::string advice);
+
+  // The findings opened since the last call, for what acts on them (the
+  // stacks of a stalled job).
+  std::vector<std::pair<FindingId, FindingSubject>> TakeOpened() {
+    return std::exchange(opened_, {});
+  }
+
   void AddRisk(const MemoryRisk& risk) { risks_.push_back(risk); }
   std::vector<MemoryRisk> TakeRisks() { return std::exchange(risks_, {}); }
 
@@ -71,6 +83,7 @@ class FindingLog {
   std::vector<LoggedFinding> records_;
   std::array<uint8_t, kFindingCount> judge_{};  // bit 0: applies; bit 1: judged
   std::vector<MemoryRisk> risks_;
+  std::vector<std::pair<FindingId, FindingSubject>> opened_;
 };
 
 }  // namespace tv

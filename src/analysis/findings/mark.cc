@@ -20,6 +20,7 @@ bool MarkFromTrainingEvent(const TrainingEvent& e, Mark* m) {
   m->framework = e.framework;
   m->exception = e.exception;
   m->message = e.message;
+  m->stacks = e.stacks;
   return true;
 }
 

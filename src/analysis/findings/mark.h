@@ -18,7 +18,7 @@ namespace tv {
 inline constexpr double kMarkHold_s = 0.5;
 
 struct Mark {
-  // client_start, client_end, epoch_begin, epoch_end, phase_begin or phase_end
+  // client_start, client_end, epoch_begin, epoch_end, phase_begin, phase_end or stacks
   EventType type = EventType::kClientStart;
   double t = 0;
   int pid = 0;
@@ -30,6 +30,7 @@ struct Mark {
   std::optional<int64_t> call;            // epoch_begin: the framework call (1, 2, ...)
   std::string exception;  // client_end: what the process died of ("OutOfMemoryError")
   std::string message;
+  std::optional<StackWait> stacks;  // stacks: where the process waits
 };
 // The mark a training event is (client start and end, epoch and phase
 // boundaries); false for the others.

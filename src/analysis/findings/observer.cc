@@ -39,6 +39,9 @@ void FindingsObserver::OnRow(Row* row, std::vector<Event>* events) {
   for (const MemoryRisk& risk : analyzer_.TakeRisks()) {
     if (on_risk_) on_risk_(risk);
   }
+  for (const auto& [id, subject] : analyzer_.TakeOpened()) {
+    if (on_open_) on_open_(id, subject);
+  }
   r.health_score = analyzer_.HealthScore();
   analyzer_.FindingStates(&r.findings);
   analyzer_.NotJudged(&r.not_judged);

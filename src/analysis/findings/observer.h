@@ -36,6 +36,11 @@ class FindingsObserver final : public SampleObserver, public SummaryPart {
   void set_risk_handler(std::function<void(const MemoryRisk&)> handler) {
     on_risk_ = std::move(handler);
   }
+  // Called on the sampler thread with each finding as it opens (the stacks
+  // of a stalled job are asked for then).
+  void set_open_handler(std::function<void(FindingId, const FindingSubject&)> handler) {
+    on_open_ = std::move(handler);
+  }
 
  private:
   // Hands the analyzer the marks up to `until_t`, in time order.
@@ -45,6 +50,7 @@ class FindingsObserver final : public SampleObserver, public SummaryPart {
   std::vector<Mark> pending_;
   Frame frame_;
   std::function<void(const MemoryRisk&)> on_risk_;
+  std::function<void(FindingId, const FindingSubject&)> on_open_;
   std::optional<JobEnd> job_end_;
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analysis/findings/format.h"
+#include "analysis/findings/stall_stacks.h"
 #include "analysis/findings/window.h"
 
 namespace tv {
@@ -13,8 +14,35 @@ constexpr size_t kStepTimes = 64;  // step-time estimates kept for the median
 
 }  // namespace
 
-void ProgressRule::OnMark(const Mark& m, RuleContext& /*cx*/) {
-  if (m.type == EventType::kClientEnd) rank_steps_.erase(m.pid);
+void ProgressRule::OnMark(const Mark& m, RuleContext& cx) {
+  if (m.type == EventType::kClientEnd) {
+    rank_steps_.erase(m.pid);
+    waits_.erase(m.pid);
+  }
+  if (m.type == EventType::kStacks && m.stacks) AddStacks(m, cx);
+}
+
+void ProgressRule::AddStacks(const Mark& m, RuleContext& cx) {
+  waits_[m.pid] = Waits{m.rank, *m.stacks};
+  // A rank in a collective names the others: each open finding says it again.
+  for (auto& [pid, s] : rank_steps_) {
+    if (s.stalled.open() && waits_.contains(pid)) Amend(s, pid, cx);
+  }
+  if (job_steps_.stalled.open()) {
+    const FindingRecord& r = cx.log().records()[static_cast<size_t>(job_steps_.stalled.record)].record;
+    int pid = r.subject.pid.value_or(m.pid);
+    if (waits_.contains(pid)) Amend(job_steps_, pid, cx);
+  }
+}
+
+void ProgressRule::Amend(StepState& s, int pid, RuleContext& cx) {
+  const StackWait& w = waits_[pid].wait;
+  std::vector<std::pair<int, StackWait>> others;
+  for (const auto& [other, o] : waits_) {
+    if (other != pid) others.emplace_back(o.rank, o.wait);
+  }
+  cx.Amend(s.stalled, StackEvidence(w), s.message + StackSentence(w),
+           StackAdvice(w, cx.run.framework, pid, others));
 }
 
 bool ProgressRule::StalledNow() const {
@@ -109,6 +137,7 @@ void ProgressRule::JudgeStep(StepState& s, std::optional<double> steps,
   int pid = process ? subject.pid.value_or(0) : 0;
   o.advice = StalledAdvice(cx.run.framework, pid,
                            cx.run.clients.size() > 1 || (process && subject.rank.has_value()));
+  s.message = o.message;
   cx.Open(FindingId::kStalled, s.stalled, f.t, subject, std::move(o));
 }
 

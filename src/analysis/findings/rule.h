@@ -34,6 +34,11 @@ class RuleContext {
   void Open(FindingId id, Tracker& tracker, double t, const FindingSubject& subject,
             Opening opening);
   void Close(Tracker& tracker, double t);
+  // What was learnt after the finding of `tracker` opened (finding_log.h).
+  void Amend(const Tracker& tracker, const Evidence& evidence, std::string message,
+             std::string advice) {
+    if (tracker.open()) log_.Amend(tracker.record, evidence, std::move(message), std::move(advice));
+  }
   // The rule of `id` applies to this run / has had the evidence to judge it
   // (for `not_judged`).
   void Want(FindingId id) { log_.Want(id); }
