@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   tv::AddPickCommand(app, &action);
   tv::AddTopCommand(app, &action);
   tv::AddServeCommand(app, &action);
+  tv::AddStacksCommand(app, &action);
   tv::AddDocsCommand(app, &action);
   try {
     app.parse(parsed_argc, argv);

@@ -264,4 +264,26 @@ bool MarkerClient::OfferStacks(int signal) {
   return Send(std::move(m));
 }
 
+bool SendMarker(const std::string& socket_path, const Marker& m, std::string* error) {
+  sockaddr_un addr{};
+  if (socket_path.empty() || socket_path.size() >= sizeof(addr.sun_path)) {
+    *error = fmt::format("marker socket path '{}' is empty or too long", socket_path);
+    return false;
+  }
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, socket_path.data(), socket_path.size());
+  int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    *error = fmt::format("socket: {}", std::strerror(errno));
+    return false;
+  }
+  std::string datagram = EncodeMarker(m);
+  bool sent = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+              ::send(fd, datagram.data(), datagram.size(), MSG_NOSIGNAL) ==
+                  static_cast<ssize_t>(datagram.size());
+  if (!sent) *error = fmt::format("cannot reach {}: {}", socket_path, std::strerror(errno));
+  ::close(fd);
+  return sent;
+}
+
 }  // namespace tv

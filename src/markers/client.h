@@ -176,4 +176,9 @@ class MarkerClient {
 // The rank the environment gives this process (RANK, else PADDLE_TRAINER_ID), or -1.
 int RankFromEnvironment();
 
+// Sends `m` alone on a connection of its own to the socket at `socket_path`
+// (`trainvitals stacks`'s request: no step slot, no hello); false with
+// `error` set when it could not.
+bool SendMarker(const std::string& socket_path, const Marker& m, std::string* error);
+
 }  // namespace tv

@@ -60,8 +60,9 @@ std::string Session::marker_socket() const {
 
 LiveIdentity Session::Identity(int root_pid) const {
   std::string name = config_.name.empty() ? DefaultRunName(command_) : config_.name;
-  return LiveIdentity{::getpid(), root_pid, mode_,       std::move(name),
-                      command_,   run_dir_, start_wall_, config_.interval_s};
+  return LiveIdentity{::getpid(), root_pid,    mode_,
+                      std::move(name), command_, run_dir_,
+                      start_wall_,     config_.interval_s, markers_ ? markers_->socket_path() : ""};
 }
 
 void Session::Start(int root_pid, const JobCgroupView* cgroup, GpuOpening* gpus) {

@@ -31,6 +31,7 @@ std::string LiveHeadText(const LiveIdentity& identity) {
       {"start_t", identity.start_t},
       {"interval_s", identity.interval_s},
   };
+  if (!identity.socket.empty()) head["socket"] = identity.socket;
   std::string text = JsonText(head);
   text.pop_back();  // the closing brace: the live members follow
   return text;
@@ -83,6 +84,7 @@ Status LiveFromJson(const Json& j, LiveRecord* out) {
   f.Text("run_dir", &id.run_dir);
   f.Number("start_t", &id.start_t);
   f.Number("interval_s", &id.interval_s);
+  f.Text("socket", &id.socket);
   f.Number("health_score", &out->health_score);
   f.Objects("findings", [&](RecordFields<Json>& e) {
     std::string id, severity;

@@ -34,6 +34,7 @@ struct LiveIdentity {
   std::string run_dir;
   double start_t = 0;  // unix seconds
   double interval_s = 1;
+  std::string socket;  // its marker socket (`trainvitals stacks` asks through it); empty: none
 };
 
 struct LiveRecord {
