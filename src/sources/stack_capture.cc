@@ -149,6 +149,11 @@ void StackCapture::Forget(int pid) {
 bool StackCapture::Request(std::string_view reason, std::string_view id) {
   if (targets_.empty()) return false;
   if (reason == "stalled" && stalled_captures_ >= kMaxStalledCaptures) return false;
+  // Ranks stalled together open one after another: one capture has them all.
+  auto same = [reason](const Capture& c) { return reason == "stalled" && c.reason == reason; };
+  if ((current_ && same(*current_)) || std::any_of(queued_.begin(), queued_.end(), same)) {
+    return true;
+  }
   if (current_ && queued_.size() >= kMaxQueued) return false;
   if (reason == "stalled") ++stalled_captures_;
   Capture c{std::string(reason), std::string(id), {}, std::nullopt};

@@ -42,7 +42,8 @@ class StackCapture {
   // It is gone (said bye, or its connection hung up).
   void Forget(int pid);
   // Asks every process that offered for its stacks, now or after the capture
-  // under way; `reason` "stalled" or "request" (with the asker's `id`). False
+  // under way; `reason` "stalled" or "request" (with the asker's `id`). A
+  // stall while a capture for one is under way or waiting joins it. False
   // when nothing will be asked (none offered, or the limits above).
   bool Request(std::string_view reason, std::string_view id);
   // Reads the answers; appends the `stacks` events of a capture that is done.

@@ -63,7 +63,8 @@ std::string StackAdvice(const StackWait& w, Framework framework, int pid,
                                                        o.at.empty() ? o.frame : o.at));
     }
     std::string timeout =
-        framework == Framework::kTorch || framework == Framework::kLightning
+        framework == Framework::kTorch || framework == Framework::kLightning ||
+                w.frame.find("torch/distributed/") != std::string::npos
             ? "Set `TORCH_NCCL_ASYNC_ERROR_HANDLING=1` and a `timeout=` in "
               "`init_process_group` so a lost rank fails instead of hanging."
             : "Set your launcher's collective timeout so a lost rank fails instead of hanging.";
