@@ -249,5 +249,34 @@ TEST(MarkerProtocol, TensorboardLogDirCarriesAnAbsolutePath) {
   EXPECT_FALSE(ParseMarker(R"({"v":1,"type":"tensorboard_log_dir","t":1})", &error));
 }
 
+TEST(MarkerProtocol, StacksOfferAndRequestRoundTripAndAreChecked) {
+  Marker offer;
+  offer.type = MarkerType::kStacks;
+  offer.pid = 7;
+  offer.t = 1;
+  offer.signal = 40;
+  std::string error;
+  auto back = ParseMarker(EncodeMarker(offer), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->type, MarkerType::kStacks);
+  EXPECT_EQ(back->signal, 40);
+  Marker ask;
+  ask.type = MarkerType::kRequest;
+  ask.t = 1;
+  ask.what = "stacks";
+  ask.id = "123-456";
+  back = ParseMarker(EncodeMarker(ask), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->what, "stacks");
+  EXPECT_EQ(back->id, "123-456");
+  // SIGKILL, SIGTERM: never a signal the monitor sends.
+  for (const char* bad : {R"({"v":1,"type":"stacks","pid":1,"t":1,"signal":9})",
+                          R"({"v":1,"type":"stacks","pid":1,"t":1})",
+                          R"({"v":1,"type":"request","pid":1,"t":1,"what":"stacks","id":"../x"})",
+                          R"({"v":1,"type":"request","pid":1,"t":1,"what":"rm","id":"a"})"}) {
+    EXPECT_FALSE(ParseMarker(bad, &error)) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace tv::protocol_test

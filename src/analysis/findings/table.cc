@@ -154,10 +154,12 @@ constexpr FindingDef kFindings[] = {
     {F::kStalled, "stalled",
      "A training process that was stepping makes no step for {stalled_s} or {stalled_factor}× "
      "its median step time, whichever is longer, while it lives and outside evaluation.",
-     "The training stopped making progress. One process: the finding names its PID and the "
-     "command that shows where it waits (`py-spy dump --pid PID`). Several ranks: a "
-     "collective waits for a rank that stopped; the finding says how to make a lost rank fail "
-     "instead of hanging.",
+     "The training stopped making progress. Each training process that offers its Python "
+     "stacks (the Python package's callbacks and monitor() do) writes them to the run "
+     "directory's `stacks/`, and the finding names the place each waits: a collective (with "
+     "where the other ranks are, and how to make a lost rank fail instead of hanging), its "
+     "data loader, a lock, I/O, a sleep or running code, with advice for that place. Without "
+     "stacks it names the command that shows them (`py-spy dump --pid PID`).",
      "", "", "", ""},
     {F::kSlowStart, "slow-start",
      "A training process connected but no first step comes within {slow_start_s}.",
