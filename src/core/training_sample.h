@@ -24,10 +24,11 @@ struct StackWait {
   // wrote nothing in time, with `state` saying what it was ("stopped", "gone").
   std::string waits_in;
   std::string state;
-  std::string frame;  // the frame that names it: "all_reduce (torch/distributed/distributed_c10d.py:2501)"
-  std::string at;     // the script's frame leading there: "/job/train.py:12 in main"
-  std::string code;   // that line of the script, trimmed; empty when it could not be read
-  int threads = 0;    // Python threads in the stacks
+  std::string
+      frame;  // the frame that names it: "all_reduce (torch/distributed/distributed_c10d.py:2501)"
+  std::string at;    // the script's frame leading there: "/job/train.py:12 in main"
+  std::string code;  // that line of the script, trimmed; empty when it could not be read
+  int threads = 0;   // Python threads in the stacks
 };
 
 // One thing a training process said, at the sender's unix time `t`: one of
@@ -61,7 +62,7 @@ struct TrainingEvent {
   // "ValueError", and the first line of its message); empty when it ends normally.
   std::string exception;
   std::string message;
-  std::string log_dir;  // kTensorboardLogDir: an absolute path
+  std::string log_dir;              // kTensorboardLogDir: an absolute path
   std::optional<StackWait> stacks;  // kStacks: its stacks, as read when asked
 };
 

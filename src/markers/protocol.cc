@@ -231,7 +231,8 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
     case MarkerType::kRequest: {
       auto what = j.find("what");
       auto id = j.find("id");
-      if (what == j.end() || !what->is_string() || what->get_ref<const std::string&>() != "stacks") {
+      if (what == j.end() || !what->is_string() ||
+          what->get_ref<const std::string&>() != "stacks") {
         return Fail(error, "request needs \"what\": \"stacks\"");
       }
       if (id == j.end() || !id->is_string() || !IsName(id->get_ref<const std::string&>()) ||
@@ -306,7 +307,8 @@ std::string EncodeMarker(const Marker& m) {
     out += ",\"framework\":" + nlohmann::json(m.framework).dump();
   }
   if (!m.log_dir.empty()) out += ",\"log_dir\":" + nlohmann::json(m.log_dir).dump();
-  if (m.type == MarkerType::kStacks) fmt::format_to(std::back_inserter(out), R"(,"signal":{})", m.signal);
+  if (m.type == MarkerType::kStacks)
+    fmt::format_to(std::back_inserter(out), R"(,"signal":{})", m.signal);
   if (m.type == MarkerType::kRequest) {
     out += ",\"what\":" + nlohmann::json(m.what).dump() + ",\"id\":" + nlohmann::json(m.id).dump();
   }

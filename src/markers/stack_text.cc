@@ -22,10 +22,9 @@ constexpr Place kWholeStack[] = {
      {"/torch/distributed/", "/paddle/distributed/", "/horovod/", "/deepspeed/comm/",
       "/tensorflow/python/distribute/", "/torch/_C/_distributed"}},
     {"data-loader",
-     {"/torch/utils/data/", "/paddle/io/", "/paddle/fluid/reader.py",
-      "/paddle/fluid/dataloader/", "/tensorflow/python/data/",
-      "/keras/src/trainers/data_adapters/", "/lightning/pytorch/loops/fetchers.py",
-      "/pytorch_lightning/loops/fetchers.py"}},
+     {"/torch/utils/data/", "/paddle/io/", "/paddle/fluid/reader.py", "/paddle/fluid/dataloader/",
+      "/tensorflow/python/data/", "/keras/src/trainers/data_adapters/",
+      "/lightning/pytorch/loops/fetchers.py", "/pytorch_lightning/loops/fetchers.py"}},
 };
 
 // Searched in the innermost frame only: the standard library's waits.
@@ -57,7 +56,8 @@ bool Contains(std::string_view s, std::string_view part) {
 
 template <size_t N>
 bool AnyIn(std::string_view s, const std::array<std::string_view, N>& parts) {
-  return std::any_of(parts.begin(), parts.end(), [&](std::string_view p) { return Contains(s, p); });
+  return std::any_of(parts.begin(), parts.end(),
+                     [&](std::string_view p) { return Contains(s, p); });
 }
 
 // The standard library or an installed package, not the user's script.
@@ -175,9 +175,8 @@ StackWait WhereItWaits(const std::vector<StackThread>& threads, const SourceLine
   }
   // The innermost frame calls into C: its line says what it called.
   bool inner_is_script = script == frames.begin();
-  std::string called = inner_is_script || !source_line
-                           ? w.code
-                           : Trimmed(source_line(inner.file, inner.line));
+  std::string called =
+      inner_is_script || !source_line ? w.code : Trimmed(source_line(inner.file, inner.line));
   std::string lower(called);
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

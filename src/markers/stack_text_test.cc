@@ -52,23 +52,22 @@ TEST(StackText, TheMainThreadIsTheOneRunningTheModuleWhicheverWroteThem) {
 }
 
 TEST(StackText, ACollectiveOrALoaderAnywhereInTheStackNamesIt) {
-  std::string collective = "Current thread 0x1 (most recent call first):\n" +
-                           Frame(std::string(kLib) + "torch/distributed/distributed_c10d.py",
-                                 2501, "all_reduce") +
-                           Frame(std::string(kLib) + "torch/distributed/c10d_logger.py", 83,
-                                 "wrapper") +
-                           Frame("/job/train.py", 40, "<module>");
+  std::string collective =
+      "Current thread 0x1 (most recent call first):\n" +
+      Frame(std::string(kLib) + "torch/distributed/distributed_c10d.py", 2501, "all_reduce") +
+      Frame(std::string(kLib) + "torch/distributed/c10d_logger.py", 83, "wrapper") +
+      Frame("/job/train.py", 40, "<module>");
   StackWait w = Judge(collective, {{{"/job/train.py", 40}, "dist.all_reduce(t)"}});
   EXPECT_EQ(w.waits_in, "collective");
   EXPECT_EQ(w.frame, "all_reduce (torch/distributed/distributed_c10d.py:2501)");
   EXPECT_EQ(w.code, "dist.all_reduce(t)");
 
-  std::string loader = "Current thread 0x1 (most recent call first):\n" +
-                       Frame("/usr/lib/python3.11/multiprocessing/connection.py", 440, "_poll") +
-                       Frame("/usr/lib/python3.11/multiprocessing/queues.py", 113, "get") +
-                       Frame(std::string(kLib) + "torch/utils/data/dataloader.py", 1133,
-                             "_try_get_data") +
-                       Frame("/job/train.py", 12, "<module>");
+  std::string loader =
+      "Current thread 0x1 (most recent call first):\n" +
+      Frame("/usr/lib/python3.11/multiprocessing/connection.py", 440, "_poll") +
+      Frame("/usr/lib/python3.11/multiprocessing/queues.py", 113, "get") +
+      Frame(std::string(kLib) + "torch/utils/data/dataloader.py", 1133, "_try_get_data") +
+      Frame("/job/train.py", 12, "<module>");
   w = Judge(loader, {});
   EXPECT_EQ(w.waits_in, "data-loader");  // not the connection's I/O it waits through
   EXPECT_EQ(w.frame, "_try_get_data (torch/utils/data/dataloader.py:1133)");
@@ -82,8 +81,8 @@ TEST(StackText, TheInnermostFrameOrItsLineNamesLocksIoSleepAndRunningCode) {
   };
   EXPECT_EQ(Judge(one("/usr/lib/python3.11/threading.py", 320, "wait"), {}).waits_in, "lock");
   EXPECT_EQ(Judge(one("/usr/lib/python3.11/socket.py", 700, "readinto"), {}).waits_in, "io");
-  std::string script = "Current thread 0x1 (most recent call first):\n" +
-                       Frame("/job/train.py", 50, "<module>");
+  std::string script =
+      "Current thread 0x1 (most recent call first):\n" + Frame("/job/train.py", 50, "<module>");
   for (const auto& [code, waits_in] : std::vector<std::pair<std::string, std::string>>{
            {"with lock:", "lock"},
            {"done.acquire()", "lock"},

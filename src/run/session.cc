@@ -60,8 +60,8 @@ std::string Session::marker_socket() const {
 
 LiveIdentity Session::Identity(int root_pid) const {
   std::string name = config_.name.empty() ? DefaultRunName(command_) : config_.name;
-  return LiveIdentity{::getpid(), root_pid,    mode_,
-                      std::move(name), command_, run_dir_,
+  return LiveIdentity{::getpid(),      root_pid,           mode_,
+                      std::move(name), command_,           run_dir_,
                       start_wall_,     config_.interval_s, markers_ ? markers_->socket_path() : ""};
 }
 
@@ -107,8 +107,8 @@ void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup, GpuOpen
   if (marker_source != nullptr) {
     // The back-channel (docs/markers.md): each memory risk the analysis opens
     // goes to every training process, a rule with `stop = true` asks them to
-    // stop, and a stall asks them for their stacks. All run on the sampler thread; the sampler owns the source and
-    // outlives every call of the handlers.
+    // stop, and a stall asks them for their stacks. All run on the sampler thread; the sampler owns
+    // the source and outlives every call of the handlers.
     observers_.findings->set_risk_handler(
         [marker_source](const MemoryRisk& risk) { marker_source->PublishRisk(risk); });
     observers_.alerts->set_stop_handler(

@@ -1,9 +1,11 @@
 #include "run/stacks_request.h"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -69,8 +71,8 @@ void ReadAnswers(const std::string& path, const std::string& id, std::streamoff*
     *offset += static_cast<std::streamoff>(line.size() + 1);
     nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     TrainingEvent e;
-    if (j.is_discarded() || EventLineType(j) != EventType::kStacks ||
-        !MarkerEventFromJson(j, &e) || !e.stacks || e.stacks->request != id) {
+    if (j.is_discarded() || EventLineType(j) != EventType::kStacks || !MarkerEventFromJson(j, &e) ||
+        !e.stacks || e.stacks->request != id) {
       continue;
     }
     out->push_back(std::move(e));
@@ -83,8 +85,8 @@ Status FindLiveSession(const std::string& target, LiveIdentity* out) {
   std::string error;
   std::vector<LiveIdentity> sessions = LiveSessions(&error);
   if (sessions.empty()) {
-    return Status::NotFound(
-        error.empty() ? "no trainvitals session is running for this user" : error);
+    return Status::NotFound(error.empty() ? "no trainvitals session is running for this user"
+                                          : error);
   }
   int pid = 0;
   bool number = !target.empty() && target.find_first_not_of("0123456789") == std::string::npos;
@@ -104,8 +106,7 @@ Status FindLiveSession(const std::string& target, LiveIdentity* out) {
   return Status::NotFound(fmt::format(
       "{} is {} of no running session; these run:{}",
       number ? fmt::format("PID {}", target) : target,
-      number ? "neither the monitor, the job nor a process under the job"
-             : "the run directory",
+      number ? "neither the monitor, the job nor a process under the job" : "the run directory",
       running));
 }
 

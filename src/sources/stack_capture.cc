@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 
 #include "markers/protocol.h"
@@ -110,8 +110,8 @@ std::string ScriptLine(int pid, const std::string& file, int line) {
   std::string path = fmt::format("/proc/{}/root{}", pid, file);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
-  bool readable = (st.st_mode & S_IROTH) != 0 ||
-                  (st.st_uid == proc.st_uid && (st.st_mode & S_IRUSR) != 0);
+  bool readable =
+      (st.st_mode & S_IROTH) != 0 || (st.st_uid == proc.st_uid && (st.st_mode & S_IRUSR) != 0);
   if (!readable) return "";
   std::ifstream in(path);
   std::string text;
@@ -174,10 +174,9 @@ void StackCapture::Start(Capture c) {
     a.target.pidfd = t.pidfd >= 0 ? ::fcntl(t.pidfd, F_DUPFD_CLOEXEC, 0) : -1;
     a.from = FileSize(StacksPathFor(socket_path_, t.pid));
     if (!Catches(t.pid, t.signal)) continue;
-    int rc = a.target.pidfd >= 0
-                 ? static_cast<int>(::syscall(SYS_pidfd_send_signal, a.target.pidfd, t.signal,
-                                              nullptr, 0))
-                 : ::kill(t.pid, t.signal);
+    int rc = a.target.pidfd >= 0 ? static_cast<int>(::syscall(SYS_pidfd_send_signal, a.target.pidfd,
+                                                              t.signal, nullptr, 0))
+                                 : ::kill(t.pid, t.signal);
     a.sent = rc == 0;
   }
   current_ = std::move(c);
@@ -210,8 +209,8 @@ std::string StackCapture::Save(const Asked& a, std::string_view text) const {
   std::string dir = run_dir_ + "/stacks";
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return "";
   std::string rank = a.target.rank >= 0 ? fmt::format("-rank{}", a.target.rank) : "";
-  std::string name = fmt::format("stacks/{}-{}{}-{}.txt", captures_, current_->reason, rank,
-                                 a.target.pid);
+  std::string name =
+      fmt::format("stacks/{}-{}{}-{}.txt", captures_, current_->reason, rank, a.target.pid);
   int fd = ::open((run_dir_ + "/" + name).c_str(),
                   O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return "";
@@ -234,9 +233,8 @@ void StackCapture::Finish(double now, std::vector<TrainingEvent>* events) {
     StackWait& w = e.stacks.emplace();
     std::vector<StackThread> threads = ParseStacks(text);
     int pid = a.target.pid;
-    w = WhereItWaits(threads, [pid](const std::string& file, int line) {
-      return ScriptLine(pid, file, line);
-    });
+    w = WhereItWaits(
+        threads, [pid](const std::string& file, int line) { return ScriptLine(pid, file, line); });
     w.reason = current_->reason;
     w.request = current_->id;
     if (w.waits_in.empty()) {

@@ -25,7 +25,7 @@ namespace tv {
 
 class StackCapture {
  public:
-  static constexpr double kWait_s = 5;         // then a process that wrote nothing did not answer
+  static constexpr double kWait_s = 5;           // then a process that wrote nothing did not answer
   static constexpr int kMaxStalledCaptures = 8;  // a run's captures for `stalled`
   static constexpr size_t kMaxQueued = 4;        // requests waiting for the capture under way
   static constexpr size_t kMaxBytes = 1 << 20;   // read of one process's answer
@@ -58,7 +58,7 @@ class StackCapture {
   };
   struct Asked {
     Target target;
-    long long from = 0;  // the file's size when asked: the answer follows it
+    long long from = 0;   // the file's size when asked: the answer follows it
     long long seen = -1;  // its size at the previous poll
     bool sent = false;
   };

@@ -1,7 +1,7 @@
 #include "sources/stack_capture.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -95,8 +95,7 @@ TEST(StackCapture, AProcessThatOffersAnswersAndItsStacksAreSavedAndJudged) {
   }
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].stacks->file, "stacks/2-stalled-rank2-" + std::to_string(pid) + ".txt");
-  EXPECT_EQ(std::filesystem::file_size(c.run_dir / events[0].stacks->file),
-            sizeof(kStacks) - 1);
+  EXPECT_EQ(std::filesystem::file_size(c.run_dir / events[0].stacks->file), sizeof(kStacks) - 1);
 }
 
 TEST(StackCapture, AProcessWithoutTheHandlerIsNeverSignalledAndSaysNoAnswer) {

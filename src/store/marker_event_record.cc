@@ -38,10 +38,14 @@ nlohmann::ordered_json MarkerEventFields(const TrainingEvent& m) {
   if (!m.exception.empty()) fields["exception"] = m.exception, fields["message"] = m.message;
   if (m.stacks) {
     const StackWait& w = *m.stacks;
-    for (const auto& [key, value] :
-         {std::pair{"reason", &w.reason}, {"request", &w.request}, {"file", &w.file},
-          {"waits_in", &w.waits_in}, {"state", &w.state}, {"frame", &w.frame}, {"at", &w.at},
-          {"code", &w.code}}) {
+    for (const auto& [key, value] : {std::pair{"reason", &w.reason},
+                                     {"request", &w.request},
+                                     {"file", &w.file},
+                                     {"waits_in", &w.waits_in},
+                                     {"state", &w.state},
+                                     {"frame", &w.frame},
+                                     {"at", &w.at},
+                                     {"code", &w.code}}) {
       if (!value->empty()) fields[key] = *value;
     }
     if (w.threads > 0) fields["threads"] = w.threads;

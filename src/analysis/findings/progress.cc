@@ -29,7 +29,8 @@ void ProgressRule::AddStacks(const Mark& m, RuleContext& cx) {
     if (s.stalled.open() && waits_.contains(pid)) Amend(s, pid, cx);
   }
   if (job_steps_.stalled.open()) {
-    const FindingRecord& r = cx.log().records()[static_cast<size_t>(job_steps_.stalled.record)].record;
+    const FindingRecord& r =
+        cx.log().records()[static_cast<size_t>(job_steps_.stalled.record)].record;
     int pid = r.subject.pid.value_or(m.pid);
     if (waits_.contains(pid)) Amend(job_steps_, pid, cx);
   }

@@ -17,8 +17,7 @@ std::string Words(const std::string& waits_in) {
 // "from /job/train.py:30 in main: `dist.all_reduce(t)`"
 std::string From(const StackWait& w) {
   if (w.at.empty()) return "";
-  return w.code.empty() ? fmt::format("from {}", w.at)
-                        : fmt::format("from {}: `{}`", w.at, w.code);
+  return w.code.empty() ? fmt::format("from {}", w.at) : fmt::format("from {}: `{}`", w.at, w.code);
 }
 
 }  // namespace
@@ -26,8 +25,11 @@ std::string From(const StackWait& w) {
 Evidence StackEvidence(const StackWait& w) {
   Evidence e;
   e["waits_in"] = w.waits_in;
-  for (const auto& [key, value] : {std::pair{"frame", &w.frame}, {"at", &w.at},
-                                   {"code", &w.code}, {"stacks", &w.file}, {"state", &w.state}}) {
+  for (const auto& [key, value] : {std::pair{"frame", &w.frame},
+                                   {"at", &w.at},
+                                   {"code", &w.code},
+                                   {"stacks", &w.file},
+                                   {"state", &w.state}}) {
     if (!value->empty()) e[key] = *value;
   }
   return e;
@@ -56,11 +58,11 @@ std::string StackAdvice(const StackWait& w, Framework framework, int pid,
     std::string elsewhere;
     for (const auto& [rank, o] : others) {
       if (o.waits_in == "collective") continue;
-      elsewhere += fmt::format("{} rank {} {}", elsewhere.empty() ? "" : ";",
-                               rank, o.waits_in == "no-answer"
-                                         ? fmt::format("did not answer (it is {})", o.state)
-                                         : fmt::format("waits in {} at {}", Words(o.waits_in),
-                                                       o.at.empty() ? o.frame : o.at));
+      elsewhere += fmt::format(
+          "{} rank {} {}", elsewhere.empty() ? "" : ";", rank,
+          o.waits_in == "no-answer"
+              ? fmt::format("did not answer (it is {})", o.state)
+              : fmt::format("waits in {} at {}", Words(o.waits_in), o.at.empty() ? o.frame : o.at));
     }
     std::string timeout =
         framework == Framework::kTorch || framework == Framework::kLightning ||
@@ -68,9 +70,8 @@ std::string StackAdvice(const StackWait& w, Framework framework, int pid,
             ? "Set `TORCH_NCCL_ASYNC_ERROR_HANDLING=1` and a `timeout=` in "
               "`init_process_group` so a lost rank fails instead of hanging."
             : "Set your launcher's collective timeout so a lost rank fails instead of hanging.";
-    return fmt::format(
-        "It waits in a collective that another rank never joined{}{}. {}",
-        elsewhere.empty() ? "" : ":", elsewhere, timeout);
+    return fmt::format("It waits in a collective that another rank never joined{}{}. {}",
+                       elsewhere.empty() ? "" : ":", elsewhere, timeout);
   }
   if (w.waits_in == "data-loader") {
     std::string timeout = framework == Framework::kPaddle ? "`paddle.io.DataLoader(timeout=...)`"

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "analysis/findings/table.h"
-#include "store/finding_record.h"
 #include "core/training_sample.h"
+#include "store/finding_record.h"
 
 namespace tv {
 
