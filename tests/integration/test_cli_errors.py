@@ -46,10 +46,12 @@ MISTAKES = [
     # commands: mistyped, far from any, none
     (["frobnicate"],
      "trainvitals: unknown command \"frobnicate\"; commands: run, attach, check, export, "
-     "analyze, report, runs, compare, pick, top, serve"),
+     "analyze, report, runs, compare, pick, top, serve, stacks"),
     (["anlyze", "latest"], "trainvitals: unknown command \"anlyze\" (did you mean \"analyze\"?)"),
     ([], "trainvitals: give a command: run, attach, check, export, analyze, report, runs, "
-         "compare, pick, top, serve (trainvitals --help describes them)"),
+         "compare, pick, top, serve, stacks (trainvitals --help describes them)"),
+    (["stacks"], "trainvitals: stacks: missing RUN|PID; usage: trainvitals stacks [OPTIONS] "
+                 "RUN|PID"),
     # an option of a command given before it
     (["--json", "runs"],
      "trainvitals: unknown option --json before the command: it goes after it "
