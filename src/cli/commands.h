@@ -27,6 +27,7 @@ void AddPickCommand(CLI::App& app, Action* action);
 void AddTopCommand(CLI::App& app, Action* action);
 void AddServeCommand(CLI::App& app, Action* action);
 void AddStacksCommand(CLI::App& app, Action* action);
+void AddProfileCommand(CLI::App& app, Action* action);
 
 // A check for an option that takes a size of memory ("40GiB", "8GB", bytes;
 // core/size.h): turns the value into bytes, or fails saying what is wrong and

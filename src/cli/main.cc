@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   tv::AddTopCommand(app, &action);
   tv::AddServeCommand(app, &action);
   tv::AddStacksCommand(app, &action);
+  tv::AddProfileCommand(app, &action);
   tv::AddDocsCommand(app, &action);
   try {
     app.parse(parsed_argc, argv);

@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/json_out.h"
-#include "run/stacks_request.h"
+#include "run/session_request.h"
 #include "sources/stack_capture.h"
 #include "store/marker_event_record.h"
 
@@ -34,7 +34,18 @@ void AddStacksCommand(CLI::App& app, Action* action) {
         return 1;
       }
       std::vector<TrainingEvent> answers;
-      Status asked = AskForStacks(session, StackCapture::kWait_s + 5, &answers);
+      Marker request;
+      request.what = "stacks";
+      // A capture's events are written in one go: a little after the first, all are.
+      Status asked = AskSession(session, request, StackCapture::kWait_s + 5, 0.3, &answers);
+      if (asked.code() == Status::Code::kNotFound) {
+        fmt::print(stderr,
+                   "trainvitals: stacks: {}: no training process of {} offers its stacks (they "
+                   "need the trainvitals Python package, a callback or monitor(), and not "
+                   "TRAINVITALS_STACKS=0)\n",
+                   asked.message(), session.name);
+        return 1;
+      }
       if (!asked.ok()) {
         fmt::print(stderr, "trainvitals: stacks: {}\n", asked.message());
         return 1;

@@ -49,6 +49,14 @@ constexpr auto kEvents = std::to_array<EventTypeDef>({
      "where its main thread waits: `collective`, `data-loader`, `lock`, `io`, `sleep`, `running`, "
      "or `no-answer` (nothing came within 5 s; `state`: `stopped`, `gone`, ...) "
      "([markers.md](markers.md#stacks))"},
+    {EventType::kProfile, "profile",
+     "`pid`, `rank`, `reason` (the finding's id, or `request`), `request`, `dir`, `steps`, "
+     "`seconds`, and what the trace shows: `trace_steps`, `trace_step_s`, "
+     "`trace_data_loader_share`, `trace_h2d_share`, `trace_gpu_idle_share`, `trace_top_ops` "
+     "(`[[name, share]]`), or `trace_error`",
+     "a training process profiled `steps` steps with its framework's profiler into `dir` in the "
+     "run directory (a finding opened, or `trainvitals profile` asked); the shares are of the "
+     "traced steps' time ([markers.md](markers.md#profiles))"},
     {EventType::kMarkerMalformed, "marker_malformed", "`message`, `note`",
      "the first datagram that was not a valid marker (later ones are only counted in "
      "`training.markers_malformed`)"},

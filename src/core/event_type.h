@@ -28,6 +28,7 @@ enum class EventType {
   kPhaseEnd,
   kTensorboardLogDir,
   kStacks,
+  kProfile,
   kMarkerMalformed,
   kEpoch,
   kOomKill,

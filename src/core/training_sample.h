@@ -31,6 +31,29 @@ struct StackWait {
   int threads = 0;   // Python threads in the stacks
 };
 
+// What a profiler trace a training process took shows (docs/markers.md
+// "Profiles"), each share of the traced steps' time; absent when the trace
+// does not tell (no GPU, no step ranges).
+struct TraceFigures {
+  int steps = 0;                               // step ranges in the trace
+  std::optional<double> step_s;                // their mean length
+  std::optional<double> data_loader_share;     // in the data loader's next()
+  std::optional<double> h2d_share;             // host-to-device copies on the GPU
+  std::optional<double> gpu_idle_share;        // no kernel or copy on the GPU
+  std::vector<std::pair<std::string, double>> top_ops;  // the five longest operators
+};
+
+// A profile a training process took (a `profile` event).
+struct ProfileCapture {
+  std::string reason;   // the finding's id, or "request"
+  std::string request;  // the asker's name for a request (`trainvitals profile`)
+  std::string dir;      // relative to the run directory
+  int64_t steps = 0;
+  std::optional<double> seconds;
+  std::string trace_error;  // why the trace could not be read; empty when it was
+  TraceFigures figures;
+};
+
 // One thing a training process said, at the sender's unix time `t`: one of
 // the events.jsonl types a training process speaks for (client_start,
 // client_end, epoch_begin, epoch_end, phase_begin, phase_end,
@@ -64,6 +87,7 @@ struct TrainingEvent {
   std::string message;
   std::string log_dir;              // kTensorboardLogDir: an absolute path
   std::optional<StackWait> stacks;  // kStacks: its stacks, as read when asked
+  std::optional<ProfileCapture> profile;  // kProfile: the profile it took
 };
 
 // One training process's step counter, as read this tick.

@@ -97,6 +97,7 @@ void MarkerClient::ClaimSlot(const std::string& steps_path) {
       slots[i].wait_ns.store(0, std::memory_order_relaxed);
       slots[i].wait_start_ns.store(0, std::memory_order_relaxed);
       slots[i].wait_flags.store(0, std::memory_order_relaxed);
+      request_seen_ = slots[i].request_seq.load(std::memory_order_relaxed);
       slots[i].mono_ns.store(NowNs(), std::memory_order_release);
       map_ = map;
       slot_ = &slots[i];
@@ -159,6 +160,33 @@ std::optional<MemoryRisk> MarkerClient::TakeRisk() {
   // two reads): the slot will then say the same number, which is not news.
   risk_seen_ = seq;
   return risk;
+}
+
+std::string MarkerClient::TakeRequest() {
+  if (slot_ == nullptr) return "";
+  uint32_t signalled = slot_->request_seq.load(std::memory_order_acquire);
+  if (signalled == request_seen_) return "";
+  request_seen_ = signalled;  // read once, even when the file cannot be
+  std::string text;
+  int fd = ::open(RequestPathFor(socket_path_).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return "";
+  char buffer[4096];
+  ssize_t n = ::read(fd, buffer, sizeof(buffer));
+  ::close(fd);
+  if (n > 0) text.assign(buffer, static_cast<size_t>(n));
+  return text;
+}
+
+bool MarkerClient::Profiled(std::string reason, std::string id, std::string dir, int64_t steps,
+                            double seconds) {
+  Marker m;
+  m.type = MarkerType::kProfile;
+  m.reason = std::move(reason);
+  m.id = std::move(id);
+  m.dir = std::move(dir);
+  m.steps = steps;
+  m.seconds = seconds;
+  return Send(std::move(m));
 }
 
 std::optional<double> MarkerClient::seconds_per_epoch() const {

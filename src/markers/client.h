@@ -45,7 +45,8 @@ class MarkerClient {
     uint64_t now = NowNs();
     slot_->mono_ns.store(now, std::memory_order_release);
     uint32_t flags =
-        slot_->risk_seq.load(std::memory_order_relaxed) != risk_seen_ ? kStepRiskChanged : 0;
+        (slot_->risk_seq.load(std::memory_order_relaxed) != risk_seen_ ? kStepRiskChanged : 0) |
+        (slot_->request_seq.load(std::memory_order_relaxed) != request_seen_ ? kStepRequest : 0);
     if (now < next_allocator_ns_) return flags;
     next_allocator_ns_ = now + interval_ns_;
     return flags | kStepAllocatorDue;
@@ -59,6 +60,14 @@ class MarkerClient {
   // The latest memory risk the sampler sent, once: std::nullopt when none came
   // since the last call (or none could be read whole; then it is tried again).
   std::optional<MemoryRisk> TakeRisk();
+  // The latest request the sampler sent this process (docs/markers.md
+  // "Profiles"), once, as the request file's JSON text; empty when none came
+  // since the last call or it could not be read.
+  std::string TakeRequest();
+  // This process profiled `steps` steps for `reason` into `dir` (under the
+  // run directory), in `seconds`; `id`: the request's, when one asked.
+  bool Profiled(std::string reason, std::string id, std::string dir, int64_t steps,
+                double seconds);
   // The mean time between this process's epoch begins; absent before two.
   std::optional<double> seconds_per_epoch() const;
 
@@ -165,7 +174,8 @@ class MarkerClient {
   uint64_t epoch_timed_ns_ = 0;  // timed_ns_ at the epoch's begin
   uint64_t interval_ns_ = 1'000'000'000;
   uint64_t next_allocator_ns_ = 0;
-  uint32_t risk_seen_ = 0;  // the risk number TakeRisk() last read
+  uint32_t risk_seen_ = 0;     // the risk number TakeRisk() last read
+  uint32_t request_seen_ = 0;  // the request number TakeRequest() last read
   uint64_t first_epoch_ns_ = 0;
   uint64_t last_epoch_ns_ = 0;
   uint64_t epochs_begun_ = 0;

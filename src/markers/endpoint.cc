@@ -92,6 +92,7 @@ MarkerEndpoint::~MarkerEndpoint() {
   if (!steps_path_.empty()) ::unlink(steps_path_.c_str());
   if (!owner_path_.empty()) ::unlink(owner_path_.c_str());
   if (!dir_.empty()) {
+    ::unlink((dir_ + "/" + kRequestFileName).c_str());
     RemoveStacksFiles(dir_);
     ::rmdir(dir_.c_str());
   }
@@ -150,6 +151,7 @@ void MarkerEndpoint::FreeSlot(int index, uint32_t pid) {
   slot.wait_ns.store(0, std::memory_order_relaxed);
   slot.wait_start_ns.store(0, std::memory_order_relaxed);
   slot.wait_flags.store(0, std::memory_order_relaxed);
+  slot.request_seq.store(0, std::memory_order_relaxed);
   slot.risk_seq.store(0, std::memory_order_relaxed);
   slot.pid.compare_exchange_strong(pid, 0, std::memory_order_release);
 }
@@ -157,6 +159,11 @@ void MarkerEndpoint::FreeSlot(int index, uint32_t pid) {
 void MarkerEndpoint::SignalRisk(int index, uint32_t seq) {
   if (map_ == nullptr || index < 0 || index >= static_cast<int>(kStepSlots)) return;
   SlotsOf(map_)[index].risk_seq.store(seq, std::memory_order_release);
+}
+
+void MarkerEndpoint::SignalRequest(int index, uint32_t seq) {
+  if (map_ == nullptr || index < 0 || index >= static_cast<int>(kStepSlots)) return;
+  SlotsOf(map_)[index].request_seq.store(seq, std::memory_order_release);
 }
 
 int MarkerEndpoint::PeerPid(uint64_t client) const {

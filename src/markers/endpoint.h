@@ -46,6 +46,8 @@ class MarkerEndpoint {
   // risk number written into slot `index` (release).
   RiskRecord* risk_record() { return &static_cast<StepsHeader*>(map_)->risk; }
   void SignalRisk(int index, uint32_t seq);
+  // Request number `seq` (its file written) into slot `index` (release).
+  void SignalRequest(int index, uint32_t seq);
   uint64_t refused_connections() const { return refused_; }
 
  private:

@@ -24,6 +24,7 @@ constexpr std::pair<MarkerType, std::string_view> kTypeNames[] = {
     {MarkerType::kTensorboardLogDir, "tensorboard_log_dir"},
     {MarkerType::kStacks, "stacks"},
     {MarkerType::kRequest, "request"},
+    {MarkerType::kProfile, "profile"},
 };
 
 constexpr AllocatorField kAllocatorFields[] = {
@@ -117,6 +118,17 @@ bool EpochWait(const nlohmann::json& j, Marker* m, std::string* error) {
   }
   m->wait_s = w;
   m->timed_s = t;
+  return true;
+}
+
+// A request's "id": a name of letters, digits and -_.
+bool RequestId(const nlohmann::json& j, Marker* m, std::string* error) {
+  auto id = j.find("id");
+  if (id == j.end() || !id->is_string() || !IsName(id->get_ref<const std::string&>()) ||
+      id->get_ref<const std::string&>().find('/') != std::string::npos) {
+    return Fail(error, "\"id\" must be a name of letters, digits and -_.");
+  }
+  m->id = id->get<std::string>();
   return true;
 }
 
@@ -230,17 +242,35 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
       return true;
     case MarkerType::kRequest: {
       auto what = j.find("what");
-      auto id = j.find("id");
       if (what == j.end() || !what->is_string() ||
-          what->get_ref<const std::string&>() != "stacks") {
-        return Fail(error, "request needs \"what\": \"stacks\"");
-      }
-      if (id == j.end() || !id->is_string() || !IsName(id->get_ref<const std::string&>()) ||
-          id->get_ref<const std::string&>().find('/') != std::string::npos) {
-        return Fail(error, "request needs \"id\": a name of letters, digits and -_.");
+          (what->get_ref<const std::string&>() != "stacks" &&
+           what->get_ref<const std::string&>() != "profile")) {
+        return Fail(error, "request needs \"what\": \"stacks\" or \"profile\"");
       }
       m->what = what->get<std::string>();
-      m->id = id->get<std::string>();
+      if (!RequestId(j, m, error)) return false;
+      if (!OptionalSteps(j, m, error) ||
+          !WholeIn(j, "target", -1, kMaxRank, &m->target, error)) {
+        return false;
+      }
+      return true;
+    }
+    case MarkerType::kProfile: {
+      auto reason = j.find("reason");
+      auto dir = j.find("dir");
+      if (reason == j.end() || !reason->is_string() ||
+          !IsName(reason->get_ref<const std::string&>()) || dir == j.end() ||
+          !dir->is_string() || !IsName(dir->get_ref<const std::string&>()) ||
+          dir->get_ref<const std::string&>()[0] == '/' ||
+          dir->get_ref<const std::string&>().find("..") != std::string::npos) {
+        return Fail(error, "profile needs \"reason\" and \"dir\" (a path under the run directory)");
+      }
+      m->reason = reason->get<std::string>();
+      m->dir = dir->get<std::string>();
+      if (j.contains("id") && !RequestId(j, m, error)) return false;
+      if (!OptionalSteps(j, m, error)) return false;
+      m->seconds = Number(j, "seconds");
+      if (m->seconds && *m->seconds < 0) return Fail(error, "\"seconds\" must be >= 0");
       return true;
     }
   }
@@ -264,6 +294,10 @@ constexpr std::string_view kStacksPrefix = "stacks-";
 
 std::string StepsPathFor(std::string_view socket_path) {
   return DirOf(socket_path) + "/" + kStepsFileName;
+}
+
+std::string RequestPathFor(std::string_view socket_path) {
+  return DirOf(socket_path) + "/" + kRequestFileName;
 }
 
 std::string StacksPathFor(std::string_view socket_path, int pid) {
@@ -311,6 +345,13 @@ std::string EncodeMarker(const Marker& m) {
     fmt::format_to(std::back_inserter(out), R"(,"signal":{})", m.signal);
   if (m.type == MarkerType::kRequest) {
     out += ",\"what\":" + nlohmann::json(m.what).dump() + ",\"id\":" + nlohmann::json(m.id).dump();
+    if (m.target >= 0) fmt::format_to(std::back_inserter(out), R"(,"target":{})", m.target);
+  }
+  if (m.type == MarkerType::kProfile) {
+    out += ",\"reason\":" + nlohmann::json(m.reason).dump() + ",\"dir\":" +
+           nlohmann::json(m.dir).dump();
+    if (!m.id.empty()) out += ",\"id\":" + nlohmann::json(m.id).dump();
+    if (m.seconds) fmt::format_to(std::back_inserter(out), R"(,"seconds":{:.6f})", *m.seconds);
   }
   if (!m.exception.empty()) {
     out +=

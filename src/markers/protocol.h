@@ -41,9 +41,13 @@ inline constexpr uint32_t kWaitTimed = 2;     // ... and is in its timed loop no
 // MarkerClient::Step's flags.
 inline constexpr uint32_t kStepAllocatorDue = 1;  // the allocator figures are due
 inline constexpr uint32_t kStepRiskChanged = 2;  // a memory risk came that the process has not read
+inline constexpr uint32_t kStepRequest = 4;      // a request came (a profile) that it has not read
+// The request beside the socket (docs/markers.md "Profiles"): the latest one,
+// JSON, replaced whole (renamed into place) before its number is stored.
+inline constexpr char kRequestFileName[] = "request";
 
 // One process's step counter and data-wait time, and the back-channel word the
-// sampler writes into it. 64 bytes: one cache line per writer. Bytes 56..63
+// sampler writes into it. 64 bytes: one cache line per writer. Bytes 60..63
 // are reserved (zero).
 struct alignas(64) StepSlot {
   std::atomic<uint32_t> pid;      // 0: free; claimed by compare-exchange from 0
@@ -61,10 +65,14 @@ struct alignas(64) StepSlot {
   // (StepsHeader::risk.seq), 0 while there is none. Stored into every claimed
   // slot when a risk opens and into a slot claimed later; zeroed when freed.
   std::atomic<uint32_t> risk_seq;
+  // Written by the sampler only: the number of the latest request to this
+  // process (the file kRequestFileName holds it), 0 while there is none.
+  std::atomic<uint32_t> request_seq;
 };
 static_assert(sizeof(StepSlot) == 64);
 static_assert(offsetof(StepSlot, wait_ns) == 32 && offsetof(StepSlot, wait_start_ns) == 40 &&
-              offsetof(StepSlot, wait_flags) == 48 && offsetof(StepSlot, risk_seq) == 52);
+              offsetof(StepSlot, wait_flags) == 48 && offsetof(StepSlot, risk_seq) == 52 &&
+              offsetof(StepSlot, request_seq) == 56);
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
 // The latest memory risk (MemoryRisk), once for all processes, in the steps
@@ -107,6 +115,8 @@ inline StepSlot* SlotsOf(void* mapped) {
 
 // The steps file beside a marker socket path.
 std::string StepsPathFor(std::string_view socket_path);
+// The request file beside a marker socket path.
+std::string RequestPathFor(std::string_view socket_path);
 // The file beside a marker socket path where process `pid` writes its stacks.
 std::string StacksPathFor(std::string_view socket_path, int pid);
 // Removes the stacks files from a marker directory.
@@ -127,7 +137,10 @@ enum class MarkerType {
   kStacks,
   // "request": `trainvitals stacks` asks the listener for every training
   // process's stacks now (`what` "stacks"), naming its request `id`.
-  kRequest
+  kRequest,
+  // "profile": the process profiled `steps` steps for `reason` (a finding's id,
+  // or "request") into `dir` under the run directory, taking `seconds`.
+  kProfile
 };
 
 std::string_view MarkerTypeName(MarkerType type);
@@ -181,8 +194,12 @@ struct Marker {
   std::vector<AllocatorFigures> allocator;
   std::string log_dir;  // tensorboard_log_dir: an absolute path
   int signal = 0;       // stacks: the real-time signal that asks for them
-  std::string what;     // request: "stacks"
-  std::string id;       // request: the asker's name for it (letters, digits, -_.)
+  std::string what;     // request: "stacks", "profile"
+  std::string id;       // request, profile: the asker's name for it (letters, digits, -_.)
+  int target = -1;      // request "profile": the rank asked; -1: every process
+  std::string reason;   // profile: the finding's id, or "request"
+  std::string dir;      // profile: relative to the run directory
+  std::optional<double> seconds;  // profile: how long it took
 };
 
 // The real-time signals a process may offer for its stacks (SIGRTMIN as the C

@@ -76,7 +76,8 @@ int RemoveStaleMarkerDirs(const std::string& tmp_dir) {
       continue;
     }
     if (!IsStale(entry.path(), st)) continue;
-    for (const char* file : {kMarkerSocketName, kStepsFileName, kOwnerFileName}) {
+    for (const char* file :
+         {kMarkerSocketName, kStepsFileName, kOwnerFileName, kRequestFileName}) {
       ::unlink((entry.path() / file).c_str());
     }
     RemoveStacksFiles(entry.path().string());

@@ -209,6 +209,7 @@ PYBIND11_MODULE(_core, m) {
   m.attr("RUN_DIR_ENV") = tv::kRunDirEnv;
   m.attr("STEP_ALLOCATOR_DUE") = tv::kStepAllocatorDue;
   m.attr("STEP_RISK_CHANGED") = tv::kStepRiskChanged;
+  m.attr("STEP_REQUEST") = tv::kStepRequest;
   py::register_exception<tv::ConfigError>(m, "ConfigError", PyExc_ValueError);
 
   py::class_<MarkerClient>(m, "Client")
@@ -232,6 +233,10 @@ PYBIND11_MODULE(_core, m) {
       .def("phase_end", &MarkerClient::PhaseEnd, "phase"_a)
       .def("scalars", &MarkerClient::Scalars, "values"_a)
       .def("tensorboard_log_dir", &MarkerClient::TensorboardLogDir, "log_dir"_a)
+      .def("request", &MarkerClient::TakeRequest,
+           "The latest request not read yet (JSON text); empty when none came.")
+      .def("profiled", &MarkerClient::Profiled, "reason"_a, "id"_a, "dir"_a, "steps"_a,
+           "seconds"_a, "Says the profile was taken into `dir` (under the run directory).")
       .def_property_readonly("stacks_path", &MarkerClient::stacks_path)
       .def_static("free_stacks_signal", &MarkerClient::FreeStacksSignal,
                   "A real-time signal with no handler for the stacks; 0 when none.")

@@ -113,10 +113,17 @@ void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup, GpuOpen
         [marker_source](const MemoryRisk& risk) { marker_source->PublishRisk(risk); });
     observers_.alerts->set_stop_handler(
         [marker_source](const AlertRule& rule) { marker_source->RequestStop(rule.name); });
-    // A stalled job: where each process waits, from its Python stacks.
-    observers_.findings->set_open_handler([marker_source](FindingId id, const FindingSubject&) {
-      if (id == FindingId::kStalled) marker_source->RequestStacks("stalled");
-    });
+    // A stalled job: where each process waits, from its Python stacks. A job
+    // held back: a profile of its next steps shows where.
+    observers_.findings->set_open_handler(
+        [marker_source, th = judging_.thresholds](FindingId id, const FindingSubject&) {
+          if (id == FindingId::kStalled) marker_source->RequestStacks("stalled");
+          if (ProfiledOnOpening(id)) {
+            marker_source->RequestProfile(Def(id).name,
+                                          static_cast<int64_t>(th[Th::kProfileSteps]),
+                                          th[Th::kProfileBudget]);
+          }
+        });
   }
   // Reports come from the actions' threads: the sink thread takes them.
   alert_actions_ = StartAlertDelivery(

@@ -8,6 +8,7 @@
 #include <climits>
 
 #include "markers/risk.h"
+#include "sources/trace_figures.h"
 
 namespace tv {
 namespace {
@@ -67,6 +68,10 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
       break;
     case MarkerType::kScalars:
     case MarkerType::kAllocator:
+    case MarkerType::kProfile:
+      e->type = EventType::kProfile;
+      e->profile = ProfileCapture{m.reason, m.id, m.dir, m.steps.value_or(0), m.seconds, {}, {}};
+      break;
     case MarkerType::kStacks:
     case MarkerType::kRequest:
       return false;
@@ -132,6 +137,8 @@ void MarkerSource::Warn(const char* kind, std::string message) {
 
 void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
   TrainingSample& t = out->training;
+  if (first_mono_s_ == 0) first_mono_s_ = tick.mono_s;
+  last_mono_s_ = tick.mono_s;
   Drain(out->t, &t);
   stacks_.Poll(out->t, &t.events);
   if (malformed_ > 0) t.markers_malformed = static_cast<double>(malformed_);
@@ -181,8 +188,12 @@ void MarkerSource::Drain(double now, TrainingSample* t) {
       if (malformed_++ == 0) t->malformed_error = error;
       continue;
     }
-    if (m->type == MarkerType::kRequest) {  // `trainvitals stacks`: no training process
-      stacks_.Request("request", m->id);
+    if (m->type == MarkerType::kRequest) {  // `trainvitals stacks|profile`: no training process
+      if (m->what == "stacks") {
+        stacks_.Request("request", m->id);
+      } else {
+        profiles_.Request("request", m->steps.value_or(kDefaultProfileSteps), m->target, m->id);
+      }
       continue;
     }
     if (m->type == MarkerType::kStacks) {
@@ -208,6 +219,7 @@ void MarkerSource::Drain(double now, TrainingSample* t) {
         auto p = processes_.find(std::pair(m.pid, m.slot));
         if (p != processes_.end()) e.scalars = p->second.epoch_scalars;
       }
+      if (e.profile) ReadProfile(&*e.profile);
       t->events.push_back(std::move(e));
     }
     if (m.type == MarkerType::kBye) {
@@ -324,6 +336,7 @@ bool MarkerSource::Apply(const Marker& m) {
     case MarkerType::kTensorboardLogDir:
     case MarkerType::kStacks:
     case MarkerType::kRequest:
+    case MarkerType::kProfile:
       break;
   }
   return true;
@@ -406,6 +419,21 @@ void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
     if (step >= 0) SetMax(&out->step, step);
   }
   if (waiting > 0) out->data_wait_ratio = wait_sum / waiting;
+  steps_per_second_ = out->steps_per_second;
+}
+
+bool MarkerSource::RequestProfile(std::string_view finding, int64_t steps, double budget) {
+  if (!steps_per_second_ || *steps_per_second_ <= 0) return false;  // not stepping
+  return profiles_.RequestFor(finding, steps, 1 / *steps_per_second_,
+                              last_mono_s_ - first_mono_s_, budget);
+}
+
+void MarkerSource::ReadProfile(ProfileCapture* p) {
+  if (p->seconds) profiles_.Spent(*p->seconds);
+  if (run_dir_.empty()) return;
+  Status read =
+      ReadTraceFigures(run_dir_ + "/" + p->dir, static_cast<int>(p->steps), &p->figures);
+  if (!read.ok()) p->trace_error = read.message();
 }
 
 void MarkerSource::PublishRisk(const MemoryRisk& risk) {

@@ -20,6 +20,11 @@
 // alert's request to stop the same way; once sent it stays the latest record,
 // so a process that reads late, or starts later, stops too.
 //
+// Profiles: RequestProfile() (a finding) or a `request` marker
+// (`trainvitals profile`) asks the processes to profile some steps; the
+// `profile` marker each sends when done becomes a `profile` event with what
+// its trace shows (trace_figures.h).
+//
 // Stacks: a process that offers its Python stacks (a `stacks` marker) is
 // asked for them when RequestStacks() is called (the `stalled` finding) or a
 // `request` marker comes (`trainvitals stacks`); see stack_capture.h.
@@ -38,6 +43,7 @@
 #include "core/source.h"
 #include "markers/endpoint.h"
 #include "sources/data_wait.h"
+#include "sources/profile_requests.h"
 #include "sources/stack_capture.h"
 
 namespace tv {
@@ -49,10 +55,14 @@ class MarkerSource final : public Source {
   static constexpr size_t kMaxProcesses = 1024;
   static constexpr size_t kMaxScalars = 256;
   static constexpr size_t kMaxOpenPhases = 16;
+  static constexpr int64_t kDefaultProfileSteps = 20;
 
   // `run_dir`: where the processes' stacks go when asked for (stack_capture.h).
   explicit MarkerSource(MarkerEndpoint* endpoint, std::string run_dir = "")
-      : endpoint_(endpoint), stacks_(endpoint->socket_path(), std::move(run_dir)) {}
+      : endpoint_(endpoint),
+        run_dir_(run_dir),
+        stacks_(endpoint->socket_path(), std::move(run_dir)),
+        profiles_(endpoint) {}
   std::string_view name() const override { return "markers"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
   bool Flush(Sample* out) override;
@@ -70,6 +80,10 @@ class MarkerSource final : public Source {
   // "stalled"); their `stacks` events come at a later Read. On the sampler
   // thread only.
   bool RequestStacks(std::string_view reason) { return stacks_.Request(reason, ""); }
+  // Asks every training process to profile `steps` steps for `finding`, once
+  // a run and within `budget` of the run's time (profile_requests.h). On the
+  // sampler thread only.
+  bool RequestProfile(std::string_view finding, int64_t steps, double budget);
 
  private:
   // What one training process has said so far.
@@ -106,6 +120,8 @@ class MarkerSource final : public Source {
   // The phase the training is in (TrainingSample::phase).
   std::string_view CurrentPhase() const;
   void ReadSlots(double mono_s, TrainingSample* out);
+  // The spent time, and what the trace of a `profile` event shows.
+  void ReadProfile(ProfileCapture* p);
   void AddAllocatorFigures(Sample* out) const;
   // Signals the latest risk to the claimed slots that do not hold its number.
   void SignalRisk();
@@ -132,7 +148,12 @@ class MarkerSource final : public Source {
   mutable std::mutex risk_mu_;
   uint32_t risk_seq_ = 0;   // the latest risk's number; 0: none yet (risk_mu_)
   std::string stop_alert_;  // the alert that asked to stop; empty: none yet (risk_mu_)
+  std::string run_dir_;
   StackCapture stacks_;
+  ProfileRequests profiles_;
+  double first_mono_s_ = 0;  // the first tick's
+  double last_mono_s_ = 0;
+  std::optional<double> steps_per_second_;  // the latest tick's
 };
 
 }  // namespace tv

@@ -19,6 +19,7 @@ bool IsMarkerEvent(EventType type) {
     case EventType::kPhaseEnd:
     case EventType::kTensorboardLogDir:
     case EventType::kStacks:
+    case EventType::kProfile:
       return true;
     default:
       return false;
@@ -49,6 +50,28 @@ nlohmann::ordered_json MarkerEventFields(const TrainingEvent& m) {
       if (!value->empty()) fields[key] = *value;
     }
     if (w.threads > 0) fields["threads"] = w.threads;
+  }
+  if (m.profile) {
+    const ProfileCapture& p = *m.profile;
+    fields["reason"] = p.reason;
+    if (!p.request.empty()) fields["request"] = p.request;
+    fields["dir"] = p.dir;
+    if (p.seconds) fields["seconds"] = *p.seconds;
+    if (!p.trace_error.empty()) fields["trace_error"] = p.trace_error;
+    const TraceFigures& f = p.figures;
+    if (f.steps > 0) fields["trace_steps"] = f.steps;
+    for (const auto& [key, value] :
+         {std::pair{"trace_step_s", &f.step_s},
+          {"trace_data_loader_share", &f.data_loader_share},
+          {"trace_h2d_share", &f.h2d_share},
+          {"trace_gpu_idle_share", &f.gpu_idle_share}}) {
+      if (*value) fields[key] = **value;
+    }
+    if (!f.top_ops.empty()) {
+      nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+      for (const auto& [name, share] : f.top_ops) ops.push_back({name, share});
+      fields["trace_top_ops"] = std::move(ops);
+    }
   }
   return fields;
 }
@@ -107,6 +130,28 @@ TrainingEvent Read(EventType kind, double t, const Json& e) {
     w.at = text("at");
     w.code = text("code");
     w.threads = whole("threads", 0);
+  }
+  if (kind == EventType::kProfile) {
+    ProfileCapture& p = m.profile.emplace();
+    p.reason = text("reason");
+    p.request = text("request");
+    p.dir = text("dir");
+    p.steps = m.steps.value_or(0);
+    p.seconds = seconds("seconds");
+    p.trace_error = text("trace_error");
+    TraceFigures& f = p.figures;
+    f.steps = whole("trace_steps", 0);
+    f.step_s = seconds("trace_step_s");
+    f.data_loader_share = seconds("trace_data_loader_share");
+    f.h2d_share = seconds("trace_h2d_share");
+    f.gpu_idle_share = seconds("trace_gpu_idle_share");
+    if (auto ops = e.find("trace_top_ops"); ops != e.end() && ops->is_array()) {
+      for (const auto& op : *ops) {
+        if (op.is_array() && op.size() == 2 && op[0].is_string() && op[1].is_number()) {
+          f.top_ops.emplace_back(op[0].template get<std::string>(), op[1].template get<double>());
+        }
+      }
+    }
   }
   return m;
 }

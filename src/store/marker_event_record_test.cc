@@ -112,3 +112,39 @@ TEST(MarkerEventRecord, AMalformedMarkerIsSaidWithItsMessage) {
 
 }  // namespace
 }  // namespace tv::marker_event_record_test
+
+namespace tv::marker_event_profile_test {
+namespace {
+
+TEST(MarkerEventRecord, StacksAndProfileEventsRoundTrip) {
+  TrainingEvent stacks{.type = EventType::kStacks, .pid = 9, .rank = 1, .t = 5};
+  stacks.stacks = StackWait{.reason = "request",
+                            .request = "1-2",
+                            .file = "stacks/1-request-rank1-9.txt",
+                            .waits_in = "collective",
+                            .frame = "all_reduce (torch/distributed/distributed_c10d.py:2501)",
+                            .at = "/job/train.py:40 in <module>",
+                            .code = "dist.all_reduce(t)",
+                            .threads = 3};
+  TrainingEvent profile{.type = EventType::kProfile, .pid = 9, .rank = 1, .t = 6, .steps = 20};
+  profile.profile = ProfileCapture{.reason = "input-bound",
+                                   .request = "",
+                                   .dir = "profiles/input-bound-1-300",
+                                   .steps = 20,
+                                   .seconds = 2.5};
+  profile.profile->figures.steps = 20;
+  profile.profile->figures.step_s = 0.125;
+  profile.profile->figures.data_loader_share = 0.4;
+  profile.profile->figures.top_ops = {{"aten::mm", 0.3}};
+  for (const TrainingEvent& e : {stacks, profile}) {
+    nlohmann::json line = MarkerEventFields(e);
+    line["t"] = e.t;
+    line["type"] = std::string(EventTypeName(e.type));
+    TrainingEvent back;
+    ASSERT_TRUE(MarkerEventFromJson(line, &back)) << line.dump();
+    EXPECT_EQ(MarkerEventFields(back), MarkerEventFields(e)) << line.dump();
+  }
+}
+
+}  // namespace
+}  // namespace tv::marker_event_profile_test

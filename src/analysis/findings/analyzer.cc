@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analysis/findings/profile_words.h"
+
 namespace tv {
 
 Analyzer::Analyzer(Thresholds thresholds, double interval_s, RuleChoice rules)
@@ -30,11 +32,27 @@ void Analyzer::OnMark(const Mark& m, std::vector<Event>* events) {
     case EventType::kEpochEnd:
       if (m.pid == run_.lowest_rank_pid && m.epoch) time_.EpochEnd(*m.epoch, m.t);
       break;
+    case EventType::kProfile:
+      if (m.profile) AddProfile(*m.profile);
+      break;
     default:
       break;
   }
   RuleContext cx(run_, log_, events);
   for (auto& rule : rules_.all) rule->OnMark(m, cx);
+}
+
+void Analyzer::AddProfile(const ProfileCapture& p) {
+  // The first process's profile tells the finding it was taken for; the
+  // others' are in their events.
+  for (const FindingDef& def : FindingDefs()) {
+    if (def.name != p.reason) continue;
+    int index = log_.LatestOpen(def.id);
+    if (index < 0 || profiled_.contains(index)) return;
+    profiled_.insert(index);
+    const FindingRecord& r = log_.records()[static_cast<size_t>(index)].record;
+    log_.Amend(index, ProfileEvidence(def.id, p), r.message + ProfileSentence(def.id, p), "");
+  }
 }
 
 void Analyzer::OnFrame(const Frame& f, std::vector<Event>* events) {

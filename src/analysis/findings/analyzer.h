@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -76,6 +77,8 @@ class Analyzer {
   std::vector<MemoryTrendRecord> MemoryTrends() const { return rules_.memory->Trends(); }
 
  private:
+  // A profile taken for a finding: the finding says what its trace shows.
+  void AddProfile(const ProfileCapture& p);
   // Whether any row was judged or any finding opened: else no score.
   // With step markers the score stands from the first step (the time is measured).
   bool JudgedAny() const {
@@ -84,6 +87,7 @@ class Analyzer {
 
   RunState run_;
   FindingLog log_;
+  std::set<int> profiled_;  // findings a profile spoke for already
   RuleSet rules_;
   TimeAccount time_;
   double judged_s_ = 0;  // seconds of judged training rows

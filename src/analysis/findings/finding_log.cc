@@ -24,6 +24,13 @@ int FindingLog::Open(FindingId id, double t, Framework framework, const FindingS
   return index;
 }
 
+int FindingLog::LatestOpen(FindingId id) const {
+  for (size_t i = records_.size(); i-- > 0;) {
+    if (records_[i].id == id && !records_[i].record.closed_t) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 void FindingLog::Amend(int index, const Evidence& evidence, std::string message,
                        std::string advice) {
   if (index < 0 || static_cast<size_t>(index) >= records_.size()) return;

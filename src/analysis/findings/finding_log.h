@@ -60,6 +60,9 @@ class FindingLog {
   // process). Its finding_open event stays as it was.
   void Amend(int index, const Evidence& evidence, std::string message, std::string advice);
 
+  // The latest finding of `id` still open; -1 when none is.
+  int LatestOpen(FindingId id) const;
+
   // The findings opened since the last call, for what acts on them (the
   // stacks of a stalled job).
   std::vector<std::pair<FindingId, FindingSubject>> TakeOpened() {

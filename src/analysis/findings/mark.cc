@@ -21,6 +21,7 @@ bool MarkFromTrainingEvent(const TrainingEvent& e, Mark* m) {
   m->exception = e.exception;
   m->message = e.message;
   m->stacks = e.stacks;
+  m->profile = e.profile;
   return true;
 }
 

@@ -18,7 +18,7 @@ namespace tv {
 inline constexpr double kMarkHold_s = 0.5;
 
 struct Mark {
-  // client_start, client_end, epoch_begin, epoch_end, phase_begin, phase_end or stacks
+  // client_start, client_end, epoch_begin, epoch_end, phase_begin, phase_end, stacks or profile
   EventType type = EventType::kClientStart;
   double t = 0;
   int pid = 0;
@@ -30,7 +30,8 @@ struct Mark {
   std::optional<int64_t> call;            // epoch_begin: the framework call (1, 2, ...)
   std::string exception;  // client_end: what the process died of ("OutOfMemoryError")
   std::string message;
-  std::optional<StackWait> stacks;  // stacks: where the process waits
+  std::optional<StackWait> stacks;         // stacks: where the process waits
+  std::optional<ProfileCapture> profile;  // profile: the profile it took
 };
 // The mark a training event is (client start and end, epoch and phase
 // boundaries); false for the others.

@@ -331,6 +331,12 @@ constexpr ThresholdDef kThresholds[] = {
      "own: reserved grows at least 4x as fast as allocated"},
     {Th::kOomHorizon_s, "oom_horizon_s", 6 * 3600, "seconds",
      "own: without a planned length, a job that runs out within 6 hours (the users' story)"},
+    {Th::kProfileSteps, "profile_steps", 20, "count",
+     "own: the steps profiled when input-bound, low-gpu-util, cpu-bound or straggler opens "
+     "(0: none); enough for a steady picture, short enough to cost little"},
+    {Th::kProfileBudget, "profile_budget", 0.01, "ratio",
+     "own: the share of the run's time its profiles may take, the estimate of the next "
+     "included"},
 };
 static_assert(std::size(kThresholds) == kThresholdCount);
 
@@ -380,6 +386,11 @@ Framework ParseFramework(std::string_view name) {
   if (name == "lightning") return Framework::kLightning;
   if (name == "paddle") return Framework::kPaddle;
   return Framework::kNone;
+}
+
+bool ProfiledOnOpening(FindingId id) {
+  return id == F::kInputBound || id == F::kLowGpuUtil || id == F::kCpuBound ||
+         id == F::kStraggler;
 }
 
 const FindingDef& Def(FindingId id) { return kFindings[static_cast<size_t>(id)]; }

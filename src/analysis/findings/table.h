@@ -65,6 +65,10 @@ std::span<const FindingDef> FindingDefs();
 // The advice for `framework`: its own, else the generic one.
 std::string_view AdviceFor(const FindingDef& def, Framework framework);
 
+// Whether a profile of the next steps is taken when `id` opens (input-bound,
+// low-gpu-util, cpu-bound, straggler: docs/markers.md "Profiles").
+bool ProfiledOnOpening(FindingId id);
+
 // stalled's advice fits the job: one training process gets the command that
 // takes its stacks (with its pid); several ranks the collective settings.
 std::string StalledAdvice(Framework framework, int pid, bool ranks);
@@ -117,8 +121,10 @@ enum class Th {
   kLeakPlateauRatio,
   kAllocatorGrowthShare,
   kOomHorizon_s,
+  kProfileSteps,
+  kProfileBudget,
 };
-inline constexpr size_t kThresholdCount = 46;
+inline constexpr size_t kThresholdCount = 48;
 
 struct ThresholdDef {
   Th id;

@@ -1,4 +1,4 @@
-#include "run/stacks_request.h"
+#include "run/session_request.h"
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -25,8 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kMaxAncestors = 64;
-// A capture's events are written in one go: this long after the first, all are.
-constexpr double kSettle_s = 0.3;
 
 std::vector<LiveIdentity> LiveSessions(std::string* error) {
   std::vector<LiveIdentity> out;
@@ -59,8 +57,8 @@ bool SamePath(const std::string& a, const std::string& b) {
   return fs::equivalent(a, b, ec1) && !ec1 && !ec2;
 }
 
-// The `stacks` events of request `id` in the events.jsonl text from `offset`
-// on, complete lines only; moves `offset` past them.
+// The `stacks` and `profile` events of request `id` in the events.jsonl text
+// from `offset` on, complete lines only; moves `offset` past them.
 void ReadAnswers(const std::string& path, const std::string& id, std::streamoff* offset,
                  std::vector<TrainingEvent>* out) {
   std::ifstream in(path);
@@ -71,10 +69,11 @@ void ReadAnswers(const std::string& path, const std::string& id, std::streamoff*
     *offset += static_cast<std::streamoff>(line.size() + 1);
     nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     TrainingEvent e;
-    if (j.is_discarded() || EventLineType(j) != EventType::kStacks || !MarkerEventFromJson(j, &e) ||
-        !e.stacks || e.stacks->request != id) {
-      continue;
-    }
+    if (j.is_discarded() || !MarkerEventFromJson(j, &e)) continue;
+    const std::string* request = e.stacks    ? &e.stacks->request
+                                 : e.profile ? &e.profile->request
+                                             : nullptr;
+    if (request == nullptr || *request != id) continue;
     out->push_back(std::move(e));
   }
 }
@@ -110,7 +109,8 @@ Status FindLiveSession(const std::string& target, LiveIdentity* out) {
       running));
 }
 
-Status AskForStacks(const LiveIdentity& session, double wait_s, std::vector<TrainingEvent>* out) {
+Status AskSession(const LiveIdentity& session, Marker m, double wait_s, double settle_s,
+                  std::vector<TrainingEvent>* out) {
   if (session.socket.empty()) {
     return Status::Unavailable(fmt::format(
         "the session {} (pid {}) takes no requests: it records no markers (attach), or it is "
@@ -121,11 +121,9 @@ Status AskForStacks(const LiveIdentity& session, double wait_s, std::vector<Trai
   std::error_code ec;
   auto offset = static_cast<std::streamoff>(fs::file_size(events, ec));
   if (ec) offset = 0;
-  Marker m;
   m.type = MarkerType::kRequest;
   m.pid = static_cast<int>(::getpid());
   m.t = Clock::Default()->WallSeconds();
-  m.what = "stacks";
   m.id = fmt::format("{}-{}", m.pid, static_cast<int64_t>(m.t * 1000));
   std::string error;
   if (!SendMarker(session.socket, m, &error)) return Status::Unavailable(error);
@@ -137,14 +135,11 @@ Status AskForStacks(const LiveIdentity& session, double wait_s, std::vector<Trai
     waited += kStep_s;
     size_t before = out->size();
     ReadAnswers(events, m.id, &offset, out);
-    if (out->size() > before) settle = waited + kSettle_s;
+    if (out->size() > before) settle = waited + settle_s;
     if (settle > 0 && waited >= settle) return Status::Ok();
   }
   if (!out->empty()) return Status::Ok();
-  return Status::Unavailable(fmt::format(
-      "no stacks came within {:.0f} s: no training process of {} offers them (they need the "
-      "trainvitals Python package, a callback or monitor(), and not TRAINVITALS_STACKS=0)",
-      wait_s, session.name));
+  return Status::NotFound(fmt::format("nothing came within {:.0f} s", wait_s));
 }
 
 }  // namespace tv

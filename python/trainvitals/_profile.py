@@ -1,0 +1,105 @@
+"""Profiles on request (docs/markers.md "Profiles").
+
+When a finding opens (input-bound, low-gpu-util, cpu-bound, straggler) or
+`trainvitals profile` asks, the monitor numbers a request in this process's
+step slot; the next step() reads it and profiles the steps asked with the
+framework's own profiler: torch.profiler (PyTorch, Lightning, a plain loop
+that uses torch), tf.profiler (Keras), paddle.profiler (Paddle). The trace
+goes to <run dir>/profiles/<reason>-<rank>-<step>/ and a `profile` marker
+says so. Nothing here raises into the training.
+"""
+import json
+import os
+import socket
+import sys
+import time
+
+from . import _run
+
+
+def _torch_profiler(directory):
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    activities = [ProfilerActivity.CPU]
+    if torch.cuda.is_available():
+        activities.append(ProfilerActivity.CUDA)
+    prof = profile(activities=activities)
+    prof.start()
+    # TensorBoard's PyTorch profiler plugin reads <worker>.pt.trace.json.
+    name = f"{socket.gethostname()}_{os.getpid()}.pt.trace.json"
+    return prof.step, lambda: (prof.stop(), prof.export_chrome_trace(os.path.join(directory, name)))
+
+
+def _tf_profiler(directory):
+    import tensorflow as tf
+
+    tf.profiler.experimental.start(directory)
+    return (lambda: None), tf.profiler.experimental.stop
+
+
+def _paddle_profiler(directory):
+    import paddle
+    from paddle import profiler
+
+    targets = [profiler.ProfilerTarget.CPU]
+    if paddle.device.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0:
+        targets.append(profiler.ProfilerTarget.GPU)
+    prof = profiler.Profiler(targets=targets,
+                             on_trace_ready=profiler.export_chrome_tracing(directory))
+    prof.start()
+    return prof.step, prof.stop
+
+
+def _profiler_for(framework):
+    """The framework's profiler starter; None when the process has none loaded."""
+    if framework == "keras":
+        return _tf_profiler if "tensorflow" in sys.modules else None
+    if framework == "paddle":
+        return _paddle_profiler if "paddle" in sys.modules else None
+    return _torch_profiler if "torch" in sys.modules else None
+
+
+class Capture:
+    """The profiler around this process's next `steps` steps."""
+
+    def __init__(self, client, request, framework, run_dir, rank):
+        self.client = client
+        self.reason = str(request.get("reason", "request"))
+        self.id = str(request.get("id", ""))
+        self.steps = max(1, int(request.get("steps", 20)))
+        start = _profiler_for(framework)
+        if start is None:
+            raise RuntimeError(f"no profiler for {framework} in this process")
+        self.dir = f"profiles/{self.reason}-{max(rank, 0)}-{client.steps}"
+        path = os.path.join(run_dir, self.dir)
+        os.makedirs(path, exist_ok=True)
+        self.t0 = time.perf_counter()
+        self._step, self._stop = start(path)
+        self.done = 0
+
+    def step(self) -> bool:
+        """One more step profiled; True once the capture is over."""
+        self.done += 1
+        if self.done < self.steps:
+            self._step()
+            return False
+        self._stop()
+        self.client.profiled(self.reason, self.id, self.dir, self.done,
+                             time.perf_counter() - self.t0)
+        return True
+
+
+def take(client, framework, run_dir, rank):
+    """A capture for the request that came, started; None when there is none."""
+    text = client.request()
+    if not text or not run_dir:
+        return None
+    try:
+        request = json.loads(text)
+        if request.get("what") != "profile":
+            return None
+        return Capture(client, request, framework, run_dir, rank)
+    except Exception as e:  # never stop the training for a profile
+        _run.say_once("profile", f"no profile taken: {type(e).__name__}: {e}")
+        return None

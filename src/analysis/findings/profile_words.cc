@@ -1,0 +1,67 @@
+#include "analysis/findings/profile_words.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "analysis/findings/format.h"
+
+namespace tv {
+namespace {
+
+// Below this share of step time in the data loader, a trace does not bear
+// out an input-bound finding.
+constexpr double kLoaderConfirms = 0.1;
+
+bool Contradicts(FindingId id, const ProfileCapture& p) {
+  return id == FindingId::kInputBound && p.figures.data_loader_share &&
+         *p.figures.data_loader_share < kLoaderConfirms;
+}
+
+std::string Percent(double share) { return fmt::format("{:.0f}%", share * 100); }
+
+}  // namespace
+
+Evidence ProfileEvidence(FindingId id, const ProfileCapture& p) {
+  Evidence e;
+  e["profile"] = p.dir;
+  const TraceFigures& f = p.figures;
+  if (f.data_loader_share) e["trace_data_loader_share"] = Round4(*f.data_loader_share);
+  if (f.h2d_share) e["trace_h2d_share"] = Round4(*f.h2d_share);
+  if (f.gpu_idle_share) e["trace_gpu_idle_share"] = Round4(*f.gpu_idle_share);
+  if (!f.top_ops.empty()) {
+    nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+    for (const auto& [name, share] : f.top_ops) ops.push_back({name, Round4(share)});
+    e["trace_top_ops"] = EvidenceValue(ops);
+  }
+  if (Contradicts(id, p)) e["confidence"] = "low";
+  return e;
+}
+
+std::string ProfileSentence(FindingId id, const ProfileCapture& p) {
+  const TraceFigures& f = p.figures;
+  if (!p.trace_error.empty()) {
+    return fmt::format(" A profile of {} steps is in {} (its trace could not be read: {}).",
+                       p.steps, p.dir, p.trace_error);
+  }
+  std::string parts;
+  auto add = [&parts](std::string part) {
+    parts += (parts.empty() ? "" : ", ") + std::move(part);
+  };
+  if (f.data_loader_share) add(Percent(*f.data_loader_share) + " of step time in the data loader");
+  if (f.h2d_share) add(Percent(*f.h2d_share) + " in host-to-device copies");
+  if (f.gpu_idle_share) add("the GPU idle " + Percent(*f.gpu_idle_share) + " of it");
+  std::string ops;
+  for (const auto& [name, share] : f.top_ops) {
+    ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", name, Percent(share));
+  }
+  std::string sentence = fmt::format(" A profile of {} steps ({}) shows {}{}.", f.steps, p.dir,
+                                     parts.empty() ? "its operators" : parts,
+                                     ops.empty() ? "" : "; top operators: " + ops);
+  if (Contradicts(id, p)) {
+    sentence += " That does not bear out this finding: the wait is elsewhere (confidence low).";
+  }
+  return sentence;
+}
+
+}  // namespace tv

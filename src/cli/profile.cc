@@ -1,0 +1,107 @@
+// trainvitals profile RUN|PID [--steps N] [--rank R] [--json]: asks a running
+// job to profile its next steps with its framework's profiler, now, and says
+// where each trace went and what it shows (run/session_request.h).
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/json_out.h"
+#include "run/session_request.h"
+#include "store/marker_event_record.h"
+
+namespace tv {
+namespace {
+
+constexpr double kSettle_s = 2;  // ranks finish their captures within this of each other
+
+std::string Percent(const std::optional<double>& share) {
+  return share ? fmt::format("{:.0f}%", *share * 100) : std::string("-");
+}
+
+void PrintCapture(const TrainingEvent& e, const std::string& run_dir) {
+  const ProfileCapture& p = *e.profile;
+  std::string who = e.rank >= 0 ? fmt::format("rank {} (pid {})", e.rank, e.pid)
+                                : fmt::format("pid {}", e.pid);
+  fmt::print("{}: {} steps in {:.1f} s: {}/{}\n", who, p.steps, p.seconds.value_or(0), run_dir,
+             p.dir);
+  if (!p.trace_error.empty()) {
+    fmt::print("  trace not read: {}\n", p.trace_error);
+    return;
+  }
+  const TraceFigures& f = p.figures;
+  fmt::print("  step {:.3f} s; data loader {}, host-to-device copies {}, GPU idle {}\n",
+             f.step_s.value_or(0), Percent(f.data_loader_share), Percent(f.h2d_share),
+             Percent(f.gpu_idle_share));
+  std::string ops;
+  for (const auto& [name, share] : f.top_ops) {
+    ops += fmt::format("{}{} {:.0f}%", ops.empty() ? "" : ", ", name, share * 100);
+  }
+  if (!ops.empty()) fmt::print("  top operators: {}\n", ops);
+}
+
+}  // namespace
+
+void AddProfileCommand(CLI::App& app, Action* action) {
+  auto* cmd = app.add_subcommand(
+      "profile",
+      "Ask a running job to profile its next steps with its framework's profiler "
+      "(torch.profiler, tf.profiler, paddle.profiler), now: each training process writes its "
+      "trace under the run directory's profiles/, and its line says what the trace shows.");
+  auto target = std::make_shared<std::string>();
+  auto steps = std::make_shared<int>(20);
+  auto rank = std::make_shared<int>(-1);
+  auto timeout = std::make_shared<double>(300);
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("RUN|PID", *target,
+                  "The running job: its run directory, or the PID of the monitor, of the job "
+                  "or of one of its processes")
+      ->required();
+  cmd->add_option("--steps", *steps, "How many steps to profile")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--rank", *rank, "Only this rank (default: every training process)")
+      ->check(CLI::Range(0, 1 << 24));
+  cmd->add_option("--timeout", *timeout, "Seconds to wait for the traces")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
+  cmd->add_flag("--json", *json, "Print the processes' `profile` events as a JSON list");
+  cmd->callback([=] {
+    *action = [=]() {
+      LiveIdentity session;
+      Status found = FindLiveSession(*target, &session);
+      if (!found.ok()) {
+        fmt::print(stderr, "trainvitals: profile: {}\n", found.message());
+        return 1;
+      }
+      Marker request;
+      request.what = "profile";
+      request.steps = *steps;
+      request.target = *rank;
+      std::vector<TrainingEvent> answers;
+      Status asked = AskSession(session, request, *timeout, kSettle_s, &answers);
+      if (asked.code() == Status::Code::kNotFound) {
+        fmt::print(stderr,
+                   "trainvitals: profile: {}: no training process of {} took a profile (it "
+                   "needs the trainvitals Python package, a callback or monitor(), with its "
+                   "framework's profiler loaded, and must still be stepping)\n",
+                   asked.message(), session.name);
+        return 1;
+      }
+      if (!asked.ok()) {
+        fmt::print(stderr, "trainvitals: profile: {}\n", asked.message());
+        return 1;
+      }
+      if (*json) {
+        nlohmann::ordered_json all = nlohmann::ordered_json::array();
+        for (const TrainingEvent& e : answers) all.push_back(MarkerEventFields(e));
+        PrintJson(all);
+        return 0;
+      }
+      for (const TrainingEvent& e : answers) PrintCapture(e, session.run_dir);
+      return 0;
+    };
+  });
+}
+
+}  // namespace tv

@@ -1,0 +1,167 @@
+#include "sources/trace_figures.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/run_file.h"
+
+namespace tv {
+namespace {
+
+struct Span {
+  double ts = 0;
+  double dur = 0;
+  std::string name;
+};
+
+bool StartsWith(const std::string& s, std::string_view prefix) { return s.starts_with(prefix); }
+
+// The step ranges each profiler writes: PyTorch "ProfilerStep#3", Paddle "ProfileStep#3".
+bool IsStep(const std::string& name) {
+  return StartsWith(name, "ProfilerStep#") || StartsWith(name, "ProfileStep#");
+}
+
+// PyTorch's DataLoader marks each next() "enumerate(DataLoader)#..."; Paddle's "Dataloader".
+bool IsLoader(const std::string& name) {
+  return StartsWith(name, "enumerate(DataLoader)") || StartsWith(name, "Dataloader");
+}
+
+// The time `spans` (sorted by start) cover, clipped to [from, to].
+double Covered(const std::vector<Span>& spans, double from, double to) {
+  double covered = 0;
+  double end = from;
+  for (const Span& s : spans) {
+    double a = std::max(s.ts, end);
+    double b = std::min(s.ts + s.dur, to);
+    if (b > a) covered += b - a;
+    end = std::max(end, std::min(s.ts + s.dur, to));
+  }
+  return covered;
+}
+
+}  // namespace
+
+Status TraceFiguresOf(std::string_view json, int steps_taken, TraceFigures* out) {
+  *out = TraceFigures{};
+  nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Invalid("not JSON");
+  const nlohmann::json* events = &j;
+  if (j.is_object()) {
+    auto it = j.find("traceEvents");
+    if (it == j.end()) return Status::Invalid("no traceEvents");
+    events = &*it;
+  }
+  if (!events->is_array()) return Status::Invalid("traceEvents is not a list");
+  std::vector<Span> steps, loader, h2d, device;
+  double first = std::numeric_limits<double>::infinity();
+  double last = -first;
+  std::map<std::pair<std::string, std::string>, std::vector<Span>> ops;  // by (pid, tid)
+  for (const nlohmann::json& e : *events) {
+    if (!e.is_object() || e.value("ph", "") != "X") continue;
+    auto ts = e.find("ts");
+    auto dur = e.find("dur");
+    auto name = e.find("name");
+    if (ts == e.end() || dur == e.end() || name == e.end() || !ts->is_number() ||
+        !dur->is_number() || !name->is_string()) {
+      continue;
+    }
+    Span s{ts->get<double>(), dur->get<double>(), name->get<std::string>()};
+    first = std::min(first, s.ts);
+    last = std::max(last, s.ts + s.dur);
+    std::string cat = e.value("cat", "");
+    if (IsStep(s.name)) {
+      steps.push_back(s);
+    } else if (IsLoader(s.name)) {
+      loader.push_back(s);
+    } else if (cat == "kernel" || cat == "Kernel" || cat == "gpu_memcpy" || cat == "Memcpy" ||
+               cat == "gpu_memset") {
+      if (s.name.find("HtoD") != std::string::npos) h2d.push_back(s);
+      device.push_back(s);
+    } else if (cat == "cpu_op" || cat == "Operator" || cat.empty()) {  // empty: the legacy profiler's
+      ops[{e.contains("pid") ? e["pid"].dump() : "", e.contains("tid") ? e["tid"].dump() : ""}]
+          .push_back(s);
+    }
+  }
+  if (steps.empty()) {
+    // A profiler without step ranges (PyTorch's legacy one): the trace spans
+    // the steps the process took under it.
+    if (steps_taken <= 0 || !(last > first)) {
+      return Status::Invalid("no step ranges (ProfilerStep#N) in the trace");
+    }
+    for (int i = 0; i < steps_taken; ++i) {
+      double length = (last - first) / steps_taken;
+      steps.push_back(Span{first + i * length, length, ""});
+    }
+  }
+  auto by_start = [](const Span& a, const Span& b) { return a.ts < b.ts; };
+  std::sort(steps.begin(), steps.end(), by_start);
+  double from = steps.front().ts;
+  double to = std::max_element(steps.begin(), steps.end(), [](const Span& a, const Span& b) {
+                return a.ts + a.dur < b.ts + b.dur;
+              })->ts;
+  to = std::max(to, steps.back().ts + steps.back().dur);
+  double total = Covered(steps, from, to);
+  if (total <= 0) return Status::Invalid("the step ranges last no time");
+  out->steps = static_cast<int>(steps.size());
+  out->step_s = total / static_cast<double>(steps.size()) * 1e-6;
+  std::sort(loader.begin(), loader.end(), by_start);
+  out->data_loader_share = std::min(1.0, Covered(loader, from, to) / total);
+  if (!device.empty()) {
+    std::sort(device.begin(), device.end(), by_start);
+    std::sort(h2d.begin(), h2d.end(), by_start);
+    out->h2d_share = std::min(1.0, Covered(h2d, from, to) / total);
+    out->gpu_idle_share = std::max(0.0, 1 - Covered(device, from, to) / total);
+  }
+  // The operators each thread called itself (not those inside another), by total time.
+  std::map<std::string, double> time_of;
+  for (auto& [thread, spans] : ops) {
+    std::sort(spans.begin(), spans.end(), by_start);
+    double outer_end = -1;
+    for (const Span& s : spans) {
+      if (s.ts < outer_end) continue;  // inside the one before
+      outer_end = s.ts + s.dur;
+      double a = std::max(s.ts, from);
+      double b = std::min(s.ts + s.dur, to);
+      if (b > a) time_of[s.name] += b - a;
+    }
+  }
+  std::vector<std::pair<std::string, double>> sorted(time_of.begin(), time_of.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (size_t i = 0; i < sorted.size() && i < 5; ++i) {
+    out->top_ops.emplace_back(sorted[i].first, std::min(1.0, sorted[i].second / total));
+  }
+  return Status::Ok();
+}
+
+Status ReadTraceFigures(const std::string& dir, int steps_taken, TraceFigures* out) {
+  std::error_code ec;
+  std::vector<std::string> traces;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".json") traces.push_back(entry.path().string());
+  }
+  if (traces.empty()) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, ec)) {
+      if (entry.path().string().ends_with(".xplane.pb")) {
+        return Status::NotFound(
+            "TensorFlow's trace (xplane.pb) opens in TensorBoard's Profile tab; only Chrome "
+            "traces are read here");
+      }
+    }
+    return Status::NotFound(fmt::format("no *.json trace in {}", dir));
+  }
+  std::sort(traces.begin(), traces.end());
+  std::string text;
+  Status read = ReadRegularFile(traces.front(), kMaxTraceBytes, &text);
+  if (!read.ok()) return read;
+  Status s = TraceFiguresOf(text, steps_taken, out);
+  if (!s.ok()) return Status::Invalid(fmt::format("{}: {}", traces.front(), s.message()));
+  return s;
+}
+
+}  // namespace tv
