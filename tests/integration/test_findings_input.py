@@ -17,11 +17,11 @@ from test_frameworks import TORCH_PY, env
 CONFIG = "[findings]\nwarmup_s = 2\nwindow_s = 4\nopen_s = 1\nhold_s = 4\n"
 
 
-def train(run_tv, tmp_path, *args, name="run"):
+def train(run_tv, tmp_path, *args, name="run", extra=""):
     if not TORCH_PY.exists():
         pytest.skip(f"{TORCH_PY} is missing: `make deps` creates it")
     config = tmp_path / "tv.toml"
-    config.write_text(CONFIG)
+    config.write_text(CONFIG + extra)
     command = [str(TORCH_PY), str(HELPERS / "input_train.py"), "--seconds", "10", *args]
     run = run_tv(command, "--interval", "0.5", "--config", str(config), timeout=240, env=env(),
                  name=name)

@@ -1,0 +1,80 @@
+"""Profiles taken when a finding opens, and on demand: a real PyTorch loop
+whose loader sleeps (helpers/input_train.py) gets one torch.profiler capture
+when input-bound opens, in the run directory, and the finding says what the
+trace shows, agreeing with the share the loop waited by its own clock; a
+healthy loop is never profiled, and the budget holds. `trainvitals profile`
+asks a running job."""
+import json
+import subprocess
+import time
+
+import pytest
+
+from conftest import HELPERS
+from test_findings_input import fetched, train
+from test_frameworks import TORCH_PY, env
+
+CAPTURE = "profile_steps = 10\nprofile_budget = 0.5\n"
+
+
+def profiles(run):
+    return [e for e in run.events if e["type"] == "profile"]
+
+
+def test_input_bound_is_profiled_once_and_the_trace_bears_it_out(run_tv, tmp_path):
+    run, _ = train(run_tv, tmp_path, "--sleep-ms", "20", "--work-ms", "25", extra=CAPTURE)
+    (finding,) = [f for f in run.summary["findings"] if f["id"] == "input-bound"]
+    (e,) = profiles(run)
+    assert e["reason"] == "input-bound" and e["steps"] == 10, e
+    assert e["dir"].startswith("profiles/input-bound-0-"), e
+    (trace,) = (run.out / e["dir"]).glob("*.pt.trace.json")
+    json.loads(trace.read_text())  # Chrome trace JSON: Perfetto and TensorBoard open it
+    ev = finding["evidence"]
+    assert ev["profile"] == e["dir"]
+    # The trace's share of step time in the DataLoader agrees with the loop's own clock.
+    assert ev["trace_data_loader_share"] == pytest.approx(fetched(run), abs=0.05), (ev, fetched(run))
+    assert "confidence" not in ev
+    assert f"A profile of 10 steps ({e['dir']}) shows" in finding["message"]
+    names = [name for name, _ in ev["trace_top_ops"]]
+    assert len(names) <= 5 and all(isinstance(n, str) for n in names), ev
+
+
+def test_a_healthy_loop_is_never_profiled_and_the_default_budget_holds(run_tv, tmp_path):
+    run, _ = train(run_tv, tmp_path, "--sleep-ms", "20", "--work-ms", "25", "--workers", "2",
+                   extra=CAPTURE, name="healthy")
+    assert profiles(run) == [] and not (run.out / "profiles").exists()
+    # 1 % of a 10 s run is 0.1 s: no room for 20 steps of 45 ms.
+    run, _ = train(run_tv, tmp_path, "--sleep-ms", "20", "--work-ms", "25", name="budget")
+    assert [f["id"] for f in run.summary["findings"]] == ["input-bound"]
+    assert profiles(run) == [] and "profile" not in run.summary["findings"][0]["evidence"]
+
+
+def test_profile_asks_a_running_job(tv, tmp_path):
+    if not TORCH_PY.exists():
+        pytest.skip(f"{TORCH_PY} is missing")
+    out = tmp_path / "live"
+    job = subprocess.Popen([tv, "run", "--quiet", "--out", str(out), "--", str(TORCH_PY),
+                            str(HELPERS / "input_train.py"), "--seconds", "30", "--sleep-ms",
+                            "20", "--work-ms", "25"],
+                           env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 90
+        while not (out / "events.jsonl").exists() or "client_start" not in (
+                out / "events.jsonl").read_text():
+            assert time.time() < deadline and job.poll() is None
+            time.sleep(0.2)
+        asked = subprocess.run([tv, "profile", str(out), "--steps", "5", "--json"],
+                               capture_output=True, text=True, timeout=120, env=env())
+        assert asked.returncode == 0, asked.stderr
+        (e,) = json.loads(asked.stdout)
+        assert e["reason"] == "request" and e["steps"] == 5
+        assert e["dir"].startswith("profiles/request-0-")
+        assert 0.2 <= e["trace_data_loader_share"] <= 0.8, e
+        assert list((out / e["dir"]).glob("*.pt.trace.json"))
+        words = subprocess.run([tv, "profile", str(job.pid), "--steps", "3"],
+                               capture_output=True, text=True, timeout=120, env=env())
+        assert words.returncode == 0, words.stderr
+        assert " 3 steps in " in words.stdout and "data loader" in words.stdout, words.stdout
+    finally:
+        job.kill()
+        job.wait()
