@@ -278,5 +278,38 @@ TEST(MarkerProtocol, StacksOfferAndRequestRoundTripAndAreChecked) {
   }
 }
 
+TEST(MarkerProtocol, ProfileRequestsAndAnswersRoundTripAndAreChecked) {
+  Marker ask;
+  ask.type = MarkerType::kRequest;
+  ask.t = 1;
+  ask.what = "profile";
+  ask.id = "9-1";
+  ask.steps = 5;
+  ask.target = 1;
+  std::string error;
+  auto back = ParseMarker(EncodeMarker(ask), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->what, "profile");
+  EXPECT_EQ(back->steps, 5);
+  EXPECT_EQ(back->target, 1);
+  Marker done;
+  done.type = MarkerType::kProfile;
+  done.t = 1;
+  done.reason = "input-bound";
+  done.dir = "profiles/input-bound-0-40";
+  done.steps = 20;
+  done.seconds = 1.5;
+  back = ParseMarker(EncodeMarker(done), &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->dir, "profiles/input-bound-0-40");
+  EXPECT_EQ(back->seconds, 1.5);
+  // Only a directory under the run directory.
+  for (const char* bad : {R"({"v":1,"type":"profile","pid":1,"t":1,"reason":"r","dir":"/etc"})",
+                          R"({"v":1,"type":"profile","pid":1,"t":1,"reason":"r","dir":"a/../.."})",
+                          R"({"v":1,"type":"profile","pid":1,"t":1,"dir":"profiles/x"})"}) {
+    EXPECT_FALSE(ParseMarker(bad, &error)) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace tv::protocol_test
