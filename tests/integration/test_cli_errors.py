@@ -46,10 +46,10 @@ MISTAKES = [
     # commands: mistyped, far from any, none
     (["frobnicate"],
      "trainvitals: unknown command \"frobnicate\"; commands: run, attach, check, export, "
-     "analyze, report, runs, compare, pick, top, serve, stacks"),
+     "analyze, report, runs, compare, pick, top, serve, stacks, profile"),
     (["anlyze", "latest"], "trainvitals: unknown command \"anlyze\" (did you mean \"analyze\"?)"),
     ([], "trainvitals: give a command: run, attach, check, export, analyze, report, runs, "
-         "compare, pick, top, serve, stacks (trainvitals --help describes them)"),
+         "compare, pick, top, serve, stacks, profile (trainvitals --help describes them)"),
     (["stacks"], "trainvitals: stacks: missing RUN|PID; usage: trainvitals stacks [OPTIONS] "
                  "RUN|PID"),
     # an option of a command given before it
