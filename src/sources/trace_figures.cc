@@ -26,9 +26,17 @@ bool IsStep(const std::string& name) {
   return StartsWith(name, "ProfilerStep#") || StartsWith(name, "ProfileStep#");
 }
 
-// PyTorch's DataLoader marks each next() "enumerate(DataLoader)#..."; Paddle's "Dataloader".
+// PyTorch's DataLoader marks each next() "enumerate(DataLoader)#..."; Paddle's
+// is in the category "Dataloader".
 bool IsLoader(const std::string& name) {
-  return StartsWith(name, "enumerate(DataLoader)") || StartsWith(name, "Dataloader");
+  return StartsWith(name, "enumerate(DataLoader)");
+}
+
+// Paddle names an event with its length: "matmul dygraph[57.936 us]".
+std::string BareName(const std::string& name) {
+  size_t open = name.rfind('[');
+  if (open == std::string::npos || open == 0 || !name.ends_with("]")) return name;
+  return name.substr(0, open);
 }
 
 // The time `spans` (sorted by start) cover, clipped to [from, to].
@@ -70,13 +78,13 @@ Status TraceFiguresOf(std::string_view json, int steps_taken, TraceFigures* out)
         !dur->is_number() || !name->is_string()) {
       continue;
     }
-    Span s{ts->get<double>(), dur->get<double>(), name->get<std::string>()};
+    Span s{ts->get<double>(), dur->get<double>(), BareName(name->get_ref<const std::string&>())};
     first = std::min(first, s.ts);
     last = std::max(last, s.ts + s.dur);
     std::string cat = e.value("cat", "");
     if (IsStep(s.name)) {
       steps.push_back(s);
-    } else if (IsLoader(s.name)) {
+    } else if (IsLoader(s.name) || cat == "Dataloader") {
       loader.push_back(s);
     } else if (cat == "kernel" || cat == "Kernel" || cat == "gpu_memcpy" || cat == "Memcpy" ||
                cat == "gpu_memset") {

@@ -56,5 +56,16 @@ TEST(TraceFigures, ALegacyTraceWithoutStepRangesSpansTheStepsTaken) {
   EXPECT_FALSE(TraceFiguresOf("not json", 2, &f).ok());
 }
 
+TEST(TraceFigures, PaddlesNamesAndCategories) {
+  nlohmann::json events = nlohmann::json::array();
+  events.push_back(X("ProfileStep#0[1.000 ms]", 0, 1000, "ProfileStep"));
+  events.push_back(X("_DataLoaderIterSingleProcess[300.000 us]", 0, 300, "Dataloader"));
+  events.push_back(X("matmul dygraph[500.000 us]", 300, 500, "Operator"));
+  TraceFigures f;
+  ASSERT_TRUE(TraceFiguresOf(events.dump(), 1, &f).ok());
+  EXPECT_NEAR(*f.data_loader_share, 0.3, 1e-9);
+  EXPECT_EQ(f.top_ops.at(0).first, "matmul dygraph");
+}
+
 }  // namespace
 }  // namespace tv::trace_figures_test
