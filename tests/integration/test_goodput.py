@@ -117,8 +117,11 @@ def test_a_loop_hung_for_most_of_its_run_is_stalled_for_that_time(runs):
     assert ids == ["stalled"], run.summary["findings"]
     stalled = run.summary["findings"][0]
     pid = stalled["subject"]["pid"]
-    assert f"py-spy dump --pid {pid}" in stalled["advice"][0]  # one process: take its stacks
-    assert "NCCL" not in stalled["advice"][0]
+    # One process: its stacks say where it hangs, and no collective advice.
+    assert stalled["evidence"]["waits_in"] == "sleep", stalled
+    assert (run.out / stalled["evidence"]["stacks"]).is_file()
+    assert stalled["advice"][0].startswith("It sleeps at "), stalled["advice"]
+    assert "NCCL" not in stalled["advice"][0] and pid > 0
     g = goodput(run)
     hung_share = clock(run, "hung") / g["wall_s"]
     assert g["ratios"]["stalled"] == pytest.approx(hung_share, abs=0.03), g

@@ -98,8 +98,10 @@ std::string StackAdvice(const StackWait& w, Framework framework, int pid,
         file);
   }
   if (w.waits_in == "sleep") {
-    return "It sleeps where the stacks say: a polling loop whose condition never comes true, or "
-           "a wait put in on purpose.";
+    return fmt::format(
+        "It sleeps at {}: a polling loop whose condition never comes true, or a wait put in on "
+        "purpose.",
+        w.at.empty() ? w.frame : w.at);
   }
   if (w.waits_in == "running") {
     return fmt::format(
