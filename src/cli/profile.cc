@@ -3,12 +3,8 @@
 // where each trace went and what it shows (run/session_request.h).
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
+#include "cli/ask_job.h"
 #include "cli/commands.h"
-#include "cli/json_out.h"
-#include "run/session_request.h"
-#include "store/marker_event_record.h"
 
 namespace tv {
 namespace {
@@ -21,10 +17,8 @@ std::string Percent(const std::optional<double>& share) {
 
 void PrintCapture(const TrainingEvent& e, const std::string& run_dir) {
   const ProfileCapture& p = *e.profile;
-  std::string who = e.rank >= 0 ? fmt::format("rank {} (pid {})", e.rank, e.pid)
-                                : fmt::format("pid {}", e.pid);
-  fmt::print("{}: {} steps in {:.1f} s: {}/{}\n", who, p.steps, p.seconds.value_or(0), run_dir,
-             p.dir);
+  fmt::print("{}: {} steps in {:.1f} s: {}/{}\n", ProcessWords(e), p.steps, p.seconds.value_or(0),
+             run_dir, p.dir);
   if (!p.trace_error.empty()) {
     fmt::print("  trace not read: {}\n", p.trace_error);
     return;
@@ -68,38 +62,17 @@ void AddProfileCommand(CLI::App& app, Action* action) {
   cmd->add_flag("--json", *json, "Print the processes' `profile` events as a JSON list");
   cmd->callback([=] {
     *action = [=]() {
-      LiveIdentity session;
-      Status found = FindLiveSession(*target, &session);
-      if (!found.ok()) {
-        fmt::print(stderr, "trainvitals: profile: {}\n", found.message());
-        return 1;
-      }
-      Marker request;
-      request.what = "profile";
-      request.steps = *steps;
-      request.target = *rank;
-      std::vector<TrainingEvent> answers;
-      Status asked = AskSession(session, request, *timeout, kSettle_s, &answers);
-      if (asked.code() == Status::Code::kNotFound) {
-        fmt::print(stderr,
-                   "trainvitals: profile: {}: no training process of {} took a profile (it "
-                   "needs the trainvitals Python package, a callback or monitor(), with its "
-                   "framework's profiler loaded, and must still be stepping)\n",
-                   asked.message(), session.name);
-        return 1;
-      }
-      if (!asked.ok()) {
-        fmt::print(stderr, "trainvitals: profile: {}\n", asked.message());
-        return 1;
-      }
-      if (*json) {
-        nlohmann::ordered_json all = nlohmann::ordered_json::array();
-        for (const TrainingEvent& e : answers) all.push_back(MarkerEventFields(e));
-        PrintJson(all);
-        return 0;
-      }
-      for (const TrainingEvent& e : answers) PrintCapture(e, session.run_dir);
-      return 0;
+      JobAsk ask{.command = "profile",
+                 .target = *target,
+                 .request = Marker{.steps = *steps, .what = "profile", .target = *rank},
+                 .wait_s = *timeout,
+                 .settle_s = kSettle_s,
+                 .none_came =
+                     "no training process took a profile (it needs the trainvitals "
+                     "Python package, a callback or monitor(), with its framework's "
+                     "profiler loaded, and must still be stepping)",
+                 .json = *json};
+      return AskRunningJob(ask, PrintCapture);
     };
   });
 }

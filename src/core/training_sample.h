@@ -35,11 +35,11 @@ struct StackWait {
 // "Profiles"), each share of the traced steps' time; absent when the trace
 // does not tell (no GPU, no step ranges).
 struct TraceFigures {
-  int steps = 0;                               // step ranges in the trace
-  std::optional<double> step_s;                // their mean length
-  std::optional<double> data_loader_share;     // in the data loader's next()
-  std::optional<double> h2d_share;             // host-to-device copies on the GPU
-  std::optional<double> gpu_idle_share;        // no kernel or copy on the GPU
+  int steps = 0;                                        // step ranges in the trace
+  std::optional<double> step_s;                         // their mean length
+  std::optional<double> data_loader_share;              // in the data loader's next()
+  std::optional<double> h2d_share;                      // host-to-device copies on the GPU
+  std::optional<double> gpu_idle_share;                 // no kernel or copy on the GPU
   std::vector<std::pair<std::string, double>> top_ops;  // the five longest operators
 };
 
@@ -85,8 +85,8 @@ struct TrainingEvent {
   // "ValueError", and the first line of its message); empty when it ends normally.
   std::string exception;
   std::string message;
-  std::string log_dir;              // kTensorboardLogDir: an absolute path
-  std::optional<StackWait> stacks;  // kStacks: its stacks, as read when asked
+  std::string log_dir;                    // kTensorboardLogDir: an absolute path
+  std::optional<StackWait> stacks;        // kStacks: its stacks, as read when asked
   std::optional<ProfileCapture> profile;  // kProfile: the profile it took
 };
 

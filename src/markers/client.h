@@ -66,8 +66,7 @@ class MarkerClient {
   std::string TakeRequest();
   // This process profiled `steps` steps for `reason` into `dir` (under the
   // run directory), in `seconds`; `id`: the request's, when one asked.
-  bool Profiled(std::string reason, std::string id, std::string dir, int64_t steps,
-                double seconds);
+  bool Profiled(std::string reason, std::string id, std::string dir, int64_t steps, double seconds);
   // The mean time between this process's epoch begins; absent before two.
   std::optional<double> seconds_per_epoch() const;
 

@@ -249,8 +249,7 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
       }
       m->what = what->get<std::string>();
       if (!RequestId(j, m, error)) return false;
-      if (!OptionalSteps(j, m, error) ||
-          !WholeIn(j, "target", -1, kMaxRank, &m->target, error)) {
+      if (!OptionalSteps(j, m, error) || !WholeIn(j, "target", -1, kMaxRank, &m->target, error)) {
         return false;
       }
       return true;
@@ -259,8 +258,8 @@ bool ParseBody(const nlohmann::json& j, Marker* m, std::string* error) {
       auto reason = j.find("reason");
       auto dir = j.find("dir");
       if (reason == j.end() || !reason->is_string() ||
-          !IsName(reason->get_ref<const std::string&>()) || dir == j.end() ||
-          !dir->is_string() || !IsName(dir->get_ref<const std::string&>()) ||
+          !IsName(reason->get_ref<const std::string&>()) || dir == j.end() || !dir->is_string() ||
+          !IsName(dir->get_ref<const std::string&>()) ||
           dir->get_ref<const std::string&>()[0] == '/' ||
           dir->get_ref<const std::string&>().find("..") != std::string::npos) {
         return Fail(error, "profile needs \"reason\" and \"dir\" (a path under the run directory)");
@@ -348,8 +347,8 @@ std::string EncodeMarker(const Marker& m) {
     if (m.target >= 0) fmt::format_to(std::back_inserter(out), R"(,"target":{})", m.target);
   }
   if (m.type == MarkerType::kProfile) {
-    out += ",\"reason\":" + nlohmann::json(m.reason).dump() + ",\"dir\":" +
-           nlohmann::json(m.dir).dump();
+    out += ",\"reason\":" + nlohmann::json(m.reason).dump() +
+           ",\"dir\":" + nlohmann::json(m.dir).dump();
     if (!m.id.empty()) out += ",\"id\":" + nlohmann::json(m.id).dump();
     if (m.seconds) fmt::format_to(std::back_inserter(out), R"(,"seconds":{:.6f})", *m.seconds);
   }

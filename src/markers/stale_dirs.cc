@@ -76,8 +76,7 @@ int RemoveStaleMarkerDirs(const std::string& tmp_dir) {
       continue;
     }
     if (!IsStale(entry.path(), st)) continue;
-    for (const char* file :
-         {kMarkerSocketName, kStepsFileName, kOwnerFileName, kRequestFileName}) {
+    for (const char* file : {kMarkerSocketName, kStepsFileName, kOwnerFileName, kRequestFileName}) {
       ::unlink((entry.path() / file).c_str());
     }
     RemoveStacksFiles(entry.path().string());

@@ -235,8 +235,8 @@ PYBIND11_MODULE(_core, m) {
       .def("tensorboard_log_dir", &MarkerClient::TensorboardLogDir, "log_dir"_a)
       .def("request", &MarkerClient::TakeRequest,
            "The latest request not read yet (JSON text); empty when none came.")
-      .def("profiled", &MarkerClient::Profiled, "reason"_a, "id"_a, "dir"_a, "steps"_a,
-           "seconds"_a, "Says the profile was taken into `dir` (under the run directory).")
+      .def("profiled", &MarkerClient::Profiled, "reason"_a, "id"_a, "dir"_a, "steps"_a, "seconds"_a,
+           "Says the profile was taken into `dir` (under the run directory).")
       .def_property_readonly("stacks_path", &MarkerClient::stacks_path)
       .def_static("free_stacks_signal", &MarkerClient::FreeStacksSignal,
                   "A real-time signal with no handler for the stacks; 0 when none.")

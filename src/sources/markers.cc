@@ -424,15 +424,14 @@ void MarkerSource::ReadSlots(double mono_s, TrainingSample* out) {
 
 bool MarkerSource::RequestProfile(std::string_view finding, int64_t steps, double budget) {
   if (!steps_per_second_ || *steps_per_second_ <= 0) return false;  // not stepping
-  return profiles_.RequestFor(finding, steps, 1 / *steps_per_second_,
-                              last_mono_s_ - first_mono_s_, budget);
+  return profiles_.RequestFor(finding, steps, 1 / *steps_per_second_, last_mono_s_ - first_mono_s_,
+                              budget);
 }
 
 void MarkerSource::ReadProfile(ProfileCapture* p) {
   if (p->seconds) profiles_.Spent(*p->seconds);
   if (run_dir_.empty()) return;
-  Status read =
-      ReadTraceFigures(run_dir_ + "/" + p->dir, static_cast<int>(p->steps), &p->figures);
+  Status read = ReadTraceFigures(run_dir_ + "/" + p->dir, static_cast<int>(p->steps), &p->figures);
   if (!read.ok()) p->trace_error = read.message();
 }
 

@@ -22,10 +22,8 @@ bool ProfileRequests::Request(std::string_view reason, int64_t steps, int target
   }
   if (asked.empty()) return false;
   uint32_t seq = seq_ + 1;
-  nlohmann::ordered_json request = {{"seq", seq},
-                                    {"what", "profile"},
-                                    {"reason", reason},
-                                    {"steps", steps}};
+  nlohmann::ordered_json request = {
+      {"seq", seq}, {"what", "profile"}, {"reason", reason}, {"steps", steps}};
   if (!id.empty()) request["id"] = id;
   std::string text = request.dump();
   std::string path = RequestPathFor(endpoint_->socket_path());

@@ -28,9 +28,7 @@ bool IsStep(const std::string& name) {
 
 // PyTorch's DataLoader marks each next() "enumerate(DataLoader)#..."; Paddle's
 // is in the category "Dataloader".
-bool IsLoader(const std::string& name) {
-  return StartsWith(name, "enumerate(DataLoader)");
-}
+bool IsLoader(const std::string& name) { return StartsWith(name, "enumerate(DataLoader)"); }
 
 // Paddle names an event with its length: "matmul dygraph[57.936 us]".
 std::string BareName(const std::string& name) {
@@ -90,7 +88,8 @@ Status TraceFiguresOf(std::string_view json, int steps_taken, TraceFigures* out)
                cat == "gpu_memset") {
       if (s.name.find("HtoD") != std::string::npos) h2d.push_back(s);
       device.push_back(s);
-    } else if (cat == "cpu_op" || cat == "Operator" || cat.empty()) {  // empty: the legacy profiler's
+    } else if (cat == "cpu_op" || cat == "Operator" ||
+               cat.empty()) {  // empty: the legacy profiler's
       ops[{e.contains("pid") ? e["pid"].dump() : "", e.contains("tid") ? e["tid"].dump() : ""}]
           .push_back(s);
     }

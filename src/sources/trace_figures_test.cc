@@ -9,8 +9,8 @@ namespace {
 
 nlohmann::json X(const std::string& name, double ts, double dur, const std::string& cat,
                  int tid = 1) {
-  return {{"ph", "X"}, {"name", name}, {"ts", ts}, {"dur", dur}, {"cat", cat},
-          {"pid", 1},  {"tid", tid}};
+  return {{"ph", "X"},  {"name", name}, {"ts", ts},  {"dur", dur},
+          {"cat", cat}, {"pid", 1},     {"tid", tid}};
 }
 
 TEST(TraceFigures, SharesOfTheStepsTimeFromAKinetoTrace) {
@@ -18,8 +18,8 @@ TEST(TraceFigures, SharesOfTheStepsTimeFromAKinetoTrace) {
   for (int i = 0; i < 4; ++i) {  // steps of 100 us: 40 in the loader, 30 in mm (10 of it nested)
     double t = i * 100;
     events.push_back(X("ProfilerStep#" + std::to_string(i), t, 100, "user_annotation"));
-    events.push_back(X("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t, 40,
-                       "user_annotation"));
+    events.push_back(
+        X("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t, 40, "user_annotation"));
     events.push_back(X("aten::mm", t + 40, 30, "cpu_op"));
     events.push_back(X("aten::empty", t + 45, 10, "cpu_op"));  // inside mm
     events.push_back(X("aten::add", t + 75, 5, "cpu_op"));
@@ -41,10 +41,18 @@ TEST(TraceFigures, SharesOfTheStepsTimeFromAKinetoTrace) {
 
 TEST(TraceFigures, ALegacyTraceWithoutStepRangesSpansTheStepsTaken) {
   nlohmann::json events = nlohmann::json::array();
-  events.push_back({{"ph", "X"}, {"name", "enumerate(DataLoader)#x"}, {"ts", 0}, {"dur", 25},
-                    {"pid", "CPU functions"}, {"tid", 1}});
-  events.push_back({{"ph", "X"}, {"name", "aten::mm"}, {"ts", 25}, {"dur", 75},
-                    {"pid", "CPU functions"}, {"tid", 1}});
+  events.push_back({{"ph", "X"},
+                    {"name", "enumerate(DataLoader)#x"},
+                    {"ts", 0},
+                    {"dur", 25},
+                    {"pid", "CPU functions"},
+                    {"tid", 1}});
+  events.push_back({{"ph", "X"},
+                    {"name", "aten::mm"},
+                    {"ts", 25},
+                    {"dur", 75},
+                    {"pid", "CPU functions"},
+                    {"tid", 1}});
   TraceFigures f;
   ASSERT_TRUE(TraceFiguresOf(events.dump(), 2, &f).ok());
   EXPECT_EQ(f.steps, 2);

@@ -60,11 +60,10 @@ nlohmann::ordered_json MarkerEventFields(const TrainingEvent& m) {
     if (!p.trace_error.empty()) fields["trace_error"] = p.trace_error;
     const TraceFigures& f = p.figures;
     if (f.steps > 0) fields["trace_steps"] = f.steps;
-    for (const auto& [key, value] :
-         {std::pair{"trace_step_s", &f.step_s},
-          {"trace_data_loader_share", &f.data_loader_share},
-          {"trace_h2d_share", &f.h2d_share},
-          {"trace_gpu_idle_share", &f.gpu_idle_share}}) {
+    for (const auto& [key, value] : {std::pair{"trace_step_s", &f.step_s},
+                                     {"trace_data_loader_share", &f.data_loader_share},
+                                     {"trace_h2d_share", &f.h2d_share},
+                                     {"trace_gpu_idle_share", &f.gpu_idle_share}}) {
       if (*value) fields[key] = **value;
     }
     if (!f.top_ops.empty()) {

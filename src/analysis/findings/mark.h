@@ -30,7 +30,7 @@ struct Mark {
   std::optional<int64_t> call;            // epoch_begin: the framework call (1, 2, ...)
   std::string exception;  // client_end: what the process died of ("OutOfMemoryError")
   std::string message;
-  std::optional<StackWait> stacks;         // stacks: where the process waits
+  std::optional<StackWait> stacks;        // stacks: where the process waits
   std::optional<ProfileCapture> profile;  // profile: the profile it took
 };
 // The mark a training event is (client start and end, epoch and phase

@@ -45,9 +45,7 @@ std::string ProfileSentence(FindingId id, const ProfileCapture& p) {
                        p.steps, p.dir, p.trace_error);
   }
   std::string parts;
-  auto add = [&parts](std::string part) {
-    parts += (parts.empty() ? "" : ", ") + std::move(part);
-  };
+  auto add = [&parts](std::string part) { parts += (parts.empty() ? "" : ", ") + std::move(part); };
   if (f.data_loader_share) add(Percent(*f.data_loader_share) + " of step time in the data loader");
   if (f.h2d_share) add(Percent(*f.h2d_share) + " in host-to-device copies");
   if (f.gpu_idle_share) add("the GPU idle " + Percent(*f.gpu_idle_share) + " of it");

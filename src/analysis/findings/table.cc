@@ -389,8 +389,7 @@ Framework ParseFramework(std::string_view name) {
 }
 
 bool ProfiledOnOpening(FindingId id) {
-  return id == F::kInputBound || id == F::kLowGpuUtil || id == F::kCpuBound ||
-         id == F::kStraggler;
+  return id == F::kInputBound || id == F::kLowGpuUtil || id == F::kCpuBound || id == F::kStraggler;
 }
 
 const FindingDef& Def(FindingId id) { return kFindings[static_cast<size_t>(id)]; }
