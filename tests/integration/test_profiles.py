@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import HELPERS
+from conftest import HELPERS, ROOT
 from test_findings_input import fetched, train
 from test_frameworks import TORCH_PY, env
 
@@ -75,6 +75,42 @@ def test_profile_asks_a_running_job(tv, tmp_path):
                                capture_output=True, text=True, timeout=120, env=env())
         assert words.returncode == 0, words.stderr
         assert " 3 steps in " in words.stdout and "data loader" in words.stdout, words.stdout
+    finally:
+        job.kill()
+        job.wait()
+
+
+@pytest.mark.parametrize("name", ["paddle", "keras"])
+def test_profile_uses_each_frameworks_own_profiler(tv, tmp_path, name):
+    """Paddle's profiler writes a Chrome trace the figures come from; TensorFlow's
+    writes the xplane TensorBoard's Profile tab opens, which is said, not read."""
+    from test_frameworks import FRAMEWORKS, python_for
+    python, script = python_for(name), FRAMEWORKS[name][1]
+    out = tmp_path / name
+    job = subprocess.Popen([tv, "run", "--quiet", "--out", str(out), "--", python,
+                            str(ROOT / "examples" / script),
+                            "--epochs", "1000", "--steps", "50"],
+                           env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        deadline = time.time() + 120
+        while not (out / "events.jsonl").exists() or "epoch_begin" not in (
+                out / "events.jsonl").read_text():
+            assert time.time() < deadline and job.poll() is None, job.stderr.read()
+            time.sleep(0.2)
+        asked = subprocess.run([tv, "profile", str(out), "--steps", "5", "--json"],
+                               capture_output=True, text=True, timeout=120, env=env())
+        assert asked.returncode == 0, asked.stderr
+        (e,) = json.loads(asked.stdout)
+        assert e["steps"] == 5 and e["dir"].startswith("profiles/request-0-"), e
+        if name == "paddle":
+            (trace,) = (out / e["dir"]).glob("*.json")
+            json.loads(trace.read_text())
+            assert e["trace_steps"] == 5 and "trace_data_loader_share" in e, e
+            assert e["trace_top_ops"], e
+        else:
+            assert list((out / e["dir"]).glob("plugins/profile/*/*.xplane.pb")), e
+            assert "TensorBoard's Profile tab" in e["trace_error"], e
     finally:
         job.kill()
         job.wait()
