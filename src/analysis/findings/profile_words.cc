@@ -12,6 +12,8 @@ namespace {
 // Below this share of step time in the data loader, a trace does not bear
 // out an input-bound finding.
 constexpr double kLoaderConfirms = 0.1;
+// Operators under this share of step time are left out of the sentence.
+constexpr double kOpWorthSaying = 0.01;
 
 bool Contradicts(FindingId id, const ProfileCapture& p) {
   return id == FindingId::kInputBound && p.figures.data_loader_share &&
@@ -51,6 +53,7 @@ std::string ProfileSentence(FindingId id, const ProfileCapture& p) {
   if (f.gpu_idle_share) add("the GPU idle " + Percent(*f.gpu_idle_share) + " of it");
   std::string ops;
   for (const auto& [name, share] : f.top_ops) {
+    if (share < kOpWorthSaying) continue;  // in the evidence, not worth a word
     ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", name, Percent(share));
   }
   std::string sentence = fmt::format(" A profile of {} steps ({}) shows {}{}.", f.steps, p.dir,
