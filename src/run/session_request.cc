@@ -37,7 +37,8 @@ std::vector<LiveIdentity> LiveSessions(std::string* error) {
     nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
     LiveRecord r;
     if (j.is_discarded() || !LiveFromJson(j, &r).ok()) continue;
-    if (::kill(r.identity.pid, 0) != 0 && errno == ESRCH) continue;  // killed before it said
+    // Killed before it could remove its announcement.
+    if (r.identity.pid <= 0 || (::kill(r.identity.pid, 0) != 0 && errno == ESRCH)) continue;
     out.push_back(std::move(r.identity));
   }
   return out;
@@ -53,8 +54,8 @@ int ParentOf(int pid) {
 }
 
 bool SamePath(const std::string& a, const std::string& b) {
-  std::error_code ec1, ec2;
-  return fs::equivalent(a, b, ec1) && !ec1 && !ec2;
+  std::error_code ec;
+  return fs::equivalent(a, b, ec) && !ec;
 }
 
 // The `stacks` and `profile` events of request `id` in the events.jsonl text
