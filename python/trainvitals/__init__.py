@@ -564,6 +564,7 @@ class Monitor:
                 over = capture.step()
             except Exception as e:
                 over = True
+                capture.abandon()
                 _run.say_once("profile", f"profile cut short: {type(e).__name__}: {e}")
             if over:
                 del self.step

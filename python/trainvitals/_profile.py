@@ -89,6 +89,13 @@ class Capture:
                              time.perf_counter() - self.t0)
         return True
 
+    def abandon(self) -> None:
+        """A step of the capture failed: the profiler stops, nothing is said."""
+        try:
+            self._stop()
+        except Exception:
+            pass
+
 
 def take(client, framework, run_dir, rank):
     """A capture for the request that came, started; None when there is none."""
