@@ -544,32 +544,8 @@ class Monitor:
         if flags & _core.STEP_RISK_CHANGED:
             self._take_risk()
         if flags & _core.STEP_REQUEST:
-            self._take_request()
-
-    def _take_request(self) -> None:
-        """A profile was asked for: the next steps run under the profiler, through a
-        step() of this instance's own, so that steps cost nothing more otherwise."""
-        if "step" in self.__dict__:
-            return  # one capture at a time
-        run_dir = os.environ.get(_run.RUN_DIR_ENV) or (self._run.run_dir if self._run else None)
-        capture = _profile.take(self._client, self.framework, run_dir,
-                                getattr(self._client, "rank", -1))
-        if capture is None:
-            return
-        plain = Monitor.step.__get__(self)
-
-        def profiled_step(step=None):
-            plain(step)
-            try:
-                over = capture.step()
-            except Exception as e:
-                over = True
-                capture.abandon()
-                _run.say_once("profile", f"profile cut short: {type(e).__name__}: {e}")
-            if over:
-                del self.step
-
-        self.step = profiled_step
+            run_dir = os.environ.get(_run.RUN_DIR_ENV) or (self._run and self._run.run_dir)
+            _profile.profile_next_steps(self, self._client, run_dir)
 
     def _check_risk(self) -> None:
         """At a boundary: acts on a risk that came since the last step."""

@@ -97,7 +97,7 @@ class Capture:
             pass
 
 
-def take(client, framework, run_dir, rank):
+def _take(client, framework, run_dir, rank):
     """A capture for the request that came, started; None when there is none."""
     text = client.request()
     if not text or not run_dir:
@@ -110,3 +110,27 @@ def take(client, framework, run_dir, rank):
     except Exception as e:  # never stop the training for a profile
         _run.say_once("profile", f"no profile taken: {type(e).__name__}: {e}")
         return None
+
+
+def profile_next_steps(monitor, client, run_dir) -> None:
+    """A profile was asked for: the monitor's next steps run under the profiler,
+    through a step() of the instance's own, so steps cost nothing more otherwise."""
+    if "step" in monitor.__dict__:
+        return  # one capture at a time
+    capture = _take(client, monitor.framework, run_dir, getattr(client, "rank", -1))
+    if capture is None:
+        return
+    plain = type(monitor).step.__get__(monitor)
+
+    def profiled_step(step=None):
+        plain(step)
+        try:
+            over = capture.step()
+        except Exception as e:
+            over = True
+            capture.abandon()
+            _run.say_once("profile", f"profile cut short: {type(e).__name__}: {e}")
+        if over:
+            del monitor.step
+
+    monitor.step = profiled_step
