@@ -10,6 +10,15 @@
 
 namespace tv {
 
+void AddJobOptions(CLI::App* cmd, std::string_view events, std::string* target, bool* json) {
+  cmd->add_option("RUN|PID", *target,
+                  "The running job: its run directory, or the PID of the monitor, of the job "
+                  "or of one of its processes")
+      ->required();
+  cmd->add_flag("--json", *json,
+                fmt::format("Print the processes' `{}` events as a JSON list", events));
+}
+
 int AskRunningJob(const JobAsk& ask,
                   const std::function<void(const TrainingEvent&, const std::string&)>& print) {
   LiveIdentity session;

@@ -2,6 +2,7 @@
 // session the user named, send it a request and print the events that answer.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,10 @@ struct JobAsk {
   std::string_view none_came;  // why nothing may have come, said when nothing did
   bool json = false;           // print the events as a JSON list
 };
+
+// The options both commands take: RUN|PID (required) and --json, which
+// prints the processes' `events` events.
+void AddJobOptions(CLI::App* cmd, std::string_view events, std::string* target, bool* json);
 
 // Asks and prints each answer with `print` (its event and the run directory),
 // or the events as JSON; the process exit code.

@@ -47,10 +47,7 @@ void AddProfileCommand(CLI::App& app, Action* action) {
   auto rank = std::make_shared<int>(-1);
   auto timeout = std::make_shared<double>(300);
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("RUN|PID", *target,
-                  "The running job: its run directory, or the PID of the monitor, of the job "
-                  "or of one of its processes")
-      ->required();
+  AddJobOptions(cmd, "profile", target.get(), json.get());
   cmd->add_option("--steps", *steps, "How many steps to profile")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
@@ -59,7 +56,6 @@ void AddProfileCommand(CLI::App& app, Action* action) {
   cmd->add_option("--timeout", *timeout, "Seconds to wait for the traces")
       ->check(CLI::Range(1.0, 86400.0))
       ->capture_default_str();
-  cmd->add_flag("--json", *json, "Print the processes' `profile` events as a JSON list");
   cmd->callback([=] {
     *action = [=]() {
       JobAsk ask{.command = "profile",

@@ -16,11 +16,7 @@ void AddStacksCommand(CLI::App& app, Action* action) {
       "thread waits (a collective, its data loader, a lock, I/O, a sleep, or running code).");
   auto target = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("RUN|PID", *target,
-                  "The running job: its run directory, or the PID of the monitor, of the job "
-                  "or of one of its processes")
-      ->required();
-  cmd->add_flag("--json", *json, "Print the processes' `stacks` events as a JSON list");
+  AddJobOptions(cmd, "stacks", target.get(), json.get());
   cmd->callback([=] {
     *action = [=]() {
       JobAsk ask{.command = "stacks",
