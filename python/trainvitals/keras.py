@@ -10,12 +10,13 @@ Steps, epochs (with Keras's logs: loss, metrics), the train/eval/predict phases
 and, on GPUs, TensorFlow's allocator figures. The script is one run however
 many fit/evaluate/predict calls it makes: each call adds its phase, and the
 epochs of a later fit continue the numbering (``initial_epoch`` is respected).
-The share of time training waits for its next batch is not measured for
-Keras (``training.data_wait_ratio`` stays absent, not 0): Keras 3 takes each
-batch inside ``train_function`` (a ``tf.function`` calling the tf.data
-iterator's ``get_next``), between a batch's begin and end hooks, so the gap
-between the hooks reads about 0 even when the job waits for its input most of
-the time (docs/markers.md).
+The share of time training waits for its next batch is measured when fit's
+input goes through the callback: ``model.fit(vitals.data(gen), ...)`` for a
+Python generator or a ``keras.utils.PyDataset`` (in threads). Keras 3 takes
+each batch inside ``train_function``, where no hook sees the wait, so the
+producer's calls are timed instead (docs/markers.md "Data wait"). Other input
+(arrays, ``tf.data``, a PyDataset with ``use_multiprocessing=True``) passes
+through untimed: ``training.data_wait_ratio`` stays absent, not 0.
 ``on_oom_risk=`` says what to do when trainvitals finds the memory at risk
 (a leak, or an OOM forecast inside the run; ``fit``'s ``epochs`` is the plan):
 ``"warn"`` (default: one line), ``"checkpoint"`` (``model.save`` to
@@ -44,9 +45,13 @@ except ImportError:  # only TensorFlow's bundled Keras
     from tensorflow import keras
     _Callback = keras.callbacks.Callback
 
+import inspect
+
 from . import Monitor
 from ._gpu_ids import cuda_uuid
 from ._hooks import FitHooks, numbers, quiet_hook
+from ._input import ProducerClock
+from ._run import say_once
 
 __all__ = ["VitalsCallback", "allocator"]
 
@@ -82,6 +87,46 @@ class VitalsCallback(FitHooks, _Callback):
         options.setdefault("framework", "keras")
         options.setdefault("allocator", allocator)
         self._tv_init(Monitor(**options), every_n_steps)
+        self._input = None  # the ProducerClock of the input data() wrapped
+
+    def data(self, x):
+        """fit's input, timed: a Python generator comes back as a generator
+        over it, a ``keras.utils.PyDataset`` as one that times ``__getitem__``.
+        Anything else comes back as it is (its wait is not measured)."""
+        why = None
+        if inspect.isgenerator(x):
+            self._input = ProducerClock()
+            return self._input.generator(x)
+        if isinstance(x, keras.utils.PyDataset):
+            if not x.use_multiprocessing:
+                self._input = ProducerClock()
+                return _TimedPyDataset(x, self._input)
+            why = "its batches are made in other processes (use_multiprocessing=True)"
+        say_once("keras-input", f"data wait not timed for this input ({why or type(x).__name__}):"
+                 " only a Python generator or a keras.utils.PyDataset in threads is")
+        return x
+
+    def _wait_add(self, ns: int) -> None:
+        client = self.monitor._client
+        if client is not None:
+            client.wait_add(ns)
+
+    @quiet_hook
+    def on_epoch_begin(self, epoch, logs=None):
+        super().on_epoch_begin(epoch, logs)
+        if self._input is not None:
+            self._wait_add(0)  # the epoch's timed loop begins
+
+    @quiet_hook
+    def on_train_batch_begin(self, batch, logs=None):
+        if self._input is not None:
+            self._input.step_begin()
+
+    @quiet_hook
+    def on_train_batch_end(self, batch, logs=None):
+        if self._input is not None:
+            self._wait_add(self._input.step_end())
+        super().on_train_batch_end(batch, logs)
 
     @quiet_hook
     def on_epoch_end(self, epoch, logs=None):
@@ -94,3 +139,32 @@ class VitalsCallback(FitHooks, _Callback):
     @quiet_hook
     def on_test_end(self, logs=None):
         self._phase_end("eval")
+
+
+class _TimedPyDataset(keras.utils.PyDataset):
+    """The user's PyDataset, its ``__getitem__`` timed by a ProducerClock; the
+    rest (length, epoch hooks, workers, attributes) is the user's."""
+
+    def __init__(self, dataset, clock: ProducerClock):
+        super().__init__(workers=dataset.workers, use_multiprocessing=False,
+                         max_queue_size=dataset.max_queue_size)
+        self._dataset, self._clock = dataset, clock
+
+    def __getitem__(self, index):
+        return self._clock.made_by(self._dataset.__getitem__, index)
+
+    def __len__(self):
+        return len(self._dataset)
+
+    @property
+    def num_batches(self):
+        return self._dataset.num_batches
+
+    def on_epoch_begin(self):
+        self._dataset.on_epoch_begin()
+
+    def on_epoch_end(self):
+        self._dataset.on_epoch_end()
+
+    def __getattr__(self, name):  # only what this class does not have
+        return getattr(self._dataset, name)

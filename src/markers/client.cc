@@ -9,6 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -202,8 +203,11 @@ bool MarkerClient::EpochEnd(int64_t epoch) {
   m.epoch = epoch;
   m.steps = static_cast<int64_t>(steps_ - epoch_begin_steps_);
   if (timed_ns_ > epoch_timed_ns_) {
-    m.wait_s = static_cast<double>(wait_ns_ - epoch_wait_ns_) * 1e-9;
-    m.timed_s = static_cast<double>(timed_ns_ - epoch_timed_ns_) * 1e-9;
+    // A wait added whole (WaitAdd) may have begun before the loop did: the
+    // epoch's wait is at most its time in the loop.
+    uint64_t timed = timed_ns_ - epoch_timed_ns_;
+    m.wait_s = static_cast<double>(std::min(wait_ns_ - epoch_wait_ns_, timed)) * 1e-9;
+    m.timed_s = static_cast<double>(timed) * 1e-9;
   }
   return Send(std::move(m));
 }

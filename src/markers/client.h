@@ -76,13 +76,19 @@ class MarkerClient {
   void WaitBegin() {
     if (slot_ == nullptr) return;
     uint64_t now = NowNs();
-    if (!timed_) {
-      timed_ = true;
-      timed_since_ns_ = now;
-      slot_->wait_flags.store(kWaitMeasured | kWaitTimed, std::memory_order_relaxed);
-    }
+    EnterTimedLoop(now);
     wait_start_ns_ = now;
     slot_->wait_start_ns.store(wait_start_ns_, std::memory_order_relaxed);
+  }
+  // A wait the caller measured itself, over by now (Keras: the batch comes
+  // from a producer thread, docs/markers.md "Data wait"): adds `ns` to the
+  // slot's total, and marks the slot as timing its wait and in its timed loop
+  // (WaitAdd(0) only marks it).
+  void WaitAdd(uint64_t ns) {
+    if (slot_ == nullptr) return;
+    EnterTimedLoop(NowNs());
+    wait_ns_ += ns;
+    slot_->wait_ns.store(wait_ns_, std::memory_order_release);
   }
   // The batch came: adds the time since WaitBegin() to the slot's total. Does
   // nothing when no wait is pending (none began, or a boundary dropped it).
@@ -152,6 +158,12 @@ class MarkerClient {
  private:
   std::string socket_path_;
   static uint64_t NowNs();
+  void EnterTimedLoop(uint64_t now) {
+    if (timed_) return;
+    timed_ = true;
+    timed_since_ns_ = now;
+    slot_->wait_flags.store(kWaitMeasured | kWaitTimed, std::memory_order_relaxed);
+  }
   void ClaimSlot(const std::string& steps_path);
 
   int fd_ = -1;

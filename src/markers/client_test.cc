@@ -87,5 +87,29 @@ TEST_F(MarkerClientTest, EpochEndSaysItsOwnWaitAndTimedLoopOnlyWhenItTimedOne) {
   EXPECT_FALSE(untimed->timed_s);
 }
 
+TEST_F(MarkerClientTest, WaitsAddedWholeCountInTheEpochAndNeverExceedItsLoop) {
+  client_->EpochBegin(0);
+  client_->WaitAdd(0);  // enters the timed loop, no wait yet
+  ::usleep(40'000);
+  client_->WaitAdd(15'000'000);  // a producer thread's batch kept the step 15 ms
+  client_->WaitAdd(5'000'000);
+  client_->Step(0);
+  client_->EpochEnd(0);
+  client_->EpochBegin(1);
+  client_->WaitAdd(0);
+  client_->WaitAdd(5'000'000'000);  // more than the loop lasted: capped
+  client_->EpochEnd(1);
+
+  std::optional<Marker> first = Next(*endpoint_, MarkerType::kEpochEnd);
+  ASSERT_TRUE(first);
+  ASSERT_TRUE(first->wait_s && first->timed_s);
+  EXPECT_DOUBLE_EQ(*first->wait_s, 0.020);
+  EXPECT_GE(*first->timed_s, 0.040);
+  std::optional<Marker> capped = Next(*endpoint_, MarkerType::kEpochEnd);
+  ASSERT_TRUE(capped);
+  ASSERT_TRUE(capped->wait_s && capped->timed_s);
+  EXPECT_EQ(*capped->wait_s, *capped->timed_s);
+}
+
 }  // namespace
 }  // namespace tv::client_test

@@ -252,6 +252,8 @@ PYBIND11_MODULE(_core, m) {
            "The process begins waiting for its next batch (no syscall).")
       .def("wait_end", &MarkerClient::WaitEnd,
            "The batch came: the time since wait_begin() counts as data wait.")
+      .def("wait_add", &MarkerClient::WaitAdd, "ns"_a,
+           "A wait measured elsewhere (a producer thread's batch), over by now, counts.")
       .def("wait_pause", &MarkerClient::WaitPause,
            "The process leaves its timed loop: a pending wait is dropped.")
       .def_property_readonly("wait_ns", &MarkerClient::wait_ns)

@@ -105,14 +105,36 @@ def test_framework_callback_sees_a_sleeping_dataset(framework, run_tv, tmp_path)
     assert statistics.mean(measured_rows(fast)) < 0.15
 
 
-def test_keras_reads_absent_not_zero(run_tv, tmp_path):
-    # Keras 3 takes the batch inside train_function: the gap between the batch
-    # hooks would read ~0 on this input-bound job, so nothing is measured.
+@pytest.mark.parametrize("source", ["pydataset", "generator"])
+def test_keras_input_through_the_callback_reads_tensorflows_own_wait(source, run_tv, tmp_path):
+    # Keras takes the batch inside train_function: the producer's calls are
+    # timed instead. TensorFlow's trace of the same fit is the oracle: its
+    # IteratorGetNext time is the training thread's wait for input.
+    run, truth = train(run_tv, tmp_path, "keras", "--sleep-ms", "40", "--work-ms", "10",
+                       "--input", source, "--trace", str(tmp_path / "trace"))
+    oracle = [e["get_next_s"] / e["wall_s"] for e in truth]
+    print(source, "epochs", epoch_ratios(run), "trace", oracle)
+    assert all(o > 0.4 for o in oracle), oracle  # it really waits for its input
+    for got, want in zip(epoch_ratios(run), oracle):
+        assert got is not None and abs(got - want) <= 0.05, (got, want)
+    assert statistics.mean(measured_rows(run)) > 0.4
+
+
+def test_keras_input_that_keeps_up_reads_near_zero(run_tv, tmp_path):
+    run, truth = train(run_tv, tmp_path, "keras", "--sleep-ms", "2", "--work-ms", "20",
+                       "--input", "generator", "--trace", str(tmp_path / "trace"))
+    oracle = [e["get_next_s"] / e["wall_s"] for e in truth]
+    print("epochs", epoch_ratios(run), "trace", oracle)
+    assert all(o < 0.1 for o in oracle), oracle
+    for got, want in zip(epoch_ratios(run), oracle):
+        assert got is not None and got < 0.15 and abs(got - want) <= 0.05, (got, want)
+
+
+def test_keras_input_not_through_the_callback_reads_absent_not_zero(run_tv, tmp_path):
+    # The hooks alone would read ~0 on this input-bound job, so nothing is measured.
     run, truth = train(run_tv, tmp_path, "keras", "--sleep-ms", "40", "--work-ms", "5")
     planted = [e["slept_s"] / e["wall_s"] for e in truth]
-    # It really is input-bound: about 0.9 on a quiet machine, under half when the
-    # machine's other work slows its 5 ms steps.
-    assert all(p > 0.3 for p in planted), planted
+    assert all(p > 0.3 for p in planted), planted  # it really is input-bound
     assert epoch_ratios(run) == [None] * EPOCHS
     assert measured_rows(run) == []
     assert all("data_wait_ratio" not in p for p in run.summary["phases"].values())

@@ -3,10 +3,12 @@
 helpers/input_train.py sleeps in its dataset for every batch (or on one DDP
 rank only) under `trainvitals run`; the findings must name exactly that, with
 the data-wait share the script planted, and a loop whose workers load ahead
-must get no finding at all.
+must get no finding at all. A Keras fit whose generator sleeps is judged the
+same way (helpers/data_wait_train.py).
 """
 import json
 import subprocess
+import sys
 
 import pytest
 
@@ -93,3 +95,33 @@ def test_the_ddp_rank_whose_loader_sleeps_is_the_straggler(run_tv, tmp_path, tv)
     strip = lambda fs: [(f["id"], f["severity"], f["subject"], f["opened_t"]) for f in fs]
     assert strip(replay["findings"]) == strip(run.summary["findings"])
     assert replay["health"]["score"] == run.summary["health"]["score"]
+
+
+def keras_train(run_tv, tmp_path, *args, name):
+    """A Keras fit fed through VitalsCallback.data() (helpers/data_wait_train.py)."""
+    config = tmp_path / "tv.toml"
+    config.write_text(CONFIG)
+    command = [sys.executable, str(HELPERS / "data_wait_train.py"), "keras", "--input",
+               "generator", "--batches", "80", "--truth", str(tmp_path / f"{name}.json"), *args]
+    run = run_tv(command, "--interval", "0.5", "--config", str(config), timeout=240, env=env(),
+                 name=name)
+    assert run.proc.returncode == 0, run.proc.stderr[-3000:]
+    return run
+
+
+def test_a_keras_generator_that_sleeps_is_input_bound_on_a_cpu_only_machine(run_tv, tmp_path):
+    run = keras_train(run_tv, tmp_path, "--sleep-ms", "40", "--work-ms", "10", name="slow")
+    assert ids(run) == ["input-bound"], run.summary["findings"]
+    finding = run.summary["findings"][0]
+    # The epochs' own shares (each checked against TensorFlow's trace in
+    # test_data_wait.py) bound what the finding saw over its window.
+    shares = [e["data_wait_ratio"] for e in run.summary["epochs"]]
+    assert min(shares) - 0.05 <= finding["evidence"]["data_wait_ratio"] <= max(shares) + 0.05
+    assert finding["severity"] == "warning"
+    assert "PyDataset" in finding["advice"][0]  # Keras's own advice
+
+
+def test_a_keras_generator_that_keeps_up_leaves_nothing_to_find(run_tv, tmp_path):
+    run = keras_train(run_tv, tmp_path, "--sleep-ms", "2", "--work-ms", "20", name="fast")
+    assert run.summary["findings"] == [], run.summary["findings"]
+    assert all(e["data_wait_ratio"] < 0.15 for e in run.summary["epochs"]), run.summary["epochs"]

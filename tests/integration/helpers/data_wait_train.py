@@ -1,9 +1,11 @@
 """Trainings whose data wait is planted, for tests/integration/test_data_wait.py.
 
-    data_wait_train.py FRAMEWORK --sleep-ms S --work-ms W --truth FILE [--workers N]
+    data_wait_train.py FRAMEWORK --sleep-ms S --work-ms W --truth FILE [--workers N] [--batches B]
 
 FRAMEWORK is torch (a plain loop over ``m.data(loader)``), lightning, paddle
-or keras. Each batch's loading sleeps S ms in the dataset (``__getitem__``), each
+or keras (``--input``: a PyDataset or a generator through the callback's
+``data()``, or a PyDataset as it is; ``--trace DIR``: TensorFlow's trace of
+the fit, whose wait for input per epoch is the truth then). Each batch's loading sleeps S ms in the dataset (``__getitem__``), each
 step does W ms of work on the training thread besides a real tiny model's
 forward and backward. The script writes FILE: per epoch its wall time and the
 time the dataset slept (the planted wait) and, for the plain loop, the time
@@ -214,22 +216,36 @@ def run_keras(args, planted, epochs):
     import keras
     from trainvitals.keras import VitalsCallback
 
+    def batch():
+        for item in range(BATCH):
+            planted.load(item)
+        return (np.random.rand(BATCH, 16).astype("float32"),
+                np.random.rand(BATCH, 1).astype("float32"))
+
     class Slow(keras.utils.PyDataset):
+        def __init__(self):
+            super().__init__(workers=max(1, args.workers))
+
         def __len__(self):
             return BATCHES
 
         def __getitem__(self, i):
-            for item in range(BATCH):
-                planted.load(item)
-            return (np.random.rand(BATCH, 16).astype("float32"),
-                    np.random.rand(BATCH, 1).astype("float32"))
+            return batch()
+
+    def generator():
+        while True:
+            yield batch()
+
+    bounds = []  # each epoch's (begin, end) in time.time_ns(), the trace's clock
 
     class Truth(keras.callbacks.Callback):
         def on_epoch_begin(self, epoch, logs=None):
             epochs.begin()
+            bounds.append([time.time_ns(), None])
 
         def on_epoch_end(self, epoch, logs=None):
             epochs.end()
+            bounds[-1][1] = time.time_ns()
 
         def on_train_batch_end(self, batch, logs=None):
             work(args.work_ms)
@@ -237,7 +253,50 @@ def run_keras(args, planted, epochs):
     model = keras.Sequential([keras.Input((16,)), keras.layers.Dense(64, activation="relu"),
                               keras.layers.Dense(1)])
     model.compile("sgd", "mse")
-    model.fit(Slow(), epochs=EPOCHS, verbose=0, callbacks=[VitalsCallback(), Truth()])
+    vitals = VitalsCallback()
+    x, kw = Slow(), {}
+    if args.input == "generator":
+        x, kw = generator(), {"steps_per_epoch": BATCHES}
+    if args.input != "plain":
+        x = vitals.data(x)
+    if args.trace:
+        import tensorflow as tf
+        tf.profiler.experimental.start(args.trace)
+    model.fit(x, epochs=EPOCHS, verbose=0, callbacks=[vitals, Truth()], **kw)
+    if args.trace:
+        tf.profiler.experimental.stop()
+        for epoch, (begin, end) in zip(epochs.epochs, bounds):
+            epoch["get_next_s"] = get_next_seconds(args.trace, begin, end)
+
+
+def get_next_seconds(trace_dir, begin_ns, end_ns):
+    """TensorFlow's own account of the training thread's wait for its input:
+    the time in IteratorGetNextOp between two instants, from the trace."""
+    import glob
+    from tensorflow.tsl.profiler.protobuf import xplane_pb2
+    space = xplane_pb2.XSpace()
+    path = sorted(glob.glob(f"{trace_dir}/**/*.xplane.pb", recursive=True))[-1]
+    with open(path, "rb") as f:
+        space.ParseFromString(f.read())
+    # Its times count from the profile's start, which its "Task Environment" plane says.
+    origin = 0
+    for plane in space.planes:
+        stats = {k: v.name for k, v in plane.stat_metadata.items()}
+        for stat in plane.stats:
+            if stats.get(stat.metadata_id) == "profile_start_time":
+                origin = stat.int64_value or stat.uint64_value
+    assert origin, "no profile_start_time in the trace"
+    total = 0
+    for plane in space.planes:
+        names = {k: v.name for k, v in plane.event_metadata.items()}
+        for line in plane.lines:
+            for e in line.events:
+                if names.get(e.metadata_id) != "IteratorGetNextOp::DoCompute":
+                    continue
+                start = origin + line.timestamp_ns + e.offset_ps // 1000
+                end = start + e.duration_ps // 1000
+                total += max(0, min(end, end_ns) - max(start, begin_ns))
+    return total / 1e9
 
 
 def main():
@@ -247,7 +306,13 @@ def main():
     p.add_argument("--work-ms", type=float, default=10)
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--truth", required=True)
+    p.add_argument("--batches", type=int, default=BATCHES, help="batches per epoch")
+    p.add_argument("--input", choices=["plain", "pydataset", "generator"], default="plain",
+                   help="keras: fit's input, through VitalsCallback.data() unless plain")
+    p.add_argument("--trace", help="keras: a TensorFlow trace directory; its wait for input "
+                                   "per epoch goes into the truth file")
     args = p.parse_args()
+    globals()["BATCHES"] = args.batches
     planted = Planted(args.sleep_ms)
     epochs = Epochs(planted, args.truth)
     globals()[f"run_{args.framework}"](args, planted, epochs)
