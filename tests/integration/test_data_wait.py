@@ -1,4 +1,5 @@
-"""The data-wait share on real trainings whose wait is planted.
+"""The data-wait share on real trainings whose wait is planted, and against the
+frameworks' own profilers.
 
 Each workload (helpers/data_wait_train.py) sleeps in its dataset for every
 batch and works a known time per step, under `trainvitals run`; the script
@@ -103,6 +104,35 @@ def test_framework_callback_sees_a_sleeping_dataset(framework, run_tv, tmp_path)
     assert all(r is not None and r < 0.15 for r in fast_ratios), fast_ratios
     assert statistics.mean(measured_rows(slow)) > 0.5
     assert statistics.mean(measured_rows(fast)) < 0.15
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_each_epochs_share_is_the_pytorch_profilers_from_1_to_10_seconds(workers, run_tv,
+                                                                          tmp_path):
+    # Epochs of about 1, 3 and 10 s in one run: the epoch record's share comes
+    # from the process's own counters at its boundaries, so the short epoch is
+    # as exact as the long one. The profiler's DataLoader ranges are the oracle.
+    if not TORCH_PY.exists():
+        pytest.skip(f"{TORCH_PY} is missing: `make deps` creates it")
+    truth_file = tmp_path / "truth.json"
+    command = [str(TORCH_PY), str(HELPERS / "epoch_wait_profiled.py"), "--epoch-seconds",
+               "1,3,10", "--sleep-ms", "20", "--work-ms", "30", "--workers", str(workers),
+               "--truth", str(truth_file)]
+    run = run_tv(command, "--quiet", timeout=300, env=env())
+    assert run.proc.returncode == 0, run.proc.stderr[-3000:]
+    truth = json.loads(truth_file.read_text())["epochs"]
+    epochs = run.summary["epochs"]
+    print("epochs", [(e["duration_s"], e.get("data_wait_ratio")) for e in epochs],
+          "profiler", [(t["wall_s"], t["loader_s"] / t["wall_s"]) for t in truth])
+    assert len(epochs) == len(truth) == 3
+    assert 0.7 < truth[0]["wall_s"] < 2 and truth[2]["wall_s"] > 8, truth
+    for got, want in zip(epochs, truth):
+        assert abs(got["data_wait_ratio"] - want["loader_s"] / want["wall_s"]) <= 0.02, (got, want)
+    shares = [t["loader_s"] / t["wall_s"] for t in truth]
+    if workers:  # they load ahead: only the first epoch's start (the workers') waits
+        assert all(s < 0.15 for s in shares), shares
+    else:  # 20 ms of every 50 ms
+        assert all(0.3 < s < 0.5 for s in shares), shares
 
 
 @pytest.mark.parametrize("source", ["pydataset", "generator"])
