@@ -281,13 +281,27 @@ void ApplyConfigFile(const std::string& path, Config& config) {
     if (key.str() == "findings" && node.is_table()) {
       for (const auto& [name, value] : *node.as_table()) {
         int at = static_cast<int>(value.source().begin.line);
-        std::optional<double> number = value.value<double>();
-        if (!number || value.is_boolean()) {
-          throw ConfigError(
-              fmt::format("{}:{}: findings.{}: expected a number", path, at, name.str()));
+        ThresholdSetting setting{std::string(name.str()), 0, fmt::format("{}:{}", path, at)};
+        if (const toml::array* list = value.as_array()) {
+          // A list of names (profile_on): the findings check the names.
+          setting.is_list = true;
+          for (const toml::node& item : *list) {
+            std::optional<std::string> text = item.value<std::string>();
+            if (!text) {
+              throw ConfigError(fmt::format("{}:{}: findings.{}: expected a list of names", path,
+                                            at, name.str()));
+            }
+            setting.names.push_back(*text);
+          }
+        } else {
+          std::optional<double> number = value.value<double>();
+          if (!number || value.is_boolean()) {
+            throw ConfigError(
+                fmt::format("{}:{}: findings.{}: expected a number", path, at, name.str()));
+          }
+          setting.value = *number;
         }
-        config.findings.push_back(
-            ThresholdSetting{std::string(name.str()), *number, fmt::format("{}:{}", path, at)});
+        config.findings.push_back(std::move(setting));
       }
       continue;
     }

@@ -18,7 +18,9 @@ namespace tv {
 struct ThresholdSetting {
   std::string key;
   double value = 0;
-  std::string where;  // "FILE:LINE", for errors
+  std::string where;               // "FILE:LINE", for errors
+  bool is_list = false;            // a list of names (profile_on), not a number
+  std::vector<std::string> names;  // its names
 };
 
 struct Config {

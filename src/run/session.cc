@@ -118,7 +118,7 @@ void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup, GpuOpen
     observers_.findings->set_open_handler(
         [marker_source, th = judging_.thresholds](FindingId id, const FindingSubject&) {
           if (id == FindingId::kStalled) marker_source->RequestStacks("stalled");
-          if (ProfiledOnOpening(id)) {
+          if (th.ProfiledOnOpening(id)) {
             marker_source->RequestProfile(Def(id).name, static_cast<int64_t>(th[Th::kProfileSteps]),
                                           th[Th::kProfileBudget]);
           }

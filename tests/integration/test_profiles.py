@@ -49,6 +49,20 @@ def test_a_healthy_loop_is_never_profiled_and_the_default_budget_holds(run_tv, t
     assert profiles(run) == [] and "profile" not in run.summary["findings"][0]["evidence"]
 
 
+def test_profile_on_names_the_findings_that_take_one(run_tv, tv, tmp_path):
+    run, _ = train(run_tv, tmp_path, "--sleep-ms", "20", "--work-ms", "25",
+                   extra=CAPTURE + 'profile_on = ["cpu-bound", "eval-heavy"]\n')
+    assert [f["id"] for f in run.summary["findings"]] == ["input-bound"]
+    assert profiles(run) == [] and not (run.out / "profiles").exists()
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[findings]\nprofile_on = ["input-bund"]\n')
+    proc = subprocess.run([tv, "run", "--config", str(bad), "--", "true"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2, proc
+    assert (f"{bad}:2: findings: 'profile_on': unknown finding 'input-bund', did you mean "
+            "'input-bound'?") in proc.stderr, proc.stderr
+
+
 def test_profile_asks_a_running_job(tv, tmp_path):
     if not TORCH_PY.exists():
         pytest.skip(f"{TORCH_PY} is missing")

@@ -385,6 +385,34 @@ TEST(FindingThresholds, UnknownKeyIsNamedWithTheNearOne) {
   }
 }
 
+TEST(FindingThresholds, ProfileOnNamesTheFindingsThatAskForAProfile) {
+  Thresholds th;
+  EXPECT_TRUE(th.ProfiledOnOpening(FindingId::kInputBound));
+  EXPECT_TRUE(th.ProfiledOnOpening(FindingId::kStraggler));
+  EXPECT_FALSE(th.ProfiledOnOpening(FindingId::kEvalHeavy));
+  EXPECT_EQ(th.SetList("profile_on", {"eval-heavy", "cpu-bound"}), "");
+  EXPECT_TRUE(th.ProfiledOnOpening(FindingId::kEvalHeavy));
+  EXPECT_TRUE(th.ProfiledOnOpening(FindingId::kCpuBound));
+  EXPECT_FALSE(th.ProfiledOnOpening(FindingId::kInputBound));
+  EXPECT_EQ(th.SetList("profile_on", {}), "");
+  EXPECT_FALSE(th.ProfiledOnOpening(FindingId::kCpuBound));
+  EXPECT_NE(th.SetList("profile_on", {"input-bund"}).find("did you mean 'input-bound'"),
+            std::string::npos);
+  EXPECT_NE(th.SetList("window_s", {"x"}).find("must be a number"), std::string::npos);
+  EXPECT_NE(th.Set("profile_on", 1).find("must be a list"), std::string::npos);
+  ThresholdSetting list{"profile_on", 0, "tv.toml:2", true, {"stalled", "nope"}};
+  try {
+    ThresholdsFrom({list});
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("tv.toml:2: findings: 'profile_on': unknown finding "
+                                          "'nope'",
+                                          0),
+              0u)
+        << e.what();
+  }
+}
+
 TEST(Docs, FindingsDocListsEveryFindingAsGenerated) {
   std::ifstream in(std::string(TRAINVITALS_SOURCE_DIR) + "/docs/findings.md");
   std::stringstream ss;

@@ -11,6 +11,9 @@
 namespace tv {
 namespace {
 
+// The one [findings] entry that is a list: the findings a profile is taken on.
+constexpr std::string_view kProfileOn = "profile_on";
+
 using F = FindingId;
 
 // Rules name their thresholds in {braces}; FindingsMarkdown shows them with values.
@@ -332,8 +335,8 @@ constexpr ThresholdDef kThresholds[] = {
     {Th::kOomHorizon_s, "oom_horizon_s", 6 * 3600, "seconds",
      "own: without a planned length, a job that runs out within 6 hours (the users' story)"},
     {Th::kProfileSteps, "profile_steps", 20, "count",
-     "own: the steps profiled when input-bound, low-gpu-util, cpu-bound or straggler opens "
-     "(0: none); enough for a steady picture, short enough to cost little"},
+     "own: the steps profiled when a finding of `profile_on` opens (0: none); enough for a "
+     "steady picture, short enough to cost little"},
     {Th::kProfileBudget, "profile_budget", 0.01, "ratio",
      "own: the share of the run's time its profiles may take, the estimate of the next "
      "included"},
@@ -386,10 +389,6 @@ Framework ParseFramework(std::string_view name) {
   if (name == "lightning") return Framework::kLightning;
   if (name == "paddle") return Framework::kPaddle;
   return Framework::kNone;
-}
-
-bool ProfiledOnOpening(FindingId id) {
-  return id == F::kInputBound || id == F::kLowGpuUtil || id == F::kCpuBound || id == F::kStraggler;
 }
 
 const FindingDef& Def(FindingId id) { return kFindings[static_cast<size_t>(id)]; }
@@ -451,10 +450,39 @@ const ThresholdDef* FindThreshold(std::string_view key) {
 
 Thresholds::Thresholds() {
   for (size_t i = 0; i < kThresholdCount; ++i) values_[i] = kThresholds[i].value;
+  for (FindingId id : {F::kInputBound, F::kLowGpuUtil, F::kCpuBound, F::kStraggler}) {
+    profiled_[static_cast<size_t>(id)] = true;
+  }
+}
+
+std::string Thresholds::SetList(std::string_view key, const std::vector<std::string>& names) {
+  if (key != kProfileOn) {
+    return FindThreshold(key) != nullptr
+               ? fmt::format("'{}' must be a number, not a list", key)
+               : fmt::format("unknown list '{}' (the one list is '{}')", key, kProfileOn);
+  }
+  std::array<bool, kFindingCount> on{};
+  for (const std::string& name : names) {
+    const FindingDef* def = nullptr;
+    for (const FindingDef& f : kFindings) {
+      if (f.name == name) def = &f;
+    }
+    if (def == nullptr) {
+      std::vector<std::string_view> ids;
+      for (const FindingDef& f : kFindings) ids.push_back(f.name);
+      std::string_view near = NearestWord(name, ids);
+      return fmt::format("'{}': unknown finding '{}'{} (docs/findings.md lists them)", key, name,
+                         near.empty() ? "" : fmt::format(", did you mean '{}'?", near));
+    }
+    on[static_cast<size_t>(def->id)] = true;
+  }
+  profiled_ = on;
+  return {};
 }
 
 std::string Thresholds::Set(std::string_view key, double value) {
   const ThresholdDef* t = FindThreshold(key);
+  if (key == kProfileOn) return fmt::format("'{}' must be a list of finding ids", key);
   if (t == nullptr) {
     std::vector<std::string_view> keys;
     for (const ThresholdDef& d : kThresholds) keys.push_back(d.key);
@@ -472,7 +500,7 @@ std::string Thresholds::Set(std::string_view key, double value) {
 Thresholds ThresholdsFrom(const std::vector<ThresholdSetting>& settings) {
   Thresholds th;
   for (const ThresholdSetting& s : settings) {
-    std::string error = th.Set(s.key, s.value);
+    std::string error = s.is_list ? th.SetList(s.key, s.names) : th.Set(s.key, s.value);
     if (!error.empty()) throw ConfigError(fmt::format("{}: findings: {}", s.where, error));
   }
   return th;
@@ -500,6 +528,12 @@ std::string FindingsMarkdown() {
   for (const ThresholdDef& t : kThresholds) {
     out += fmt::format("| `{}` | {} | {} |\n", t.key, ValueText(t, t.value), t.source);
   }
+  out += fmt::format(
+      "\nOne entry is a list: `{}`, the findings whose opening asks the training processes "
+      "for a profile of their next `profile_steps` steps (docs/markers.md \"Profiles\"), by "
+      "default `[\"input-bound\", \"low-gpu-util\", \"cpu-bound\", \"straggler\"]`; `[]` "
+      "takes none.\n",
+      kProfileOn);
   return out;
 }
 

@@ -65,10 +65,6 @@ std::span<const FindingDef> FindingDefs();
 // The advice for `framework`: its own, else the generic one.
 std::string_view AdviceFor(const FindingDef& def, Framework framework);
 
-// Whether a profile of the next steps is taken when `id` opens (input-bound,
-// low-gpu-util, cpu-bound, straggler: docs/markers.md "Profiles").
-bool ProfiledOnOpening(FindingId id);
-
 // stalled's advice fits the job: one training process gets the command that
 // takes its stacks (with its pid); several ranks the collective settings.
 std::string StalledAdvice(Framework framework, int pid, bool ranks);
@@ -144,9 +140,17 @@ class Thresholds {
   // Overrides the threshold `key` (a config [findings] key). Returns what is
   // wrong (unknown key, with the near one; a negative value), empty when set.
   std::string Set(std::string_view key, double value);
+  // Whether a profile of the next steps is taken when `id` opens
+  // (docs/markers.md "Profiles"): `profile_on`, by default input-bound,
+  // low-gpu-util, cpu-bound and straggler.
+  bool ProfiledOnOpening(FindingId id) const { return profiled_[static_cast<size_t>(id)]; }
+  // Sets the list `key` (profile_on: finding ids); returns what is wrong (an
+  // unknown key or finding, with the near one), empty when set.
+  std::string SetList(std::string_view key, const std::vector<std::string>& names);
 
  private:
   std::array<double, kThresholdCount> values_{};
+  std::array<bool, kFindingCount> profiled_{};
 };
 
 // The table's thresholds with the config file's [findings] entries over them.
