@@ -66,12 +66,12 @@ bool ToEvent(const Marker& m, TrainingEvent* e) {
     case MarkerType::kTensorboardLogDir:
       e->type = EventType::kTensorboardLogDir;
       break;
-    case MarkerType::kScalars:
-    case MarkerType::kAllocator:
     case MarkerType::kProfile:
       e->type = EventType::kProfile;
       e->profile = ProfileCapture{m.reason, m.id, m.dir, m.steps.value_or(0), m.seconds, {}, {}};
       break;
+    case MarkerType::kScalars:
+    case MarkerType::kAllocator:
     case MarkerType::kStacks:
     case MarkerType::kRequest:
       return false;

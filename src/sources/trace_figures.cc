@@ -9,15 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/run_file.h"
+#include "sources/xplane.h"
 
 namespace tv {
 namespace {
-
-struct Span {
-  double ts = 0;
-  double dur = 0;
-  std::string name;
-};
 
 bool StartsWith(const std::string& s, std::string_view prefix) { return s.starts_with(prefix); }
 
@@ -38,10 +33,10 @@ std::string BareName(const std::string& name) {
 }
 
 // The time `spans` (sorted by start) cover, clipped to [from, to].
-double Covered(const std::vector<Span>& spans, double from, double to) {
+double Covered(const std::vector<TraceSpan>& spans, double from, double to) {
   double covered = 0;
   double end = from;
-  for (const Span& s : spans) {
+  for (const TraceSpan& s : spans) {
     double a = std::max(s.ts, end);
     double b = std::min(s.ts + s.dur, to);
     if (b > a) covered += b - a;
@@ -63,10 +58,7 @@ Status TraceFiguresOf(std::string_view json, int steps_taken, TraceFigures* out)
     events = &*it;
   }
   if (!events->is_array()) return Status::Invalid("traceEvents is not a list");
-  std::vector<Span> steps, loader, h2d, device;
-  double first = std::numeric_limits<double>::infinity();
-  double last = -first;
-  std::map<std::pair<std::string, std::string>, std::vector<Span>> ops;  // by (pid, tid)
+  TraceSpans spans;
   for (const nlohmann::json& e : *events) {
     if (!e.is_object() || e.value("ph", "") != "X") continue;
     auto ts = e.find("ts");
@@ -76,24 +68,36 @@ Status TraceFiguresOf(std::string_view json, int steps_taken, TraceFigures* out)
         !dur->is_number() || !name->is_string()) {
       continue;
     }
-    Span s{ts->get<double>(), dur->get<double>(), BareName(name->get_ref<const std::string&>())};
-    first = std::min(first, s.ts);
-    last = std::max(last, s.ts + s.dur);
+    TraceSpan s{ts->get<double>(), dur->get<double>(),
+                BareName(name->get_ref<const std::string&>())};
+    spans.Extend(s);
     std::string cat = e.value("cat", "");
     if (IsStep(s.name)) {
-      steps.push_back(s);
+      spans.steps.push_back(s);
     } else if (IsLoader(s.name) || cat == "Dataloader") {
-      loader.push_back(s);
+      spans.loader.push_back(s);
     } else if (cat == "kernel" || cat == "Kernel" || cat == "gpu_memcpy" || cat == "Memcpy" ||
                cat == "gpu_memset") {
-      if (s.name.find("HtoD") != std::string::npos) h2d.push_back(s);
-      device.push_back(s);
+      if (s.name.find("HtoD") != std::string::npos) spans.h2d.push_back(s);
+      spans.device.push_back(s);
     } else if (cat == "cpu_op" || cat == "Operator" ||
                cat.empty()) {  // empty: the legacy profiler's
-      ops[{e.contains("pid") ? e["pid"].dump() : "", e.contains("tid") ? e["tid"].dump() : ""}]
-          .push_back(s);
+      std::string thread = (e.contains("pid") ? e["pid"].dump() : "") + "/" +
+                           (e.contains("tid") ? e["tid"].dump() : "");
+      spans.ops[thread].push_back(s);
     }
   }
+  return FiguresOfSpans(std::move(spans), steps_taken, out);
+}
+
+void TraceSpans::Extend(const TraceSpan& s) {
+  first = std::min(first, s.ts);
+  last = std::max(last, s.ts + s.dur);
+}
+
+Status FiguresOfSpans(TraceSpans spans, int steps_taken, TraceFigures* out) {
+  *out = TraceFigures{};
+  auto& [steps, loader, h2d, device, ops, first, last] = spans;
   if (steps.empty()) {
     // A profiler without step ranges (PyTorch's legacy one): the trace spans
     // the steps the process took under it.
@@ -102,15 +106,16 @@ Status TraceFiguresOf(std::string_view json, int steps_taken, TraceFigures* out)
     }
     for (int i = 0; i < steps_taken; ++i) {
       double length = (last - first) / steps_taken;
-      steps.push_back(Span{first + i * length, length, ""});
+      steps.push_back(TraceSpan{first + i * length, length, ""});
     }
   }
-  auto by_start = [](const Span& a, const Span& b) { return a.ts < b.ts; };
+  auto by_start = [](const TraceSpan& a, const TraceSpan& b) { return a.ts < b.ts; };
   std::sort(steps.begin(), steps.end(), by_start);
   double from = steps.front().ts;
-  double to = std::max_element(steps.begin(), steps.end(), [](const Span& a, const Span& b) {
-                return a.ts + a.dur < b.ts + b.dur;
-              })->ts;
+  double to =
+      std::max_element(steps.begin(), steps.end(), [](const TraceSpan& a, const TraceSpan& b) {
+        return a.ts + a.dur < b.ts + b.dur;
+      })->ts;
   to = std::max(to, steps.back().ts + steps.back().dur);
   double total = Covered(steps, from, to);
   if (total <= 0) return Status::Invalid("the step ranges last no time");
@@ -126,10 +131,10 @@ Status TraceFiguresOf(std::string_view json, int steps_taken, TraceFigures* out)
   }
   // The operators each thread called itself (not those inside another), by total time.
   std::map<std::string, double> time_of;
-  for (auto& [thread, spans] : ops) {
-    std::sort(spans.begin(), spans.end(), by_start);
+  for (auto& [thread, on_thread] : ops) {
+    std::sort(on_thread.begin(), on_thread.end(), by_start);
     double outer_end = -1;
-    for (const Span& s : spans) {
+    for (const TraceSpan& s : on_thread) {
       if (s.ts < outer_end) continue;  // inside the one before
       outer_end = s.ts + s.dur;
       double a = std::max(s.ts, from);
@@ -154,19 +159,17 @@ Status ReadTraceFigures(const std::string& dir, int steps_taken, TraceFigures* o
   }
   if (traces.empty()) {
     for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, ec)) {
-      if (entry.path().string().ends_with(".xplane.pb")) {
-        return Status::NotFound(
-            "TensorFlow's trace (xplane.pb) opens in TensorBoard's Profile tab; only Chrome "
-            "traces are read here");
-      }
+      if (entry.path().string().ends_with(".xplane.pb")) traces.push_back(entry.path().string());
     }
-    return Status::NotFound(fmt::format("no *.json trace in {}", dir));
+    if (traces.empty())
+      return Status::NotFound(fmt::format("no trace (*.json, *.xplane.pb) in {}", dir));
   }
   std::sort(traces.begin(), traces.end());
   std::string text;
   Status read = ReadRegularFile(traces.front(), kMaxTraceBytes, &text);
   if (!read.ok()) return read;
-  Status s = TraceFiguresOf(text, steps_taken, out);
+  Status s = traces.front().ends_with(".json") ? TraceFiguresOf(text, steps_taken, out)
+                                               : XPlaneFiguresOf(text, steps_taken, out);
   if (!s.ok()) return Status::Invalid(fmt::format("{}: {}", traces.front(), s.message()));
   return s;
 }

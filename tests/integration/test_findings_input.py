@@ -97,10 +97,10 @@ def test_the_ddp_rank_whose_loader_sleeps_is_the_straggler(run_tv, tmp_path, tv)
     assert replay["health"]["score"] == run.summary["health"]["score"]
 
 
-def keras_train(run_tv, tmp_path, *args, name):
+def keras_train(run_tv, tmp_path, *args, name, extra=""):
     """A Keras fit fed through VitalsCallback.data() (helpers/data_wait_train.py)."""
     config = tmp_path / "tv.toml"
-    config.write_text(CONFIG)
+    config.write_text(CONFIG + extra)
     command = [sys.executable, str(HELPERS / "data_wait_train.py"), "keras", "--input",
                "generator", "--batches", "80", "--truth", str(tmp_path / f"{name}.json"), *args]
     run = run_tv(command, "--interval", "0.5", "--config", str(config), timeout=240, env=env(),

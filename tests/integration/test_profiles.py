@@ -1,7 +1,8 @@
 """Profiles taken when a finding opens, and on demand: a real PyTorch loop
 whose loader sleeps (helpers/input_train.py) gets one torch.profiler capture
 when input-bound opens, in the run directory, and the finding says what the
-trace shows, agreeing with the share the loop waited by its own clock; a
+trace shows, agreeing with the share the loop waited by its own clock; a Keras
+fit whose generator sleeps gets TensorFlow's trace, read the same way; a
 healthy loop is never profiled, and the budget holds. `trainvitals profile`
 asks a running job."""
 import json
@@ -11,7 +12,7 @@ import time
 import pytest
 
 from conftest import HELPERS, ROOT
-from test_findings_input import fetched, train
+from test_findings_input import fetched, keras_train, train
 from test_frameworks import TORCH_PY, env
 
 CAPTURE = "profile_steps = 10\nprofile_budget = 0.5\n"
@@ -37,6 +38,22 @@ def test_input_bound_is_profiled_once_and_the_trace_bears_it_out(run_tv, tmp_pat
     assert f"A profile of 10 steps ({e['dir']}) shows" in finding["message"]
     names = [name for name, _ in ev["trace_top_ops"]]
     assert len(names) <= 5 and all(isinstance(n, str) for n in names), ev
+
+
+def test_a_keras_generator_that_sleeps_is_profiled_and_tensorflows_trace_bears_it_out(
+        run_tv, tmp_path):
+    run = keras_train(run_tv, tmp_path, "--sleep-ms", "40", "--work-ms", "10", name="keras",
+                      extra=CAPTURE)
+    (finding,) = [f for f in run.summary["findings"] if f["id"] == "input-bound"]
+    (e,) = profiles(run)
+    assert e["reason"] == "input-bound" and e["dir"].startswith("profiles/input-bound-"), e
+    assert list((run.out / e["dir"]).glob("plugins/profile/*/*.xplane.pb")), e
+    ev = finding["evidence"]
+    assert ev["profile"] == e["dir"]
+    # TensorFlow's own account of the wait (IteratorGetNext) agrees with the
+    # producer-side measure the finding opened on.
+    assert ev["trace_data_loader_share"] == pytest.approx(ev["data_wait_ratio"], abs=0.05), ev
+    assert "confidence" not in ev
 
 
 def test_a_healthy_loop_is_never_profiled_and_the_default_budget_holds(run_tv, tmp_path):
@@ -96,8 +113,8 @@ def test_profile_asks_a_running_job(tv, tmp_path):
 
 @pytest.mark.parametrize("name", ["paddle", "keras"])
 def test_profile_uses_each_frameworks_own_profiler(tv, tmp_path, name):
-    """Paddle's profiler writes a Chrome trace the figures come from; TensorFlow's
-    writes the xplane TensorBoard's Profile tab opens, which is said, not read."""
+    """Paddle's profiler writes a Chrome trace, TensorFlow's the xplane
+    TensorBoard's Profile tab opens: the figures come from either."""
     from test_frameworks import FRAMEWORKS, python_for
     python, script = python_for(name), FRAMEWORKS[name][1]
     out = tmp_path / name
@@ -120,11 +137,12 @@ def test_profile_uses_each_frameworks_own_profiler(tv, tmp_path, name):
         if name == "paddle":
             (trace,) = (out / e["dir"]).glob("*.json")
             json.loads(trace.read_text())
-            assert e["trace_steps"] == 5 and "trace_data_loader_share" in e, e
-            assert e["trace_top_ops"], e
         else:
             assert list((out / e["dir"]).glob("plugins/profile/*/*.xplane.pb")), e
-            assert "TensorBoard's Profile tab" in e["trace_error"], e
+        assert "trace_error" not in e, e
+        assert e["trace_steps"] == 5 and 0 <= e["trace_data_loader_share"] < 0.5, e
+        assert e["trace_top_ops"], e
+        print(name, e["trace_top_ops"])
     finally:
         job.kill()
         job.wait()
