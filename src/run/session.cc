@@ -114,15 +114,19 @@ void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup, GpuOpen
     observers_.alerts->set_stop_handler(
         [marker_source](const AlertRule& rule) { marker_source->RequestStop(rule.name); });
     // A stalled job: where each process waits, from its Python stacks. A job
-    // held back: a profile of its next steps shows where.
+    // held back, or one whose wait for input nothing measures: a profile of
+    // its next steps shows where the time goes.
+    auto profile = [marker_source, th = judging_.thresholds](FindingId id) {
+      if (!th.ProfiledOnOpening(id)) return;
+      marker_source->RequestProfile(Def(id).name, static_cast<int64_t>(th[Th::kProfileSteps]),
+                                    th[Th::kProfileBudget]);
+    };
     observers_.findings->set_open_handler(
-        [marker_source, th = judging_.thresholds](FindingId id, const FindingSubject&) {
+        [marker_source, profile](FindingId id, const FindingSubject&) {
           if (id == FindingId::kStalled) marker_source->RequestStacks("stalled");
-          if (th.ProfiledOnOpening(id)) {
-            marker_source->RequestProfile(Def(id).name, static_cast<int64_t>(th[Th::kProfileSteps]),
-                                          th[Th::kProfileBudget]);
-          }
+          profile(id);
         });
+    observers_.findings->set_probe_handler(profile);
   }
   // Reports come from the actions' threads: the sink thread takes them.
   alert_actions_ = StartAlertDelivery(

@@ -98,11 +98,11 @@ def test_the_ddp_rank_whose_loader_sleeps_is_the_straggler(run_tv, tmp_path, tv)
 
 
 def keras_train(run_tv, tmp_path, *args, name, extra=""):
-    """A Keras fit fed through VitalsCallback.data() (helpers/data_wait_train.py)."""
+    """A Keras fit of 3 epochs of 80 batches (helpers/data_wait_train.py)."""
     config = tmp_path / "tv.toml"
     config.write_text(CONFIG + extra)
-    command = [sys.executable, str(HELPERS / "data_wait_train.py"), "keras", "--input",
-               "generator", "--batches", "80", "--truth", str(tmp_path / f"{name}.json"), *args]
+    command = [sys.executable, str(HELPERS / "data_wait_train.py"), "keras", "--batches", "80",
+               "--truth", str(tmp_path / f"{name}.json"), *args]
     run = run_tv(command, "--interval", "0.5", "--config", str(config), timeout=240, env=env(),
                  name=name)
     assert run.proc.returncode == 0, run.proc.stderr[-3000:]
@@ -110,7 +110,8 @@ def keras_train(run_tv, tmp_path, *args, name, extra=""):
 
 
 def test_a_keras_generator_that_sleeps_is_input_bound_on_a_cpu_only_machine(run_tv, tmp_path):
-    run = keras_train(run_tv, tmp_path, "--sleep-ms", "40", "--work-ms", "10", name="slow")
+    run = keras_train(run_tv, tmp_path, "--input", "generator", "--sleep-ms", "40", "--work-ms",
+                      "10", name="slow")
     assert ids(run) == ["input-bound"], run.summary["findings"]
     finding = run.summary["findings"][0]
     # The epochs' own shares (each checked against TensorFlow's trace in
@@ -122,6 +123,7 @@ def test_a_keras_generator_that_sleeps_is_input_bound_on_a_cpu_only_machine(run_
 
 
 def test_a_keras_generator_that_keeps_up_leaves_nothing_to_find(run_tv, tmp_path):
-    run = keras_train(run_tv, tmp_path, "--sleep-ms", "2", "--work-ms", "20", name="fast")
+    run = keras_train(run_tv, tmp_path, "--input", "generator", "--sleep-ms", "2", "--work-ms",
+                      "20", name="fast")
     assert run.summary["findings"] == [], run.summary["findings"]
     assert all(e["data_wait_ratio"] < 0.15 for e in run.summary["epochs"]), run.summary["epochs"]

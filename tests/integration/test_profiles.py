@@ -42,8 +42,8 @@ def test_input_bound_is_profiled_once_and_the_trace_bears_it_out(run_tv, tmp_pat
 
 def test_a_keras_generator_that_sleeps_is_profiled_and_tensorflows_trace_bears_it_out(
         run_tv, tmp_path):
-    run = keras_train(run_tv, tmp_path, "--sleep-ms", "40", "--work-ms", "10", name="keras",
-                      extra=CAPTURE)
+    run = keras_train(run_tv, tmp_path, "--input", "generator", "--sleep-ms", "40", "--work-ms",
+                      "10", name="keras", extra=CAPTURE)
     (finding,) = [f for f in run.summary["findings"] if f["id"] == "input-bound"]
     (e,) = profiles(run)
     assert e["reason"] == "input-bound" and e["dir"].startswith("profiles/input-bound-"), e
@@ -54,6 +54,52 @@ def test_a_keras_generator_that_sleeps_is_profiled_and_tensorflows_trace_bears_i
     # producer-side measure the finding opened on.
     assert ev["trace_data_loader_share"] == pytest.approx(ev["data_wait_ratio"], abs=0.05), ev
     assert "confidence" not in ev
+
+
+def xplane_wait_share(trace_dir):
+    """The share of TensorFlow's profile in IteratorGetNextOp, read with
+    TensorFlow's own protobuf classes (the oracle of our decoder)."""
+    from tensorflow.tsl.profiler.protobuf import xplane_pb2
+    (path,) = trace_dir.glob("plugins/profile/*/*.xplane.pb")
+    space = xplane_pb2.XSpace()
+    space.ParseFromString(path.read_bytes())
+    times, waited = {}, 0
+    for plane in space.planes:
+        stats = {k: v.name for k, v in plane.stat_metadata.items()}
+        for stat in plane.stats:
+            times[stats.get(stat.metadata_id)] = stat.int64_value or stat.uint64_value
+        names = {k: v.name for k, v in plane.event_metadata.items()}
+        waited += sum(e.duration_ps for line in plane.lines for e in line.events
+                      if names.get(e.metadata_id) == "IteratorGetNextOp::DoCompute")
+    return waited / 1000 / (times["profile_stop_time"] - times["profile_start_time"])
+
+
+def test_a_tf_data_pipeline_nothing_times_is_judged_from_a_trace(run_tv, tmp_path):
+    # No data wait is measured (tf.data, not through the callback), the CPU
+    # idles: a profile is asked, and its trace opens input-bound.
+    run = keras_train(run_tv, tmp_path, "--input", "tfdata", "--sleep-ms", "40", "--work-ms",
+                      "10", name="tfdata", extra=CAPTURE)
+    assert all("data_wait_ratio" not in e for e in run.summary["epochs"])
+    (e,) = profiles(run)
+    assert e["reason"] == "input-bound", e
+    (finding,) = run.summary["findings"]
+    assert finding["id"] == "input-bound" and finding["severity"] == "warning", finding
+    ev = finding["evidence"]
+    assert ev["profile"] == e["dir"]
+    share = xplane_wait_share(run.out / e["dir"])
+    print("trace", ev["data_wait_ratio"], "oracle", share)
+    assert ev["data_wait_ratio"] == pytest.approx(share, abs=0.02)
+    assert 0.4 < share < 0.95  # 40 ms loading against about 15 ms of step
+    assert finding["message"].startswith("Nothing measures this run's wait"), finding
+
+
+def test_a_keras_job_that_keeps_up_is_never_profiled(run_tv, tmp_path):
+    # Its wait is not measured either, but its training thread is busy (one
+    # core of two): a compute resource is, so no profile is asked.
+    run = keras_train(run_tv, tmp_path, "--input", "tfdata", "--sleep-ms", "2", "--work-ms",
+                      "20", "--batches", "200", name="fed", extra=CAPTURE)
+    assert run.summary["findings"] == [], run.summary["findings"]
+    assert profiles(run) == []
 
 
 def test_a_healthy_loop_is_never_profiled_and_the_default_budget_holds(run_tv, tmp_path):

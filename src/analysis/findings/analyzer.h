@@ -72,6 +72,8 @@ class Analyzer {
   std::vector<MemoryRisk> TakeRisks() { return log_.TakeRisks(); }
   // The findings opened since the last call.
   std::vector<std::pair<FindingId, FindingSubject>> TakeOpened() { return log_.TakeOpened(); }
+  // The findings a rule needs a profile of the next steps to judge, since the last call.
+  std::vector<FindingId> TakeProbes() { return log_.TakeProbes(); }
   // Each memory figure's trend: its floors, growth per hour (and per epoch)
   // with a confidence, and whether it is a leak or not enough evidence yet.
   std::vector<MemoryTrendRecord> MemoryTrends() const { return rules_.memory->Trends(); }

@@ -107,6 +107,74 @@ TEST(Findings, InputBoundOpensAfterWindowAndOpenTimeWithTheMeasuredShare) {
   EXPECT_LE(e->t - kStart, 1 + 10 + 5 + 2);
 }
 
+// A Keras job whose wait nothing measures (no data_wait_ratio), using `cores`
+// of the `allowed` it may use.
+Judged Unmeasured(double cores, double allowed = 2) {
+  Judged run;
+  run.analyzer.OnMark(Mark{EventType::kClientStart, kStart, 42, -1, {}, "", "keras"}, &run.events);
+  run.Rows(0, 40, [cores, allowed](Frame& f) {
+    f.data_wait_ratio.reset();
+    f.job_cpu_cores = cores;
+    f.job_cpu_util_ratio = cores / allowed;
+    f.gpus.clear();
+  });
+  return run;
+}
+
+ProfileCapture Traced(double loader_share) {
+  ProfileCapture p{"input-bound", "", "profiles/input-bound-0-90", 20, 1.0, "", {}};
+  p.figures.steps = 20;
+  p.figures.step_s = 0.05;
+  p.figures.data_loader_share = loader_share;
+  p.figures.top_ops = {{"MatMul", 0.02}};
+  return p;
+}
+
+TEST(Findings, AWaitNothingMeasuresIsProfiledWhenNoComputeIsBusyAndTheTraceJudgesIt) {
+  Judged idle = Unmeasured(0.6);
+  // Asked once, though the rows stay idle.
+  EXPECT_EQ(idle.analyzer.TakeProbes(), std::vector<FindingId>{FindingId::kInputBound});
+  idle.Rows(40, 60, [](Frame& f) {
+    f.data_wait_ratio.reset();
+    f.gpus.clear();
+  });
+  EXPECT_TRUE(idle.analyzer.TakeProbes().empty());
+  EXPECT_EQ(idle.Opened(), Ids{});
+  Mark traced{EventType::kProfile, kStart + 61, 42, -1};
+  traced.profile = Traced(0.62);
+  idle.analyzer.OnMark(traced, &idle.events);
+  ASSERT_EQ(idle.Opened(), Ids{"input-bound"});
+  const Event* e = idle.First("finding_open");
+  EXPECT_EQ(e->fields["severity"], "warning");
+  EXPECT_DOUBLE_EQ(e->fields["evidence"]["data_wait_ratio"].get<double>(), 0.62);
+  EXPECT_EQ(e->fields["evidence"]["profile"], "profiles/input-bound-0-90");
+  EXPECT_NE(e->fields["message"].get<std::string>().find("A profile of 20 steps"),
+            std::string::npos);
+  // Nothing measures the wait after it: it stays open.
+  idle.Rows(62, 120, [](Frame& f) {
+    f.data_wait_ratio.reset();
+    f.gpus.clear();
+  });
+  EXPECT_EQ(idle.First("finding_close"), nullptr);
+
+  Judged fed = Unmeasured(0.6);  // a trace with little wait: nothing to find
+  traced.profile = Traced(0.04);
+  fed.analyzer.OnMark(traced, &fed.events);
+  EXPECT_EQ(fed.Opened(), Ids{});
+  Judged busy = Unmeasured(1.9);  // the CPU is busy: no profile asked
+  EXPECT_TRUE(busy.analyzer.TakeProbes().empty());
+  Judged looping = Unmeasured(1.0, 16);  // one thread busy of 16 cores: busy too
+  EXPECT_TRUE(looping.analyzer.TakeProbes().empty());
+  Judged measured;  // the wait is measured: no profile asked, a trace opens nothing
+  measured.analyzer.OnMark(Mark{EventType::kClientStart, kStart, 42, -1, {}, "", "keras"},
+                           &measured.events);
+  measured.Rows(0, 40, [](Frame& f) { f.gpus.clear(); });
+  EXPECT_TRUE(measured.analyzer.TakeProbes().empty());
+  traced.profile = Traced(0.62);
+  measured.analyzer.OnMark(traced, &measured.events);
+  EXPECT_EQ(measured.Opened(), Ids{});
+}
+
 TEST(Findings, ModerateWaitIsInfoAndSmallWaitIsNothing) {
   Judged moderate;
   moderate.Rows(0, 60, [](Frame& f) { f.data_wait_ratio = 0.12; });

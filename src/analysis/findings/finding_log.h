@@ -69,6 +69,11 @@ class FindingLog {
     return std::exchange(opened_, {});
   }
 
+  // A rule that needs a profile to judge `id` asks for one (input-bound when
+  // nothing measures the wait); the asks since the last call.
+  void Probe(FindingId id) { probes_.push_back(id); }
+  std::vector<FindingId> TakeProbes() { return std::exchange(probes_, {}); }
+
   void AddRisk(const MemoryRisk& risk) { risks_.push_back(risk); }
   std::vector<MemoryRisk> TakeRisks() { return std::exchange(risks_, {}); }
 
@@ -87,6 +92,7 @@ class FindingLog {
   std::array<uint8_t, kFindingCount> judge_{};  // bit 0: applies; bit 1: judged
   std::vector<MemoryRisk> risks_;
   std::vector<std::pair<FindingId, FindingSubject>> opened_;
+  std::vector<FindingId> probes_;
 };
 
 }  // namespace tv

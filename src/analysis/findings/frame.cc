@@ -56,6 +56,7 @@ void FrameFromRow(const Row& row, Frame* f) {
   f->t = Millis(row.t);  // as samples.jsonl writes them
   f->elapsed_s = Millis(row.elapsed_s);
   const auto& v = row.values;
+  f->job_cpu_cores = Value(metric::kJobCpuCores, v);
   f->job_cpu_util_ratio = Value(metric::kJobCpuUtilRatio, v);
   f->job_memory_util_ratio = Value(metric::kJobMemoryUtilRatio, v);
   f->job_processes = Value(metric::kJobProcesses, v);
@@ -315,13 +316,13 @@ FrameReader::Line FrameReader::ReadPadded(std::string_view text, Frame* f) {
              &f->host_cgroup_memory_current_bytes, &f->host_cpu_iowait_ratio});
       } else if (key == "job") {
         static const KeyIndex kJob = {
-            Key(metric::kJobCpuUtilRatio),   Key(metric::kJobMemoryUtilRatio),
-            Key(metric::kJobProcesses),      Key(metric::kJobMemoryBytes),
-            MinKey(metric::kJobMemoryBytes), Key(metric::kJobCpuPressureRatio),
-            Key(metric::kJobIoPressureRatio)};
+            Key(metric::kJobCpuCores),         Key(metric::kJobCpuUtilRatio),
+            Key(metric::kJobMemoryUtilRatio),  Key(metric::kJobProcesses),
+            Key(metric::kJobMemoryBytes),      MinKey(metric::kJobMemoryBytes),
+            Key(metric::kJobCpuPressureRatio), Key(metric::kJobIoPressureRatio)};
         ok = ReadNumbers(object, kJob,
-                         {&f->job_cpu_util_ratio, &f->job_memory_util_ratio, &f->job_processes,
-                          &f->job_memory_bytes, &f->job_memory_min_bytes,
+                         {&f->job_cpu_cores, &f->job_cpu_util_ratio, &f->job_memory_util_ratio,
+                          &f->job_processes, &f->job_memory_bytes, &f->job_memory_min_bytes,
                           &f->job_cpu_pressure_ratio, &f->job_io_pressure_ratio});
       } else {
         ok = ReadTraining(object, f);

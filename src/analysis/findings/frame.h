@@ -55,6 +55,7 @@ struct RankFrame {
 struct Frame {
   double t = 0;
   double elapsed_s = 0;
+  std::optional<double> job_cpu_cores;  // CPU the job used, in cores
   std::optional<double> job_cpu_util_ratio;
   std::optional<double> job_memory_util_ratio;
   std::optional<double> job_processes;

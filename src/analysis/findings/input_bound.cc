@@ -4,11 +4,17 @@
 #include <algorithm>
 
 #include "analysis/findings/format.h"
+#include "analysis/findings/profile_words.h"
 
 namespace tv {
 
 void InputBoundRule::OnFrame(const Frame& f, RuleContext& cx) {
-  if (!cx.run.Training(f) || !f.data_wait_ratio) return;
+  if (!cx.run.Training(f)) return;
+  if (!f.data_wait_ratio) {
+    Unmeasured(f, cx);
+    return;
+  }
+  measured_ = true;
   cx.Want(FindingId::kInputBound);
   // The window holds the rows after the warm-up; until it is full, the steps
   // judge once they are evidence enough: the mean from the row after the
@@ -37,6 +43,47 @@ void InputBoundRule::OnFrame(const Frame& f, RuleContext& cx) {
       f.gpus.empty() ? "the input pipeline limits the step rate"
                      : "the GPUs wait for the input pipeline");
   cx.Open(FindingId::kInputBound, tracker_, f.t, FindingSubject::Job(), std::move(o));
+}
+
+void InputBoundRule::Unmeasured(const Frame& f, RuleContext& cx) {
+  if (measured_ || probed_ || !cx.run.markers || !cx.run.first_step_t ||
+      f.t <= *cx.run.first_step_t || !cx.run.Judged(f) || !f.job_cpu_util_ratio) {
+    return;
+  }
+  double gpu = 0;  // the busiest GPU the job uses
+  for (const GpuFrame& g : f.gpus) {
+    if (g.busy && g.job_memory_bytes.value_or(1) > 0) gpu = std::max(gpu, *g.busy);
+  }
+  // Idle: no GPU the job uses is busy, its CPU is not (of the cores it may
+  // use), and not even one of its threads is (the training loop's own: a
+  // Python loop is bound by its thread, however many cores the job may use).
+  bool idle = *f.job_cpu_util_ratio < cx.th[Th::kCpuBoundCpuRatio] &&
+              f.job_cpu_cores.value_or(0) < cx.th[Th::kCpuBoundCpuRatio] &&
+              gpu < cx.th[Th::kLowGpuUtilRatio];
+  idle_.Add(f.t, idle ? 1 : 0);
+  if (!idle_.Full(cx.run.interval_s) && !cx.run.StepEvidence(f)) return;
+  if (*idle_.Mean() <= cx.th[Th::kCpuBoundShare]) return;
+  probed_ = true;
+  cx.Probe(FindingId::kInputBound);
+}
+
+void InputBoundRule::OnMark(const Mark& m, RuleContext& cx) {
+  if (m.type != EventType::kProfile || !m.profile || measured_ || tracker_.open()) return;
+  const ProfileCapture& p = *m.profile;
+  if (!p.figures.data_loader_share || *p.figures.data_loader_share < cx.th[Th::kInputBoundRatio]) {
+    return;
+  }
+  double wait = *p.figures.data_loader_share;
+  Opening o;
+  o.severity = wait >= cx.th[Th::kInputBoundHighRatio] ? Severity::kWarning : Severity::kInfo;
+  o.evidence = ProfileEvidence(FindingId::kInputBound, p);
+  o.evidence["data_wait_ratio"] = Round4(wait);
+  o.message = fmt::format(
+      "Nothing measures this run's wait for its next batch, so a profile did.{} The input "
+      "pipeline limits the step rate (the finding lasts to the run's end: nothing measures the "
+      "wait after the profile).",
+      ProfileSentence(FindingId::kInputBound, p));
+  cx.Open(FindingId::kInputBound, tracker_, m.t, FindingSubject::Job(), std::move(o));
 }
 
 }  // namespace tv

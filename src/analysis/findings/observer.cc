@@ -42,6 +42,9 @@ void FindingsObserver::OnRow(Row* row, std::vector<Event>* events) {
   for (const auto& [id, subject] : analyzer_.TakeOpened()) {
     if (on_open_) on_open_(id, subject);
   }
+  for (FindingId id : analyzer_.TakeProbes()) {
+    if (on_probe_) on_probe_(id);
+  }
   r.health_score = analyzer_.HealthScore();
   analyzer_.FindingStates(&r.findings);
   analyzer_.NotJudged(&r.not_judged);

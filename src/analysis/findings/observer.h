@@ -41,6 +41,9 @@ class FindingsObserver final : public SampleObserver, public SummaryPart {
   void set_open_handler(std::function<void(FindingId, const FindingSubject&)> handler) {
     on_open_ = std::move(handler);
   }
+  // Called on the sampler thread when a rule needs a profile of the next
+  // steps to judge a finding (input-bound when nothing measures the wait).
+  void set_probe_handler(std::function<void(FindingId)> handler) { on_probe_ = std::move(handler); }
 
  private:
   // Hands the analyzer the marks up to `until_t`, in time order.
@@ -51,6 +54,7 @@ class FindingsObserver final : public SampleObserver, public SummaryPart {
   Frame frame_;
   std::function<void(const MemoryRisk&)> on_risk_;
   std::function<void(FindingId, const FindingSubject&)> on_open_;
+  std::function<void(FindingId)> on_probe_;
   std::optional<JobEnd> job_end_;
 };
 

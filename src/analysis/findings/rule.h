@@ -45,6 +45,8 @@ class RuleContext {
   void Judging(FindingId id) { log_.Judging(id); }
   // Another event than a finding's (the `oom` event).
   void Emit(Event event) { events_->push_back(std::move(event)); }
+  // A profile of the next steps would let the rule judge `id` (finding_log.h).
+  void Probe(FindingId id) { log_.Probe(id); }
   // A memory risk for the training processes (leaks, OOM forecasts).
   void Risk(const MemoryRisk& risk) { log_.AddRisk(risk); }
   const FindingLog& log() const { return log_; }

@@ -4,7 +4,7 @@
 
 FRAMEWORK is torch (a plain loop over ``m.data(loader)``), lightning, paddle
 or keras (``--input``: a PyDataset or a generator through the callback's
-``data()``, or a PyDataset as it is; ``--trace DIR``: TensorFlow's trace of
+``data()``, a PyDataset as it is, or a tf.data pipeline; ``--trace DIR``: TensorFlow's trace of
 the fit, whose wait for input per epoch is the truth then). Each batch's loading sleeps S ms in the dataset (``__getitem__``), each
 step does W ms of work on the training thread besides a real tiny model's
 forward and backward. The script writes FILE: per epoch its wall time and the
@@ -257,7 +257,13 @@ def run_keras(args, planted, epochs):
     x, kw = Slow(), {}
     if args.input == "generator":
         x, kw = generator(), {"steps_per_epoch": BATCHES}
-    if args.input != "plain":
+    if args.input == "tfdata":  # a tf.data pipeline whose map loads each batch
+        import tensorflow as tf
+        load = lambda i: tf.numpy_function(lambda _: batch(), [i], (tf.float32, tf.float32))
+        shape = lambda x, y: (tf.ensure_shape(x, (BATCH, 16)), tf.ensure_shape(y, (BATCH, 1)))
+        x = tf.data.Dataset.range(BATCHES).repeat().map(load).map(shape).prefetch(2)
+        kw = {"steps_per_epoch": BATCHES}
+    elif args.input != "plain":
         x = vitals.data(x)
     if args.trace:
         import tensorflow as tf
@@ -307,8 +313,9 @@ def main():
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--truth", required=True)
     p.add_argument("--batches", type=int, default=BATCHES, help="batches per epoch")
-    p.add_argument("--input", choices=["plain", "pydataset", "generator"], default="plain",
-                   help="keras: fit's input, through VitalsCallback.data() unless plain")
+    p.add_argument("--input", choices=["plain", "pydataset", "generator", "tfdata"],
+                   default="plain", help="keras: fit's input, through VitalsCallback.data() "
+                                         "unless plain or tfdata (a tf.data pipeline)")
     p.add_argument("--trace", help="keras: a TensorFlow trace directory; its wait for input "
                                    "per epoch goes into the truth file")
     args = p.parse_args()
