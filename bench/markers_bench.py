@@ -9,6 +9,7 @@ Data-wait timing (target: <= 0.3 us added per step): Monitor.wait_begin() +
 wait_end() (what the Lightning and Paddle hooks add per step; plain builtins
 underneath), the same pair as pybind11 methods of the client for comparison,
 and what `for x in m.data(it)` adds per item over `for x in it` on one list.
+Keras's producer-side timing: its clock per batch and its hooks' work per step.
 """
 import statistics
 import sys
@@ -16,6 +17,7 @@ import tempfile
 import timeit
 
 import trainvitals
+from trainvitals._input import ProducerClock
 
 
 def median_us(stmt, number):
@@ -57,8 +59,19 @@ def main():
                 ("m.data(): added per item over plain iteration",
                  (median_us(timed, 1) - median_us(plain, 1)) / per_item),
             ]
+            # Keras (trainvitals/_input.py): the producer's timed call per
+            # batch, on tf.data's thread, and what the batch hooks add per
+            # step on the training thread (a step of Keras lasts milliseconds).
+            clock = ProducerClock()
+            make = lambda: None
+            keras_rows = [
+                ("Keras: producer clock per batch (made_by)",
+                 median_us(lambda: clock.made_by(make), n) - median_us(make, n)),
+                ("Keras: step_begin + step_end + wait_add per step",
+                 median_us(lambda: (clock.step_begin(), client.wait_add(clock.step_end())), n)),
+            ]
             m.close()  # the run would otherwise last until exit, past the temporary directory
-    width = max(len(name) for name, _ in rows + wait_rows)
+    width = max(len(name) for name, _ in rows + wait_rows + keras_rows)
     worst = max(us for _, us in rows)
     for name, us in rows:
         print(f"{name:<{width}}  {us:7.3f} us")
@@ -70,6 +83,8 @@ def main():
     step_cost = max(wait_rows[1][1], wait_rows[2][1])
     verdict = "ok" if step_cost <= 0.3 else "ABOVE 0.3 us"
     print(f"data-wait timing per step: {step_cost:.3f} us ({verdict})")
+    for name, us in keras_rows:
+        print(f"{name:<{width}}  {us:7.3f} us")
     return 0
 
 
