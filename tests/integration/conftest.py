@@ -129,6 +129,17 @@ def prom_live(tmp_path_factory):
     run.wait(timeout=30)
 
 
+def stop_run(run):
+    """Ends a `trainvitals run` Popen and its job: TERM, which it forwards to
+    the job (a SIGKILL would leave the job running without it)."""
+    run.terminate()
+    try:
+        run.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        run.wait()
+
+
 class OtherUser:
     """An unprivileged local user, made by the test run: the hostile neighbour on a shared machine."""
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import HELPERS, ROOT
+from conftest import HELPERS, ROOT, stop_run
 from test_findings_input import fetched, keras_train, train
 from test_frameworks import TORCH_PY, env
 
@@ -153,8 +153,7 @@ def test_profile_asks_a_running_job(tv, tmp_path):
         assert words.returncode == 0, words.stderr
         assert " 3 steps in " in words.stdout and "data loader" in words.stdout, words.stdout
     finally:
-        job.kill()
-        job.wait()
+        stop_run(job)
 
 
 @pytest.mark.parametrize("name", ["lightning", "paddle", "keras"])
@@ -191,5 +190,4 @@ def test_profile_uses_each_frameworks_own_profiler(tv, tmp_path, name):
         assert e["trace_top_ops"], e
         print(name, e["trace_top_ops"])
     finally:
-        job.kill()
-        job.wait()
+        stop_run(job)

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import HELPERS, ROOT, Run, cli_path
+from conftest import HELPERS, ROOT, Run, cli_path, stop_run
 from schema import check_run_dir
 
 HANG = HELPERS / "hang.py"
@@ -171,5 +171,4 @@ def test_stacks_asks_a_running_job_on_demand(tmp_path):
         assert f"{tmp_path} is the run directory of no running session" in wrong.stderr
         assert str(out) in wrong.stderr
     finally:
-        job.kill()
-        job.wait()
+        stop_run(job)
