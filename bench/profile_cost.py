@@ -6,10 +6,11 @@ Runs each example training (examples/*.py: a plain PyTorch loop, Lightning,
 Keras, Paddle) under `trainvitals run`, lets it settle, then asks it for a
 capture of N steps with `trainvitals profile RUN --steps N --json` and
 compares: the steps' own time before the capture (the rows' step rate over
-the 5 s before it) against the capture's time (`seconds`: the steps under the
-profiler and the trace's export at the end). The difference is what the
-capture cost the training, once; the budget (`profile_budget`, 1 % of the
-run's time) bounds how often it may come.
+the 5 s before it, epoch boundaries included) against the capture's time
+(`seconds`: the profiler's start, the steps under it and the trace's export
+at the end). The difference is what the capture cost the training, once
+(within the noise of the rate when it is small); the budget
+(`profile_budget`, 1 % of the run's time) bounds how often it may come.
 """
 import argparse
 import json
@@ -72,7 +73,7 @@ def measure(cli, name, script, steps):
             (e,) = json.loads(asked.stdout)
             return before, e
         finally:
-            job.kill()
+            job.terminate()  # trainvitals forwards it to the training
             job.wait()
 
 

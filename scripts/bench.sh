@@ -19,6 +19,9 @@ echo
 echo "== a marker on the training thread, from Python (target <= 5 us a call)"
 PYTHONPATH=python "$py" bench/markers_bench.py
 echo
+echo "== a profile capture of 20 steps, per framework: what it costs the training"
+"$py" bench/profile_cost.py "$build/trainvitals"
+echo
 echo "== trainvitals pick (target <= 300 ms)"
 "$py" bench/pick_bench.py "$build/trainvitals"
 echo
