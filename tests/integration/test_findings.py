@@ -449,3 +449,33 @@ def test_a_misspelt_findings_key_fails_before_the_command_starts(tmp_path):
     assert "windw_s" in proc.stderr and "window_s" in proc.stderr
     assert not marker.exists()
     assert not (tmp_path / "run" / "samples.jsonl").exists()
+
+
+def slowdown(*args):
+    from test_frameworks import TORCH_PY
+    if not TORCH_PY.exists():
+        pytest.skip(f"{TORCH_PY} is missing: `make deps` creates it")
+    return [str(TORCH_PY), str(HELPERS / "slowdown.py"), *map(str, args)]
+
+
+def own_rate(r, when):
+    return float(r.proc.stdout.split(f"rate {when}")[1].split()[0])
+
+
+def test_a_loop_whose_steps_slow_threefold_is_a_throughput_drop(judged):
+    r = judged(slowdown("--work-ms", 20, "--seconds", 18, "--slower-at", 9, "--factor", 3))
+    f = only(r, "throughput-drop")
+    ev = f["evidence"]
+    # The loop's own clock is the oracle: its rate before and after.
+    before, after = own_rate(r, "before"), own_rate(r, "after")
+    assert ev["best_steps_per_second"] == pytest.approx(before, rel=0.15), (ev, before)
+    assert ev["steps_per_second"] == pytest.approx(after, rel=0.15), (ev, after)
+    assert ev["ratio"] == pytest.approx(after / before, abs=0.08), (ev, before, after)
+    assert f["severity"] == "warning"
+    # Opened once half a window of slow steps pulled the median down, then open_s.
+    assert 9 + 2 <= f["opened_t"] - r.summary["start_t"] <= 9 + 4 + 2 + 3, f
+
+
+def test_jittery_steps_and_checkpoint_pauses_are_no_throughput_drop(judged):
+    r = judged(slowdown("--work-ms", 20, "--seconds", 18, "--jitter", 0.4, "--pause-every", 4))
+    assert ids(r) == [], findings(r)

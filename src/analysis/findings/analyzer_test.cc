@@ -175,6 +175,42 @@ TEST(Findings, AWaitNothingMeasuresIsProfiledWhenNoComputeIsBusyAndTheTraceJudge
   EXPECT_EQ(measured.Opened(), Ids{});
 }
 
+TEST(Findings, AStepRateThatHalvesIsAThroughputDropUntilItComesBack) {
+  Judged run;
+  // 10 steps/s for 2 min, 5 steps/s for 1 min, then 10 steps/s again.
+  auto steps = [](int s) {
+    return s < 120 ? 10.0 * s : s < 180 ? 1200 + 5.0 * (s - 120) : 1500 + 10.0 * (s - 180);
+  };
+  run.Rows(0, 240, [&](Frame& f) { f.steps = steps(static_cast<int>(f.elapsed_s)); });
+  ASSERT_EQ(run.Opened(), Ids{"throughput-drop"});
+  const Event* e = run.First("finding_open");
+  EXPECT_EQ(e->fields["severity"], "warning");
+  EXPECT_DOUBLE_EQ(e->fields["evidence"]["steps_per_second"].get<double>(), 5);
+  EXPECT_DOUBLE_EQ(e->fields["evidence"]["best_steps_per_second"].get<double>(), 10);
+  EXPECT_DOUBLE_EQ(e->fields["evidence"]["ratio"].get<double>(), 0.5);
+  // The window's median crosses once half of it is slow, then open_s held.
+  EXPECT_GE(e->t - kStart, 120 + 5 + 5);
+  EXPECT_LE(e->t - kStart, 120 + 10 + 5 + 2);
+  const Event* closed = run.First("finding_close");
+  ASSERT_NE(closed, nullptr);
+  EXPECT_GT(closed->t - kStart, 180);
+}
+
+TEST(Findings, JitterPausesAndAStopAreNoThroughputDrop) {
+  Judged jitter;  // steps of +-40 %, a 3 s pause (a checkpoint) every 30 s
+  double total = 0;
+  jitter.Rows(0, 300, [&](Frame& f) {
+    int s = static_cast<int>(f.elapsed_s);
+    bool paused = s % 30 < 3 && s > 30;
+    total += paused ? 0 : 10 * (1 + 0.4 * ((s * 7919) % 3 - 1));
+    f.steps = total;
+  });
+  EXPECT_EQ(jitter.Opened(), Ids{});
+  Judged stopped;  // stepping stops: stalled's, not a slower rate
+  stopped.Rows(0, 200, [](Frame& f) { f.steps = std::min(f.elapsed_s, 100.0) * 10; });
+  for (const std::string& id : stopped.Opened()) EXPECT_NE(id, "throughput-drop");
+}
+
 TEST(Findings, ModerateWaitIsInfoAndSmallWaitIsNothing) {
   Judged moderate;
   moderate.Rows(0, 60, [](Frame& f) { f.data_wait_ratio = 0.12; });

@@ -42,6 +42,7 @@ std::string Needs(FindingId id, const Thresholds& th) {
                          th[Th::kJudgeMinSteps], Span(th[Th::kJudgeMin_s]),
                          Span(th[Th::kWarmup_s]));
     case FindingId::kStraggler:
+    case FindingId::kThroughputDrop:
     case FindingId::kCpuBound:
     case FindingId::kIoBound:
       return fmt::format("{} of training after the warm-up ({})", Span(th[Th::kWindow_s]),

@@ -9,6 +9,7 @@
 #include "analysis/findings/input_bound.h"
 #include "analysis/findings/oom_rule.h"
 #include "analysis/findings/straggler.h"
+#include "analysis/findings/throughput_drop.h"
 
 namespace tv {
 
@@ -34,8 +35,9 @@ RuleSet MakeRules(const Thresholds& th, RuleChoice choice) {
   }
   set.all.push_back(std::move(input));
   set.all.push_back(std::move(progress));
-  set.all.push_back(std::make_unique<StragglerRule>());  // straggler
-  set.all.push_back(std::make_unique<EvalHeavyRule>());  // eval-heavy
+  set.all.push_back(std::make_unique<StragglerRule>());       // straggler
+  set.all.push_back(std::make_unique<ThroughputDropRule>());  // throughput-drop
+  set.all.push_back(std::make_unique<EvalHeavyRule>());       // eval-heavy
   set.all.push_back(std::move(cpu));
   set.all.push_back(std::make_unique<HostMemoryPressureRule>());  // host-memory-pressure
   set.all.push_back(std::make_unique<SwappingRule>());            // swapping

@@ -100,6 +100,14 @@ constexpr FindingDef kFindings[] = {
      "median (it makes them wait for it).",
      "One rank holds the others back: look at its host, its GPU and its data loading.", "", "", "",
      ""},
+    {F::kThroughputDrop, "throughput-drop",
+     "In training, the median step rate over {window_s} falls below {throughput_drop_ratio} of "
+     "the run's best such median so far and stays there for {open_s} (rows without a step are "
+     "stalled's, not counted); it closes when the rate is back above it.",
+     "Something changed when the rate fell: look at the findings opened then (input, memory, "
+     "throttling, a shared GPU), at the profile taken at that moment, and at what the script "
+     "changes as it goes (a curriculum, longer sequences, a larger model stage).",
+     "", "", "", ""},
     {F::kThrottled, "throttled",
      "Over {window_s}, a busy GPU's clocks are held down (power cap, heat or hardware "
      "slowdown) more than {throttle_share} of the time.",
@@ -292,6 +300,9 @@ constexpr ThresholdDef kThresholds[] = {
      "nvidia-resiliency-ext: per-rank score best/this < 0.75"},
     {Th::kStragglerWaitGap, "straggler_wait_gap", 0.20, "ratio",
      "own, on TensorFlow's 20 % input-bound band: one rank waits that much more than the rest"},
+    {Th::kThroughputDropRatio, "throughput_drop_ratio", 0.75, "ratio",
+     "nvidia-resiliency-ext: a rank below 0.75 of the best median step time, held here "
+     "against the run's own best window"},
     {Th::kThrottleShare, "throttle_share", 0.20, "ratio",
      "own: throttled a fifth of the time is a measurable slowdown"},
     {Th::kHostMemoryRatio, "host_memory_ratio", 0.90, "ratio",
@@ -450,7 +461,8 @@ const ThresholdDef* FindThreshold(std::string_view key) {
 
 Thresholds::Thresholds() {
   for (size_t i = 0; i < kThresholdCount; ++i) values_[i] = kThresholds[i].value;
-  for (FindingId id : {F::kInputBound, F::kLowGpuUtil, F::kCpuBound, F::kStraggler}) {
+  for (FindingId id :
+       {F::kInputBound, F::kLowGpuUtil, F::kCpuBound, F::kStraggler, F::kThroughputDrop}) {
     profiled_[static_cast<size_t>(id)] = true;
   }
 }
@@ -531,7 +543,8 @@ std::string FindingsMarkdown() {
   out += fmt::format(
       "\nOne entry is a list: `{}`, the findings whose opening asks the training processes "
       "for a profile of their next `profile_steps` steps (docs/markers.md \"Profiles\"), by "
-      "default `[\"input-bound\", \"low-gpu-util\", \"cpu-bound\", \"straggler\"]`; `[]` "
+      "default `[\"input-bound\", \"low-gpu-util\", \"cpu-bound\", \"straggler\", "
+      "\"throughput-drop\"]`; `[]` "
       "takes none.\n",
       kProfileOn);
   return out;

@@ -32,6 +32,7 @@ enum class FindingId {
   kLowGpuUtil,
   kGpuImbalance,
   kStraggler,
+  kThroughputDrop,
   kThrottled,
   kHostMemoryPressure,
   kSwapping,
@@ -47,7 +48,7 @@ enum class FindingId {
   kOomForecast,
   kOom,
 };
-inline constexpr size_t kFindingCount = 22;
+inline constexpr size_t kFindingCount = 23;
 
 struct FindingDef {
   FindingId id;
@@ -95,6 +96,7 @@ enum class Th {
   kImbalanceGap,
   kStragglerScore,
   kStragglerWaitGap,
+  kThroughputDropRatio,
   kThrottleShare,
   kHostMemoryRatio,
   kHostMemoryCriticalRatio,
@@ -120,7 +122,7 @@ enum class Th {
   kProfileSteps,
   kProfileBudget,
 };
-inline constexpr size_t kThresholdCount = 48;
+inline constexpr size_t kThresholdCount = 49;
 
 struct ThresholdDef {
   Th id;
@@ -142,7 +144,7 @@ class Thresholds {
   std::string Set(std::string_view key, double value);
   // Whether a profile of the next steps is taken when `id` opens
   // (docs/markers.md "Profiles"): `profile_on`, by default input-bound,
-  // low-gpu-util, cpu-bound and straggler.
+  // low-gpu-util, cpu-bound, straggler and throughput-drop.
   bool ProfiledOnOpening(FindingId id) const { return profiled_[static_cast<size_t>(id)]; }
   // Sets the list `key` (profile_on: finding ids); returns what is wrong (an
   // unknown key or finding, with the near one), empty when set.
