@@ -97,11 +97,11 @@ def test_the_ddp_rank_whose_loader_sleeps_is_the_straggler(run_tv, tmp_path, tv)
     assert replay["health"]["score"] == run.summary["health"]["score"]
 
 
-def keras_train(run_tv, tmp_path, *args, name, extra=""):
-    """A Keras fit of 3 epochs of 80 batches (helpers/data_wait_train.py)."""
+def keras_train(run_tv, tmp_path, *args, name, extra="", framework="keras"):
+    """A Keras (or Paddle) fit of 3 epochs of 80 batches (helpers/data_wait_train.py)."""
     config = tmp_path / "tv.toml"
     config.write_text(CONFIG + extra)
-    command = [sys.executable, str(HELPERS / "data_wait_train.py"), "keras", "--batches", "80",
+    command = [sys.executable, str(HELPERS / "data_wait_train.py"), framework, "--batches", "80",
                "--truth", str(tmp_path / f"{name}.json"), *args]
     run = run_tv(command, "--interval", "0.5", "--config", str(config), timeout=240, env=env(),
                  name=name)

@@ -56,6 +56,20 @@ def test_a_keras_generator_that_sleeps_is_profiled_and_tensorflows_trace_bears_i
     assert "confidence" not in ev
 
 
+def test_a_paddle_loader_that_sleeps_is_profiled_and_the_trace_bears_it_out(run_tv, tmp_path):
+    run = keras_train(run_tv, tmp_path, "--sleep-ms", "40", "--work-ms", "10", name="paddle",
+                      extra=CAPTURE, framework="paddle")
+    (finding,) = [f for f in run.summary["findings"] if f["id"] == "input-bound"]
+    (e,) = profiles(run)
+    assert e["reason"] == "input-bound", e
+    (trace,) = (run.out / e["dir"]).glob("*.json")
+    json.loads(trace.read_text())  # Chrome trace JSON
+    ev = finding["evidence"]
+    print("paddle", ev)
+    assert ev["profile"] == e["dir"]
+    assert ev["trace_data_loader_share"] == pytest.approx(ev["data_wait_ratio"], abs=0.05), ev
+
+
 def xplane_wait_share(trace_dir):
     """The share of TensorFlow's profile in IteratorGetNextOp, read with
     TensorFlow's own protobuf classes (the oracle of our decoder)."""
