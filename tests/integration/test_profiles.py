@@ -40,6 +40,17 @@ def test_input_bound_is_profiled_once_and_the_trace_bears_it_out(run_tv, tmp_pat
     assert len(names) <= 5 and all(isinstance(n, str) for n in names), ev
 
 
+def test_a_cpu_heavy_transform_is_profiled_once_and_the_trace_bears_it_out(run_tv, tmp_path):
+    # The loader computes (a spin) instead of sleeping: the same wait, a busy CPU.
+    run, _ = train(run_tv, tmp_path, "--transform-ms", "20", "--work-ms", "25", extra=CAPTURE,
+                   name="transform")
+    (finding,) = [f for f in run.summary["findings"] if f["id"] == "input-bound"]
+    (e,) = profiles(run)
+    assert e["reason"] == "input-bound", e
+    ev = finding["evidence"]
+    assert ev["trace_data_loader_share"] == pytest.approx(fetched(run), abs=0.05), (ev, fetched(run))
+
+
 def test_a_keras_generator_that_sleeps_is_profiled_and_tensorflows_trace_bears_it_out(
         run_tv, tmp_path):
     run = keras_train(run_tv, tmp_path, "--input", "generator", "--sleep-ms", "40", "--work-ms",

@@ -1,8 +1,9 @@
 """A plain PyTorch loop whose input is planted, for tests/integration/test_findings_input.py.
 
-    input_train.py --seconds S --sleep-ms L --work-ms W [--workers N] [--ranks 2 --slow-rank R]
+    input_train.py --seconds S --sleep-ms L --work-ms W [--transform-ms T] [--workers N]
+                   [--ranks 2 --slow-rank R]
 
-Each batch's loading sleeps L ms in the dataset, each step spins W ms on the
+Each batch's loading sleeps L ms in the dataset (and spins T ms: a CPU-heavy transform), each step spins W ms on the
 training thread beside a tiny model's forward and backward, for about S seconds.
 With --ranks 2 it runs two DistributedDataParallel ranks (gloo, CPU), each its
 own process and marker client, and only rank R's dataset sleeps: the ranks
@@ -24,8 +25,8 @@ BATCH = 8
 
 
 class Sleepy(torch.utils.data.Dataset):
-    def __init__(self, n, sleep_ms):
-        self.n, self.sleep_s = n, sleep_ms / 1000.0
+    def __init__(self, n, sleep_ms, transform_ms=0):
+        self.n, self.sleep_s, self.transform_ms = n, sleep_ms / 1000.0, transform_ms
 
     def __len__(self):
         return self.n
@@ -33,6 +34,8 @@ class Sleepy(torch.utils.data.Dataset):
     def __getitem__(self, i):
         if self.sleep_s > 0:
             time.sleep(self.sleep_s / BATCH)  # the batch of BATCH items sleeps sleep_ms
+        if self.transform_ms > 0:
+            spin(self.transform_ms / BATCH)  # a CPU-heavy transform: transform_ms a batch
         return torch.randn(16), torch.randn(1)
 
 
@@ -49,9 +52,12 @@ def train(args, rank=-1):
         model = torch.nn.parallel.DistributedDataParallel(model)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     # The same batches on every rank (DDP steps them together).
-    batches = max(1, int(args.seconds * 1000 / max(args.work_ms + args.sleep_ms, 1)))
+    per_batch = args.work_ms + args.sleep_ms + args.transform_ms
+    batches = max(1, int(args.seconds * 1000 / max(per_batch, 1)))
     ahead = dict(persistent_workers=True, prefetch_factor=8) if args.workers else {}
-    loader = torch.utils.data.DataLoader(Sleepy(batches * BATCH, sleep_ms), batch_size=BATCH,
+    transform_ms = args.transform_ms if rank in (-1, args.slow_rank) else 0
+    loader = torch.utils.data.DataLoader(Sleepy(batches * BATCH, sleep_ms, transform_ms),
+                                         batch_size=BATCH,
                                          num_workers=args.workers, **ahead)
     m = trainvitals.torch.monitor(rank=rank if rank >= 0 else None)
     start = time.perf_counter()
@@ -86,6 +92,7 @@ if __name__ == "__main__":
     p.add_argument("--seconds", type=float, default=10)
     p.add_argument("--sleep-ms", type=float, default=0)
     p.add_argument("--work-ms", type=float, default=20)
+    p.add_argument("--transform-ms", type=float, default=0)
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--ranks", type=int, default=1)
     p.add_argument("--slow-rank", type=int, default=1)
