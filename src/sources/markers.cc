@@ -8,7 +8,6 @@
 #include <climits>
 
 #include "markers/risk.h"
-#include "sources/trace_figures.h"
 
 namespace tv {
 namespace {
@@ -140,6 +139,7 @@ void MarkerSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* noti
   if (first_mono_s_ == 0) first_mono_s_ = tick.mono_s;
   last_mono_s_ = tick.mono_s;
   Drain(out->t, &t);
+  traces_.Done(&t.events, /*wait=*/false);
   stacks_.Poll(out->t, &t.events);
   if (malformed_ > 0) t.markers_malformed = static_cast<double>(malformed_);
   ReadSlots(tick.mono_s, &t);
@@ -165,6 +165,7 @@ bool MarkerSource::Flush(Sample* out) {
   t.phase_changes.clear();
   t.malformed_error.clear();
   Drain(out->t, &t);
+  traces_.Done(&t.events, /*wait=*/true);
   // The step counts as the processes left them (a rate needs a later tick).
   t.steps.reset();
   t.step.reset();
@@ -219,8 +220,13 @@ void MarkerSource::Drain(double now, TrainingSample* t) {
         auto p = processes_.find(std::pair(m.pid, m.slot));
         if (p != processes_.end()) e.scalars = p->second.epoch_scalars;
       }
-      if (e.profile) ReadProfile(&*e.profile);
-      t->events.push_back(std::move(e));
+      if (e.profile) {
+        // Its trace is read off this thread; the event comes at a later tick.
+        if (e.profile->seconds) profiles_.Spent(*e.profile->seconds);
+        traces_.Start(std::move(e));
+      } else {
+        t->events.push_back(std::move(e));
+      }
     }
     if (m.type == MarkerType::kBye) {
       Retire(m.slot, m.pid);
@@ -426,13 +432,6 @@ bool MarkerSource::RequestProfile(std::string_view finding, int64_t steps, doubl
   if (!steps_per_second_ || *steps_per_second_ <= 0) return false;  // not stepping
   return profiles_.RequestFor(finding, steps, 1 / *steps_per_second_, last_mono_s_ - first_mono_s_,
                               budget);
-}
-
-void MarkerSource::ReadProfile(ProfileCapture* p) {
-  if (p->seconds) profiles_.Spent(*p->seconds);
-  if (run_dir_.empty()) return;
-  Status read = ReadTraceFigures(run_dir_ + "/" + p->dir, static_cast<int>(p->steps), &p->figures);
-  if (!read.ok()) p->trace_error = read.message();
 }
 
 void MarkerSource::PublishRisk(const MemoryRisk& risk) {

@@ -45,6 +45,7 @@
 #include "sources/data_wait.h"
 #include "sources/profile_requests.h"
 #include "sources/stack_capture.h"
+#include "sources/trace_reads.h"
 
 namespace tv {
 
@@ -62,7 +63,8 @@ class MarkerSource final : public Source {
       : endpoint_(endpoint),
         run_dir_(run_dir),
         stacks_(endpoint->socket_path(), std::move(run_dir)),
-        profiles_(endpoint) {}
+        profiles_(endpoint),
+        traces_(run_dir_) {}
   std::string_view name() const override { return "markers"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
   bool Flush(Sample* out) override;
@@ -120,8 +122,6 @@ class MarkerSource final : public Source {
   // The phase the training is in (TrainingSample::phase).
   std::string_view CurrentPhase() const;
   void ReadSlots(double mono_s, TrainingSample* out);
-  // The spent time, and what the trace of a `profile` event shows.
-  void ReadProfile(ProfileCapture* p);
   void AddAllocatorFigures(Sample* out) const;
   // Signals the latest risk to the claimed slots that do not hold its number.
   void SignalRisk();
@@ -151,6 +151,7 @@ class MarkerSource final : public Source {
   std::string run_dir_;
   StackCapture stacks_;
   ProfileRequests profiles_;
+  TraceReads traces_;        // the traces of `profile` events, read off this thread
   double first_mono_s_ = 0;  // the first tick's
   double last_mono_s_ = 0;
   std::optional<double> steps_per_second_;  // the latest tick's
