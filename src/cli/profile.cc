@@ -27,11 +27,14 @@ void PrintCapture(const TrainingEvent& e, const std::string& run_dir) {
   fmt::print("  step {:.3f} s; data loader {}, host-to-device copies {}, GPU idle {}\n",
              f.step_s.value_or(0), Percent(f.data_loader_share), Percent(f.h2d_share),
              Percent(f.gpu_idle_share));
-  std::string ops;
-  for (const auto& [name, share] : f.top_ops) {
-    ops += fmt::format("{}{} {:.0f}%", ops.empty() ? "" : ", ", name, share * 100);
+  for (const auto& [label, top] :
+       {std::pair{"top operators", &f.top_ops}, {"top GPU kernels", &f.top_kernels}}) {
+    std::string names;
+    for (const auto& [name, share] : *top) {
+      names += fmt::format("{}{} {:.0f}%", names.empty() ? "" : ", ", name, share * 100);
+    }
+    if (!names.empty()) fmt::print("  {}: {}\n", label, names);
   }
-  if (!ops.empty()) fmt::print("  top operators: {}\n", ops);
 }
 
 }  // namespace

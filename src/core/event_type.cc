@@ -52,7 +52,8 @@ constexpr auto kEvents = std::to_array<EventTypeDef>({
     {EventType::kProfile, "profile",
      "`pid`, `rank`, `reason` (the finding's id, or `request`), `request`, `dir`, `steps`, "
      "`seconds`, and what the trace shows: `trace_steps`, `trace_step_s`, "
-     "`trace_data_loader_share`, `trace_h2d_share`, `trace_gpu_idle_share`, `trace_top_ops` "
+     "`trace_data_loader_share`, `trace_h2d_share`, `trace_gpu_idle_share`, `trace_top_ops`, "
+     "`trace_top_kernels` "
      "(`[[name, share]]`), or `trace_error`",
      "a training process profiled `steps` steps with its framework's profiler into `dir` in the "
      "run directory (a finding opened, or `trainvitals profile` asked); the shares are of the "

@@ -35,12 +35,13 @@ struct StackWait {
 // "Profiles"), each share of the traced steps' time; absent when the trace
 // does not tell (no GPU, no step ranges).
 struct TraceFigures {
-  int steps = 0;                                        // step ranges in the trace
-  std::optional<double> step_s;                         // their mean length
-  std::optional<double> data_loader_share;              // in the data loader's next()
-  std::optional<double> h2d_share;                      // host-to-device copies on the GPU
-  std::optional<double> gpu_idle_share;                 // no kernel or copy on the GPU
-  std::vector<std::pair<std::string, double>> top_ops;  // the five longest operators
+  int steps = 0;                                            // step ranges in the trace
+  std::optional<double> step_s;                             // their mean length
+  std::optional<double> data_loader_share;                  // in the data loader's next()
+  std::optional<double> h2d_share;                          // host-to-device copies on the GPU
+  std::optional<double> gpu_idle_share;                     // no kernel or copy on the GPU
+  std::vector<std::pair<std::string, double>> top_ops;      // the five longest operators
+  std::vector<std::pair<std::string, double>> top_kernels;  // the five longest GPU kernels
 };
 
 // A profile a training process took (a `profile` event).

@@ -45,6 +45,22 @@ double Covered(const std::vector<TraceSpan>& spans, double from, double to) {
   return covered;
 }
 
+// The part of `s` within [from, to].
+double Clipped(const TraceSpan& s, double from, double to) {
+  return std::max(0.0, std::min(s.ts + s.dur, to) - std::max(s.ts, from));
+}
+
+// The five names with the most time, each as a share of `total`.
+std::vector<std::pair<std::string, double>> TopFive(const std::map<std::string, double>& time_of,
+                                                    double total) {
+  std::vector<std::pair<std::string, double>> sorted(time_of.begin(), time_of.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
+  sorted.resize(std::min<size_t>(sorted.size(), 5));
+  for (auto& [name, time] : sorted) time = std::min(1.0, time / total);
+  return sorted;
+}
+
 }  // namespace
 
 Status TraceFiguresOf(std::string_view json, int steps_taken, TraceFigures* out) {
@@ -79,6 +95,7 @@ Status TraceFiguresOf(std::string_view json, int steps_taken, TraceFigures* out)
     } else if (cat == "kernel" || cat == "Kernel" || cat == "gpu_memcpy" || cat == "Memcpy" ||
                cat == "gpu_memset") {
       if (s.name.find("HtoD") != std::string::npos) spans.h2d.push_back(s);
+      if (cat == "kernel" || cat == "Kernel") spans.kernels.push_back(s);
       spans.device.push_back(s);
     } else if (cat == "cpu_op" || cat == "Operator" ||
                cat.empty()) {  // empty: the legacy profiler's
@@ -97,7 +114,7 @@ void TraceSpans::Extend(const TraceSpan& s) {
 
 Status FiguresOfSpans(TraceSpans spans, int steps_taken, TraceFigures* out) {
   *out = TraceFigures{};
-  auto& [steps, loader, h2d, device, ops, first, last] = spans;
+  auto& [steps, loader, h2d, device, kernels, ops, first, last] = spans;
   if (steps.empty()) {
     // A profiler without step ranges (PyTorch's legacy one): the trace spans
     // the steps the process took under it.
@@ -130,24 +147,20 @@ Status FiguresOfSpans(TraceSpans spans, int steps_taken, TraceFigures* out) {
     out->gpu_idle_share = std::max(0.0, 1 - Covered(device, from, to) / total);
   }
   // The operators each thread called itself (not those inside another), by total time.
-  std::map<std::string, double> time_of;
+  std::map<std::string, double> op_time;
   for (auto& [thread, on_thread] : ops) {
     std::sort(on_thread.begin(), on_thread.end(), by_start);
     double outer_end = -1;
     for (const TraceSpan& s : on_thread) {
       if (s.ts < outer_end) continue;  // inside the one before
       outer_end = s.ts + s.dur;
-      double a = std::max(s.ts, from);
-      double b = std::min(s.ts + s.dur, to);
-      if (b > a) time_of[s.name] += b - a;
+      op_time[s.name] += Clipped(s, from, to);
     }
   }
-  std::vector<std::pair<std::string, double>> sorted(time_of.begin(), time_of.end());
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto& a, const auto& b) { return a.second > b.second; });
-  for (size_t i = 0; i < sorted.size() && i < 5; ++i) {
-    out->top_ops.emplace_back(sorted[i].first, std::min(1.0, sorted[i].second / total));
-  }
+  out->top_ops = TopFive(op_time, total);
+  std::map<std::string, double> kernel_time;
+  for (const TraceSpan& s : kernels) kernel_time[s.name] += Clipped(s, from, to);
+  out->top_kernels = TopFive(kernel_time, total);
   return Status::Ok();
 }
 

@@ -27,10 +27,11 @@ struct TraceSpan {
 
 // A trace's ranges by what they are, whatever the profiler's format.
 struct TraceSpans {
-  std::vector<TraceSpan> steps;   // one per step: "ProfilerStep#3"
-  std::vector<TraceSpan> loader;  // the training thread waiting for its next batch
-  std::vector<TraceSpan> h2d;     // host-to-device copies (also in `device`)
-  std::vector<TraceSpan> device;  // kernels and copies on the GPU
+  std::vector<TraceSpan> steps;    // one per step: "ProfilerStep#3"
+  std::vector<TraceSpan> loader;   // the training thread waiting for its next batch
+  std::vector<TraceSpan> h2d;      // host-to-device copies (also in `device`)
+  std::vector<TraceSpan> device;   // kernels and copies on the GPU
+  std::vector<TraceSpan> kernels;  // the kernels alone (also in `device`)
   std::map<std::string, std::vector<TraceSpan>> ops;  // operators, by thread
   // The extent of everything in the trace.
   double first = std::numeric_limits<double>::infinity();

@@ -37,6 +37,9 @@ TEST(TraceFigures, SharesOfTheStepsTimeFromAKinetoTrace) {
   EXPECT_EQ(f.top_ops[0].first, "aten::mm");
   EXPECT_NEAR(f.top_ops[0].second, 0.3, 1e-9);
   EXPECT_EQ(f.top_ops[1].first, "aten::add");
+  ASSERT_EQ(f.top_kernels.size(), 1u);  // the copy is no kernel
+  EXPECT_EQ(f.top_kernels[0].first, "gemm");
+  EXPECT_NEAR(f.top_kernels[0].second, 0.2, 1e-9);
 }
 
 TEST(TraceFigures, ALegacyTraceWithoutStepRangesSpansTheStepsTaken) {

@@ -152,6 +152,13 @@ std::string_view OpType(std::string_view name) {
   return name.substr(colon + 1);
 }
 
+// A GPU stream's copy or set, not a kernel: "MemcpyD2H", "Memset", "memcpy HtoD".
+bool IsCopy(std::string_view name) {
+  return name.starts_with("Memcpy") || name.starts_with("Memset") || name.starts_with("memcpy") ||
+         name.starts_with("memset") || name.find("HtoD") != std::string_view::npos ||
+         name.find("DtoH") != std::string_view::npos || name.find("DtoD") != std::string_view::npos;
+}
+
 bool IsExecutorLine(std::string_view name) {
   return name.starts_with("tf_Compute") || name.starts_with("tf_inter_op");
 }
@@ -198,8 +205,11 @@ bool ReadPlane(std::string_view bytes, TraceSpans* out, int64_t* start_ns, int64
       } else if (stream) {
         if (event.find("HtoD") != std::string::npos || event.find("H2D") != std::string::npos) {
           out->h2d.push_back(s);
+        } else if (!IsCopy(event)) {
+          s.name = event;
+          out->kernels.push_back(s);
         }
-        out->device.push_back(s);
+        out->device.push_back(std::move(s));
       } else if (std::string_view type = OpType(event); executor && !type.empty()) {
         s.name = std::string(type);
         out->ops[thread].push_back(std::move(s));

@@ -11,7 +11,8 @@
 // - operators: the executor threads' (`tf_Compute`, `tf_inter_op`) events
 //   named `scope/name:Type`, summed by Type;
 // - GPU work: the events of a `/device:GPU:N` plane's streams, copies named
-//   with `HtoD`/`H2D` as host-to-device;
+//   with `HtoD`/`H2D` as host-to-device, those not named as copies
+//   (`Memcpy...`, `Memset...`) as kernels;
 // - the extent: from the profile's start to its stop (the "Task Environment"
 //   plane's `profile_start_time` and `profile_stop_time`), spread over the
 //   steps taken under it; TensorFlow writes no step ranges for Keras.

@@ -81,6 +81,9 @@ TEST(XPlane, SharesOfTheProfiledStepsFromTensorFlowsTrace) {
   EXPECT_EQ(f.top_ops[0].first, "MatMul");
   EXPECT_NEAR(f.top_ops[0].second, 0.3, 1e-9);
   EXPECT_EQ(f.top_ops[1].first, "Relu");
+  ASSERT_EQ(f.top_kernels.size(), 1u);  // MemcpyH2D is a copy
+  EXPECT_EQ(f.top_kernels[0].first, "volta_sgemm_128x64_nn");
+  EXPECT_NEAR(f.top_kernels[0].second, 0.2, 1e-9);
 }
 
 TEST(XPlane, DamagedOrForeignBytesAreErrorsNotCrashes) {

@@ -66,10 +66,12 @@ nlohmann::ordered_json MarkerEventFields(const TrainingEvent& m) {
                                      {"trace_gpu_idle_share", &f.gpu_idle_share}}) {
       if (*value) fields[key] = **value;
     }
-    if (!f.top_ops.empty()) {
-      nlohmann::ordered_json ops = nlohmann::ordered_json::array();
-      for (const auto& [name, share] : f.top_ops) ops.push_back({name, share});
-      fields["trace_top_ops"] = std::move(ops);
+    for (const auto& [key, top] :
+         {std::pair{"trace_top_ops", &f.top_ops}, {"trace_top_kernels", &f.top_kernels}}) {
+      if (top->empty()) continue;
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (const auto& [name, share] : *top) list.push_back({name, share});
+      fields[key] = std::move(list);
     }
   }
   return fields;
@@ -144,10 +146,13 @@ TrainingEvent Read(EventType kind, double t, const Json& e) {
     f.data_loader_share = seconds("trace_data_loader_share");
     f.h2d_share = seconds("trace_h2d_share");
     f.gpu_idle_share = seconds("trace_gpu_idle_share");
-    if (auto ops = e.find("trace_top_ops"); ops != e.end() && ops->is_array()) {
-      for (const auto& op : *ops) {
-        if (op.is_array() && op.size() == 2 && op[0].is_string() && op[1].is_number()) {
-          f.top_ops.emplace_back(op[0].template get<std::string>(), op[1].template get<double>());
+    for (const auto& [key, top] :
+         {std::pair{"trace_top_ops", &f.top_ops}, {"trace_top_kernels", &f.top_kernels}}) {
+      auto list = e.find(key);
+      if (list == e.end() || !list->is_array()) continue;
+      for (const auto& item : *list) {
+        if (item.is_array() && item.size() == 2 && item[0].is_string() && item[1].is_number()) {
+          top->emplace_back(item[0].template get<std::string>(), item[1].template get<double>());
         }
       }
     }

@@ -136,6 +136,7 @@ TEST(MarkerEventRecord, StacksAndProfileEventsRoundTrip) {
   profile.profile->figures.step_s = 0.125;
   profile.profile->figures.data_loader_share = 0.4;
   profile.profile->figures.top_ops = {{"aten::mm", 0.3}};
+  profile.profile->figures.top_kernels = {{"volta_sgemm", 0.25}, {"elementwise", 0.05}};
   for (const TrainingEvent& e : {stacks, profile}) {
     nlohmann::json line = MarkerEventFields(e);
     line["t"] = e.t;

@@ -31,10 +31,12 @@ Evidence ProfileEvidence(FindingId id, const ProfileCapture& p) {
   if (f.data_loader_share) e["trace_data_loader_share"] = Round4(*f.data_loader_share);
   if (f.h2d_share) e["trace_h2d_share"] = Round4(*f.h2d_share);
   if (f.gpu_idle_share) e["trace_gpu_idle_share"] = Round4(*f.gpu_idle_share);
-  if (!f.top_ops.empty()) {
-    nlohmann::ordered_json ops = nlohmann::ordered_json::array();
-    for (const auto& [name, share] : f.top_ops) ops.push_back({name, Round4(share)});
-    e["trace_top_ops"] = EvidenceValue(ops);
+  for (const auto& [key, top] :
+       {std::pair{"trace_top_ops", &f.top_ops}, {"trace_top_kernels", &f.top_kernels}}) {
+    if (top->empty()) continue;
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& [name, share] : *top) list.push_back({name, Round4(share)});
+    e[key] = EvidenceValue(list);
   }
   if (Contradicts(id, p)) e["confidence"] = "low";
   return e;
@@ -51,14 +53,22 @@ std::string ProfileSentence(FindingId id, const ProfileCapture& p) {
   if (f.data_loader_share) add(Percent(*f.data_loader_share) + " of step time in the data loader");
   if (f.h2d_share) add(Percent(*f.h2d_share) + " in host-to-device copies");
   if (f.gpu_idle_share) add("the GPU idle " + Percent(*f.gpu_idle_share) + " of it");
-  std::string ops;
-  for (const auto& [name, share] : f.top_ops) {
-    if (share < kOpWorthSaying) continue;  // in the evidence, not worth a word
-    ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", name, Percent(share));
-  }
-  std::string sentence = fmt::format(" A profile of {} steps ({}) shows {}{}.", f.steps, p.dir,
+  // Those worth a word; all are in the evidence.
+  auto worth = [](const std::vector<std::pair<std::string, double>>& top) {
+    std::string out;
+    for (const auto& [name, share] : top) {
+      if (share >= kOpWorthSaying) {
+        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, Percent(share));
+      }
+    }
+    return out;
+  };
+  std::string ops = worth(f.top_ops);
+  std::string kernels = worth(f.top_kernels);
+  std::string sentence = fmt::format(" A profile of {} steps ({}) shows {}{}{}.", f.steps, p.dir,
                                      parts.empty() ? "its operators" : parts,
-                                     ops.empty() ? "" : "; top operators: " + ops);
+                                     ops.empty() ? "" : "; top operators: " + ops,
+                                     kernels.empty() ? "" : "; top GPU kernels: " + kernels);
   if (Contradicts(id, p)) {
     sentence += " That does not bear out this finding: the wait is elsewhere (confidence low).";
   }
