@@ -11,8 +11,9 @@
 #   - the monitor's own CPU (by thread) and peak memory at 10 Hz beside a job
 #     that holds the GPU, with the driver and without; `run -- true` against
 #     `true`; one GpuSource tick on the driver (the benchmark);
-#   - `check`, `pick`, `top --once` (in the training), `report` and `analyze`
-#     on the real GPU; the per-call cost of each NVML query.
+#   - `check`, `pick`, `top --once` and `profile` (in the training: a CUDA
+#     trace's kernels and GPU idle share), `report` and `analyze` on the real
+#     GPU; the per-call cost of each NVML query.
 # Results: $OUT/summary.txt (the checks), $OUT/report.html and
 # $OUT/results.tgz (everything else). TRAIN_SECONDS (default 30);
 # GPU_CHECK_TRAIN replaces train.py (a dry run of the script on the fake driver).
@@ -81,12 +82,16 @@ SMI=$!
 APPS=$!
 ( sleep $((TRAIN_SECONDS / 2 + 8)); timeout 20 $TV top --once >"$W/top.txt" 2>&1 ) &
 TOP=$!
+# A profile of 10 steps with CUDA activity, asked of the running training.
+( sleep $((TRAIN_SECONDS / 2)); timeout 60 $TV profile "$W/run" --steps 10 --json \
+    >"$W/profile.json" 2>"$W/profile.txt" ) &
+PROFILE=$!
 CUDA_VISIBLE_DEVICES=$UUID timeout $((TRAIN_SECONDS + 60)) $TV run --out "$W/run" -- \
   python3 "${GPU_CHECK_TRAIN:-scripts/gpu_check/train.py}" "$W/torch.csv" "$TRAIN_SECONDS" >"$W/run.txt" 2>&1 ||
   log "trainvitals run exited $?"
 energy >>"$W/energy.csv"
 kill $SMI $APPS 2>/dev/null
-wait $SMI $APPS $TOP 2>/dev/null
+wait $SMI $APPS $TOP $PROFILE 2>/dev/null
 timeout 60 $TV report "$W/run" -o "$OUT/report.html" >"$W/report.txt" 2>&1 || log "report failed"
 timeout 60 $TV analyze "$W/run" >"$W/analyze.txt" 2>&1
 

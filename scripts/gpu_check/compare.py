@@ -191,6 +191,21 @@ report = os.environ.get("REPORT", "")  # the page is written beside the results,
 size = os.path.getsize(report) if report and os.path.exists(report) else None
 check(size and size > 10000, "report writes its page", f"{size} bytes" if size else text("report.txt")[:200])
 
+# A profile of the running training: torch.profiler with CUDA activity.
+profiled = load_json("profile.json")
+e = profiled[0] if isinstance(profiled, list) and profiled else {}
+kernels = e.get("trace_top_kernels") or []
+check(kernels and "trace_gpu_idle_share" in e and "trace_h2d_share" in e,
+      "profile reads a CUDA trace's kernels, copies and idle share",
+      {k: e.get(k) for k in ("dir", "trace_gpu_idle_share", "trace_h2d_share")} | {
+          "kernels": kernels[:3]} if e else text("profile.txt")[:200])
+busy = [g["util_ratio"] for g in (gpu(r) for r in full) if g and "util_ratio" in g]
+if e.get("trace_gpu_idle_share") is not None and busy:
+    smi_busy = sorted(busy)[len(busy) // 2]
+    traced = 1 - e["trace_gpu_idle_share"]
+    check(abs(traced - smi_busy) <= 0.25, "the trace's GPU busy share near the rows' utilization",
+          f"trace {traced:.2f}, rows' median {smi_busy:.2f}")
+
 for ok, name_, detail in results:
     print(f"{'PASS' if ok else 'FAIL'}  {name_}: {detail}")
 
