@@ -28,7 +28,6 @@ class ProducerClock:
         self.busy = 0  # calls in progress
         self.made = 0  # calls that returned a batch
         self.made_at = collections.deque(maxlen=16)  # (made, when) of the latest
-        self.busy_ns = 0  # time in calls, summed
         self._began = 0  # the step in progress: its begin, 0 when none
         self._made = 0  # made at its begin
 
@@ -36,12 +35,10 @@ class ProducerClock:
     def made_by(self, make, *args):
         """Calls ``make(*args)`` (a generator's next(), ``__getitem__``), timing it."""
         self.busy += 1
-        t = _now()
         try:
             item = make(*args)
         finally:
             self.busy -= 1
-            self.busy_ns += _now() - t
         self.made_at.append((self.made + 1, _now()))
         self.made += 1
         return item

@@ -35,6 +35,7 @@ ended (alone: at interpreter exit, or ``.close()``).
 
 from __future__ import annotations
 
+import inspect
 import sys
 from typing import Dict, List
 
@@ -44,8 +45,6 @@ try:
 except ImportError:  # only TensorFlow's bundled Keras
     from tensorflow import keras
     _Callback = keras.callbacks.Callback
-
-import inspect
 
 from . import Monitor
 from ._gpu_ids import cuda_uuid
@@ -97,7 +96,7 @@ class VitalsCallback(FitHooks, _Callback):
         if inspect.isgenerator(x):
             self._input = ProducerClock()
             return self._input.generator(x)
-        if isinstance(x, keras.utils.PyDataset):
+        if _PyDataset is not None and isinstance(x, _PyDataset):
             if not x.use_multiprocessing:
                 self._input = ProducerClock()
                 return _TimedPyDataset(x, self._input)
@@ -141,7 +140,11 @@ class VitalsCallback(FitHooks, _Callback):
         self._phase_end("eval")
 
 
-class _TimedPyDataset(keras.utils.PyDataset):
+# keras.utils.PyDataset (Keras 3); TensorFlow's bundled Keras 2 has none.
+_PyDataset = getattr(keras.utils, "PyDataset", None)
+
+
+class _TimedPyDataset(_PyDataset or object):
     """The user's PyDataset, its ``__getitem__`` timed by a ProducerClock; the
     rest (length, epoch hooks, workers, attributes) is the user's."""
 
@@ -167,4 +170,6 @@ class _TimedPyDataset(keras.utils.PyDataset):
         self._dataset.on_epoch_end()
 
     def __getattr__(self, name):  # only what this class does not have
+        if name.startswith("__") or name in ("_dataset", "_clock"):  # before __init__ (copies)
+            raise AttributeError(name)
         return getattr(self._dataset, name)
