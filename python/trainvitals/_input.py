@@ -8,8 +8,9 @@ each step's wait is read from them: a step waits when a batch was being made
 as it began (the buffer was empty: a producer that keeps up idles, its buffer
 full), from its begin until that batch was made, if that came before the
 step's end. A producer whose buffer still holds batches while it works (as it
-fills, at an epoch's start) makes a step look like it waited when it did not;
-the error is at most one batch's making, for the few steps it takes.
+fills, at an epoch's start, or when its thread waits for the GIL) makes a step
+look like it waited when it did not; the error is at most one batch's making
+per such step.
 """
 
 from __future__ import annotations

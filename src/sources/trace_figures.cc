@@ -104,7 +104,7 @@ Status TraceFiguresOf(std::string_view json, int steps_taken, TraceFigures* out)
       spans.ops[thread].push_back(s);
     }
   }
-  return FiguresOfSpans(std::move(spans), steps_taken, out);
+  return FiguresOfSpans(&spans, steps_taken, out);
 }
 
 void TraceSpans::Extend(const TraceSpan& s) {
@@ -112,9 +112,9 @@ void TraceSpans::Extend(const TraceSpan& s) {
   last = std::max(last, s.ts + s.dur);
 }
 
-Status FiguresOfSpans(TraceSpans spans, int steps_taken, TraceFigures* out) {
+Status FiguresOfSpans(TraceSpans* spans, int steps_taken, TraceFigures* out) {
   *out = TraceFigures{};
-  auto& [steps, loader, h2d, device, kernels, ops, first, last] = spans;
+  auto& [steps, loader, h2d, device, kernels, ops, first, last] = *spans;
   if (steps.empty()) {
     // A profiler without step ranges (PyTorch's legacy one): the trace spans
     // the steps the process took under it.

@@ -39,9 +39,10 @@ struct TraceSpans {
   void Extend(const TraceSpan& s);
 };
 
-// The figures of a trace's ranges; `steps_taken`: the steps the process
-// profiled, for a trace without step ranges (its extent is then those steps).
-Status FiguresOfSpans(TraceSpans spans, int steps_taken, TraceFigures* out);
+// The figures of a trace's ranges (sorted in place); `steps_taken`: the
+// steps the process profiled, for a trace without step ranges (its extent is
+// then those steps).
+Status FiguresOfSpans(TraceSpans* spans, int steps_taken, TraceFigures* out);
 // The figures of one Chrome trace's text (PyTorch's and Paddle's profilers).
 Status TraceFiguresOf(std::string_view json, int steps_taken, TraceFigures* out);
 // The figures of the trace file in `dir` (the first `*.json` in it, else

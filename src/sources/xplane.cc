@@ -256,7 +256,7 @@ Status XPlaneFiguresOf(std::string_view bytes, int steps_taken, TraceFigures* ou
   TraceSpans spans;
   Status s = XPlaneSpansOf(bytes, &spans);
   if (!s.ok()) return s;
-  return FiguresOfSpans(std::move(spans), steps_taken, out);
+  return FiguresOfSpans(&spans, steps_taken, out);
 }
 
 }  // namespace tv

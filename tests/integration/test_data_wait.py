@@ -156,8 +156,11 @@ def test_keras_input_that_keeps_up_reads_near_zero(run_tv, tmp_path):
     oracle = [e["get_next_s"] / e["wall_s"] for e in truth]
     print("epochs", epoch_ratios(run), "trace", oracle)
     assert all(o < 0.1 for o in oracle), oracle
+    # Below input_bound_ratio (no false alarm). A step that began while a batch
+    # was being made though the buffer held one counts as waiting: a little
+    # above the trace on a busy machine, whose threads wait longer for the GIL.
     for got, want in zip(epoch_ratios(run), oracle):
-        assert got is not None and got < 0.15 and abs(got - want) <= 0.05, (got, want)
+        assert got is not None and got < 0.1 and abs(got - want) <= 0.06, (got, want)
 
 
 def test_keras_input_not_through_the_callback_reads_absent_not_zero(run_tv, tmp_path):
