@@ -86,7 +86,12 @@ def test_marker_dirs_left_by_kill_9_are_removed_at_the_next_start(tv, tmp_path):
                                "sleep", "30"], env=env)
     left = wait_for_sockets(tmp, 1)
     assert len(left) == 1
-    child = int(pathlib.Path(f"/proc/{victim.pid}/task/{victim.pid}/children").read_text().split()[0])
+    # The socket comes before the job is started: wait for the job too.
+    children = pathlib.Path(f"/proc/{victim.pid}/task/{victim.pid}/children")
+    deadline = time.monotonic() + 20
+    while not children.read_text().split() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child = int(children.read_text().split()[0])
     victim.kill()
     victim.wait()
     os.kill(child, signal.SIGKILL)

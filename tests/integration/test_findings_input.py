@@ -122,6 +122,7 @@ def test_a_keras_generator_that_sleeps_is_input_bound_on_a_cpu_only_machine(run_
     assert "PyDataset" in finding["advice"][0]  # Keras's own advice
 
 
+@pytest.mark.slow  # a healthy loop finds nothing: checked in make test for PyTorch
 def test_a_keras_generator_that_keeps_up_leaves_nothing_to_find(run_tv, tmp_path):
     run = keras_train(run_tv, tmp_path, "--input", "generator", "--sleep-ms", "2", "--work-ms",
                       "20", name="fast")

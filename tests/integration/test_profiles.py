@@ -67,6 +67,7 @@ def test_a_keras_generator_that_sleeps_is_profiled_and_tensorflows_trace_bears_i
     assert "confidence" not in ev
 
 
+@pytest.mark.slow  # the same check as PyTorch's and Keras's in make test
 def test_a_paddle_loader_that_sleeps_is_profiled_and_the_trace_bears_it_out(run_tv, tmp_path):
     run = keras_train(run_tv, tmp_path, "--sleep-ms", "40", "--work-ms", "10", name="paddle",
                       extra=CAPTURE, framework="paddle")
@@ -118,6 +119,7 @@ def test_a_tf_data_pipeline_nothing_times_is_judged_from_a_trace(run_tv, tmp_pat
     assert finding["message"].startswith("Nothing measures this run's wait"), finding
 
 
+@pytest.mark.slow  # a healthy job is never profiled: checked in make test for PyTorch
 def test_a_keras_job_that_keeps_up_is_never_profiled(run_tv, tmp_path):
     # Its wait is not measured either, but its training thread is busy (one
     # core of two): a compute resource is, so no profile is asked.
@@ -181,7 +183,8 @@ def test_profile_asks_a_running_job(tv, tmp_path):
         stop_run(job)
 
 
-@pytest.mark.parametrize("name", ["lightning", "paddle", "keras"])
+@pytest.mark.parametrize("name", [pytest.param("lightning", marks=pytest.mark.slow), "paddle",
+                                  "keras"])
 def test_profile_uses_each_frameworks_own_profiler(tv, tmp_path, name):
     """Lightning's (torch.profiler) and Paddle's profilers write a Chrome trace,
     TensorFlow's the xplane TensorBoard's Profile tab opens: the figures come
