@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -132,13 +133,17 @@ ProfileCapture Traced(double loader_share) {
 
 TEST(Findings, AWaitNothingMeasuresIsProfiledWhenNoComputeIsBusyAndTheTraceJudgesIt) {
   Judged idle = Unmeasured(0.6);
-  // Asked once, though the rows stay idle.
-  EXPECT_EQ(idle.analyzer.TakeProbes(), std::vector<FindingId>{FindingId::kInputBound});
+  // Asked, and asked again a window later while no profile came (the budget
+  // may have had no room for it yet).
+  std::vector<FindingId> asked = idle.analyzer.TakeProbes();
+  EXPECT_GE(asked.size(), 2u);
+  EXPECT_EQ(std::count(asked.begin(), asked.end(), FindingId::kInputBound),
+            static_cast<long>(asked.size()));
   idle.Rows(40, 60, [](Frame& f) {
     f.data_wait_ratio.reset();
     f.gpus.clear();
   });
-  EXPECT_TRUE(idle.analyzer.TakeProbes().empty());
+  idle.analyzer.TakeProbes();
   EXPECT_EQ(idle.Opened(), Ids{});
   Mark traced{EventType::kProfile, kStart + 61, 42, -1};
   traced.profile = Traced(0.62);
@@ -150,12 +155,13 @@ TEST(Findings, AWaitNothingMeasuresIsProfiledWhenNoComputeIsBusyAndTheTraceJudge
   EXPECT_EQ(e->fields["evidence"]["profile"], "profiles/input-bound-0-90");
   EXPECT_NE(e->fields["message"].get<std::string>().find("A profile of 20 steps"),
             std::string::npos);
-  // Nothing measures the wait after it: it stays open.
+  // Nothing measures the wait after it: it stays open, and no profile is asked again.
   idle.Rows(62, 120, [](Frame& f) {
     f.data_wait_ratio.reset();
     f.gpus.clear();
   });
   EXPECT_EQ(idle.First("finding_close"), nullptr);
+  EXPECT_TRUE(idle.analyzer.TakeProbes().empty());
 
   Judged fed = Unmeasured(0.6);  // a trace with little wait: nothing to find
   traced.profile = Traced(0.04);

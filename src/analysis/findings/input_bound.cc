@@ -46,7 +46,7 @@ void InputBoundRule::OnFrame(const Frame& f, RuleContext& cx) {
 }
 
 void InputBoundRule::Unmeasured(const Frame& f, RuleContext& cx) {
-  if (measured_ || probed_ || !cx.run.markers || !cx.run.first_step_t ||
+  if (measured_ || traced_ || f.t < next_probe_t_ || !cx.run.markers || !cx.run.first_step_t ||
       f.t <= *cx.run.first_step_t || !cx.run.Judged(f) || !f.job_cpu_util_ratio) {
     return;
   }
@@ -63,12 +63,15 @@ void InputBoundRule::Unmeasured(const Frame& f, RuleContext& cx) {
   idle_.Add(f.t, idle ? 1 : 0);
   if (!idle_.Full(cx.run.interval_s) && !cx.run.StepEvidence(f)) return;
   if (*idle_.Mean() <= cx.th[Th::kCpuBoundShare]) return;
-  probed_ = true;
+  // Asked again a window later while no profile came (the budget had no
+  // room for it yet, or the processes took none).
+  next_probe_t_ = f.t + cx.th[Th::kWindow_s];
   cx.Probe(FindingId::kInputBound);
 }
 
 void InputBoundRule::OnMark(const Mark& m, RuleContext& cx) {
   if (m.type != EventType::kProfile || !m.profile || measured_ || tracker_.open()) return;
+  traced_ = true;
   const ProfileCapture& p = *m.profile;
   if (!p.figures.data_loader_share || *p.figures.data_loader_share < cx.th[Th::kInputBoundRatio]) {
     return;

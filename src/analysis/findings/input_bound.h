@@ -32,9 +32,10 @@ class InputBoundRule : public Rule {
   double wait_sum_ = 0;  // data-wait shares of the training rows since the first step's
   int wait_rows_ = 0;
   Tracker tracker_;
-  bool measured_ = false;  // a row measured the wait
-  bool probed_ = false;    // a profile was asked for
-  WindowMean idle_;        // 1 for a row with no compute resource busy, else 0
+  bool measured_ = false;    // a row measured the wait
+  bool traced_ = false;      // a profile came
+  double next_probe_t_ = 0;  // no profile is asked for before
+  WindowMean idle_;          // 1 for a row with no compute resource busy, else 0
 };
 
 }  // namespace tv
