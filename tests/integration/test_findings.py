@@ -463,19 +463,27 @@ def own_rate(r, when):
 
 
 def test_a_loop_whose_steps_slow_threefold_is_a_throughput_drop(judged):
-    r = judged(slowdown("--work-ms", 20, "--seconds", 18, "--slower-at", 9, "--factor", 3))
+    # (slow_start_s: PyTorch's import alone can take 4 s on a loaded machine.)
+    r = judged(slowdown("--work-ms", 20, "--seconds", 18, "--slower-at", 9, "--factor", 3),
+               slow_start_s=60)
     f = only(r, "throughput-drop")
     ev = f["evidence"]
     # The loop's own clock is the oracle: its rate before and after.
+    # (The best window's median is at least the loop's mean before, a little
+    # above it on a machine whose other work made some windows slower.)
     before, after = own_rate(r, "before"), own_rate(r, "after")
-    assert ev["best_steps_per_second"] == pytest.approx(before, rel=0.15), (ev, before)
-    assert ev["steps_per_second"] == pytest.approx(after, rel=0.15), (ev, after)
-    assert ev["ratio"] == pytest.approx(after / before, abs=0.08), (ev, before, after)
+    print("evidence", ev, "own clock", before, after)
+    assert before * 0.85 <= ev["best_steps_per_second"] <= before * 1.3, (ev, before)
+    assert ev["steps_per_second"] == pytest.approx(after, rel=0.2), (ev, after)
+    assert ev["ratio"] == pytest.approx(after / before, abs=0.12), (ev, before, after)
+    assert ev["ratio"] < 0.5
     assert f["severity"] == "warning"
-    # Opened once half a window of slow steps pulled the median down, then open_s.
-    assert 9 + 2 <= f["opened_t"] - r.summary["start_t"] <= 9 + 4 + 2 + 3, f
+    # Opened once half a window of slow steps pulled the median down, then
+    # open_s (the rows' times late by up to seconds on a loaded machine).
+    assert 9 + 2 <= f["opened_t"] - r.summary["start_t"] <= 9 + 4 + 2 + 6, f
 
 
 def test_jittery_steps_and_checkpoint_pauses_are_no_throughput_drop(judged):
-    r = judged(slowdown("--work-ms", 20, "--seconds", 18, "--jitter", 0.4, "--pause-every", 4))
+    r = judged(slowdown("--work-ms", 20, "--seconds", 18, "--jitter", 0.4, "--pause-every", 4),
+               slow_start_s=60)
     assert ids(r) == [], findings(r)
