@@ -60,6 +60,10 @@ def _profiler_for(framework):
     return _torch_profiler if "torch" in sys.modules else None
 
 
+class NoProfiler(RuntimeError):
+    """This process has no profiler of its framework loaded."""
+
+
 class Capture:
     """The profiler around this process's next `steps` steps."""
 
@@ -70,7 +74,7 @@ class Capture:
         self.steps = max(1, int(request.get("steps", 20)))
         start = _profiler_for(framework)
         if start is None:
-            raise RuntimeError(f"no profiler for {framework} in this process")
+            raise NoProfiler(f"no profiler for {framework} in this process")
         self.dir = f"profiles/{self.reason}-{max(rank, 0)}-{client.steps}"
         path = os.path.join(run_dir, self.dir)
         os.makedirs(path, exist_ok=True)
@@ -107,6 +111,10 @@ def _take(client, framework, run_dir, rank):
         if request.get("what") != "profile":
             return None
         return Capture(client, request, framework, run_dir, rank)
+    except NoProfiler as e:  # said when a person asked; a finding's ask passes quietly
+        if request.get("reason") == "request":
+            _run.say_once("profile", f"no profile taken: {e}")
+        return None
     except Exception as e:  # never stop the training for a profile
         _run.say_once("profile", f"no profile taken: {type(e).__name__}: {e}")
         return None
