@@ -61,10 +61,9 @@ class MarkerSource final : public Source {
   // `run_dir`: where the processes' stacks go when asked for (stack_capture.h).
   explicit MarkerSource(MarkerEndpoint* endpoint, std::string run_dir = "")
       : endpoint_(endpoint),
-        run_dir_(run_dir),
-        stacks_(endpoint->socket_path(), std::move(run_dir)),
+        stacks_(endpoint->socket_path(), run_dir),
         profiles_(endpoint),
-        traces_(run_dir_) {}
+        traces_(std::move(run_dir)) {}
   std::string_view name() const override { return "markers"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
   bool Flush(Sample* out) override;
@@ -148,7 +147,6 @@ class MarkerSource final : public Source {
   mutable std::mutex risk_mu_;
   uint32_t risk_seq_ = 0;   // the latest risk's number; 0: none yet (risk_mu_)
   std::string stop_alert_;  // the alert that asked to stop; empty: none yet (risk_mu_)
-  std::string run_dir_;
   StackCapture stacks_;
   ProfileRequests profiles_;
   TraceReads traces_;        // the traces of `profile` events, read off this thread
