@@ -1,7 +1,7 @@
 """A plain PyTorch loop whose input is planted, for tests/integration/test_findings_input.py.
 
     input_train.py --seconds S --sleep-ms L --work-ms W [--transform-ms T] [--workers N]
-                   [--ranks 2 --slow-rank R]
+                   [--ranks 2 --slow-rank R] [--waits FILE]
 
 Each batch's loading sleeps L ms in the dataset (and spins T ms: a CPU-heavy transform), each step spins W ms on the
 training thread beside a tiny model's forward and backward, for about S seconds.
@@ -11,9 +11,11 @@ synchronise at every step, so R holds the other back. Prints "planted R" with
 the share of the loop's wall time the dataset slept (rank R's, or the one rank's;
 0 with workers, whose sleeps are not the loop's wait), and "fetched F" with
 the share it waited for batches by its own clock (the sleeps plus the loading
-work, which a slow machine makes longer).
+work, which a slow machine makes longer). With --waits it writes each of those
+waits to FILE as [wall-clock start, seconds], the oracle of any window's share.
 """
 import argparse
+import json
 import os
 import time
 
@@ -63,8 +65,11 @@ def train(args, rank=-1):
     start = time.perf_counter()
     fetched = 0.0  # the loop's own count of its waits for a batch: sleeps and loading work
     ready = start
+    waits = []
     for x, y in m.data(loader):
-        fetched += time.perf_counter() - ready
+        waited = time.perf_counter() - ready
+        fetched += waited
+        waits.append([time.time() - waited, waited])
         loss = torch.nn.functional.mse_loss(model(x), y)
         opt.zero_grad()
         loss.backward()
@@ -78,6 +83,9 @@ def train(args, rank=-1):
         # With workers the sleeps are theirs, not the loop's wait: nothing planted.
         planted = 0.0 if args.workers else batches * sleep_ms / 1000.0 / wall
         print("planted", planted, "fetched", fetched / wall, flush=True)
+        if args.waits:
+            with open(args.waits, "w") as f:
+                json.dump(waits, f)
 
 
 def rank_main(rank, args):
@@ -97,6 +105,7 @@ if __name__ == "__main__":
     p.add_argument("--ranks", type=int, default=1)
     p.add_argument("--slow-rank", type=int, default=1)
     p.add_argument("--port", type=int, default=29517)
+    p.add_argument("--waits")
     args = p.parse_args()
     torch.set_num_threads(1)
     if args.ranks > 1:
