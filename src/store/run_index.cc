@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <pwd.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -277,8 +278,10 @@ std::unique_ptr<RunIndex> RunIndex::Open(const std::string& location, std::strin
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
   // No checkpoint at close: the last connection to close would otherwise copy
   // the log into the database and sync both (a run's end waited up to a
-  // quarter of a second for the disk here); the log is checkpointed once it
-  // passes 1000 pages instead, and read by every connection until then.
+  // quarter of a second for the disk here). The first connection reads the
+  // whole log back instead (4 frames a run, a millisecond per 250), so the
+  // log is checkpointed at an open that finds it over kCheckpointLogBytes:
+  // `run` opens its history while the command runs.
   sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   // WAL: readers and one writer at once. synchronous=NORMAL: a commit does
   // not wait for the disk; a power cut may lose the last runs, never the file.
@@ -286,6 +289,12 @@ std::unique_ptr<RunIndex> RunIndex::Open(const std::string& location, std::strin
       !ExecSql(db, "PRAGMA synchronous=NORMAL", error) ||
       !ExecSql(db, "PRAGMA foreign_keys=ON", error) || !index->Migrate(error)) {
     return nullptr;
+  }
+  struct stat log {};
+  if (::stat((path + "-wal").c_str(), &log) == 0 && log.st_size > kCheckpointLogBytes) {
+    // Passive: it copies what no reader still needs and waits for nobody;
+    // the next commit then writes the log from its start again.
+    sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
   }
   return index;
 }

@@ -69,6 +69,9 @@ class RunIndex {
  public:
   static constexpr int kSchemaVersion = 4;
   static constexpr int kBusyTimeoutMs = 5000;
+  // An SQLite history whose write-ahead log is larger when it is opened is
+  // checkpointed then (64 pages: about 16 runs).
+  static constexpr long kCheckpointLogBytes = 64 * 4120;
 
   // Opens and migrates the history at `location`: a postgresql:// URL
   // (store/run_index_pg.h), else an SQLite file, created with its directory

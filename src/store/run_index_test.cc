@@ -86,6 +86,39 @@ TEST_F(RunIndexTest, CreatesTheSchemaAtTheCurrentVersionInWalMode) {
   EXPECT_EQ(bytes[19], 2) << "file format read version 2 means WAL";
 }
 
+TEST_F(RunIndexTest, ALogOverItsLimitIsCheckpointedAtTheNextOpen) {
+  auto log_bytes = [&] { return fs::file_size(Db() + "-wal"); };
+  auto index = OpenOk();
+  ASSERT_NE(index, nullptr);
+  std::string error;
+  int n = 0;
+  while (log_bytes() <= static_cast<uintmax_t>(RunIndex::kCheckpointLogBytes)) {
+    ASSERT_TRUE(index->Put(Run(fmt::format("r{}", n), 1000 + n), &error)) << error;
+    ASSERT_LT(++n, 1000);
+  }
+  index.reset();
+  // No checkpoint at close: the runs are in the log only.
+  uintmax_t before = fs::file_size(Db());
+  index = OpenOk();
+  ASSERT_NE(index, nullptr);
+  EXPECT_GT(fs::file_size(Db()), before) << "the log's pages copied into the database";
+  ASSERT_TRUE(index->Put(Run("after", 5000), &error)) << error;
+  index.reset();
+  // The next writer began the log again: the one after reads a few frames back.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(Db().c_str(), &db), SQLITE_OK);
+  int log_frames = -1;
+  int checkpointed = -1;
+  ASSERT_EQ(sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log_frames,
+                                      &checkpointed),
+            SQLITE_OK);
+  sqlite3_close(db);
+  EXPECT_LT(log_frames, 10);
+  index = OpenOk();
+  ASSERT_NE(index, nullptr);
+  EXPECT_EQ(index->Count(&error), n + 1);
+}
+
 TEST_F(RunIndexTest, MigratesAVersionOneDatabaseKeepingItsRuns) {
   fs::create_directories(fs::path(Db()).parent_path());
   sqlite3* db = nullptr;
