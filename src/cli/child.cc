@@ -145,7 +145,10 @@ ChildExit SuperviseChild(int child, const SupervisorHooks& hooks, const ForceEnd
   };
   for (;;) {
     siginfo_t info{};
-    int sig = sigtimedwait(&set, &info, &tick);
+    // Woken only when something is due: the status line's refresh, or the
+    // grace period's end (a quiet run's monitor then costs no wakeups here).
+    bool due = hooks.on_tick || (first_signal && force.kill_after_s > 0 && !killed);
+    int sig = due ? sigtimedwait(&set, &info, &tick) : sigwaitinfo(&set, &info);
     if (!killed && first_signal && force.kill_after_s > 0 &&
         Clock::now() - *first_signal >= std::chrono::duration<double>(force.kill_after_s)) {
       kill_job("grace_period");

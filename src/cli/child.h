@@ -37,7 +37,7 @@ struct SupervisorHooks {
   std::function<void(int)> on_signal;  // a signal was forwarded to the child's group
   std::function<void()> on_stop;       // the child stopped (Ctrl-Z): trainvitals stops next
   std::function<void()> on_continue;   // trainvitals was continued (fg), the child next
-  std::function<void()> on_tick;       // on SIGWINCH, and every 250 ms
+  std::function<void()> on_tick;       // on SIGWINCH, and every 250 ms (when set)
   // The job was sent SIGKILL (ForceEnd): `reason` is "second_signal" or
   // "grace_period", `after_s` the seconds since the first signal.
   std::function<void(const char* reason, double after_s)> on_kill;

@@ -238,14 +238,14 @@ std::optional<OomKillWatch::Kills> OomKillWatch::Read() {
 }
 
 bool CgroupSource::Moved() {
-  if (!env_->ReadFile(ProcPidFile(pid_, "cgroup").c_str(), &buffer_).ok()) return false;  // gone
+  if (!membership_.Read(env_, &buffer_).ok()) return false;  // gone
   return buffer_ != located_by_;
 }
 
 void CgroupSource::Locate(std::vector<Notice>* notices) {
   bool first = !located_;
   located_ = true;
-  if (!env_->ReadFile(ProcPidFile(pid_, "cgroup").c_str(), &located_by_).ok()) located_by_.clear();
+  if (!membership_.Read(env_, &located_by_).ok()) located_by_.clear();
   files_ = LocateCgroupFiles(env_, pid_);
   current_file_.reset();
   if (files_.memory) oom_kills_->Follow(*files_.memory);

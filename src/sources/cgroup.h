@@ -22,6 +22,7 @@
 #include "core/env.h"
 #include "core/source.h"
 #include "sources/mountinfo.h"
+#include "sources/proc_pid_parse.h"
 
 namespace tv {
 
@@ -143,7 +144,10 @@ class OomKillWatch {
 class CgroupSource final : public Source {
  public:
   CgroupSource(Env* env, int pid)
-      : env_(env), pid_(pid), oom_kills_(std::make_shared<OomKillWatch>(env)) {}
+      : env_(env),
+        pid_(pid),
+        oom_kills_(std::make_shared<OomKillWatch>(env)),
+        membership_(ProcPidFile(pid, "cgroup")) {}
   std::string_view name() const override { return "cgroup"; }
   void Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) override;
   // The OOM kills in the cgroups the process was seen in; shared so that it
@@ -162,6 +166,7 @@ class CgroupSource final : public Source {
   static constexpr double kLimitsEvery_s = 10;
   double limits_read_s_ = 0;  // mono_s of the last read of the limits
   std::string located_by_;    // /proc/PID/cgroup's text when located
+  HeldFile membership_;       // /proc/PID/cgroup, kept open
   CgroupFiles files_;
   std::optional<HeldFile> current_file_;  // memory.current, read every tick
   std::string buffer_;

@@ -42,7 +42,7 @@ std::string SysBlockName(std::string_view diskstats_name) {
 
 DisksSource::DisksSource(Env* env, std::string diskstats_path, std::string sys_block_dir)
     : env_(env),
-      diskstats_path_(std::move(diskstats_path)),
+      diskstats_(std::move(diskstats_path)),
       sys_block_dir_(std::move(sys_block_dir)) {}
 
 bool DisksSource::Counted(std::string_view name, std::vector<Notice>* notices) {
@@ -64,7 +64,7 @@ bool DisksSource::Counted(std::string_view name, std::vector<Notice>* notices) {
 
 void DisksSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
   if (!tick.row_tick) return;
-  Status s = env_->ReadFile(diskstats_path_.c_str(), &buffer_);
+  Status s = diskstats_.Read(env_, &buffer_);
   if (!s.ok()) {
     if (!read_noticed_) notices->push_back({std::string(name()), "cannot read " + s.message()});
     read_noticed_ = true;

@@ -59,7 +59,7 @@ class DisksSource final : public Source {
   bool Counted(std::string_view name, std::vector<Notice>* notices);
 
   Env* env_;
-  std::string diskstats_path_;
+  HeldFile diskstats_;  // kept open: re-read in place each row
   std::string sys_block_dir_;
   std::string buffer_;
   std::vector<DiskStat> stats_;

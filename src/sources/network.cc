@@ -31,11 +31,11 @@ std::vector<NetDevStat> ParseNetDev(std::string_view text) {
   return out;
 }
 
-NetworkSource::NetworkSource(Env* env, std::string path) : env_(env), path_(std::move(path)) {}
+NetworkSource::NetworkSource(Env* env, std::string path) : env_(env), file_(std::move(path)) {}
 
 void NetworkSource::Read(const Tick& tick, Sample* out, std::vector<Notice>* notices) {
   if (!tick.row_tick) return;
-  Status s = env_->ReadFile(path_.c_str(), &buffer_);
+  Status s = file_.Read(env_, &buffer_);
   if (!s.ok()) {
     if (!noticed_) notices->push_back({std::string(name()), "cannot read " + s.message()});
     noticed_ = true;

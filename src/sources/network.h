@@ -41,7 +41,7 @@ class NetworkSource final : public Source {
 
  private:
   Env* env_;
-  std::string path_;
+  HeldFile file_;  // kept open: re-read in place each row
   std::string buffer_;
   std::vector<NetDevStat> stats_;
   NamedCounters counters_;
