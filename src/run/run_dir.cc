@@ -321,22 +321,30 @@ RunFiles ReadFinishedRun(const std::string& run_dir, const CostRates& rates) {
   throw ConfigError(fmt::format("{}: {}", run_dir, why));
 }
 
-bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j, bool say) {
+bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j, bool say,
+                   int* error_number) {
   std::string tmp = path + ".tmp";
   std::string text = j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  int err = 0;
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  bool ok = fd >= 0;
-  if (ok) {
-    ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    ok = ::close(fd) == 0 && ok;
+  if (fd < 0) err = errno;
+  // A short write is followed by one more, which says why (EFBIG, ENOSPC).
+  for (size_t done = 0; fd >= 0 && err == 0 && done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n == 0 || errno != EINTR) {
+      err = n == 0 ? EIO : errno;
+    }
   }
-  if (ok) ok = ::rename(tmp.c_str(), path.c_str()) == 0;
-  if (!ok) {
-    int err = errno;
+  if (fd >= 0 && ::close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
     if (say) fmt::print(stderr, "trainvitals: cannot write {}: {}\n", path, std::strerror(err));
     ::unlink(tmp.c_str());
   }
-  return ok;
+  if (error_number != nullptr) *error_number = err;
+  return err == 0;
 }
 
 }  // namespace tv

@@ -77,7 +77,9 @@ std::optional<CostRecord> JobCostOfRuns(const std::vector<std::string>& run_dirs
 
 // Writes `j` to `path` atomically (temporary file, then rename): a reader sees
 // the old file or the new one, never half of one. Returns false
-// and, when `say`, says why on stderr when it fails.
-bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j, bool say = true);
+// and, when `say`, says why on stderr when it fails; `*error_number` (when
+// given) is why (an errno), 0 when it was written.
+bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j, bool say = true,
+                   int* error_number = nullptr);
 
 }  // namespace tv

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 
@@ -27,8 +28,11 @@ RunSummary CollectSummary(const RunOutcome& outcome, const Row& run_row, const J
 bool WriteSummaryFile(const std::string& run_dir, const RunSummary& summary, double wait_s) {
   nlohmann::ordered_json json = RunSummaryJson(summary);
   std::string path = run_dir + "/summary.json";
-  if (WriteJsonFile(path, json)) return true;
-  // Most likely a full disk: the run's one summary is worth a short wait.
+  int err = 0;
+  if (WriteJsonFile(path, json, /*say=*/true, &err)) return true;
+  // A full disk or quota: the run's one summary is worth a short wait. Other
+  // failures (a file size limit, a directory gone) do not pass with time.
+  if (err != ENOSPC && err != EDQUOT) return false;
   fmt::print(stderr, "trainvitals: waiting up to {:.0f} s for space to write {}\n", wait_s, path);
   double deadline = Clock::Default()->MonotonicSeconds() + wait_s;
   while (Clock::Default()->MonotonicSeconds() < deadline) {

@@ -22,7 +22,7 @@ RunSummary CollectSummary(const RunOutcome& outcome, const Row& run_row, const J
                           const RunObservers& observers);
 
 // Writes <run_dir>/summary.json, waiting up to `wait_s` for space on a full
-// disk (saying so on stderr); false when it could not.
+// disk or quota (saying so on stderr); false when it could not.
 bool WriteSummaryFile(const std::string& run_dir, const RunSummary& summary, double wait_s);
 
 // Writes report.html into `run_dir` (run --report) and says where unless

@@ -355,7 +355,11 @@ def verdict(findings_list):
             for f in findings_list]
 
 
-@pytest.mark.parametrize("case", ["gpu-idle", "gpu-unused", "eval-heavy", "stalled"])
+# Two in make test (a finding judged at the run's end, one that opens while
+# the loop runs, from its markers); gpu-idle and eval-heavy in make test-slow.
+@pytest.mark.parametrize("case", ["gpu-unused", "stalled",
+                                  *(pytest.param(c, marks=pytest.mark.slow)
+                                    for c in ("gpu-idle", "eval-heavy"))])
 def test_analyze_replays_a_run_to_the_live_verdict(judged, case):
     if case == "gpu-unused":  # judged at the end: shorter than gpu_unused_s
         r = judged(sleep_for(8), {"devices": [gpu(util=0, job=3e9)]}, gpu_unused_s=100)

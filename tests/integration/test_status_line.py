@@ -140,9 +140,15 @@ def assert_output_intact(lines, expected):
     assert at == sorted(at), "\n".join(lines)
 
 
-@pytest.mark.parametrize("gpus", [0, 1, 8])
-@pytest.mark.parametrize("cols", [80, 200])
-@pytest.mark.parametrize("kind", ["lines", "bar"])
+# Each kind of output, width and number of GPUs in make test; the other
+# combinations in make test-slow.
+COVERING = {("lines", 80, 0), ("lines", 200, 8), ("bar", 80, 8), ("bar", 200, 1)}
+LAYOUTS = [(kind, cols, gpus) if (kind, cols, gpus) in COVERING
+           else pytest.param(kind, cols, gpus, marks=pytest.mark.slow)
+           for kind in ("lines", "bar") for cols in (80, 200) for gpus in (0, 1, 8)]
+
+
+@pytest.mark.parametrize("kind, cols, gpus", LAYOUTS)
 def test_training_output_stays_intact_under_one_status_row(tmp_path, gpus, cols, kind):
     script, expected = (LINES, LINES_EXPECTED) if kind == "lines" else (BAR, BAR_EXPECTED)
     term = Pty(run_argv(tmp_path, script), cols, tv_env(gpus))
