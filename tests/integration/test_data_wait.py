@@ -135,7 +135,8 @@ def test_each_epochs_share_is_the_pytorch_profilers_from_1_to_10_seconds(workers
         assert all(0.3 < s < 0.5 for s in shares), shares
 
 
-@pytest.mark.parametrize("source", ["pydataset", "generator"])
+# A generator's producer is timed as a PyDataset's is: make test-slow.
+@pytest.mark.parametrize("source", ["pydataset", pytest.param("generator", marks=pytest.mark.slow)])
 def test_keras_input_through_the_callback_reads_tensorflows_own_wait(source, run_tv, tmp_path):
     # Keras takes the batch inside train_function: the producer's calls are
     # timed instead. TensorFlow's trace of the same fit is the oracle: its

@@ -128,6 +128,7 @@ def keras_train(run_tv, tmp_path, *args, name, extra="", framework="keras"):
     return run
 
 
+@pytest.mark.slow  # input-bound with Keras's advice: in make test with its profile (test_profiles.py)
 def test_a_keras_generator_that_sleeps_is_input_bound_on_a_cpu_only_machine(run_tv, tmp_path):
     run = keras_train(run_tv, tmp_path, "--input", "generator", "--sleep-ms", "40", "--work-ms",
                       "10", name="slow")

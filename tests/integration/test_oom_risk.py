@@ -101,7 +101,8 @@ def test_stop_ends_the_training_before_its_planned_epochs(train, framework):
 
 @pytest.mark.parametrize("framework", TORCH_THEN_SLOW)
 def test_checkpoint_leaves_a_checkpoint_the_framework_loads(train, framework):
-    r = train(framework, "checkpoint", max_s=30)
+    # The forecast comes within about 8 s for PyTorch (the stop test above).
+    r = train(framework, "checkpoint", max_s=20 if framework == "torch" else 30)
     path = r.out / CHECKPOINTS[framework]
     assert path.exists(), r.proc.stderr
     assert any("saved a checkpoint" in x for x in risk_lines(r)), r.proc.stderr

@@ -40,6 +40,7 @@ def test_input_bound_is_profiled_once_and_the_trace_bears_it_out(run_tv, tmp_pat
     assert len(names) <= 5 and all(isinstance(n, str) for n in names), ev
 
 
+@pytest.mark.slow  # a loader's wait captured and borne out: checked in make test with a sleep
 def test_a_cpu_heavy_transform_is_profiled_once_and_the_trace_bears_it_out(run_tv, tmp_path):
     # The loader computes (a spin) instead of sleeping: the same wait, a busy CPU.
     run, _ = train(run_tv, tmp_path, "--transform-ms", "20", "--work-ms", "25", extra=CAPTURE,
@@ -65,6 +66,8 @@ def test_a_keras_generator_that_sleeps_is_profiled_and_tensorflows_trace_bears_i
     # producer-side measure the finding opened on.
     assert ev["trace_data_loader_share"] == pytest.approx(ev["data_wait_ratio"], abs=0.05), ev
     assert "confidence" not in ev
+    assert finding["severity"] == "warning"
+    assert "PyDataset" in finding["advice"][0]  # Keras's own advice
 
 
 @pytest.mark.slow  # the same check as PyTorch's and Keras's in make test
