@@ -38,10 +38,16 @@ fuzz_one() {
   start=$(date +%s)
   local dict=()
   [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
-  if $build/tests/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      "${dict[@]}" -print_final_stats=1 -artifact_prefix="$artifacts/" \
-      "$work" "tests/fuzz/corpus/$t" \
-      >"$log" 2>&1; then
+  # The targets' scratch files (tests/fuzz/fuzz_file.h) go to a directory of
+  # the run's own, removed after it.
+  local scratch
+  scratch=$(mktemp -d)
+  local rc=0
+  TMPDIR=$scratch $build/tests/fuzz/fuzz_$t -max_total_time="$seconds" -timeout=10 \
+      -rss_limit_mb=2048 "${dict[@]}" -print_final_stats=1 -artifact_prefix="$artifacts/" \
+      "$work" "tests/fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+  rm -rf "$scratch"
+  if [ $rc -eq 0 ]; then
     echo "fuzz: $t: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" |
       grep -o '[0-9]*$') inputs in $(($(date +%s) - start)) s, no crash"
   else

@@ -10,16 +10,14 @@
 #include <string>
 
 #include "analysis/findings/replay.h"
+#include "fuzz_file.h"
 #include "views/report/run_data.h"
 
 namespace {
 
 const std::string& ScratchDir() {
   static const std::string dir = [] {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string t = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                    "/trainvitals-fuzz-events-XXXXXX";
-    if (mkdtemp(t.data()) == nullptr) abort();
+    std::string t = tv::fuzz::MakeScratchDir("events");
     std::ofstream samples(t + "/samples.jsonl");
     for (int i = 1; i <= 3; ++i) {
       samples << R"({"t":)" << 1000 + i << R"(,"elapsed_s":)" << i

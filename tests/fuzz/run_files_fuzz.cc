@@ -11,6 +11,7 @@
 #include <string>
 
 #include "analysis/cost.h"
+#include "fuzz_file.h"
 #include "run/run_dir.h"
 #include "store/cost_record.h"
 #include "store/run_record.h"
@@ -23,10 +24,7 @@ namespace {
 
 const std::string& ScratchDir() {
   static const std::string dir = [] {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string t =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/trainvitals-fuzz-run-XXXXXX";
-    if (mkdtemp(t.data()) == nullptr) abort();
+    std::string t = tv::fuzz::MakeScratchDir("run");
     std::ofstream(t + "/samples.jsonl")
         << R"({"t":1000,"elapsed_s":1,"host":{"cpu_util_ratio":0.5},"gpus":[{"index":0}]})"
         << "\n";
