@@ -26,6 +26,20 @@ Status MakeDirs(const std::string& dir, mode_t mode) {
   return Status::Ok();
 }
 
+Status PrivateDir(const std::string& dir, bool create) {
+  if (create && ::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return ErrnoStatus(dir, errno);
+  }
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return ErrnoStatus(dir, errno);
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077) != 0) {
+    return Status::PermissionDenied(
+        dir + ": not a directory private to this user (mode 0700, owned by uid " +
+        std::to_string(::getuid()) + ")");
+  }
+  return Status::Ok();
+}
+
 Status CreateFileIfAbsent(const std::string& path, mode_t mode, bool* created) {
   *created = false;
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);

@@ -23,6 +23,12 @@ Status MakeDirs(const std::string& dir, mode_t mode);
 // already. *created says which.
 Status CreateFileIfAbsent(const std::string& path, mode_t mode, bool* created);
 
+// `dir` as a directory only this user (the real uid) may enter, made (mode
+// 0700) when absent and `create`: an error when it is a link, not a
+// directory, another user's, or open to others (what another user made
+// first at a name anyone can make, in /tmp).
+Status PrivateDir(const std::string& dir, bool create);
+
 // Takes away every permission bit of `path` that `mode` lacks, when `path` is
 // this user's (the effective uid's) file or directory; an absent path, a link
 // or another user's file is left alone (ok).

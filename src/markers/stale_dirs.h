@@ -1,4 +1,4 @@
-// Marker directories (trainvitals-XXXXXX under $TMPDIR) that a run killed with
+// Marker directories (trainvitals-XXXXXX in $TMPDIR/trainvitals-UID) that a run killed with
 // SIGKILL could not remove. Each directory names its owner in `owner.pid`; at
 // start a new endpoint removes the directories of this user whose owner is
 // gone. A directory another running trainvitals owns is never touched.

@@ -6,30 +6,18 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
+
+#include "core/private_path.h"
 
 namespace tv {
 namespace {
 
 // `path` as a directory private to this user, made (mode 0700) when `create`.
-bool PrivateDir(const std::string& path, bool create, std::string* error) {
-  if (create && ::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-    *error = fmt::format("{}: {}", path, std::strerror(errno));
-    return false;
-  }
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) {
-    *error = fmt::format("{}: {}", path, std::strerror(errno));
-    return false;
-  }
-  if (!S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077) != 0) {
-    *error = fmt::format("{}: not a directory private to this user (mode 0700, owned by uid {})",
-                         path, ::getuid());
-    return false;
-  }
-  return true;
+bool Private(const std::string& path, bool create, std::string* error) {
+  Status s = PrivateDir(path, create);
+  if (!s.ok()) *error = s.message();
+  return s.ok();
 }
 
 // Without a runtime directory: /dev/shm where it is a memory file system, else
@@ -57,7 +45,7 @@ std::string LiveSessionsDir(bool create, std::string* error) {
     base = FallbackBase();
   }
   std::string dir = base + "/sessions";
-  if (!PrivateDir(base, create, error) || !PrivateDir(dir, create, error)) return "";
+  if (!Private(base, create, error) || !Private(dir, create, error)) return "";
   return dir;
 }
 

@@ -3,10 +3,14 @@
 attach to one's own shell."""
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+
+import pytest
 
 from conftest import HELPERS, ROOT, read_jsonl
 
@@ -78,10 +82,20 @@ def wait_for_sockets(tmp, n, seconds=20):
     return list(tmp.glob("trainvitals-*"))
 
 
-def test_marker_dirs_left_by_kill_9_are_removed_at_the_next_start(tv, tmp_path):
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    env = {**os.environ, "TMPDIR": str(tmp)}
+@pytest.fixture
+def short_tmpdir():
+    """A TMPDIR short enough for the user's own directory in it (a socket's
+    path is at most 107 bytes; pytest's tmp_path is too long)."""
+    path = pathlib.Path(tempfile.mkdtemp(prefix="tvk9-", dir="/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_marker_dirs_left_by_kill_9_are_removed_at_the_next_start(tv, tmp_path, short_tmpdir):
+    tmpdir = short_tmpdir
+    env = {**os.environ, "TMPDIR": str(tmpdir)}
+    # The user's own directory in TMPDIR holds them (a few entries to look at).
+    tmp = tmpdir / f"trainvitals-{os.getuid()}"
     victim = subprocess.Popen([tv, "run", "--quiet", "--out", str(tmp_path / "killed"), "--",
                                "sleep", "30"], env=env)
     left = wait_for_sockets(tmp, 1)
@@ -110,6 +124,7 @@ def test_marker_dirs_left_by_kill_9_are_removed_at_the_next_start(tv, tmp_path):
     assert list(tmp.glob("trainvitals-*")) == mine  # a running run's directory is left alone
     alive.wait(timeout=30)
     assert list(tmp.glob("trainvitals-*")) == []
+    assert list(tmpdir.iterdir()) == [tmp]
 
 
 def test_notices_come_as_one_line_and_once_per_python_process(tmp_path):
