@@ -41,9 +41,7 @@ std::string SysBlockName(std::string_view diskstats_name) {
 }
 
 DisksSource::DisksSource(Env* env, std::string diskstats_path, std::string sys_block_dir)
-    : env_(env),
-      diskstats_(std::move(diskstats_path)),
-      sys_block_dir_(std::move(sys_block_dir)) {}
+    : env_(env), diskstats_(std::move(diskstats_path)), sys_block_dir_(std::move(sys_block_dir)) {}
 
 bool DisksSource::Counted(std::string_view name, std::vector<Notice>* notices) {
   auto it = counted_.find(name);

@@ -71,7 +71,7 @@ class RunIndex {
   static constexpr int kBusyTimeoutMs = 5000;
   // An SQLite history whose write-ahead log is larger when it is opened is
   // checkpointed then (64 pages: about 16 runs).
-  static constexpr long kCheckpointLogBytes = 64 * 4120;
+  static constexpr long kCheckpointLogBytes = 64L * 4120;
 
   // Opens and migrates the history at `location`: a postgresql:// URL
   // (store/run_index_pg.h), else an SQLite file, created with its directory

@@ -109,9 +109,9 @@ TEST_F(RunIndexTest, ALogOverItsLimitIsCheckpointedAtTheNextOpen) {
   ASSERT_EQ(sqlite3_open(Db().c_str(), &db), SQLITE_OK);
   int log_frames = -1;
   int checkpointed = -1;
-  ASSERT_EQ(sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log_frames,
-                                      &checkpointed),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log_frames, &checkpointed),
+      SQLITE_OK);
   sqlite3_close(db);
   EXPECT_LT(log_frames, 10);
   index = OpenOk();
