@@ -18,6 +18,7 @@
 #include "core/near.h"
 #include "core/private_path.h"
 #include "core/run_file.h"
+#include "sinks/write_all.h"
 #include "store/run_summary.h"
 
 namespace tv {
@@ -325,18 +326,8 @@ bool WriteJsonFile(const std::string& path, const nlohmann::ordered_json& j, boo
                    int* error_number) {
   std::string tmp = path + ".tmp";
   std::string text = j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-  int err = 0;
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) err = errno;
-  // A short write is followed by one more, which says why (EFBIG, ENOSPC).
-  for (size_t done = 0; fd >= 0 && err == 0 && done < text.size();) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n > 0) {
-      done += static_cast<size_t>(n);
-    } else if (n == 0 || errno != EINTR) {
-      err = n == 0 ? EIO : errno;
-    }
-  }
+  int err = fd < 0 ? errno : WriteFully(fd, text);
   if (fd >= 0 && ::close(fd) != 0 && err == 0) err = errno;
   if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
   if (err != 0) {

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "sinks/row_json.h"
+#include "sinks/write_all.h"
 #include "store/event_line.h"
 
 namespace tv {
@@ -42,19 +43,10 @@ bool JsonlSink::WriteLine(File* file) {
   // A partial line left by an earlier failure goes first, or nothing is written.
   if (file->dirty && ::ftruncate(file->fd, file->size) != 0) return false;
   file->dirty = false;
+  // One write(2) per line where the kernel allows: O_APPEND lands it whole.
   size_t done = 0;
-  int error = 0;
-  while (done < line_.size()) {
-    // One write(2) per line where the kernel allows: O_APPEND lands it whole.
-    ssize_t n = ::write(file->fd, line_.data() + done, line_.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      error = n < 0 ? errno : ENOSPC;
-      break;
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (done == line_.size()) {
+  int error = WriteFully(file->fd, line_, &done);
+  if (error == 0) {
     file->size += static_cast<off_t>(done);
     if (file->failing) {
       fmt::print(stderr, "trainvitals: writing {} again\n", file->name);

@@ -8,22 +8,30 @@
 
 namespace tv {
 
-bool WriteAll(int fd, std::string_view data, std::string_view what, bool* said) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+int WriteFully(int fd, std::string_view data, size_t* done) {
+  size_t written = 0;
+  int error = 0;
+  while (written < data.size()) {
+    ssize_t n = ::write(fd, data.data() + written, data.size() - written);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      if (!*said) {
-        fmt::print(stderr, "trainvitals: cannot write {}: {} (monitoring goes on)\n", what,
-                   n < 0 ? std::strerror(errno) : "short write");
-        *said = true;
-      }
-      return false;
+      error = n < 0 ? errno : ENOSPC;
+      break;
     }
-    done += static_cast<size_t>(n);
+    written += static_cast<size_t>(n);
   }
-  return true;
+  if (done != nullptr) *done = written;
+  return error;
+}
+
+bool WriteAll(int fd, std::string_view data, std::string_view what, bool* said) {
+  int error = WriteFully(fd, data);
+  if (error != 0 && !*said) {
+    fmt::print(stderr, "trainvitals: cannot write {}: {} (monitoring goes on)\n", what,
+               std::strerror(error));
+    *said = true;
+  }
+  return error == 0;
 }
 
 }  // namespace tv
