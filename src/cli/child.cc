@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <linux/sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,6 +49,28 @@ void StopWithChild(int child, const SupervisorHooks& hooks) {
   if (::kill(-child, SIGCONT) != 0) ::kill(child, SIGCONT);
 }
 
+// fork(), but with the child made in the cgroup `cgroup_fd` (when >= 0) by
+// clone3's CLONE_INTO_CGROUP, where the kernel has it; `*in_cgroup` says
+// whether it was. The child must then keep to async-signal-safe calls, as
+// after any fork in a threaded program (glibc's fork handlers do not run).
+pid_t ForkInto(int cgroup_fd, bool* in_cgroup) {
+  *in_cgroup = false;
+  if (cgroup_fd >= 0) {
+    clone_args args{};
+    args.flags = CLONE_INTO_CGROUP;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = static_cast<uint64_t>(cgroup_fd);
+    long pid = ::syscall(SYS_clone3, &args, sizeof(args));
+    if (pid >= 0) {
+      *in_cgroup = true;
+      return static_cast<pid_t>(pid);
+    }
+    // ENOSYS or EINVAL (a kernel before 5.7, a seccomp filter), or a cgroup
+    // the child may not be made in: a plain fork, which enters it by write.
+  }
+  return ::fork();
+}
+
 }  // namespace
 
 void BlockSupervisorSignals() {
@@ -72,7 +96,8 @@ int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inh
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
-  pid_t pid = ::fork();
+  bool in_unified = false;
+  pid_t pid = ForkInto(cgroup != nullptr ? cgroup->unified_fd() : -1, &in_unified);
   if (pid < 0) {
     *error = fmt::format("trainvitals: cannot fork: {}", std::strerror(errno));
     *start_error_code = 1;
@@ -89,7 +114,8 @@ int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inh
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     // First the cgroups entered, then, only if exec fails, its errno.
-    unsigned entered = cgroup != nullptr ? cgroup->EnterFromChild() : 0;
+    unsigned entered =
+        cgroup != nullptr ? cgroup->EnterFromChild(in_unified ? cgroup->unified_bit() : 0) : 0;
     (void)!::write(pipefd[1], &entered, sizeof(entered));
     ::execvp(args[0], args.data());
     int err = errno;

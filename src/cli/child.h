@@ -24,9 +24,10 @@ void BlockSupervisorSignals();
 
 // Forks and execs `argv` in its own process group (given the terminal's
 // foreground when trainvitals has it). `inherit_fds` stay open in the child
-// across exec (the GPU locks, which it then holds too). The child enters
-// `cgroup` (when not null) before exec, and `cgroup` learns which of its
-// hierarchies it entered (JobCgroup::Entered). Returns the child's
+// across exec (the GPU locks, which it then holds too). The child is made in
+// `cgroup` (when not null; its v2 directory, where clone3 can) or enters it
+// before exec, and `cgroup` learns which of its hierarchies it is in
+// (JobCgroup::Entered). Returns the child's
 // PID, or the shell's code for a command that cannot start (127 not found, 126
 // not executable) with `*error` set to a shell-like message.
 int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inherit_fds,

@@ -73,7 +73,10 @@ JobCgroup JobCgroup::Make(const std::string& name) {
       failures += fmt::format("{}: {}", dir, std::strerror(errno));
       continue;
     }
-    out.made_.push_back({place.kind, dir, dir + "/cgroup.procs"});
+    bool unified = place.kind == JobCgroupPlace::Kind::kUnified;
+    out.made_.push_back({place.kind, dir, dir + (unified ? "/cgroup.procs" : "/tasks")});
+    if (unified)
+      out.unified_fd_ = UniqueFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   }
   if (out.made_.empty()) {
     out.why_not_ = places.empty()     ? "no cgroup hierarchy is mounted for this process"
@@ -85,10 +88,17 @@ JobCgroup JobCgroup::Make(const std::string& name) {
 
 JobCgroup::~JobCgroup() { (void)Remove(); }
 
-unsigned JobCgroup::EnterFromChild() const noexcept {
-  unsigned entered = 0;
+unsigned JobCgroup::unified_bit() const {
   for (size_t i = 0; i < made_.size(); ++i) {
-    int fd = ::open(made_[i].procs.c_str(), O_WRONLY | O_CLOEXEC);
+    if (made_[i].kind == JobCgroupPlace::Kind::kUnified) return 1U << i;
+  }
+  return 0;
+}
+
+unsigned JobCgroup::EnterFromChild(unsigned entered) const noexcept {
+  for (size_t i = 0; i < made_.size(); ++i) {
+    if (entered & (1U << i)) continue;
+    int fd = ::open(made_[i].enter.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) continue;
     if (::write(fd, "0", 1) == 1) entered |= 1U << i;
     ::close(fd);
@@ -109,6 +119,7 @@ void JobCgroup::Entered(unsigned entered) {
     ::rmdir(made_[i].dir.c_str());
   }
   made_ = std::move(kept);
+  unified_fd_.reset();
   if (made_.empty() && !refused.empty()) {
     why_not_ = "the command could not enter the cgroup made for it (" + refused + ")";
   }
@@ -142,6 +153,7 @@ std::string JobCgroup::Remove() {
                         errno == EBUSY ? "processes of the job still in it" : std::strerror(errno));
   }
   made_.clear();
+  unified_fd_.reset();
   return left;
 }
 

@@ -1,10 +1,16 @@
 // A cgroup of the job's own, for `trainvitals run`: made before the command
 // starts, under trainvitals' own cgroup in the unified (v2) hierarchy and the
 // v1 cpuacct and memory hierarchies, wherever this process may make one (root,
-// a delegated v2 subtree); the command enters it between fork and exec, so only
-// the job's processes are ever in it, and it lies under the same limits as
-// before. It is removed when the job has ended; one that still holds processes
-// (a daemon the job left) stays, and is said.
+// a delegated v2 subtree); the command is made in it (v2: clone3's
+// CLONE_INTO_CGROUP) or enters it before exec (v1), so only the job's
+// processes are ever in it, and it lies under the same limits as before.
+//
+// Entering costs no wait. Moving a process through cgroup.procs write-locks
+// the kernel's global threadgroup lock, which waits out an RCU grace period
+// (5 to 20 ms here) unless another move came just before; a process made in
+// its cgroup, or a thread moving itself through v1's `tasks`, takes no such
+// lock. cgroup.procs is the fallback where clone3 cannot place the child. It is removed when the
+// job has ended; one that still holds processes (a daemon the job left) stays, and is said.
 //
 // Its totals are read by sources/cgroup_usage.h. Where none can be made the
 // run goes on as before (the job's figures from its processes' files), and
@@ -16,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/unique_fd.h"
 #include "sources/cgroup.h"
 #include "sources/cgroup_usage.h"
 #include "sources/mountinfo.h"
@@ -43,11 +50,17 @@ class JobCgroup {
   JobCgroup& operator=(JobCgroup&&) = default;
   ~JobCgroup();  // Remove()
 
-  // The cgroup.procs files the command writes itself into; the child calls
-  // EnterFromChild() between fork and exec and reports which it entered.
+  // The cgroups the command goes into; bit i of an `entered` mask is the i-th.
   size_t size() const { return made_.size(); }
-  // Writes "0" to each cgroup.procs; bit i of the result: the i-th was entered.
-  unsigned EnterFromChild() const noexcept;
+  // The v2 cgroup's directory, open, for clone3's CLONE_INTO_CGROUP (-1 when
+  // none was made), and its bit in `entered`.
+  int unified_fd() const { return unified_fd_.get(); }
+  unsigned unified_bit() const;
+  // Called by the child before exec: enters each cgroup not in `entered` (a
+  // child made in the v2 one has its bit) by writing "0", to `tasks` in v1
+  // (the child is single-threaded) and to cgroup.procs in v2. Returns the
+  // cgroups it is in.
+  unsigned EnterFromChild(unsigned entered) const noexcept;
   // Keeps the cgroups the child entered (`entered`: EnterFromChild's bits),
   // removes the others, and says why where it entered none.
   void Entered(unsigned entered);
@@ -62,9 +75,10 @@ class JobCgroup {
   struct Made {
     JobCgroupPlace::Kind kind;
     std::string dir;
-    std::string procs;  // dir + "/cgroup.procs"
+    std::string enter;  // dir + "/tasks" (v1) or "/cgroup.procs" (v2)
   };
   std::vector<Made> made_;
+  UniqueFd unified_fd_;
   std::string why_not_;
 };
 

@@ -43,7 +43,9 @@ TEST(PlanJobCgroup, NoneWithoutACgroupMount) {
 TEST(JobCgroup, NothingMadeEntersNothingAndRemovesNothing) {
   JobCgroup none;
   EXPECT_EQ(none.size(), 0u);
-  EXPECT_EQ(none.EnterFromChild(), 0u);
+  EXPECT_EQ(none.EnterFromChild(0), 0u);
+  EXPECT_EQ(none.unified_fd(), -1);
+  EXPECT_EQ(none.unified_bit(), 0u);
   EXPECT_TRUE(none.view().dirs.empty());
   EXPECT_EQ(none.Remove(), "");
 }

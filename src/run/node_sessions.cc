@@ -10,26 +10,11 @@
 #include <optional>
 
 #include "core/metrics.h"
+#include "core/unique_fd.h"
 #include "store/live_record.h"
 
 namespace tv {
 namespace {
-
-// A descriptor closed on every way out.
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  bool ok() const { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
 
 // The directory `name` in `parent`, opened without following a link, when it
 // is `uid`'s and nobody else may write it (nor, when `private_dir`, read it).
@@ -63,7 +48,7 @@ std::vector<std::string> NamesIn(int dir_fd) {
 // The text of `name` in `dir_fd` when it is a regular file of `uid`'s, whole
 // and at most `max` bytes.
 std::optional<std::string> ReadOwnFile(int dir_fd, const std::string& name, uid_t uid, size_t max) {
-  Fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   struct stat st {};
   if (!fd.ok() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != uid ||
       static_cast<size_t>(st.st_size) > max) {
@@ -113,13 +98,14 @@ bool InContainer(const JobIdentity& id) {
 // the user's own directories (each checked to be `uid`'s).
 int OpenSessions(const std::string& base, const std::string& shared, const std::string& runtime,
                  const std::string& own, uid_t uid) {
-  Fd root(::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  Fd dir(root.ok()
-             ? ::openat(root.get(), shared.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-             : -1);
-  Fd user(dir.ok() && !runtime.empty() ? OpenDirOf(dir.get(), runtime.c_str(), uid, false) : -1);
+  UniqueFd root(::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dir(root.ok() ? ::openat(root.get(), shared.c_str(),
+                                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                         : -1);
+  UniqueFd user(dir.ok() && !runtime.empty() ? OpenDirOf(dir.get(), runtime.c_str(), uid, false)
+                                             : -1);
   int parent = runtime.empty() ? dir.get() : user.get();
-  Fd mine(parent >= 0 ? OpenDirOf(parent, own.c_str(), uid, true) : -1);
+  UniqueFd mine(parent >= 0 ? OpenDirOf(parent, own.c_str(), uid, true) : -1);
   return mine.ok() ? OpenDirOf(mine.get(), "sessions", uid, true) : -1;
 }
 
@@ -128,19 +114,19 @@ int OpenSessions(const std::string& base, const std::string& shared, const std::
 void NodeSessionsSource::Discover(const std::string& base, const std::string& job,
                                   std::vector<Place>* out) {
   auto add = [&](Place p) {
-    Fd sessions(OpenSessions(p.base, p.shared, p.runtime, p.own, p.uid));
+    UniqueFd sessions(OpenSessions(p.base, p.shared, p.runtime, p.own, p.uid));
     if (sessions.ok()) out->push_back(std::move(p));
   };
-  Fd root(::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd root(::open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!root.ok()) return;
-  Fd users(::openat(root.get(), "run/user", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd users(::openat(root.get(), "run/user", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   for (const std::string& name : users.ok() ? NamesIn(users.get()) : std::vector<std::string>()) {
     if (std::optional<uid_t> uid = UidIn(name)) {
       add(Place{base, "run/user", name, "trainvitals", *uid, job});
     }
   }
   for (const char* shared : {"dev/shm", "tmp"}) {
-    Fd dir(::openat(root.get(), shared, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd dir(::openat(root.get(), shared, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     for (const std::string& name : dir.ok() ? NamesIn(dir.get()) : std::vector<std::string>()) {
       if (!name.starts_with("trainvitals-")) continue;
       if (std::optional<uid_t> uid = UidIn(std::string_view(name).substr(12))) {
@@ -151,7 +137,7 @@ void NodeSessionsSource::Discover(const std::string& base, const std::string& jo
 }
 
 void NodeSessionsSource::ReadPlace(const Place& place, double now_t, std::vector<Found>* out) {
-  Fd sessions(OpenSessions(place.base, place.shared, place.runtime, place.own, place.uid));
+  UniqueFd sessions(OpenSessions(place.base, place.shared, place.runtime, place.own, place.uid));
   if (!sessions.ok()) return;
   for (const std::string& file : NamesIn(sessions.get())) {
     if (!file.ends_with(".json")) continue;

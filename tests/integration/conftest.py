@@ -87,11 +87,11 @@ def tv():
 def run_tv(tv, tmp_path):
     """Runs `trainvitals run [flags] -- command` into a fresh run directory."""
 
-    def run(command, *flags, timeout=120, env=None, name="run"):
+    def run(command, *flags, timeout=120, env=None, name="run", preexec_fn=None):
         out = tmp_path / name
         args = [tv, "run", "--out", str(out), *flags, "--", *command]
         proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, **(env or {})})
+                              env={**os.environ, **(env or {})}, preexec_fn=preexec_fn)
         return Run(proc, out)
 
     return run

@@ -2,6 +2,8 @@
 it, reads the job's CPU, memory split and pressure from it, and removes it when
 the job ends. The job's CPU then counts children that lived between two
 samples as wait4 sees them; PSI says when the job waits for a CPU."""
+import ctypes
+import errno
 import os
 import re
 import sys
@@ -22,13 +24,56 @@ def _own_cgroup_or_skip(r):
     return r
 
 
-def test_the_job_is_alone_in_a_cgroup_that_goes_when_it_ends(run_tv):
-    r = _own_cgroup_or_skip(run_tv(SHOW))
+def _without_clone3():
+    """In the child before exec: clone3 fails with ENOSYS from here on, as under
+    a container runtime's older seccomp profile (a filter: nr 435 -> ENOSYS)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    class Insn(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8),
+                    ("k", ctypes.c_uint32)]
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Insn))]
+
+    insns = (Insn * 4)(Insn(0x20, 0, 0, 0),           # load the syscall's number
+                       Insn(0x15, 0, 1, 435),         # clone3?
+                       Insn(0x06, 0, 0, 0x00050000 | errno.ENOSYS),
+                       Insn(0x06, 0, 0, 0x7FFF0000))  # every other: allowed
+    prog = Prog(4, insns)
+    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:
+        os._exit(99)  # PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP(SECCOMP_MODE_FILTER)
+
+
+def _expected_hierarchies():
+    """The hierarchies the job's cgroup goes in: unified, v1 cpuacct, v1 memory."""
+    with open("/proc/self/mountinfo") as f:
+        fs = [l.split(" - ")[1].split() for l in f if " - cgroup" in l]
+    kinds = {"0::"} if any(t == "cgroup2" for t, *_ in fs) else set()
+    for name in ("cpuacct", "memory"):
+        if any(t == "cgroup" and name in opts.split(",") for t, _, opts in fs):
+            kinds.add(name)
+    return kinds
+
+
+def _hierarchy(line):
+    """"0::", "cpuacct" or "memory" for a /proc/PID/cgroup line, else None."""
+    if line.startswith("0::"):
+        return "0::"
+    controllers = line.split(":")[1].split(",")
+    return next((k for k in ("cpuacct", "memory") if k in controllers), None)
+
+
+@pytest.mark.parametrize("clone3", [True, False], ids=["made-in-it", "clone3-refused"])
+def test_the_job_is_alone_in_a_cgroup_that_goes_when_it_ends(run_tv, clone3):
+    r = _own_cgroup_or_skip(run_tv(SHOW, preexec_fn=None if clone3 else _without_clone3))
     assert r.proc.returncode == 0, r.proc.stderr
     lines = [l for l in r.proc.stdout.splitlines() if l]
     own = [l for l in lines if re.search(r"/trainvitals-\d+$", l)]
-    # The unified hierarchy and, where mounted, v1 cpuacct and memory: one name in each.
-    assert any(l.startswith("0::") for l in own) or any(":memory:" in l for l in own), lines
+    # The unified hierarchy and, where mounted, v1 cpuacct and memory: one name in
+    # each, whether the job was made in the v2 one (clone3) or entered it by write.
+    kinds = {_hierarchy(l) for l in own} - {None}
+    assert kinds == _expected_hierarchies(), lines
     names = {re.search(r"trainvitals-(\d+)$", l).group(1) for l in own}
     assert len(names) == 1, own
     pid = names.pop()
