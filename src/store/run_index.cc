@@ -281,12 +281,16 @@ std::unique_ptr<RunIndex> RunIndex::Open(const std::string& location, std::strin
   // quarter of a second for the disk here). The first connection reads the
   // whole log back instead (4 frames a run, a millisecond per 250), so the
   // log is checkpointed at an open that finds it over kCheckpointLogBytes:
-  // `run` opens its history while the command runs.
+  // `run` opens its history while the command runs. The writer that begins
+  // the log again cuts its file back to that size (journal_size_limit), so
+  // the file's size says how much it holds.
   sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   // WAL: readers and one writer at once. synchronous=NORMAL: a commit does
   // not wait for the disk; a power cut may lose the last runs, never the file.
   if (!ExecWhileBusy(db, "PRAGMA journal_mode=WAL", error) ||
       !ExecSql(db, "PRAGMA synchronous=NORMAL", error) ||
+      !ExecSql(db, fmt::format("PRAGMA journal_size_limit={}", kCheckpointLogBytes).c_str(),
+               error) ||
       !ExecSql(db, "PRAGMA foreign_keys=ON", error) || !index->Migrate(error)) {
     return nullptr;
   }
