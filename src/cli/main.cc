@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,21 +31,35 @@ int main(int argc, char** argv) {
       break;
     }
   }
+  // Each command's options cost the start to build (CLI11): a command named
+  // first is built alone; anything else (help, a mistake, `docs`, which
+  // documents them all) builds every command.
   tv::Action action;
-  tv::AddRunCommand(app, after_dashes, &action);
-  tv::AddAttachCommand(app, &action);
-  tv::AddCheckCommand(app, &action);
-  tv::AddExportCommand(app, &action);
-  tv::AddAnalyzeCommand(app, &action);
-  tv::AddReportCommand(app, &action);
-  tv::AddRunsCommand(app, &action);
-  tv::AddCompareCommand(app, &action);
-  tv::AddPickCommand(app, &action);
-  tv::AddTopCommand(app, &action);
-  tv::AddServeCommand(app, &action);
-  tv::AddStacksCommand(app, &action);
-  tv::AddProfileCommand(app, &action);
-  tv::AddDocsCommand(app, &action);
+  using Add = std::function<void()>;
+  const std::pair<std::string_view, Add> commands[] = {
+      {"run", [&] { tv::AddRunCommand(app, after_dashes, &action); }},
+      {"attach", [&] { tv::AddAttachCommand(app, &action); }},
+      {"check", [&] { tv::AddCheckCommand(app, &action); }},
+      {"export", [&] { tv::AddExportCommand(app, &action); }},
+      {"analyze", [&] { tv::AddAnalyzeCommand(app, &action); }},
+      {"report", [&] { tv::AddReportCommand(app, &action); }},
+      {"runs", [&] { tv::AddRunsCommand(app, &action); }},
+      {"compare", [&] { tv::AddCompareCommand(app, &action); }},
+      {"pick", [&] { tv::AddPickCommand(app, &action); }},
+      {"top", [&] { tv::AddTopCommand(app, &action); }},
+      {"serve", [&] { tv::AddServeCommand(app, &action); }},
+      {"stacks", [&] { tv::AddStacksCommand(app, &action); }},
+      {"profile", [&] { tv::AddProfileCommand(app, &action); }},
+      {"docs", [&] { tv::AddDocsCommand(app, &action); }},
+  };
+  std::string_view first = parsed_argc > 1 ? argv[1] : "";
+  const auto* named = std::find_if(std::begin(commands), std::end(commands),
+                                   [&](const auto& c) { return c.first == first; });
+  if (named != std::end(commands) && first != "docs") {
+    named->second();
+  } else {
+    for (const auto& [name, add] : commands) add();
+  }
   try {
     app.parse(parsed_argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -67,7 +83,9 @@ int main(int argc, char** argv) {
   // are blocked before any thread exists, so every thread inherits the mask
   // and the signals reach only that wait. Every other command keeps the
   // default actions, so INT, TERM and HUP end it wherever it is.
-  if (app.got_subcommand("run") || app.got_subcommand("attach")) tv::BlockSupervisorSignals();
+  for (const CLI::App* chosen : app.get_subcommands()) {
+    if (chosen->get_name() == "run" || chosen->get_name() == "attach") tv::BlockSupervisorSignals();
+  }
   int code = 2;
   try {
     if (action) code = action();
