@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,32 +32,26 @@ int main(int argc, char** argv) {
   }
   // Each command's options cost the start to build (CLI11): a command named
   // first is built alone; anything else (help, a mistake, `docs`, which
-  // documents them all) builds every command.
+  // documents them all) builds every command. `run` also takes the words
+  // after "--".
   tv::Action action;
-  using Add = std::function<void()>;
-  const std::pair<std::string_view, Add> commands[] = {
-      {"run", [&] { tv::AddRunCommand(app, after_dashes, &action); }},
-      {"attach", [&] { tv::AddAttachCommand(app, &action); }},
-      {"check", [&] { tv::AddCheckCommand(app, &action); }},
-      {"export", [&] { tv::AddExportCommand(app, &action); }},
-      {"analyze", [&] { tv::AddAnalyzeCommand(app, &action); }},
-      {"report", [&] { tv::AddReportCommand(app, &action); }},
-      {"runs", [&] { tv::AddRunsCommand(app, &action); }},
-      {"compare", [&] { tv::AddCompareCommand(app, &action); }},
-      {"pick", [&] { tv::AddPickCommand(app, &action); }},
-      {"top", [&] { tv::AddTopCommand(app, &action); }},
-      {"serve", [&] { tv::AddServeCommand(app, &action); }},
-      {"stacks", [&] { tv::AddStacksCommand(app, &action); }},
-      {"profile", [&] { tv::AddProfileCommand(app, &action); }},
-      {"docs", [&] { tv::AddDocsCommand(app, &action); }},
+  using Add = void (*)(CLI::App&, tv::Action*);
+  const std::pair<std::string_view, Add> others[] = {
+      {"attach", tv::AddAttachCommand},   {"check", tv::AddCheckCommand},
+      {"export", tv::AddExportCommand},   {"analyze", tv::AddAnalyzeCommand},
+      {"report", tv::AddReportCommand},   {"runs", tv::AddRunsCommand},
+      {"compare", tv::AddCompareCommand}, {"pick", tv::AddPickCommand},
+      {"top", tv::AddTopCommand},         {"serve", tv::AddServeCommand},
+      {"stacks", tv::AddStacksCommand},   {"profile", tv::AddProfileCommand},
+      {"docs", tv::AddDocsCommand},
   };
   std::string_view first = parsed_argc > 1 ? argv[1] : "";
-  const auto* named = std::find_if(std::begin(commands), std::end(commands),
-                                   [&](const auto& c) { return c.first == first; });
-  if (named != std::end(commands) && first != "docs") {
-    named->second();
-  } else {
-    for (const auto& [name, add] : commands) add();
+  bool known = first == "run" || std::any_of(std::begin(others), std::end(others),
+                                             [&](const auto& c) { return c.first == first; });
+  bool all = !known || first == "docs";
+  if (all || first == "run") tv::AddRunCommand(app, after_dashes, &action);
+  for (const auto& [name, add] : others) {
+    if (all || name == first) add(app, &action);
   }
   try {
     app.parse(parsed_argc, argv);
