@@ -3,20 +3,22 @@
 // v1 cpuacct and memory hierarchies, wherever this process may make one (root,
 // a delegated v2 subtree); the command is made in it (v2: clone3's
 // CLONE_INTO_CGROUP) or enters it before exec (v1), so only the job's
-// processes are ever in it, and it lies under the same limits as before.
+// processes are ever in it, and it lies under the same limits as before. It
+// is removed when the job has ended; one that still holds processes (a daemon
+// the job left) stays, and is said.
 //
 // Entering costs no wait. Moving a process through cgroup.procs write-locks
 // the kernel's global threadgroup lock, which waits out an RCU grace period
-// (5 to 20 ms here) unless another move came just before; a process made in
+// (11 to 20 ms here) unless another move came just before; a process made in
 // its cgroup, or a thread moving itself through v1's `tasks`, takes no such
-// lock. cgroup.procs is the fallback where clone3 cannot place the child. It is removed when the
-// job has ended; one that still holds processes (a daemon the job left) stays, and is said.
+// lock. cgroup.procs is the fallback where clone3 cannot place the child.
 //
 // Its totals are read by sources/cgroup_usage.h. Where none can be made the
 // run goes on as before (the job's figures from its processes' files), and
 // why_not() says why, once.
 //
-// Thread safety: not thread-safe. EnterFromChild is async-signal-safe.
+// Thread safety: not thread-safe. EnterFromChild and unified_bit are
+// async-signal-safe (the child calls them between fork and exec).
 #pragma once
 
 #include <string>
