@@ -84,14 +84,13 @@ bench: build
 	@echo "== trainvitals analyze --json of a 24-hour job, 4 nodes x 8 GPUs (target <= 5 s)"
 	@$(PYTHON) bench/analyze_joined.py $(CLI)
 
-# clang-format (fails on any difference; third_party's release files are left
-# as they are) and a build with clang-tidy on every file.
+# clang-format (fails on any difference) and a build with clang-tidy on every file.
 lint: format-check
 	@[ -f build/tidy/build.ninja ] || cmake --preset tidy >/dev/null
 	cmake --build build/tidy
 
 format-check:
-	git ls-files --cached --others --exclude-standard '*.cc' '*.h' ':!third_party' | xargs clang-format --dry-run --Werror
+	git ls-files --cached --others --exclude-standard '*.cc' '*.h' | xargs clang-format --dry-run --Werror
 
 # libFuzzer targets of tests/fuzz, FUZZ_SECONDS each (clang, build/asan), one
 # per core side by side (FUZZ_JOBS=N to choose).
@@ -107,7 +106,7 @@ soak: build
 	SOAK_SECONDS=$(SOAK_SECONDS) TRAINVITALS_BUILD=$(BUILD_DIR) PYTHONPATH=python $(PYTHON) scripts/soak.py
 
 format:
-	git ls-files --cached --others --exclude-standard '*.cc' '*.h' ':!third_party' | xargs clang-format -i
+	git ls-files --cached --others --exclude-standard '*.cc' '*.h' | xargs clang-format -i
 
 clean:
 	rm -rf build
