@@ -14,8 +14,8 @@ namespace tv {
 // `*done` (when given) is how many bytes were written.
 int WriteFully(int fd, std::string_view data, size_t* done = nullptr);
 
-// Writes all of `data` to `fd` (one write(2) where the kernel allows, retried on
-// EINTR). Returns false on failure; `what` names the file in the message.
+// WriteFully, saying its first failure once (`what` names the file). Returns
+// false on failure.
 bool WriteAll(int fd, std::string_view data, std::string_view what, bool* said);
 
 }  // namespace tv
