@@ -1,10 +1,13 @@
 #include "core/private_path.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 
 namespace tv {
@@ -61,6 +64,20 @@ Status NarrowMode(const std::string& path, mode_t mode) {
   }
   ::close(fd);
   return result;
+}
+
+std::string MemoryRuntimeDir() {
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  struct stat st {};
+  if (runtime != nullptr && runtime[0] == '/' && ::stat(runtime, &st) == 0 && S_ISDIR(st.st_mode) &&
+      st.st_uid == ::getuid()) {
+    return std::string(runtime) + "/trainvitals";
+  }
+  struct statfs fs {};
+  if (::statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC) {
+    return "/dev/shm/trainvitals-" + std::to_string(::getuid());
+  }
+  return "";
 }
 
 }  // namespace tv

@@ -29,6 +29,15 @@ Status CreateFileIfAbsent(const std::string& path, mode_t mode, bool* created);
 // first at a name anyone can make, in /tmp).
 Status PrivateDir(const std::string& dir, bool create);
 
+// This user's place for files that end with the processes using them
+// (sockets, live state), in memory: $XDG_RUNTIME_DIR/trainvitals where the
+// runtime directory is this user's, else /dev/shm/trainvitals-<uid> where
+// /dev/shm is a memory file system (tmpfs). Empty when there is neither. Not
+// made here (PrivateDir). On a disk's file system each file made and removed
+// costs an inode and a journal entry (110 us of CPU against 17 on tmpfs,
+// measured here).
+std::string MemoryRuntimeDir();
+
 // Takes away every permission bit of `path` that `mode` lacks, when `path` is
 // this user's (the effective uid's) file or directory; an absent path, a link
 // or another user's file is left alone (ok).

@@ -11,12 +11,8 @@ SinkThread::SinkThread(std::vector<Sink*> sinks)
 
 SinkThread::~SinkThread() { Close(); }
 
-void SinkThread::Start(std::function<void()> first) {
-  thread_ = StartThread("tv-sinks", "rows and events are no longer written",
-                        [this, first = std::move(first)] {
-                          if (first) first();
-                          Loop();
-                        });
+void SinkThread::Start() {
+  thread_ = StartThread("tv-sinks", "rows and events are no longer written", [this] { Loop(); });
 }
 
 bool SinkThread::PushRow(Row row) {

@@ -30,8 +30,8 @@ class SinkThread {
 
   explicit SinkThread(std::vector<Sink*> sinks);
   ~SinkThread();
-  // Starts the thread, which runs `first` (when set) before anything else.
-  void Start(std::function<void()> first = {});
+  // Starts the thread.
+  void Start();
   // Never blocks. Returns false when the row was dropped.
   bool PushRow(Row row);
   bool PushEvent(Event event);

@@ -19,9 +19,11 @@ class MarkerEndpoint {
   // Connections held at once; more are accepted and closed at once (counted).
   static constexpr size_t kMaxClients = 1024;
 
-  // Under $TMPDIR (else /tmp), in this user's trainvitals-<uid> (where it is
-  // private to the user), after removing the stale directories of runs
-  // killed there (stale_dirs.h). Returns nullptr with `error` set on failure.
+  // In this user's directory in memory (core/private_path.h
+  // MemoryRuntimeDir), or where $TMPDIR is given (else where there is no such
+  // directory), in $TMPDIR's (else /tmp's) trainvitals-<uid>, private to the
+  // user; after removing the stale directories of runs killed there
+  // (stale_dirs.h). Returns nullptr with `error` set on failure.
   static std::unique_ptr<MarkerEndpoint> Create(double interval_s, std::string* error);
   ~MarkerEndpoint();
   MarkerEndpoint(const MarkerEndpoint&) = delete;

@@ -1,7 +1,7 @@
-// Marker directories (trainvitals-XXXXXX in $TMPDIR/trainvitals-UID) that a run killed with
-// SIGKILL could not remove. Each directory names its owner in `owner.pid`; at
-// start a new endpoint removes the directories of this user whose owner is
-// gone. A directory another running trainvitals owns is never touched.
+// Marker directories (trainvitals-XXXXXX where markers/endpoint.h puts them)
+// that a run killed with SIGKILL could not remove. Each directory names its owner in `owner.pid`;
+// at start a new endpoint removes the directories of this user whose owner is gone. A directory
+// another running trainvitals owns is never touched.
 //
 // Thread safety: functions only; call from the controlling thread.
 #pragma once

@@ -1,7 +1,9 @@
 #include "markers/stale_dirs.h"
 
 #include <gtest/gtest.h>
+#include <linux/magic.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +12,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string>
 
 #include "markers/endpoint.h"
 #include "markers/protocol.h"
@@ -117,6 +121,61 @@ TEST(StaleMarkerDirs, EndpointsLiveInTheUsersOwnDirectoryUnlessAnotherMadeIt) {
     ::setenv("TMPDIR", old.c_str(), 1);
   }
   fs::remove_all(tmp);
+}
+
+// An environment variable set for one scope, restored after it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value != nullptr) {
+      ::setenv(name, value, 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// Where TMPDIR does not say: in memory, the user's runtime directory first,
+// so that a run makes and removes no file on a disk.
+TEST(StaleMarkerDirs, WithoutTmpdirTheEndpointsLiveInMemory) {
+  fs::path runtime = fs::path(::testing::TempDir()) / "tv_marker_runtime";
+  fs::remove_all(runtime);
+  fs::create_directories(runtime);
+  ScopedEnv no_tmpdir("TMPDIR", nullptr);
+  std::string error;
+  {
+    ScopedEnv xdg("XDG_RUNTIME_DIR", runtime.c_str());
+    auto e = MarkerEndpoint::Create(1.0, &error);
+    ASSERT_NE(e, nullptr) << error;
+    EXPECT_EQ(fs::path(e->socket_path()).parent_path().parent_path(), runtime / "trainvitals");
+    EXPECT_EQ(fs::status(runtime / "trainvitals").permissions() & fs::perms::all,
+              fs::perms::owner_all);
+  }
+  {
+    ScopedEnv xdg("XDG_RUNTIME_DIR", nullptr);
+    struct statfs shm {};
+    bool memory = ::statfs("/dev/shm", &shm) == 0 && shm.f_type == TMPFS_MAGIC;
+    auto e = MarkerEndpoint::Create(1.0, &error);
+    ASSERT_NE(e, nullptr) << error;
+    fs::path mine =
+        std::string(memory ? "/dev/shm" : "/tmp") + "/trainvitals-" + std::to_string(::getuid());
+    EXPECT_EQ(fs::path(e->socket_path()).parent_path().parent_path(), mine);
+  }
+  fs::remove_all(runtime);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "core/endpoint.h"
 #include "run/live_dir.h"
+#include "run/run_dir.h"
 #include "sinks/jsonl_sink.h"
 #include "sinks/metrics_server.h"
 #include "sinks/prometheus_sink.h"
@@ -46,7 +47,7 @@ std::string Exporters::OpenBoards(double start_wall) {
 
 std::vector<Sink*> Exporters::MakeSinks(const ExporterContext& context) {
   const std::string& dir = context.identity.run_dir;
-  jsonl_ = std::make_unique<JsonlSink>(dir + "/samples.jsonl", dir + "/events.jsonl");
+  jsonl_ = std::make_unique<JsonlSink>(dir + "/" + kSamplesFile, dir + "/events.jsonl");
   std::vector<Sink*> sinks = {jsonl_.get()};
   if (tfevents_) sinks.push_back(tfevents_.get());
   if (visualdl_) sinks.push_back(visualdl_.get());

@@ -119,12 +119,15 @@ std::string PrepareRunDir(const Config& config, const std::vector<std::string>& 
   MakeRunDir(dir, config.share);
   if (!fs::is_directory(dir))
     throw ConfigError(fmt::format("{} exists and is not a directory", dir));
-  if (fs::exists(fs::path(dir) / "samples.jsonl")) {
+  // The run's first file, made here: the proof that the directory is
+  // writable, and that no other run has it (at once, where two runs are given
+  // the same --out).
+  std::string samples = (fs::path(dir) / kSamplesFile).string();
+  int fd = ::open(samples.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST) {
     throw ConfigError(fmt::format(
         "{} already holds a run (samples.jsonl): choose another --out or remove it", dir));
   }
-  std::string probe = (fs::path(dir) / "meta.json").string();
-  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     throw ConfigError(
         fmt::format("run directory {} is not writable: {}", dir, std::strerror(errno)));

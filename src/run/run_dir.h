@@ -24,9 +24,13 @@ std::string DefaultRunName(const std::vector<std::string>& command);
 // neither a name nor a command.
 std::string RunLabel(const MetaRecord& meta);
 
+// The file of a run's rows, which PrepareRunDir makes empty.
+inline constexpr const char* kSamplesFile = "samples.jsonl";
+
 // Creates the run directory for `config` (making parents) and proves it is
-// writable by creating a file in it. Called before the child starts. Throws
-// ConfigError saying which directory and why. A directory it makes is 0700
+// writable, and not another run's, by creating its empty kSamplesFile.
+// Called before the child starts. Throws ConfigError saying which directory
+// and why. A directory it makes is 0700
 // (it holds command lines and other users' process names), 0755 with
 // config.share; its parents are made as mkdir -p makes them, and a directory
 // that already exists keeps its mode.

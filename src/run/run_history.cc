@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/config.h"
+#include "core/thread.h"
 #include "run/run_dir.h"
 #include "store/db_location.h"
 
@@ -101,35 +102,62 @@ std::optional<RunRecord> ReadRunDir(const std::string& dir, const CostRates& rat
   return Record(dir, files->summary, files->meta);
 }
 
-bool HistoryOpening::Applies(const std::string& db_path) { return !IsPostgresUrl(db_path); }
+bool HistoryAside::Applies(const std::string& db_path) { return !IsPostgresUrl(db_path); }
 
-void HistoryOpening::Open() {
+HistoryAside::~HistoryAside() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (state_ != State::kWaiting) return;
-    state_ = State::kOpening;
+    ending_ = true;
   }
+  handed_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void HistoryAside::Start() {
+  thread_ = StartThread("tv-history", "this run is not indexed", [this] {
+    Open();
+    std::unique_lock<std::mutex> lock(mu_);
+    handed_.wait(lock, [this] { return run_.has_value() || ending_; });
+    if (!run_) return;
+    FinishedRun run = std::move(*run_);
+    lock.unlock();
+    Write(std::move(run));
+  });
+}
+
+void HistoryAside::Open() {
   std::unique_ptr<RunIndex> index;
   try {
-    std::string error;  // said by the run's end, which opens it again
+    std::string error;  // said by Write, which opens it again
     index = RunIndex::Open(db_path_, &error);
+    if (index && !index->PreparePut(&error)) index.reset();
   } catch (...) {
     index.reset();
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    index_ = std::move(index);
-    state_ = State::kOpened;
-  }
-  opened_.notify_all();
+  std::lock_guard<std::mutex> lock(mu_);
+  index_ = std::move(index);
 }
 
-std::unique_ptr<RunIndex> HistoryOpening::Take() {
-  std::unique_lock<std::mutex> lock(mu_);
-  opened_.wait(lock, [this] { return state_ != State::kOpening; });
-  state_ = State::kTaken;
-  if (index_ && index_->Moved()) index_.reset();
-  return std::move(index_);
+void HistoryAside::Index(FinishedRun run) {
+  if (!thread_.joinable()) {
+    Write(std::move(run));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    run_ = std::move(run);
+  }
+  handed_.notify_all();
+}
+
+void HistoryAside::Write(FinishedRun run) {
+  std::unique_ptr<RunIndex> index;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    index = std::move(index_);
+  }
+  if (index && index->Moved()) index.reset();
+  IndexFinishedRun(db_path_, run.run_dir, run.summary, run.meta, run.rates, std::move(index));
 }
 
 void IndexFinishedRun(const std::string& db_path, const std::string& run_dir,

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "analysis/cost.h"
 #include "store/meta_record.h"
@@ -31,34 +32,54 @@ std::string RunIndexPath(const std::string& db);
 std::optional<RunRecord> ReadRunDir(const std::string& dir, const CostRates& rates,
                                     std::string* why);
 
-// The run history opened aside while the job runs, for its end to index
-// into: opening an SQLite history reads its write-ahead log back (1 to 3 ms,
-// growing with the log until its checkpoint at 1000 pages), which a short
-// command's end would otherwise wait for. Open runs on a thread that is there
-// anyway (the sink thread's first task), so no thread is added. An SQLite file
-// only: a connection to a team's PostgreSQL is not held for a run's length.
+// The run history written aside, on a thread of its own ("tv-history"),
+// opened while the job runs and written while the run's end goes on. Opening
+// an SQLite history reads its write-ahead log back (0.5 to 3 ms, growing with
+// the log until its checkpoint at kCheckpointLogBytes) and a commit takes
+// another half millisecond: a short command's end would otherwise wait for
+// both. An SQLite file only: a connection to a team's PostgreSQL is not held
+// for a run's length.
 //
-// Thread safety: Open and Take from any thread, each once.
-class HistoryOpening {
+// Thread safety: one controlling thread; the work runs on the thread Start makes.
+class HistoryAside {
  public:
-  explicit HistoryOpening(std::string db_path) : db_path_(std::move(db_path)) {}
+  // The run to index, as IndexFinishedRun takes it.
+  struct FinishedRun {
+    std::string run_dir;
+    RunSummary summary;
+    MetaRecord meta;
+    CostRates rates;
+  };
 
-  // Whether the history at `db_path` is opened aside: an SQLite file.
+  explicit HistoryAside(std::string db_path) : db_path_(std::move(db_path)) {}
+  // Waits for the thread: the run handed to Index written, or (none handed)
+  // the history closed unwritten.
+  ~HistoryAside();
+  HistoryAside(const HistoryAside&) = delete;
+  HistoryAside& operator=(const HistoryAside&) = delete;
+
+  // Whether the history at `db_path` is written aside: an SQLite file.
   static bool Applies(const std::string& db_path);
 
-  // Opens the history; nothing once Take came first.
+  // Opens the history on the thread, which then waits for Index.
+  void Start();
+  // Opens it on the calling thread instead (no Start).
   void Open();
-  // What Open opened, once (waiting while it opens); null when Open had not
-  // begun, could not open it (the run's end opens it again and says why), or
-  // the file was removed or replaced since.
-  std::unique_ptr<RunIndex> Take();
+  // Indexes `run` (IndexFinishedRun into the history opened; opened again when
+  // it could not be, or the file was removed or replaced since): on the thread
+  // when started, returning at once; else here. Once.
+  void Index(FinishedRun run);
 
  private:
+  void Write(FinishedRun run);
+
   const std::string db_path_;
   std::mutex mu_;
-  std::condition_variable opened_;
-  enum class State { kWaiting, kOpening, kOpened, kTaken } state_ = State::kWaiting;
+  std::condition_variable handed_;
   std::unique_ptr<RunIndex> index_;
+  std::optional<FinishedRun> run_;
+  bool ending_ = false;
+  std::thread thread_;
 };
 
 // Indexes the run that just wrote `summary` (and `meta`) into `run_dir`, in the

@@ -169,8 +169,9 @@ TEST_F(RunHistoryDir, AFinishedRunIsIndexed) {
   EXPECT_DOUBLE_EQ(*runs[0].wasted_gpu_hours, 0.75);
 }
 
-// The history opened aside while a job runs is the one its end indexes into;
-// one removed since, or never opened in time, is opened again at the end.
+// The history opened aside while a job runs is the one its end indexes into,
+// on the history's own thread, done when it is destroyed; one removed since is
+// opened again at the end, and so is one never opened.
 TEST_F(RunHistoryDir, TheHistoryOpenedAsideIsIndexedIntoUnlessItMoved) {
   std::string db = (dir_ / "runs.db").string();
   auto meta = MetaFromJson(nlohmann::ordered_json::parse(R"({"host": "h1", "name": "aside"})"));
@@ -180,30 +181,41 @@ TEST_F(RunHistoryDir, TheHistoryOpenedAsideIsIndexedIntoUnlessItMoved) {
     auto index = RunIndex::Open(db, &error);
     return index ? index->Count(&error).value_or(-1) : -1;
   };
-  EXPECT_FALSE(HistoryOpening::Applies("postgresql://db.example/runs"));
-  ASSERT_TRUE(HistoryOpening::Applies(db));
+  auto finished = [&](const char* name) {
+    return HistoryAside::FinishedRun{(dir_ / name).string(), summary, meta, CostRates{}};
+  };
+  EXPECT_FALSE(HistoryAside::Applies("postgresql://db.example/runs"));
+  ASSERT_TRUE(HistoryAside::Applies(db));
 
-  HistoryOpening opened(db);
-  opened.Open();
-  std::unique_ptr<RunIndex> index = opened.Take();
-  ASSERT_NE(index, nullptr);
-  EXPECT_EQ(opened.Take(), nullptr);  // once
-  IndexFinishedRun(db, (dir_ / "run").string(), summary, meta, CostRates{}, std::move(index));
+  {
+    HistoryAside aside(db);
+    aside.Start();
+    aside.Index(finished("run1"));
+  }
+  EXPECT_EQ(count(), 1);
+
+  // Never handed a run (its summary.json could not be written): nothing.
+  {
+    HistoryAside aside(db);
+    aside.Start();
+  }
   EXPECT_EQ(count(), 1);
 
   // Removed while the job ran: not written into the file that is gone.
-  HistoryOpening removed(db);
-  removed.Open();
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db + suffix);
-  EXPECT_EQ(removed.Take(), nullptr);
-  IndexFinishedRun(db, (dir_ / "run").string(), summary, meta, CostRates{}, nullptr);
+  {
+    HistoryAside removed(db);
+    removed.Open();
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db + suffix);
+    removed.Index(finished("run2"));
+  }
   EXPECT_EQ(count(), 1);
 
-  // Taken before it was opened: the late Open does nothing.
-  HistoryOpening late(db);
-  EXPECT_EQ(late.Take(), nullptr);
-  late.Open();
-  EXPECT_EQ(late.Take(), nullptr);
+  // Never opened aside: opened at the end.
+  {
+    HistoryAside late(db);
+    late.Index(finished("run3"));
+  }
+  EXPECT_EQ(count(), 2);
 }
 
 TEST_F(RunHistoryDir, ARunOfAJobIsFoundByTheJobsId) {

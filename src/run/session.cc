@@ -75,6 +75,14 @@ void Session::Start(int root_pid, const JobCgroupView* cgroup, GpuOpening* gpus)
 }
 
 void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup, GpuOpening* gpus) {
+  // The history the run's end indexes into, opened aside while the command
+  // runs. Not in a training process (the Python mode), whose children are
+  // forked: a thread there would hold the database's locks at their fork.
+  std::string history = RunIndexPath(config_.db);
+  if ((mode_ == "run" || mode_ == "attach") && HistoryAside::Applies(history)) {
+    history_ = std::make_unique<HistoryAside>(history);
+    history_->Start();
+  }
   RunSources sources =
       MakeSources(config_, root_pid, run_dir_, markers_.get(), markers_error_, cgroup, gpus);
   LiveIdentity run = Identity(root_pid);
@@ -84,16 +92,7 @@ void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup, GpuOpen
   if (config_.out.empty()) PointLatestLink(config_.runs_dir, run_dir_);
   sinks_ = std::make_unique<SinkThread>(exporters_->MakeSinks(
       ExporterContext{run, &meta_, live_row_, judging_.thresholds[Th::kRepeatLine_s]}));
-  // The history the run's end indexes into, opened by the sink thread first
-  // while the command runs. Not in a training process (the Python mode),
-  // whose children are forked.
-  std::string history = RunIndexPath(config_.db);
-  if ((mode_ == "run" || mode_ == "attach") && HistoryOpening::Applies(history)) {
-    history_ = std::make_shared<HistoryOpening>(history);
-  }
-  sinks_->Start([history = history_] {
-    if (history) history->Open();
-  });
+  sinks_->Start();
   AddEvent(EventType::kStart, {{"pid", root_pid}, {"mode", mode_}});
   MarkerSource* marker_source = sources.markers;
   oom_kills_ = sources.oom_kills;
@@ -186,9 +185,10 @@ RunSummary Session::Finish(std::optional<int> exit_code, std::optional<int> exit
   }
   if (config_.report) WriteRunReport(run_dir_, config_.quiet);
   // The run history (trainvitals runs): after summary.json, never failing the run.
+  // Written aside where it was opened aside: the caller's end goes on meanwhile.
   if (written) {
-    IndexFinishedRun(RunIndexPath(config_.db), run_dir_, summary, meta_, judging_.cost_rates,
-                     history_ ? history_->Take() : nullptr);
+    if (!history_) history_ = std::make_unique<HistoryAside>(RunIndexPath(config_.db));
+    history_->Index({run_dir_, summary, meta_, judging_.cost_rates});
   }
   return summary;
 }
@@ -209,7 +209,7 @@ void Session::NoteJobEnd(std::optional<int> exit_signal) {
 void Session::Abandon() {
   if (exporters_) exporters_->Discard();
   std::error_code ec;
-  fs::remove(fs::path(run_dir_) / "meta.json", ec);
+  fs::remove(fs::path(run_dir_) / kSamplesFile, ec);
   fs::remove(run_dir_, ec);  // only if empty
 }
 

@@ -24,7 +24,7 @@ namespace tv {
 class AlertActions;
 class Exporters;
 class GpuOpening;
-class HistoryOpening;
+class HistoryAside;
 struct JobCgroupView;
 class MarkerEndpoint;
 class OomKillWatch;
@@ -59,7 +59,9 @@ class Session {
 
   void AddEvent(EventType type, nlohmann::ordered_json fields = nlohmann::ordered_json::object());
 
-  // Stops sampling, writes summary.json and prints the summary unless quiet.
+  // Stops sampling, writes summary.json, prints the summary unless quiet and
+  // indexes the run in the history (for `run` and `attach` on a thread of
+  // their own, which the destructor waits for: run/run_history.h HistoryAside).
   // Bounded in time: a sampler stuck in a driver call is left behind (and
   // kept alive); a full disk is waited for a while before summary.json is given up.
   RunSummary Finish(std::optional<int> exit_code, std::optional<int> exit_signal);
@@ -91,8 +93,8 @@ class Session {
   TerminalRow* live_row_ = nullptr;
   std::unique_ptr<SinkThread> sinks_;
   std::unique_ptr<Sampler> sampler_;
-  std::shared_ptr<HistoryOpening> history_;  // opened by the sink thread (run, attach)
-  Sampler* left_behind_ = nullptr;           // its thread is stuck in a source: never freed
+  std::unique_ptr<HistoryAside> history_;  // its end waits for the run indexed
+  Sampler* left_behind_ = nullptr;         // its thread is stuck in a source: never freed
   bool finished_ = false;
   static constexpr double kSummaryWait_s = 20;
   // How long the end of a run waits for alert actions still delivering.

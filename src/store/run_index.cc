@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <thread>
 
 #include "core/private_path.h"
@@ -49,6 +51,11 @@ class Statement {
   }
   // SQLITE_ROW, SQLITE_DONE, or an error code.
   int Step() { return sqlite3_step(stmt_); }
+  // Ready to run again, its parameters unbound.
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
 
   std::string Text(int col) const {
     const unsigned char* t = sqlite3_column_text(stmt_, col);
@@ -97,7 +104,10 @@ static_assert(std::size(kMigrations) == RunIndex::kSchemaVersion);
 class SqliteRunIndex : public RunIndex {
  public:
   explicit SqliteRunIndex(sqlite3* db) : RunIndex(SqlDialect::kSqlite), db_(db) {}
-  ~SqliteRunIndex() override { sqlite3_close_v2(db_); }
+  ~SqliteRunIndex() override {
+    prepared_.clear();
+    sqlite3_close_v2(db_);
+  }
 
   bool Migrate(std::string* error);
   bool Moved() override {
@@ -109,8 +119,26 @@ class SqliteRunIndex : public RunIndex {
  protected:
   bool Exec(const std::string& sql, const std::vector<SqlValue>& params, const RowFn& row,
             std::string* error) override {
+    if (auto it = prepared_.find(sql); it != prepared_.end()) {
+      Statement& s = *it->second;
+      bool ok = Run(s, params, row, error);
+      s.Reset();  // holds no read transaction until its next run
+      return ok;
+    }
     Statement s(db_, sql, error);
-    if (!s.ok()) return false;
+    return s.ok() && Run(s, params, row, error);
+  }
+
+  bool Prepare(const std::string& sql, std::string* error) override {
+    auto s = std::make_unique<Statement>(db_, sql, error);
+    if (!s->ok()) return false;
+    prepared_[sql] = std::move(s);
+    return true;
+  }
+
+ private:
+  bool Run(Statement& s, const std::vector<SqlValue>& params, const RowFn& row,
+           std::string* error) {
     for (size_t i = 0; i < params.size(); ++i) s.Bind(static_cast<int>(i) + 1, params[i]);
     SqliteRow view(s);
     int rc;
@@ -121,8 +149,8 @@ class SqliteRunIndex : public RunIndex {
     return true;
   }
 
- private:
   sqlite3* db_;
+  std::map<std::string, std::unique_ptr<Statement>> prepared_;  // by their SQL
 };
 
 }  // namespace

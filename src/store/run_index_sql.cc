@@ -245,6 +245,18 @@ std::string GlobToRegex(std::string_view glob) {
   return re + "$";
 }
 
+namespace {
+
+std::string DeleteFindingsSql(SqlDialect d) {
+  return fmt::format("DELETE FROM runs_findings WHERE run_id = {}", SqlParam(d, 1));
+}
+
+}  // namespace
+
+bool RunIndex::PreparePut(std::string* error) {
+  return Prepare(UpsertRunSql(dialect_), error) && Prepare(DeleteFindingsSql(dialect_), error);
+}
+
 bool RunIndex::Put(const RunRecord& r, std::string* error) {
   auto fail = [&] {
     std::string ignored;
@@ -263,8 +275,7 @@ bool RunIndex::Put(const RunRecord& r, std::string* error) {
     return fail();
   }
   std::vector<SqlValue> params = {*id};
-  if (!Exec(fmt::format("DELETE FROM runs_findings WHERE run_id = {}", SqlParam(dialect_, 1)),
-            params, nullptr, error)) {
+  if (!Exec(DeleteFindingsSql(dialect_), params, nullptr, error)) {
     return fail();
   }
   if (!r.findings.empty()) {

@@ -289,6 +289,42 @@ TEST_F(RunIndexTest, PutReplacesTheRowOfTheSameRunDirectoryWithItsFindings) {
   EXPECT_FALSE(runs[0].missing);
 }
 
+// Put's statements compiled ahead (a run's history, opened while the job
+// runs) write as any, again and again, and hold nothing between the Puts: a
+// checkpoint of the whole log by another connection is not kept waiting.
+TEST_F(RunIndexTest, APutPreparedAheadWritesAsAnyAndHoldsNothingAfter) {
+  auto index = OpenOk();
+  std::string error;
+  ASSERT_TRUE(index->PreparePut(&error)) << error;
+  RunRecord a = Run("a", 1000);
+  a.findings = {{"input-bound", "warning"}};
+  ASSERT_TRUE(index->Put(a, &error)) << error;
+  ASSERT_TRUE(index->Put(Run("b", 2000), &error)) << error;
+  a.exit_code = 3;
+  a.findings = {{"memory-leak", "warning"}, {"gpu-idle", "critical"}};
+  ASSERT_TRUE(index->Put(a, &error)) << error;
+
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(Db().c_str(), &other), SQLITE_OK);
+  EXPECT_EQ(sqlite3_wal_checkpoint_v2(other, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(other);
+  sqlite3_close(other);
+
+  RunQuery q;
+  q.with_findings = true;
+  q.sort = "start";
+  std::vector<RunRecord> runs;
+  ASSERT_TRUE(index->Query(q, &runs, &error)) << error;
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].name, "b");
+  EXPECT_EQ(runs[0].exit_code, 0);
+  EXPECT_TRUE(runs[0].findings.empty());
+  EXPECT_EQ(runs[1].name, "a");
+  EXPECT_EQ(runs[1].exit_code, 3);
+  ASSERT_EQ(runs[1].findings.size(), 2u);
+}
+
 TEST_F(RunIndexTest, FiltersBySinceNameHostAndCommandText) {
   auto index = OpenOk();
   std::string error;
