@@ -71,6 +71,20 @@ pid_t ForkInto(int cgroup_fd, bool* in_cgroup) {
   return ::fork();
 }
 
+// Reads up to `size` bytes from `fd` into `out`, until they came or the
+// pipe closed. How many came.
+size_t ReadFull(int fd, void* out, size_t size) {
+  char* at = static_cast<char*>(out);
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = ::read(fd, at + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  return got;
+}
+
 }  // namespace
 
 void BlockSupervisorSignals() {
@@ -78,18 +92,18 @@ void BlockSupervisorSignals() {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
-int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inherit_fds,
-               JobCgroup* cgroup, int* start_error_code, std::string* error) {
-  *start_error_code = 0;
+ForkedChild ForkChild(const std::vector<std::string>& argv, const std::vector<int>& inherit_fds,
+                      JobCgroup* cgroup, std::string* error) {
+  ForkedChild forked;
   // Orphans of the job (a daemonised worker) are re-parented to us, not to init,
   // so they stay in view and are reaped.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) {
     *error = fmt::format("trainvitals: cannot create pipe: {}", std::strerror(errno));
-    *start_error_code = 1;
-    return -1;
+    return forked;
   }
+  UniqueFd report(pipefd[0]);
   bool own_terminal = ::isatty(STDIN_FILENO) && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
@@ -100,8 +114,8 @@ int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inh
   pid_t pid = ForkInto(cgroup != nullptr ? cgroup->unified_fd() : -1, &in_unified);
   if (pid < 0) {
     *error = fmt::format("trainvitals: cannot fork: {}", std::strerror(errno));
-    *start_error_code = 1;
-    return -1;
+    ::close(pipefd[1]);
+    return forked;
   }
   if (pid == 0) {
     ::close(pipefd[0]);
@@ -125,34 +139,26 @@ int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inh
   ::setpgid(pid, pid);  // also here, so the group exists before we signal it
   terminal_handed_over = own_terminal;
   ::close(pipefd[1]);
-  // Until exec closes the pipe: the cgroups entered, and exec's errno if it failed.
-  struct {
-    unsigned entered = 0;
-    int err = 0;
-  } report;
-  char* at = reinterpret_cast<char*>(&report);
-  size_t got = 0;
-  while (got < sizeof(report)) {
-    ssize_t n = ::read(pipefd[0], at + got, sizeof(report) - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
+  unsigned entered = 0;
+  size_t got = ReadFull(report.get(), &entered, sizeof(entered));
+  if (cgroup != nullptr) cgroup->Entered(got == sizeof(entered) ? entered : 0);
+  forked.pid = pid;
+  forked.exec_report = std::move(report);
+  return forked;
+}
+
+int AwaitExec(ForkedChild& child, const std::string& program, std::string* error) {
+  int err = 0;
+  size_t got = ReadFull(child.exec_report.get(), &err, sizeof(err));
+  child.exec_report.reset();
+  if (got != sizeof(err)) return 0;  // closed by the exec (or the child died before it)
+  ::waitpid(child.pid, nullptr, 0);
+  if (err == ENOENT) {
+    *error = fmt::format("trainvitals: {}: command not found", program);
+    return 127;
   }
-  ::close(pipefd[0]);
-  if (cgroup != nullptr) cgroup->Entered(got >= sizeof(report.entered) ? report.entered : 0);
-  int err = report.err;
-  if (got == sizeof(report)) {
-    ::waitpid(pid, nullptr, 0);
-    if (err == ENOENT) {
-      *error = fmt::format("trainvitals: {}: command not found", argv[0]);
-      *start_error_code = 127;
-    } else {
-      *error = fmt::format("trainvitals: {}: {}", argv[0], std::strerror(err));
-      *start_error_code = err == EACCES ? 126 : 127;
-    }
-    return -1;
-  }
-  return pid;
+  *error = fmt::format("trainvitals: {}: {}", program, std::strerror(err));
+  return err == EACCES ? 126 : 127;
 }
 
 ChildExit SuperviseChild(int child, const SupervisorHooks& hooks, const ForceEnd& force) {

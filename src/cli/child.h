@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/unique_fd.h"
+
 namespace tv {
 
 class JobCgroup;
@@ -22,16 +24,27 @@ struct ChildExit {
 // inherit the mask.
 void BlockSupervisorSignals();
 
-// Forks and execs `argv` in its own process group (given the terminal's
-// foreground when trainvitals has it). `inherit_fds` stay open in the child
-// across exec (the GPU locks, which it then holds too). The child is made in
-// `cgroup` (when not null; its v2 directory, where clone3 can) or enters it
-// before exec, and `cgroup` learns which of its hierarchies it is in
-// (JobCgroup::Entered). Returns the child's
-// PID, or the shell's code for a command that cannot start (127 not found, 126
-// not executable) with `*error` set to a shell-like message.
-int SpawnChild(const std::vector<std::string>& argv, const std::vector<int>& inherit_fds,
-               JobCgroup* cgroup, int* start_error_code, std::string* error);
+// The command forked and in its cgroups, its exec perhaps still under way.
+struct ForkedChild {
+  int pid = -1;
+  UniqueFd exec_report;  // closed by the exec; exec's errno when it failed
+};
+
+// Forks `argv` and has it exec in its own process group (given the
+// terminal's foreground when trainvitals has it). `inherit_fds` stay open in
+// the child across exec (the GPU locks, which it then holds too). The child
+// is made in `cgroup` (when not null; its v2 directory, where clone3 can) or
+// enters it before exec, and `cgroup` learns which of its hierarchies it is in
+// (JobCgroup::Entered). Returns once the child is in them, before its exec
+// ends: what the caller does meanwhile overlaps it (AwaitExec). pid -1 with
+// `*error` set when it could not fork.
+ForkedChild ForkChild(const std::vector<std::string>& argv, const std::vector<int>& inherit_fds,
+                      JobCgroup* cgroup, std::string* error);
+
+// Waits for `child`'s exec. 0 once it ran, else the shell's code for a
+// command that cannot start (127 not found, 126 not executable) with `*error`
+// set to a shell-like message naming `program`, and the child reaped.
+int AwaitExec(ForkedChild& child, const std::string& program, std::string* error);
 
 // What the supervisor tells its caller while it waits. Each may be empty.
 struct SupervisorHooks {

@@ -81,7 +81,6 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
       }
       // Where the training's own files go (an on_oom_risk="checkpoint"'s checkpoint).
       ::setenv(kRunDirEnv, session.run_dir().c_str(), 1);
-      int start_error = 0;
       std::string error;
       if (row) row->Reserve();
       // The job inherits the GPU locks: they stay held while any of its
@@ -91,16 +90,23 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
       // The job's own cgroup, where this machine lets us make one: its totals
       // from one file each, whatever the number of its processes.
       JobCgroup cgroup = JobCgroup::Make(fmt::format("trainvitals-{}", ::getpid()));
-      int child = SpawnChild(*command, inherit, &cgroup, &start_error, &error);
-      if (child < 0) {
+      auto not_started = [&](int code) {
         if (row) row->Release();
         session.Abandon();
         fmt::print(stderr, "{}\n", error);
-        return start_error;
-      }
-      // The GPU driver opens on its own thread while the command starts (a
-      // thread after the fork: at a pids limit the command goes first).
+        return code;
+      };
+      ForkedChild forked = ForkChild(*command, inherit, &cgroup, &error);
+      if (forked.pid < 0) return not_started(1);
+      // While the command's exec runs, the GPU driver and the run history open
+      // on threads of their own (threads after the fork: at a pids limit the
+      // command goes first).
       std::shared_ptr<GpuOpening> gpus = GpuOpening::Start(RunGpuOptions(config));
+      session.OpenHistory();
+      if (int code = AwaitExec(forked, command->front(), &error); code != 0) {
+        return not_started(code);
+      }
+      int child = forked.pid;
       session.ShowLiveStatus(row.get());
       JobCgroupView own = cgroup.view();
       session.Start(child, &own, gpus.get());

@@ -74,15 +74,17 @@ void Session::Start(int root_pid, const JobCgroupView* cgroup, GpuOpening* gpus)
   }
 }
 
-void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup, GpuOpening* gpus) {
-  // The history the run's end indexes into, opened aside while the command
-  // runs. Not in a training process (the Python mode), whose children are
-  // forked: a thread there would hold the database's locks at their fork.
+void Session::OpenHistory() {
+  // Not in a training process (the Python mode), whose children are forked:
+  // a thread there would hold the database's locks at their fork.
   std::string history = RunIndexPath(config_.db);
-  if ((mode_ == "run" || mode_ == "attach") && HistoryAside::Applies(history)) {
-    history_ = std::make_unique<HistoryAside>(history);
-    history_->Start();
-  }
+  if (history_ || (mode_ != "run" && mode_ != "attach") || !HistoryAside::Applies(history)) return;
+  history_ = std::make_unique<HistoryAside>(history);
+  history_->Start();
+}
+
+void Session::StartMonitoring(int root_pid, const JobCgroupView* cgroup, GpuOpening* gpus) {
+  OpenHistory();  // the history the run's end indexes into, while the command runs
   RunSources sources =
       MakeSources(config_, root_pid, run_dir_, markers_.get(), markers_error_, cgroup, gpus);
   LiveIdentity run = Identity(root_pid);
@@ -207,6 +209,7 @@ void Session::NoteJobEnd(std::optional<int> exit_signal) {
 }
 
 void Session::Abandon() {
+  history_.reset();
   if (exporters_) exporters_->Discard();
   std::error_code ec;
   fs::remove(fs::path(run_dir_) / kSamplesFile, ec);

@@ -49,6 +49,11 @@ class Session {
   // must outlive this session); none unless set before Start.
   void ShowLiveStatus(TerminalRow* row) { live_row_ = row; }
 
+  // Opens the run history aside for the run's end (run, attach: an SQLite
+  // history, run/run_history.h HistoryAside), once the command exists; else
+  // Start does.
+  void OpenHistory();
+
   // Starts sampling the process tree rooted at `root_pid`. Throws nothing: the
   // command is already running, so a failure here is said once and the run
   // goes on unmonitored (Finish still writes what it can).
@@ -66,7 +71,8 @@ class Session {
   // kept alive); a full disk is waited for a while before summary.json is given up.
   RunSummary Finish(std::optional<int> exit_code, std::optional<int> exit_signal);
 
-  // Removes the prepared run directory when the command never started.
+  // Removes the prepared run directory when the command never started (and
+  // closes the history, unwritten).
   void Abandon();
 
  private:
