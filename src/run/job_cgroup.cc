@@ -31,7 +31,8 @@ bool HoldsUs(Env* env, const std::string& dir) {
   std::string procs;
   if (!env->ReadFile((dir + "/cgroup.procs").c_str(), &procs).ok()) return false;
   bool listed = false;
-  ForEachProc(procs, [&](int pid) { listed = listed || pid == ::getpid(); });
+  int self = ::getpid();
+  ForEachProc(procs, [&](int pid) { listed = listed || pid == self; });
   return listed;
 }
 
