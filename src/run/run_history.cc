@@ -121,7 +121,7 @@ void HistoryAside::Start() {
     if (!run_) return;
     FinishedRun run = std::move(*run_);
     lock.unlock();
-    Write(std::move(run));
+    Write(run);
   });
 }
 
@@ -140,7 +140,7 @@ void HistoryAside::Open() {
 
 void HistoryAside::Index(FinishedRun run) {
   if (!thread_.joinable()) {
-    Write(std::move(run));
+    Write(run);
     return;
   }
   {
@@ -150,7 +150,7 @@ void HistoryAside::Index(FinishedRun run) {
   handed_.notify_all();
 }
 
-void HistoryAside::Write(FinishedRun run) {
+void HistoryAside::Write(const FinishedRun& run) {
   std::unique_ptr<RunIndex> index;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -71,7 +71,7 @@ class HistoryAside {
   void Index(FinishedRun run);
 
  private:
-  void Write(FinishedRun run);
+  void Write(const FinishedRun& run);
 
   const std::string db_path_;
   std::mutex mu_;
