@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <system_error>
 
 #include "core/config.h"
 #include "core/thread.h"
@@ -114,15 +115,22 @@ HistoryAside::~HistoryAside() {
 }
 
 void HistoryAside::Start() {
-  thread_ = StartThread("tv-history", "this run is not indexed", [this] {
-    Open();
-    std::unique_lock<std::mutex> lock(mu_);
-    handed_.wait(lock, [this] { return run_.has_value() || ending_; });
-    if (!run_) return;
-    FinishedRun run = std::move(*run_);
-    lock.unlock();
-    Write(run);
-  });
+  try {
+    thread_ = StartThread("tv-history", "this run is not indexed", [this] { Serve(); });
+  } catch (const std::system_error&) {
+    // No thread to be had (a container at its pids limit): Index opens and
+    // writes on the caller's.
+  }
+}
+
+void HistoryAside::Serve() {
+  Open();
+  std::unique_lock<std::mutex> lock(mu_);
+  handed_.wait(lock, [this] { return run_.has_value() || ending_; });
+  if (!run_) return;
+  FinishedRun run = std::move(*run_);
+  lock.unlock();
+  Write(run);
 }
 
 void HistoryAside::Open() {

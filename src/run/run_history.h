@@ -61,7 +61,8 @@ class HistoryAside {
   // Whether the history at `db_path` is written aside: an SQLite file.
   static bool Applies(const std::string& db_path);
 
-  // Opens the history on the thread, which then waits for Index.
+  // Opens the history on the thread, which then waits for Index. Where no
+  // thread can be had, nothing: Index then opens and writes it.
   void Start();
   // Opens it on the calling thread instead (no Start).
   void Open();
@@ -71,6 +72,7 @@ class HistoryAside {
   void Index(FinishedRun run);
 
  private:
+  void Serve();  // the thread: Open, then Write what Index hands over
   void Write(const FinishedRun& run);
 
   const std::string db_path_;
