@@ -78,51 +78,6 @@ TEST(StaleMarkerDirs, AnOwnerOfAnotherPidNamespaceThatStillListensKeepsItsDirect
   fs::remove_all(tmp);
 }
 
-// The endpoint's directory is in this user's trainvitals-<uid> under TMPDIR,
-// where the look for stale ones reads a few entries; directly in TMPDIR when
-// that name is not this user's private directory.
-TEST(StaleMarkerDirs, EndpointsLiveInTheUsersOwnDirectoryUnlessAnotherMadeIt) {
-  fs::path tmp = fs::path(::testing::TempDir()) / "tv_marker_parent";
-  fs::remove_all(tmp);
-  fs::create_directories(tmp);
-  std::string old = std::getenv("TMPDIR") != nullptr ? std::getenv("TMPDIR") : "";
-  ::setenv("TMPDIR", tmp.c_str(), 1);
-  fs::path mine = tmp / ("trainvitals-" + std::to_string(::getuid()));
-  std::string error;
-  {
-    auto e = MarkerEndpoint::Create(1.0, &error);
-    ASSERT_NE(e, nullptr) << error;
-    EXPECT_EQ(fs::path(e->socket_path()).parent_path().parent_path(), mine);
-    EXPECT_EQ(fs::status(mine).permissions() & fs::perms::all, fs::perms::owner_all);
-  }
-  fs::remove_all(mine);
-  fs::create_directories(mine);
-  fs::permissions(mine, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                            fs::perms::others_read | fs::perms::others_exec);
-  {
-    auto e = MarkerEndpoint::Create(1.0, &error);
-    ASSERT_NE(e, nullptr) << error;
-    EXPECT_EQ(fs::path(e->socket_path()).parent_path().parent_path(), tmp);
-  }
-  // A TMPDIR long enough that the socket's path in the user's directory would
-  // not fit a socket address (107 bytes): directly in TMPDIR.
-  ASSERT_LT(tmp.string().size(), 60u);
-  fs::path deep = tmp / std::string(72 - tmp.string().size(), 'd');  // 73 bytes
-  fs::create_directories(deep);
-  ::setenv("TMPDIR", deep.c_str(), 1);
-  {
-    auto e = MarkerEndpoint::Create(1.0, &error);
-    ASSERT_NE(e, nullptr) << error;
-    EXPECT_EQ(fs::path(e->socket_path()).parent_path().parent_path(), deep);
-  }
-  if (old.empty()) {
-    ::unsetenv("TMPDIR");
-  } else {
-    ::setenv("TMPDIR", old.c_str(), 1);
-  }
-  fs::remove_all(tmp);
-}
-
 // An environment variable set for one scope, restored after it.
 class ScopedEnv {
  public:
@@ -148,6 +103,45 @@ class ScopedEnv {
   const char* name_;
   std::optional<std::string> old_;
 };
+
+// The endpoint's directory is in this user's trainvitals-<uid> under TMPDIR,
+// where the look for stale ones reads a few entries; directly in TMPDIR when
+// that name is not this user's private directory.
+TEST(StaleMarkerDirs, EndpointsLiveInTheUsersOwnDirectoryUnlessAnotherMadeIt) {
+  fs::path tmp = fs::path(::testing::TempDir()) / "tv_marker_parent";
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  ScopedEnv tmpdir("TMPDIR", tmp.c_str());
+  fs::path mine = tmp / ("trainvitals-" + std::to_string(::getuid()));
+  std::string error;
+  {
+    auto e = MarkerEndpoint::Create(1.0, &error);
+    ASSERT_NE(e, nullptr) << error;
+    EXPECT_EQ(fs::path(e->socket_path()).parent_path().parent_path(), mine);
+    EXPECT_EQ(fs::status(mine).permissions() & fs::perms::all, fs::perms::owner_all);
+  }
+  fs::remove_all(mine);
+  fs::create_directories(mine);
+  fs::permissions(mine, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                            fs::perms::others_read | fs::perms::others_exec);
+  {
+    auto e = MarkerEndpoint::Create(1.0, &error);
+    ASSERT_NE(e, nullptr) << error;
+    EXPECT_EQ(fs::path(e->socket_path()).parent_path().parent_path(), tmp);
+  }
+  // A TMPDIR long enough that the socket's path in the user's directory would
+  // not fit a socket address (107 bytes): directly in TMPDIR.
+  ASSERT_LT(tmp.string().size(), 60u);
+  fs::path deep = tmp / std::string(72 - tmp.string().size(), 'd');  // 73 bytes
+  fs::create_directories(deep);
+  {
+    ScopedEnv deep_tmpdir("TMPDIR", deep.c_str());
+    auto e = MarkerEndpoint::Create(1.0, &error);
+    ASSERT_NE(e, nullptr) << error;
+    EXPECT_EQ(fs::path(e->socket_path()).parent_path().parent_path(), deep);
+  }
+  fs::remove_all(tmp);
+}
 
 // Where TMPDIR does not say: in memory, the user's runtime directory first,
 // so that a run makes and removes no file on a disk.

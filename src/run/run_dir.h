@@ -30,10 +30,9 @@ inline constexpr const char* kSamplesFile = "samples.jsonl";
 // Creates the run directory for `config` (making parents) and proves it is
 // writable, and not another run's, by creating its empty kSamplesFile.
 // Called before the child starts. Throws ConfigError saying which directory
-// and why. A directory it makes is 0700
-// (it holds command lines and other users' process names), 0755 with
-// config.share; its parents are made as mkdir -p makes them, and a directory
-// that already exists keeps its mode.
+// and why. A directory it makes is 0700 (it holds command lines and other
+// users' process names), 0755 with config.share; its parents are made as
+// mkdir -p makes them, and a directory that already exists keeps its mode.
 std::string PrepareRunDir(const Config& config, const std::vector<std::string>& command,
                           double now_wall);
 

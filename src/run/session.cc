@@ -77,8 +77,9 @@ void Session::Start(int root_pid, const JobCgroupView* cgroup, GpuOpening* gpus)
 void Session::OpenHistory() {
   // Not in a training process (the Python mode), whose children are forked:
   // a thread there would hold the database's locks at their fork.
+  if (history_ || (mode_ != "run" && mode_ != "attach")) return;
   std::string history = RunIndexPath(config_.db);
-  if (history_ || (mode_ != "run" && mode_ != "attach") || !HistoryAside::Applies(history)) return;
+  if (!HistoryAside::Applies(history)) return;
   history_ = std::make_unique<HistoryAside>(history);
   history_->Start();
 }
