@@ -3,46 +3,65 @@
 Keras takes each batch inside its compiled step, from a tf.data buffer that a
 producer thread fills by calling the Python generator (or the PyDataset's
 ``__getitem__``): the training thread's hooks cannot see the wait
-(docs/markers.md "Data wait"). So the producer's calls are timed instead, and
-each step's wait is read from them: a step waits when a batch was being made
-as it began (the buffer was empty: a producer that keeps up idles, its buffer
-full), from its begin until that batch was made, if that came before the
-step's end. A producer whose buffer still holds batches while it works (as it
-fills, at an epoch's start, or when its thread waits for the GIL) makes a step
-look like it waited when it did not; the error is at most one batch's making
-per such step.
+(docs/markers.md "Data wait"). So the producer's calls are timed and counted
+instead, and each step's wait is read from them. The buffer hands batches over
+in the order their calls began (a PyDataset's workers make several at once:
+Keras's enqueuer yields them in that order), so a step that takes the batches
+up to the Nth of its iterator finds its input ready when the first N calls had
+returned as it began, and waits otherwise, from its begin until they had (if a
+call was in progress then, and they returned before the step's end: an idle
+producer has a full buffer).
 """
 
 from __future__ import annotations
 
 import collections
+import itertools
+import threading
 import time
 
 _now = time.monotonic_ns  # CLOCK_MONOTONIC, as the marker client's
 
 
 class ProducerClock:
-    """The producer threads' calls (written there) and each step's wait (read on
-    the training thread). Plain attribute stores under the GIL, no lock."""
+    """The producer threads' calls (written there, under a lock) and each step's
+    wait (read on the training thread, which takes no lock).
 
-    def __init__(self) -> None:
+    ``per_epoch``: each epoch reads a new iterator (a PyDataset: its batches
+    are counted from the epoch's begin, which leaves out those made for
+    Keras's look at the input's shape); otherwise one iterator runs through
+    the fit (a generator: its batches are counted from the first)."""
+
+    def __init__(self, per_epoch: bool = False) -> None:
+        self.per_epoch = per_epoch
         self.busy = 0  # calls in progress
-        self.made = 0  # calls that returned a batch
-        self.made_at = collections.deque(maxlen=16)  # (made, when) of the latest
+        self.made = 0  # the first calls that all returned, by the order they began
+        self.made_at = collections.deque(maxlen=64)  # (made, when) of the latest
+        self._calls = itertools.count(1)  # each call's place in the order they began
+        self._lock = threading.Lock()  # the producers' (a PyDataset's workers) side
+        self._returned = set()  # calls returned after one before them still runs
+        self._base = 0  # batches of the iterator taken before this epoch began
+        self._taken = 0  # batches this epoch's steps have taken so far
         self._began = 0  # the step in progress: its begin, 0 when none
-        self._made = 0  # made at its begin
+        self._needs = 0  # the batch it waits for, by its count
 
     # -- the producer's side ---------------------------------------------
     def made_by(self, make, *args):
         """Calls ``make(*args)`` (a generator's next(), ``__getitem__``), timing it."""
-        self.busy += 1
+        with self._lock:
+            call = next(self._calls)
+            self.busy += 1
         try:
-            item = make(*args)
+            return make(*args)
         finally:
-            self.busy -= 1
-        self.made_at.append((self.made + 1, _now()))
-        self.made += 1
-        return item
+            now = _now()
+            with self._lock:
+                self.busy -= 1
+                self._returned.add(call)
+                while self.made + 1 in self._returned:
+                    self._returned.discard(self.made + 1)
+                    self.made_at.append((self.made + 1, now))
+                    self.made += 1
 
     def generator(self, iterator):
         """A generator (Keras adapts a generator object, not any iterator) over
@@ -55,17 +74,28 @@ class ProducerClock:
             yield item
 
     # -- the training thread's side --------------------------------------
-    def step_begin(self) -> None:
-        self._began = _now() if self.busy else 0
-        self._made = self.made
+    def epoch_begin(self) -> None:
+        self._base = self.made if self.per_epoch else self._base + self._taken
+        self._taken = 0
+
+    def step_begin(self, step: int = -1, batches: int = 1) -> None:
+        """A step begins: ``step`` is its index in the epoch (Keras's
+        ``on_train_batch_begin``, -1: the one after the last), ``batches`` how
+        many it takes (``steps_per_execution``)."""
+        first = self._taken if step < 0 else step
+        self._taken = first + batches
+        needs = self._base + self._taken
+        ready = self.made >= needs
+        self._began = 0 if ready or not self.busy else _now()
+        # In a step of several batches, as many as were still to be made.
+        self._needs = min(needs, self.made + batches)
 
     def step_end(self) -> int:
         """The wait of the step that just ended, in nanoseconds."""
         began, self._began = self._began, 0
-        if not began or self.made <= self._made:
+        if not began or self.made < self._needs:
             return 0
         for made, when in self.made_at:
-            if made == self._made + 1:  # the batch being made as the step began
+            if made == self._needs:
                 return max(0, when - began)
         return 0
-

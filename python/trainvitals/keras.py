@@ -98,7 +98,7 @@ class VitalsCallback(FitHooks, _Callback):
             return self._input.generator(x)
         if _PyDataset is not None and isinstance(x, _PyDataset):
             if not x.use_multiprocessing:
-                self._input = ProducerClock()
+                self._input = ProducerClock(per_epoch=True)
                 return _TimedPyDataset(x, self._input)
             why = "its batches are made in other processes (use_multiprocessing=True)"
         say_once("keras-input", f"data wait not timed for this input ({why or type(x).__name__}):"
@@ -114,12 +114,13 @@ class VitalsCallback(FitHooks, _Callback):
     def on_epoch_begin(self, epoch, logs=None):
         super().on_epoch_begin(epoch, logs)
         if self._input is not None:
+            self._input.epoch_begin()
             self._wait_add(0)  # the epoch's timed loop begins
 
     @quiet_hook
     def on_train_batch_begin(self, batch, logs=None):
         if self._input is not None:
-            self._input.step_begin()
+            self._input.step_begin(batch, _batches_per_step(self.model))
 
     @quiet_hook
     def on_train_batch_end(self, batch, logs=None):
@@ -138,6 +139,19 @@ class VitalsCallback(FitHooks, _Callback):
     @quiet_hook
     def on_test_end(self, logs=None):
         self._phase_end("eval")
+
+
+def _batches_per_step(model) -> int:
+    """The batches each of fit's steps takes (``steps_per_execution``: Keras 3's
+    attribute, tf.keras's variable)."""
+    for name in ("steps_per_execution", "_steps_per_execution"):
+        value = getattr(model, name, None)
+        if value is not None:
+            try:
+                return max(1, int(value))
+            except (TypeError, ValueError):
+                pass
+    return 1
 
 
 # keras.utils.PyDataset (Keras 3); TensorFlow's bundled Keras 2 has none.

@@ -136,15 +136,20 @@ def test_each_epochs_share_is_the_pytorch_profilers_from_1_to_10_seconds(workers
 
 
 # A generator's producer is timed as a PyDataset's is: make test-slow.
-@pytest.mark.parametrize("source", ["pydataset", pytest.param("generator", marks=pytest.mark.slow)])
-def test_keras_input_through_the_callback_reads_tensorflows_own_wait(source, run_tv, tmp_path):
+@pytest.mark.parametrize("source,workers", [
+    ("pydataset", 1), ("pydataset", 2), pytest.param("generator", 1, marks=pytest.mark.slow)])
+def test_keras_input_through_the_callback_reads_tensorflows_own_wait(source, workers, run_tv,
+                                                                     tmp_path):
     # Keras takes the batch inside train_function: the producer's calls are
     # timed instead. TensorFlow's trace of the same fit is the oracle: its
-    # IteratorGetNext time is the training thread's wait for input.
-    run, truth = train(run_tv, tmp_path, "keras", "--sleep-ms", "40", "--work-ms", "10",
-                       "--input", source, "--trace", str(tmp_path / "trace"))
+    # IteratorGetNext time is the training thread's wait for input. Two
+    # workers make two batches at once, each in twice the time: the same
+    # wait, its batches returned out of the order Keras hands them over in.
+    run, truth = train(run_tv, tmp_path, "keras", "--sleep-ms", str(40 * workers),
+                       "--work-ms", "10", "--workers", str(workers), "--input", source,
+                       "--trace", str(tmp_path / "trace"))
     oracle = [e["get_next_s"] / e["wall_s"] for e in truth]
-    print(source, "epochs", epoch_ratios(run), "trace", oracle)
+    print(source, workers, "epochs", epoch_ratios(run), "trace", oracle)
     assert all(o > 0.4 for o in oracle), oracle  # it really waits for its input
     # Within 3 points of it on a quiet machine. On a loaded one (CI runs the
     # sanitizer builds beside the tests) the batch's handover after it was
@@ -156,25 +161,36 @@ def test_keras_input_through_the_callback_reads_tensorflows_own_wait(source, run
     # though the load can take the trace's own share of an epoch down to 0.43.
     got = epoch_ratios(run)
     assert all(g is not None and g > 0.2 for g in got), got
-    for g, want in zip(got, oracle):
-        assert 0.75 * want <= g <= want + 0.03, (g, want)
+    # The fit's first step compiles train_function before it asks for a batch:
+    # a batch made meanwhile reads as waited for, up to one batch's making.
+    first_over = 0.04 * workers / truth[0]["wall_s"]
+    for epoch, (g, want) in enumerate(zip(got, oracle)):
+        assert 0.75 * want <= g <= want + 0.03 + (first_over if epoch == 0 else 0), (g, want)
     assert statistics.mean(measured_rows(run)) > 0.3
 
 
 def test_keras_input_that_keeps_up_reads_near_zero(run_tv, tmp_path):
-    run, truth = train(run_tv, tmp_path, "keras", "--sleep-ms", "2", "--work-ms", "20",
-                       "--input", "generator", "--trace", str(tmp_path / "trace"))
+    # Batches of 25 and 5 ms in turn beside steps of 20 ms whose work runs
+    # without the GIL, as a compiled step's kernels do: the producer is busy
+    # most of the time and as many steps begin, with a batch in its buffer.
+    run, truth = train(run_tv, tmp_path, "keras", "--sleep-ms", "25,5", "--work-ms", "20",
+                       "--work-frees-gil", "--input", "generator",
+                       "--trace", str(tmp_path / "trace"))
     oracle = [e["get_next_s"] / e["wall_s"] for e in truth]
-    print("epochs", epoch_ratios(run), "trace", oracle)
-    # Below input_bound_ratio (no false alarm). A step that began while a batch
-    # was being made though the buffer held one counts as waiting: a little
-    # above the trace on a busy machine, whose threads wait longer for the GIL.
-    # (On a loaded machine the trace itself can show an epoch whose producer
-    # was starved of CPU: those epochs are not compared.)
+    planted = [e["slept_s"] / e["wall_s"] for e in truth]
+    print("epochs", epoch_ratios(run), "trace", oracle, "planted", planted)
+    assert all(p > 0.4 for p in planted), planted  # the producer is busy
+    # Below input_bound_ratio (no false alarm), and the trace's within 3
+    # points after the first epoch. (The first step's IteratorGetNext starts
+    # tf.data's pipeline, up to 4 points of the first epoch that no producer
+    # call times. On a loaded machine the trace itself can show an epoch whose
+    # producer was starved of CPU, or a collection of Python's garbage in the
+    # batch's handover: those epochs are not compared.)
     got = epoch_ratios(run)
-    assert all(g is not None and g < 0.1 for g in got), got
-    quiet = [(g, want) for g, want in zip(got, oracle) if want < 0.1]
-    assert quiet and all(abs(g - want) <= 0.06 for g, want in quiet), (got, oracle)
+    assert all(g is not None and g < 0.05 for g in got), got
+    assert got[0] <= oracle[0] + 0.03, (got, oracle)
+    quiet = [(g, want) for g, want in zip(got[1:], oracle[1:]) if want < 0.1]
+    assert quiet and all(abs(g - want) <= 0.03 for g, want in quiet), (got, oracle)
 
 
 def test_keras_input_not_through_the_callback_reads_absent_not_zero(run_tv, tmp_path):
@@ -221,3 +237,78 @@ def test_data_wrapper_passes_items_errors_and_the_end_through(tmp_path):
     # The loop did nothing but wait for its items.
     summary = json.loads((out / "summary.json").read_text())
     assert summary["training"]["data_wait_ratio"]["mean"] > 0.9, summary["training"]
+
+
+def buffered_fit(clock, make_ms, step_ms, inside_ms, steps=40, buffer=2, peeked=0):
+    """A fit over a producer thread and a bounded buffer, as tf.data's: the
+    producer times each batch's making through `clock` (sleeping make_ms in
+    turn) and blocks while the buffer is full; each step takes one batch
+    inside its window (between the batch hooks) and sleeps inside_ms there,
+    step_ms in all. Keras makes `peeked` batches first for the input's shape
+    and hands them over first. Returns (the clock's wait, the steps' own time
+    blocked on the buffer), in seconds."""
+    import itertools
+    import queue
+    import threading
+    import time
+    buf, stop = queue.Queue(maxsize=buffer), threading.Event()
+    for i in range(peeked):
+        buf.put(clock.made_by(time.sleep, make_ms[i % len(make_ms)] / 1000))
+
+    def produce():
+        for i in itertools.count(peeked):
+            clock.made_by(time.sleep, make_ms[i % len(make_ms)] / 1000)
+            while not stop.is_set():
+                try:
+                    buf.put(i, timeout=0.05)
+                    break
+                except queue.Full:
+                    pass
+            if stop.is_set():
+                return
+
+    producer = threading.Thread(target=produce, daemon=True)
+    producer.start()
+    measured = blocked = 0
+    clock.epoch_begin()
+    for step in range(steps):
+        clock.step_begin(step)
+        t = time.monotonic_ns()
+        buf.get()
+        blocked += time.monotonic_ns() - t
+        time.sleep(inside_ms / 1000)
+        measured += clock.step_end()
+        time.sleep((step_ms - inside_ms) / 1000)
+    stop.set()
+    producer.join()
+    return measured / 1e9, blocked / 1e9
+
+
+def test_producer_clock_reads_what_steps_wait_on_a_bounded_buffer():
+    from trainvitals._input import ProducerClock
+    # A producer that keeps up unevenly (25 and 5 ms batches beside 20 ms
+    # steps) is busy as every other step begins, and its batch is made inside
+    # that step's window, while the buffer holds another: no wait. (Counting
+    # a step as waiting whenever a batch was being made as it began read 11 %
+    # here, over input_bound_ratio: the false alarm this workload plants.)
+    wall = 40 * 0.020
+    measured, blocked = buffered_fit(ProducerClock(), [25, 5], step_ms=20, inside_ms=8,
+                                     peeked=2)
+    print("keeps up", measured, blocked)
+    assert blocked / wall < 0.03, blocked
+    assert measured / wall < 0.03, (measured, blocked)
+    # A producer that cannot keep up (30 ms batches beside 10 ms steps): each
+    # step waits about 20 ms of its 30, and the clock reads it.
+    measured, blocked = buffered_fit(ProducerClock(), [30], step_ms=10, inside_ms=3, peeked=2)
+    print("slow", measured, blocked)
+    assert blocked > 40 * 0.015, blocked
+    assert abs(measured - blocked) <= 0.1 * blocked, (measured, blocked)
+    # A PyDataset's epoch reads a new iterator: the batches Keras made before
+    # it (for the input's shape) are never handed over, and the count starts
+    # at the epoch's begin.
+    clock = ProducerClock(per_epoch=True)
+    for _ in range(2):
+        clock.made_by(lambda: None)
+    measured, blocked = buffered_fit(clock, [30], step_ms=10, inside_ms=3)
+    print("per epoch", measured, blocked)
+    assert abs(measured - blocked) <= 0.1 * blocked, (measured, blocked)

@@ -1,6 +1,7 @@
 """Trainings whose data wait is planted, for tests/integration/test_data_wait.py.
 
-    data_wait_train.py FRAMEWORK --sleep-ms S --work-ms W --truth FILE [--workers N] [--batches B]
+    data_wait_train.py FRAMEWORK --sleep-ms S[,S2...] --work-ms W [--work-frees-gil] --truth FILE
+        [--workers N] [--batches B]
 
 FRAMEWORK is torch (a plain loop over ``m.data(loader)``), lightning, paddle
 or keras (``--input``: a PyDataset or a generator through the callback's
@@ -28,24 +29,37 @@ BATCH = 8
 
 
 class Planted:
-    """The dataset's sleeps, summed per epoch (across DataLoader threads; not worker processes)."""
+    """The dataset's sleeps, summed per epoch (across DataLoader threads; not
+    worker processes). Batches sleep the given times in turn."""
 
-    def __init__(self, sleep_ms):
-        self.sleep_s = sleep_ms / 1000.0
+    def __init__(self, sleeps_ms):
+        self.sleeps_s = [ms / 1000.0 for ms in sleeps_ms]
         self.lock = threading.Lock()
         self.slept = 0.0
+        self.items = 0  # items loaded so far: BATCH of them make a batch
 
     def load(self, index):
-        if self.sleep_s <= 0:
+        with self.lock:
+            sleep_s = self.sleeps_s[self.items // BATCH % len(self.sleeps_s)]
+            self.items += 1
+        if sleep_s <= 0:
             return
         t = time.perf_counter()
-        time.sleep(self.sleep_s / BATCH)  # one item of BATCH: the batch sleeps sleep_ms
+        time.sleep(sleep_s / BATCH)  # one item of BATCH: the batch sleeps sleep_s
         with self.lock:
             self.slept += time.perf_counter() - t
 
 
+WORK_HOLDS_GIL = True
+
+
 def work(ms):
-    """`ms` of work on the training thread (a spin: it holds the thread as compute does)."""
+    """`ms` of work on the training thread: a spin, which holds the thread and
+    the GIL as Python does, or (--work-frees-gil) a sleep, as a compiled step
+    whose kernels run without the GIL."""
+    if not WORK_HOLDS_GIL:
+        time.sleep(ms / 1000.0)
+        return
     end = time.perf_counter() + ms / 1000.0
     while time.perf_counter() < end:
         pass
@@ -308,8 +322,11 @@ def get_next_seconds(trace_dir, begin_ns, end_ns):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("framework", choices=["torch", "lightning", "paddle", "keras"])
-    p.add_argument("--sleep-ms", type=float, default=0)
+    p.add_argument("--sleep-ms", default="0",
+                   help="each batch's loading; several (30,5): batches take them in turn")
     p.add_argument("--work-ms", type=float, default=10)
+    p.add_argument("--work-frees-gil", action="store_true",
+                   help="the step's work sleeps (a compiled step's kernels) instead of spinning")
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--truth", required=True)
     p.add_argument("--batches", type=int, default=BATCHES, help="batches per epoch")
@@ -320,7 +337,8 @@ def main():
                                    "per epoch goes into the truth file")
     args = p.parse_args()
     globals()["BATCHES"] = args.batches
-    planted = Planted(args.sleep_ms)
+    globals()["WORK_HOLDS_GIL"] = not args.work_frees_gil
+    planted = Planted([float(ms) for ms in args.sleep_ms.split(",")])
     epochs = Epochs(planted, args.truth)
     globals()[f"run_{args.framework}"](args, planted, epochs)
     epochs.write()
