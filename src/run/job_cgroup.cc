@@ -2,11 +2,15 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <set>
 
 #include "core/env.h"
 
@@ -36,7 +40,41 @@ bool HoldsUs(Env* env, const std::string& dir) {
   return listed;
 }
 
+constexpr std::string_view kJobCgroupPrefix = "trainvitals-";
+constexpr time_t kStaleAfterSeconds = 60;
+
+// The PID a job cgroup's name carries: 0 for any other name.
+int NamedOwner(std::string_view name) {
+  if (!name.starts_with(kJobCgroupPrefix)) return 0;
+  name.remove_prefix(kJobCgroupPrefix.size());
+  int pid = 0;
+  auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
+  return ec == std::errc() && end == name.data() + name.size() ? pid : 0;
+}
+
+std::string Child(const std::string& parent, std::string_view name) {
+  return fmt::format("{}/{}", parent == "/" ? "" : parent, name);
+}
+
 }  // namespace
+
+int SweepStaleJobCgroups(const std::string& parent, time_t now) {
+  std::vector<std::string> names;
+  if (!Env::Default()->ListDir(parent.c_str(), &names).ok()) return 0;
+  int removed = 0;
+  for (const std::string& name : names) {
+    int owner = NamedOwner(name);
+    if (owner <= 0 || ::kill(owner, 0) == 0 || errno != ESRCH) continue;
+    std::string dir = Child(parent, name);
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+        now - st.st_mtime < kStaleAfterSeconds) {
+      continue;
+    }
+    if (::rmdir(dir.c_str()) == 0) ++removed;
+  }
+  return removed;
+}
 
 std::vector<JobCgroupPlace> PlanJobCgroup(const std::vector<MountInfo>& mounts,
                                           const std::vector<ProcCgroupLine>& cgroups) {
@@ -68,7 +106,7 @@ JobCgroup JobCgroup::Make(const std::string& name) {
   std::string failures;
   for (const JobCgroupPlace& place : places) {
     if (!HoldsUs(env, place.parent)) continue;
-    std::string dir = (place.parent == "/" ? "" : place.parent) + "/" + name;
+    std::string dir = Child(place.parent, name);
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
       if (!failures.empty()) failures += "; ";
       failures += fmt::format("{}: {}", dir, std::strerror(errno));
@@ -147,12 +185,15 @@ JobCgroupView JobCgroup::view() const {
 
 std::string JobCgroup::Remove() {
   std::string left;
+  std::set<std::string> parents;
   for (const Made& m : made_) {
+    parents.insert(m.dir.substr(0, std::max<size_t>(1, m.dir.rfind('/'))));
     if (::rmdir(m.dir.c_str()) == 0 || errno == ENOENT) continue;
     if (!left.empty()) left += ", ";
     left += fmt::format("{} ({})", m.dir,
                         errno == EBUSY ? "processes of the job still in it" : std::strerror(errno));
   }
+  for (const std::string& parent : parents) (void)SweepStaleJobCgroups(parent, ::time(nullptr));
   made_.clear();
   unified_fd_.reset();
   return left;

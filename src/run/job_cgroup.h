@@ -5,7 +5,8 @@
 // CLONE_INTO_CGROUP) or enters it before exec (v1), so only the job's
 // processes are ever in it, and it lies under the same limits as before. It
 // is removed when the job has ended; one that still holds processes (a daemon
-// the job left) stays, and is said.
+// the job left) stays, and is said. Then those beside it that runs killed
+// before their end left go too (SweepStaleJobCgroups).
 //
 // Entering costs no wait. Moving a process through cgroup.procs write-locks
 // the kernel's global threadgroup lock, which waits out an RCU grace period
@@ -21,6 +22,7 @@
 // async-signal-safe (the child calls them between fork and exec).
 #pragma once
 
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,14 @@ struct JobCgroupPlace {
 // the unified one, and v1 cpuacct and memory (each at most once).
 std::vector<JobCgroupPlace> PlanJobCgroup(const std::vector<MountInfo>& mounts,
                                           const std::vector<ProcCgroupLine>& cgroups);
+
+// Removes from `parent` the job cgroups (`trainvitals-PID`) that runs killed
+// before their end (SIGKILL) left: their PID is gone, they were made over a
+// minute before `now` (a PID means nothing in another PID namespace sharing
+// the parent; a live run's job is in its cgroup from its start to its end, and
+// the run removes it at once), and they are empty (rmdir refuses one that
+// holds processes: a daemon such a job left). Returns how many went.
+int SweepStaleJobCgroups(const std::string& parent, time_t now);
 
 class JobCgroup {
  public:

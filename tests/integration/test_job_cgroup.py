@@ -6,7 +6,10 @@ import ctypes
 import errno
 import os
 import re
+import signal
+import subprocess
 import sys
+import time
 
 import pytest
 
@@ -99,6 +102,45 @@ def test_the_job_is_alone_in_a_cgroup_that_goes_when_it_ends(run_tv, clone3):
         left, own, r.proc.stderr)
     jobs = [row["job"] for row in r.rows]
     assert any("memory_anon_bytes" in j and "process_files_age_seconds" in j for j in jobs), jobs
+
+
+def _gone(pid, timeout=10):
+    deadline = time.monotonic() + timeout
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not os.path.exists(f"/proc/{pid}")
+
+
+def test_the_cgroups_a_run_killed_with_sigkill_left_go_at_a_later_runs_end(tv, run_tv, tmp_path):
+    job = [sys.executable, "-c", "import os, time; print(os.getpid()); "
+           "print(open('/proc/self/cgroup').read(), flush=True); time.sleep(120)"]
+    killed = subprocess.Popen([tv, "run", "--quiet", "--out", str(tmp_path / "killed"), "--", *job],
+                              stdout=subprocess.PIPE, text=True)
+    job_pid = int(killed.stdout.readline())
+    try:
+        own = [l.strip() for l in iter(killed.stdout.readline, "\n")
+               if re.search(r"/trainvitals-\d+$", l.strip())]
+        if not own:
+            pytest.skip("no cgroup of the job's own here")
+        dirs = [_directory(l) for l in own]
+        killed.kill()
+        killed.wait()
+
+        then = time.time() - 120  # as if they were made two minutes ago
+        for d in dirs:
+            os.utime(d, (then, then))
+        # Its job lives on in them: they stay.
+        assert run_tv(["true"]).proc.returncode == 0
+        assert all(os.path.isdir(d) for d in dirs), dirs
+        os.kill(job_pid, signal.SIGKILL)
+        assert _gone(job_pid)
+        # Made over a minute ago, empty now, their run gone: a later run's end removes them.
+        assert run_tv(["true"], name="later").proc.returncode == 0
+        assert not [d for d in dirs if os.path.isdir(d)], dirs
+    finally:
+        killed.kill()
+        if os.path.exists(f"/proc/{job_pid}"):
+            os.kill(job_pid, signal.SIGKILL)
 
 
 def test_cpu_of_children_between_samples_matches_their_rusage_within_2_percent(run_tv):
