@@ -8,15 +8,19 @@ instead, and each step's wait is read from them. The buffer hands batches over
 in the order their calls began (a PyDataset's workers make several at once:
 Keras's enqueuer yields them in that order), so a step that takes the batches
 up to the Nth of its iterator finds its input ready when the first N calls had
-returned as it began, and waits otherwise, from its begin until they had (if a
-call was in progress then, and they returned before the step's end: an idle
-producer has a full buffer).
+returned as it began, and waits otherwise, from its begin until the Nth was
+handed over (if that came before the step's end, and a call was in progress as
+it began: an idle producer has a full buffer, unless it is an epoch's new
+iterator that made nothing yet). A batch is handed over when its call returned,
+or later where the producer began its next call later than it usually does (a
+producer alone converts and buffers each batch before it asks for the next).
 """
 
 from __future__ import annotations
 
 import collections
 import itertools
+import statistics
 import threading
 import time
 
@@ -24,8 +28,8 @@ _now = time.monotonic_ns  # CLOCK_MONOTONIC, as the marker client's
 
 
 class ProducerClock:
-    """The producer threads' calls (written there, under a lock) and each step's
-    wait (read on the training thread, which takes no lock).
+    """The producer threads' calls (written there) and each step's wait (read
+    on the training thread), under one lock.
 
     ``per_epoch``: each epoch reads a new iterator (a PyDataset: its batches
     are counted from the epoch's begin, which leaves out those made for
@@ -37,6 +41,7 @@ class ProducerClock:
         self.busy = 0  # calls in progress
         self.made = 0  # the first calls that all returned, by the order they began
         self.made_at = collections.deque(maxlen=64)  # (made, when) of the latest
+        self.called_at = collections.deque(maxlen=64)  # (call, when it began) likewise
         self._calls = itertools.count(1)  # each call's place in the order they began
         self._lock = threading.Lock()  # the producers' (a PyDataset's workers) side
         self._returned = set()  # calls returned after one before them still runs
@@ -44,6 +49,10 @@ class ProducerClock:
         self._taken = 0  # batches this epoch's steps have taken so far
         self._began = 0  # the step in progress: its begin, 0 when none
         self._needs = 0  # the batch it waits for, by its count
+        self._compiling = True  # the fit's first step is still to come
+        self._first = False  # the step in progress is the fit's first
+        self._asks_with = 0  # the call the step in progress starts by its ask, 0: none
+        self._gaps = collections.deque(maxlen=15)  # from a batch's return to the next call
 
     # -- the producer's side ---------------------------------------------
     def made_by(self, make, *args):
@@ -51,6 +60,7 @@ class ProducerClock:
         with self._lock:
             call = next(self._calls)
             self.busy += 1
+            self.called_at.append((call, _now()))
         try:
             return make(*args)
         finally:
@@ -85,8 +95,15 @@ class ProducerClock:
         first = self._taken if step < 0 else step
         self._taken = first + batches
         needs = self._base + self._taken
-        ready = self.made >= needs
-        self._began = 0 if ready or not self.busy else _now()
+        # Waiting: its batches not all made, and a call in progress (an idle
+        # producer has a full buffer) or an epoch's new iterator that made
+        # nothing yet (it starts with this step's ask).
+        fresh = self.per_epoch and self.made == self._base
+        waits = self.made < needs and (self.busy or fresh)
+        self._began = _now() if waits else 0
+        # A new iterator's first call begins when the step asks for its batch.
+        self._asks_with = self._base + 1 if fresh else 0
+        self._first, self._compiling = self._compiling, False
         # In a step of several batches, as many as were still to be made.
         self._needs = min(needs, self.made + batches)
 
@@ -95,7 +112,32 @@ class ProducerClock:
         began, self._began = self._began, 0
         if not began or self.made < self._needs:
             return 0
-        for made, when in self.made_at:
-            if made == self._needs:
-                return max(0, when - began)
-        return 0
+        with self._lock:  # the deques change as the producers' threads call
+            asked = _at(self.called_at, self._asks_with)
+            made = _at(self.made_at, self._needs)
+            handed = _at(self.called_at, self._needs + 1)
+        if asked is not None and asked > began:
+            began = asked
+        elif self._first:
+            # The fit's first step compiles train_function before it asks for
+            # a batch: when it asked is not known, nor is its wait counted.
+            return 0
+        if made is None:
+            return 0
+        # A producer alone hands its batch over (into tensors, into the
+        # buffer) before it begins its next call. That gap's usual length is
+        # the producer's own way back (the handover is counted from the
+        # return); what it takes beyond (a collection of Python's garbage, a
+        # wait for the GIL) the step waited too.
+        if handed is not None and handed > made:
+            self._gaps.append(handed - made)
+            made = max(made, handed - int(statistics.median(self._gaps)))
+        return max(0, made - began)
+
+
+def _at(times, key):
+    """When `key` happened, from a deque of (key, when); None if not there."""
+    for k, when in times:
+        if k == key:
+            return when
+    return None

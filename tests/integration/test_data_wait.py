@@ -150,22 +150,21 @@ def test_keras_input_through_the_callback_reads_tensorflows_own_wait(source, wor
                        "--trace", str(tmp_path / "trace"))
     oracle = [e["get_next_s"] / e["wall_s"] for e in truth]
     print(source, workers, "epochs", epoch_ratios(run), "trace", oracle)
-    assert all(o > 0.4 for o in oracle), oracle  # it really waits for its input
-    # Within 3 points of it on a quiet machine. On a loaded one (CI runs the
-    # sanitizer builds beside the tests) the batch's handover after it was
-    # made (into tensors, through tf.data's buffer, to the waiting step) takes
-    # longer, and that part of the wait goes uncounted: up to 17 points under
-    # seen there (0.61 against 0.77), a fifth of the wait. So: from three
-    # quarters of the trace's share to 3 points over it. The epochs must show
-    # the job highly input-bound all the same (input_bound_high_ratio, 0.2),
-    # though the load can take the trace's own share of an epoch down to 0.43.
+    # It really waits for its input (the first epoch also starts the workers).
+    assert all(o > 0.3 for o in oracle[1:]), oracle
+    # Within 3 points of it on a quiet machine, and on one where CI's
+    # sanitizer builds run beside at nice 19. With two processes spinning at
+    # the tests' own priority, up to 10 points under (a first epoch: the
+    # handover after the batch was made takes longer, and where it is not the
+    # producer's usual gap to its next call it goes uncounted) and 5 over
+    # (two workers: the step's own wait for the GIL, which their threads hold,
+    # before it asks for its batch). So: from 7 tenths of the trace's share to
+    # 5 points over it. The epochs after the first must show the job highly
+    # input-bound all the same (input_bound_high_ratio, 0.2).
     got = epoch_ratios(run)
-    assert all(g is not None and g > 0.2 for g in got), got
-    # The fit's first step compiles train_function before it asks for a batch:
-    # a batch made meanwhile reads as waited for, up to one batch's making.
-    first_over = 0.04 * workers / truth[0]["wall_s"]
-    for epoch, (g, want) in enumerate(zip(got, oracle)):
-        assert 0.75 * want <= g <= want + 0.03 + (first_over if epoch == 0 else 0), (g, want)
+    assert all(g is not None and g > 0.2 for g in got[1:]), got
+    for g, want in zip(got, oracle):
+        assert 0.7 * want <= g <= want + 0.05, (g, want)
     assert statistics.mean(measured_rows(run)) > 0.3
 
 
@@ -179,7 +178,7 @@ def test_keras_input_that_keeps_up_reads_near_zero(run_tv, tmp_path):
     oracle = [e["get_next_s"] / e["wall_s"] for e in truth]
     planted = [e["slept_s"] / e["wall_s"] for e in truth]
     print("epochs", epoch_ratios(run), "trace", oracle, "planted", planted)
-    assert all(p > 0.4 for p in planted), planted  # the producer is busy
+    assert all(p > 0.3 for p in planted), planted  # the producer is busy
     # Below input_bound_ratio (no false alarm), and the trace's within 3
     # points after the first epoch. (The first step's IteratorGetNext starts
     # tf.data's pipeline, up to 4 points of the first epoch that no producer
@@ -239,14 +238,18 @@ def test_data_wrapper_passes_items_errors_and_the_end_through(tmp_path):
     assert summary["training"]["data_wait_ratio"]["mean"] > 0.9, summary["training"]
 
 
-def buffered_fit(clock, make_ms, step_ms, inside_ms, steps=40, buffer=2, peeked=0):
+def buffered_fit(clock, make_ms, step_ms, inside_ms, steps=40, buffer=2, peeked=0, lazy=False,
+                 stall_every=0, stall_ms=0):
     """A fit over a producer thread and a bounded buffer, as tf.data's: the
     producer times each batch's making through `clock` (sleeping make_ms in
-    turn) and blocks while the buffer is full; each step takes one batch
-    inside its window (between the batch hooks) and sleeps inside_ms there,
-    step_ms in all. Keras makes `peeked` batches first for the input's shape
-    and hands them over first. Returns (the clock's wait, the steps' own time
-    blocked on the buffer), in seconds."""
+    turn), then hands it to the buffer (after stall_ms more every
+    stall_every-th batch: a collection of Python's garbage there), blocking
+    while the buffer is full; each step takes one batch inside its window
+    (between the batch hooks) and sleeps inside_ms there, step_ms in all.
+    Keras makes `peeked` batches first for the input's shape and hands them
+    over first; a `lazy` producer (an epoch's new iterator) starts when the
+    first step asks for its batch. Returns (the clock's wait, the steps' own
+    time blocked on the buffer), in seconds."""
     import itertools
     import queue
     import threading
@@ -258,6 +261,8 @@ def buffered_fit(clock, make_ms, step_ms, inside_ms, steps=40, buffer=2, peeked=
     def produce():
         for i in itertools.count(peeked):
             clock.made_by(time.sleep, make_ms[i % len(make_ms)] / 1000)
+            if stall_every and i % stall_every == stall_every - 1:
+                time.sleep(stall_ms / 1000)
             while not stop.is_set():
                 try:
                     buf.put(i, timeout=0.05)
@@ -268,12 +273,15 @@ def buffered_fit(clock, make_ms, step_ms, inside_ms, steps=40, buffer=2, peeked=
                 return
 
     producer = threading.Thread(target=produce, daemon=True)
-    producer.start()
+    if not lazy:
+        producer.start()
     measured = blocked = 0
     clock.epoch_begin()
     for step in range(steps):
         clock.step_begin(step)
         t = time.monotonic_ns()
+        if lazy and step == 0:
+            producer.start()
         buf.get()
         blocked += time.monotonic_ns() - t
         time.sleep(inside_ms / 1000)
@@ -298,17 +306,21 @@ def test_producer_clock_reads_what_steps_wait_on_a_bounded_buffer():
     assert blocked / wall < 0.03, blocked
     assert measured / wall < 0.03, (measured, blocked)
     # A producer that cannot keep up (30 ms batches beside 10 ms steps): each
-    # step waits about 20 ms of its 30, and the clock reads it.
-    measured, blocked = buffered_fit(ProducerClock(), [30], step_ms=10, inside_ms=3, peeked=2)
-    print("slow", measured, blocked)
-    assert blocked > 40 * 0.015, blocked
-    assert abs(measured - blocked) <= 0.1 * blocked, (measured, blocked)
+    # step waits about 20 ms of its 30, and the clock reads it. Every 8th
+    # batch's handover stalls 60 ms more: the steps wait for that too.
+    for stall_every in (0, 8):
+        measured, blocked = buffered_fit(ProducerClock(), [30], step_ms=10, inside_ms=3,
+                                         peeked=2, stall_every=stall_every, stall_ms=60)
+        print("slow", stall_every, measured, blocked)
+        assert blocked > 40 * 0.015, blocked
+        assert abs(measured - blocked) <= 0.05 * blocked, (measured, blocked)
     # A PyDataset's epoch reads a new iterator: the batches Keras made before
     # it (for the input's shape) are never handed over, and the count starts
-    # at the epoch's begin.
+    # at the epoch's begin. Its first call begins when the first step asks,
+    # and that step's wait is counted from there.
     clock = ProducerClock(per_epoch=True)
     for _ in range(2):
         clock.made_by(lambda: None)
-    measured, blocked = buffered_fit(clock, [30], step_ms=10, inside_ms=3)
+    measured, blocked = buffered_fit(clock, [30], step_ms=10, inside_ms=3, steps=10, lazy=True)
     print("per epoch", measured, blocked)
-    assert abs(measured - blocked) <= 0.1 * blocked, (measured, blocked)
+    assert abs(measured - blocked) <= 0.05 * blocked, (measured, blocked)
