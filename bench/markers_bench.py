@@ -64,11 +64,18 @@ def main():
             # step on the training thread (a step of Keras lasts milliseconds).
             clock = ProducerClock()
             make = lambda: None
+            made_by = median_us(lambda: clock.made_by(make), n) - median_us(make, n)
+            # A step that waited: each epoch's first, of a new iterator that
+            # makes its batch while the step runs (the lookups under the lock).
+            fresh = ProducerClock(per_epoch=True)
+            waited = lambda: (fresh.epoch_begin(), fresh.step_begin(0), fresh.made_by(make),
+                              client.wait_add(fresh.step_end()))
             keras_rows = [
-                ("Keras: producer clock per batch (made_by)",
-                 median_us(lambda: clock.made_by(make), n) - median_us(make, n)),
+                ("Keras: producer clock per batch (made_by)", made_by),
                 ("Keras: step_begin + step_end + wait_add per step",
                  median_us(lambda: (clock.step_begin(), client.wait_add(clock.step_end())), n)),
+                ("Keras: the same for a step that waited (epoch_begin too)",
+                 median_us(waited, n) - made_by - median_us(make, n)),
             ]
             m.close()  # the run would otherwise last until exit, past the temporary directory
     width = max(len(name) for name, _ in rows + wait_rows + keras_rows)
