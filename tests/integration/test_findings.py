@@ -483,8 +483,10 @@ def test_a_loop_whose_steps_slow_threefold_is_a_throughput_drop(judged):
     assert ev["ratio"] < 0.5
     assert f["severity"] == "warning"
     # Opened once half a window of slow steps pulled the median down, then
-    # open_s (the rows' times late by up to seconds on a loaded machine).
-    assert 9 + 2 <= f["opened_t"] - r.summary["start_t"] <= 9 + 4 + 2 + 6, f
+    # open_s (the rows' times late by up to seconds on a loaded machine), by
+    # the loop's own start (PyTorch's first import from a cold disk took 20 s).
+    loop_start = float(r.proc.stdout.split("loop start")[1].split()[0])
+    assert 9 + 2 <= f["opened_t"] - loop_start <= 9 + 4 + 2 + 6, (f, loop_start)
 
 
 def test_jittery_steps_and_checkpoint_pauses_are_no_throughput_drop(judged):

@@ -40,6 +40,7 @@ def main():
     rng = random.Random(7)
     with trainvitals.torch.monitor() as m:
         start = next_pause = time.perf_counter()
+        print("loop start", time.time(), flush=True)  # the wall clock the findings' times are in
         slower = start + args.slower_at
         while (now := time.perf_counter()) < start + args.seconds:
             if args.pause_every and now >= next_pause + args.pause_every:
