@@ -136,8 +136,7 @@ class ProducerClock:
 
 
 def _at(times, key):
-    """When `key` happened, from a deque of (key, when); None if not there."""
-    for k, when in times:
-        if k == key:
-            return when
-    return None
+    """When `key` happened, from a deque of (key, when) whose keys count up by
+    one (calls, batches made); None if not there (any longer)."""
+    i = key - times[0][0] if times else -1
+    return times[i][1] if 0 <= i < len(times) else None
