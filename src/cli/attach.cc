@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "core/env.h"
+#include "core/process_gone.h"
 #include "run/session.h"
 #include "sources/cgroup_usage.h"
 #include "views/terminal_row.h"
@@ -58,8 +59,7 @@ int WaitForExitOrSignal(int pid, TerminalRow* row) {
       got = sig;
       break;
     }
-    if (pidfd >= 0 ? (fds[1].revents & POLLIN) != 0 : (::kill(pid, 0) != 0 && errno == ESRCH))
-      break;
+    if (pidfd >= 0 ? (fds[1].revents & POLLIN) != 0 : ProcessGone(pid)) break;
   }
   if (pidfd >= 0) ::close(pidfd);
   ::close(sfd);
@@ -83,7 +83,7 @@ void AddAttachCommand(CLI::App& app, Action* action) {
     *action = [options, pid]() -> int {
       Config config = options->Resolve();
       CheckGpuChoice(config);
-      if (::kill(*pid, 0) != 0 && errno == ESRCH) {
+      if (ProcessGone(*pid)) {
         fmt::print(stderr, "trainvitals: attach: no process with PID {}\n", *pid);
         return 1;
       }

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <optional>
 
+#include "core/process_gone.h"
 #include "markers/protocol.h"
 
 namespace tv {
@@ -22,8 +23,6 @@ namespace {
 
 constexpr std::string_view kPrefix = "trainvitals-";
 constexpr time_t kUnownedGraceSeconds = 60;
-
-bool ProcessGone(int pid) { return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH; }
 
 std::optional<int> OwnerPid(const fs::path& dir) {
   std::ifstream in(dir / kOwnerFileName);

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "core/env.h"
+#include "core/process_gone.h"
 
 namespace tv {
 namespace {
@@ -64,7 +65,7 @@ int SweepStaleJobCgroups(const std::string& parent, time_t now) {
   int removed = 0;
   for (const std::string& name : names) {
     int owner = NamedOwner(name);
-    if (owner <= 0 || ::kill(owner, 0) == 0 || errno != ESRCH) continue;
+    if (!ProcessGone(owner)) continue;
     std::string dir = Child(parent, name);
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/clock.h"
+#include "core/process_gone.h"
 #include "markers/client.h"
 #include "markers/protocol.h"
 #include "run/live_dir.h"
@@ -38,7 +39,7 @@ std::vector<LiveIdentity> LiveSessions(std::string* error) {
     LiveRecord r;
     if (j.is_discarded() || !LiveFromJson(j, &r).ok()) continue;
     // Killed before it could remove its announcement.
-    if (r.identity.pid <= 0 || (::kill(r.identity.pid, 0) != 0 && errno == ESRCH)) continue;
+    if (r.identity.pid <= 0 || ProcessGone(r.identity.pid)) continue;
     out.push_back(std::move(r.identity));
   }
   return out;
