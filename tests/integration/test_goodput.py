@@ -154,7 +154,8 @@ def test_a_keras_job_splits_its_time_into_start_up_training_and_evaluation(runs)
     train_s = run.summary["phases"]["train"]["duration_s"]
     assert g["seconds"]["productive"] <= train_s + 1.5, (g, run.summary["phases"])
     eval_s = run.summary["phases"].get("eval", {}).get("duration_s", 0)
-    assert g["seconds"]["evaluation"] == pytest.approx(eval_s, abs=2.5), (g, run.summary["phases"])
+    # Split at the phase changes inside a row: a 0.1 s evaluation in a 1 s row books 0.1 s.
+    assert g["seconds"]["evaluation"] == pytest.approx(eval_s, abs=0.25), (g, run.summary["phases"])
     check_adds_up(run)
     assert run.summary["health"]["score"] >= 90, run.summary["health"]
 

@@ -25,6 +25,11 @@ void Analyzer::OnMark(const Mark& m, std::vector<Event>* events) {
     }
     case EventType::kClientEnd:
       run_.clients.erase(m.pid);
+      if (m.pid == run_.lowest_rank_pid) time_.PhaseMark(m);
+      break;
+    case EventType::kPhaseBegin:
+    case EventType::kPhaseEnd:
+      if (m.pid == run_.lowest_rank_pid) time_.PhaseMark(m);
       break;
     case EventType::kEpochBegin:
       if (m.pid == run_.lowest_rank_pid && m.epoch) time_.EpochBegin(*m.epoch, m.t);

@@ -17,6 +17,8 @@ struct Loop {
   Analyzer analyzer;
   std::vector<Event> events;
   double steps = 0;
+  std::vector<Mark> marks;  // said by the process, in time order; fed as the observer does
+  size_t marks_fed = 0;
   explicit Loop(int clients = 1, Thresholds th = Thresholds()) : analyzer(th, 1) {
     for (int i = 0; i < clients; ++i) {
       Mark hello{EventType::kClientStart, kStart, kPid + i, clients > 1 ? i : -1, {}, "", "torch"};
@@ -36,7 +38,16 @@ struct Loop {
       f.steps = steps;
       if (phase.empty() || phase == "train") f.data_wait_ratio = wait;
       f.phase = phase;
+      Feed(f.t - kMarkHold_s);
       analyzer.OnFrame(f, &events);
+    }
+  }
+  void Say(EventType type, double at, const std::string& phase, std::optional<int64_t> epoch = {}) {
+    marks.push_back({type, kStart + at, kPid, -1, epoch, phase});
+  }
+  void Feed(double until_t) {
+    for (; marks_fed < marks.size() && marks[marks_fed].t <= until_t; ++marks_fed) {
+      analyzer.OnMark(marks[marks_fed], &events);
     }
   }
   // The row at second `at` that finds the training processes gone.
@@ -55,6 +66,7 @@ struct Loop {
     return nullptr;
   }
   nlohmann::ordered_json Finish(int at) {
+    Feed(kStart + at);
     analyzer.Finish(kStart + at, &events);
     return HealthJson(analyzer.Health());
   }
@@ -168,6 +180,35 @@ TEST(Goodput, PhasesGoToTheirCategoriesAndTheSharesAddUp) {
   for (const auto& [k, v] : s.items()) total += v.get<double>();
   EXPECT_NEAR(total, 60, 1e-6);
   EXPECT_NEAR(h["goodput"]["wall_s"].get<double>(), 60, 1e-6);
+}
+
+TEST(Goodput, ARowIsSplitWhereThePhasesChangeInsideIt) {
+  // A Keras fit with 1 s rows: one epoch from 4.4 s to 25.5 s whose two short
+  // evaluations (0.2 s, 0.25 s) fall inside rows, the second at a row's end.
+  Loop run;
+  run.Say(EventType::kEpochBegin, 4.4, "", 0);
+  run.Say(EventType::kPhaseBegin, 4.5, "train");
+  run.Say(EventType::kPhaseBegin, 10.5, "eval");
+  run.Say(EventType::kPhaseEnd, 10.7, "eval");
+  run.Say(EventType::kPhaseBegin, 20.8, "eval");
+  run.Say(EventType::kPhaseEnd, 21.05, "eval");
+  run.Say(EventType::kEpochEnd, 25.5, "", 0);
+  run.Say(EventType::kPhaseEnd, 25.6, "train");
+  run.Rows(0, 4, 0, 0);
+  run.Rows(4, 20, 10, 0, "train");
+  run.Rows(20, 21, 10, 0, "eval");
+  run.Rows(21, 25, 10, 0, "train");
+  run.Rows(25, 30, 0, 0);
+  run.Gone(31);
+  nlohmann::ordered_json h = run.Finish(31);
+  const auto& s = h["goodput"]["seconds"];
+  EXPECT_NEAR(s["evaluation"].get<double>(), 0.45, 1e-6);
+  EXPECT_NEAR(h["goodput"]["wall_s"].get<double>(), 31, 1e-6);
+  // The epoch holds its own 21.1 s, its evaluations among them.
+  ASSERT_EQ(h["epochs"].size(), 1u);
+  const auto& epoch = h["epochs"][0]["goodput"];
+  EXPECT_NEAR(epoch["wall_s"].get<double>(), 21.1, 1e-6);
+  EXPECT_NEAR(epoch["seconds"]["evaluation"].get<double>(), 0.45, 1e-6);
 }
 
 TEST(Goodput, TheTeardownAfterFitIsNotProductive) {

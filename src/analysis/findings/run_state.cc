@@ -5,7 +5,7 @@ namespace tv {
 bool RunState::Training(const Frame& f) const {
   // Without phase markers every row is training; evaluation, prediction and
   // testing are not (an idle GPU there is no idle run).
-  return f.phase.empty() || f.phase == "train";
+  return TrainingPhase(f.phase);
 }
 
 bool RunState::StepEvidence(const Frame& f) const {

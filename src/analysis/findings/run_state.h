@@ -8,12 +8,17 @@
 
 #include <map>
 #include <optional>
+#include <string_view>
 
 #include "analysis/findings/frame.h"
 #include "analysis/findings/oom.h"
 #include "analysis/findings/table.h"
 
 namespace tv {
+
+// Whether time in `phase` (empty: none) is training: evaluation, prediction,
+// testing, checkpoints and the other named phases are not.
+inline bool TrainingPhase(std::string_view phase) { return phase.empty() || phase == "train"; }
 
 struct RunState {
   RunState(Thresholds thresholds, double interval) : th(thresholds), interval_s(interval) {}

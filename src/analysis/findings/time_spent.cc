@@ -1,6 +1,8 @@
 #include "analysis/findings/time_spent.h"
 
 #include <algorithm>
+#include <limits>
+#include <string_view>
 
 namespace tv {
 namespace {
@@ -16,11 +18,30 @@ bool HeldIdle(const Frame& f, const Thresholds& th) {
   return held;
 }
 
+// As the marker source keeps them: no more open phases are followed.
+constexpr size_t kMaxOpenPhases = 64;
+
 }  // namespace
 
 void TimeAccount::FirstClient() {
+  first_client_ = true;
   ledger_.Move(Spent::kUnattributed, Spent::kStartup);
   ledger_.Move(Spent::kIdleGpu, Spent::kStartup);
+}
+
+void TimeAccount::PhaseMark(const Mark& m) {
+  if (m.type == EventType::kPhaseBegin) {
+    phases_marked_ = true;
+    if (open_phases_.size() < kMaxOpenPhases) open_phases_.push_back(m.phase);
+  } else if (m.type == EventType::kPhaseEnd) {
+    auto open = std::find(open_phases_.rbegin(), open_phases_.rend(), m.phase);
+    if (open != open_phases_.rend()) open_phases_.erase(std::next(open).base());
+  } else {
+    open_phases_.clear();
+  }
+  std::string_view now = open_phases_.empty() ? std::string_view() : open_phases_.back();
+  std::string_view last = phase_changes_.empty() ? booked_phase_ : phase_changes_.back().second;
+  if (now != last) phase_changes_.emplace_back(m.t, std::string(now));
 }
 
 void TimeAccount::EpochBegin(int64_t epoch, double t) {
@@ -47,66 +68,133 @@ std::optional<double> TimeAccount::BusyMean() const {
   return busy_sum_ / busy_rows_;
 }
 
-void TimeAccount::Book(Spent where, double t, double seconds) {
+void TimeAccount::Book(Spent where, Span span, double seconds) {
   if (seconds <= 0) return;
   ledger_.Add(where, seconds);
+  // Each epoch gets the part of the seconds its own time holds.
+  double length = span.t1 - span.t0;
+  auto inside = [&](double begin, double end) {
+    if (length <= 0) return span.t1 > begin && span.t1 <= end ? 1.0 : 0.0;
+    return std::clamp((std::min(span.t1, end) - std::max(span.t0, begin)) / length, 0.0, 1.0);
+  };
   for (auto& [e, s] : epochs_) {
-    if (t > s.begin_t) s.ledger.Add(where, seconds);
+    double part = inside(s.begin_t, std::numeric_limits<double>::infinity());
+    if (part > 0) s.ledger.Add(where, seconds * part);
+  }
+  for (auto s = done_epochs_.rbegin(); s != done_epochs_.rend() && s->end_t > span.t0; ++s) {
+    double part = inside(s->begin_t, s->end_t);
+    if (part > 0) s->ledger.Add(where, seconds * part);
   }
 }
 
 void TimeAccount::FlushPending(Spent where) {
-  for (const PendingRow& p : pending_) {
-    ledger_.Add(where, p.seconds);
-    for (auto& [e, s] : epochs_) {
-      if (p.t > s.begin_t) s.ledger.Add(where, p.seconds);
-    }
-    for (Epoch& s : done_epochs_) {
-      if (p.t > s.begin_t && p.t <= s.end_t) s.ledger.Add(where, p.seconds);
-    }
-  }
+  for (const PendingRow& p : pending_) Book(where, p.span, p.seconds);
   pending_.clear();
 }
 
 void TimeAccount::Account(const Frame& f, const RunState& run, bool stalled, double row_s) {
   std::optional<double> before = ledger_steps_;
   ledger_steps_ = f.steps;
-  if (row_s <= 0) return;
-  if (!run.markers) {
-    Book(HeldIdle(f, run.th) ? Spent::kIdleGpu : Spent::kUnattributed, f.t, row_s);
-    return;
-  }
-  // The first step's row is start-up: the first step's time is.
-  if (!run.first_step_t || f.t <= *run.first_step_t) {
-    Book(Spent::kStartup, f.t, row_s);
-    return;
-  }
-  bool gone = (f.job_processes && *f.job_processes == 0) || run.clients.empty();
-  if (gone || !run.Training(f)) {
-    // Steps that did not advance before a phase ended were its last long
-    // step; before the processes left, their teardown.
-    FlushPending(gone ? Spent::kOtherPhases : Spent::kProductive);
-    if (gone) {
-      Book(HeldIdle(f, run.th) ? Spent::kIdleGpu : Spent::kOtherPhases, f.t, row_s);
-    } else {
-      Book(SpentInPhase(f.phase), f.t, row_s);
+  if (row_s > 0) {
+    Row& r = rows_.emplace_back();
+    r.span = {f.t - row_s, f.t};
+    r.phase = f.phase;
+    r.held_idle = HeldIdle(f, run.th);
+    if (!run.markers) {
+      r.kind = Row::Kind::kUnmarked;
+    } else if (!run.first_step_t || f.t <= *run.first_step_t) {
+      r.kind = Row::Kind::kStartup;  // the first step's row: the first step's time is start-up
+    } else if ((f.job_processes && *f.job_processes == 0) || run.clients.empty()) {
+      r.kind = Row::Kind::kGone;
     }
+    r.advanced = f.steps && before && *f.steps > *before;
+    r.stalled = stalled;
+    r.wait = std::clamp(f.data_wait_ratio.value_or(0), 0.0, 1.0);
+  }
+  BookRows(f.t - kMarkHold_s);
+}
+
+void TimeAccount::Finish(bool stalled) {
+  BookRows(std::numeric_limits<double>::infinity());
+  FlushPending(stalled ? Spent::kStalled : Spent::kProductive);
+}
+
+void TimeAccount::BookRows(double until_t) {
+  for (; !rows_.empty() && rows_.front().span.t1 <= until_t; rows_.pop_front()) {
+    BookRow(rows_.front());
+  }
+}
+
+void TimeAccount::BookRow(const Row& r) {
+  SplitByPhase(r);
+  double row_s = r.span.t1 - r.span.t0;
+  switch (r.kind) {
+    case Row::Kind::kUnmarked:
+      // Before the first training process spoke: start-up, once one has.
+      if (first_client_) {
+        Book(Spent::kStartup, r.span, row_s);
+      } else {
+        Book(r.held_idle ? Spent::kIdleGpu : Spent::kUnattributed, r.span, row_s);
+      }
+      break;
+    case Row::Kind::kStartup:
+      Book(Spent::kStartup, r.span, row_s);
+      break;
+    case Row::Kind::kGone:
+      // Steps that did not advance before the processes left: their teardown.
+      FlushPending(Spent::kOtherPhases);
+      Book(r.held_idle ? Spent::kIdleGpu : Spent::kOtherPhases, r.span, row_s);
+      break;
+    case Row::Kind::kRunning:
+      BookRunning(r);
+      break;
+  }
+}
+
+void TimeAccount::SplitByPhase(const Row& r) {
+  segments_.clear();
+  if (!phases_marked_) {
+    segments_.emplace_back(r.phase, r.span);
     return;
   }
-  double wait = std::clamp(f.data_wait_ratio.value_or(0), 0.0, 1.0);
-  bool advanced = f.steps && before && *f.steps > *before;
-  if (advanced) {
+  double from = r.span.t0;
+  for (; !phase_changes_.empty() && phase_changes_.front().first <= r.span.t1;
+       phase_changes_.pop_front()) {
+    auto& [t, phase] = phase_changes_.front();
+    double at = std::clamp(t, from, r.span.t1);
+    if (at > from) segments_.emplace_back(booked_phase_, Span{from, at});
+    from = at;
+    booked_phase_ = std::move(phase);
+  }
+  if (r.span.t1 > from) segments_.emplace_back(booked_phase_, Span{from, r.span.t1});
+}
+
+void TimeAccount::BookRunning(const Row& r) {
+  double train_s = 0;
+  for (const auto& [phase, span] : segments_) {
+    if (TrainingPhase(phase)) {
+      train_s += span.t1 - span.t0;
+    } else {
+      Book(SpentInPhase(phase), span, span.t1 - span.t0);
+    }
+  }
+  if (train_s > 0) {
+    if (!r.advanced && r.stalled) {
+      FlushPending(Spent::kStalled);
+      Book(Spent::kStalled, r.span, train_s);
+    } else {
+      if (r.advanced) FlushPending(Spent::kProductive);
+      Book(Spent::kDataWait, r.span, train_s * r.wait);
+      if (r.advanced) {
+        Book(Spent::kProductive, r.span, train_s * (1 - r.wait));
+      } else {
+        pending_.push_back({r.span, train_s * (1 - r.wait)});
+      }
+    }
+  }
+  // Steps that did not advance before a phase ended were its last long step.
+  if (!segments_.empty() && !TrainingPhase(segments_.back().first)) {
     FlushPending(Spent::kProductive);
-  } else if (stalled) {
-    FlushPending(Spent::kStalled);
-    Book(Spent::kStalled, f.t, row_s);
-    return;
-  }
-  Book(Spent::kDataWait, f.t, row_s * wait);
-  if (advanced) {
-    Book(Spent::kProductive, f.t, row_s * (1 - wait));
-  } else {
-    pending_.push_back({f.t, row_s * (1 - wait)});
   }
 }
 
