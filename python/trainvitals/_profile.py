@@ -17,28 +17,33 @@ import time
 from . import _run
 
 
-def _torch_profiler(directory):
+def _torch_profiler(directory, steps):
     import torch
-    from torch.profiler import ProfilerActivity, profile
+    from torch.profiler import ProfilerActivity, profile, schedule
 
     activities = [ProfilerActivity.CPU]
     if torch.cuda.is_available():
         activities.append(ProfilerActivity.CUDA)
-    prof = profile(activities=activities)
-    prof.start()
     # TensorBoard's PyTorch profiler plugin reads <worker>.pt.trace.json.
-    name = f"{socket.gethostname()}_{os.getpid()}.pt.trace.json"
-    return prof.step, lambda: (prof.stop(), prof.export_chrome_trace(os.path.join(directory, name)))
+    path = os.path.join(directory, f"{socket.gethostname()}_{os.getpid()}.pt.trace.json")
+    # The first step under the profiler pays its start (seconds on a busy
+    # machine): it is a warm-up, left out of the trace, as PyTorch advises.
+    # A schedule also marks each step's range (ProfilerStep#N) in the trace.
+    prof = profile(activities=activities,
+                   schedule=schedule(wait=0, warmup=1, active=steps, repeat=1),
+                   on_trace_ready=lambda p: p.export_chrome_trace(path))
+    prof.start()
+    return prof.step, prof.stop, 1
 
 
-def _tf_profiler(directory):
+def _tf_profiler(directory, steps):
     import tensorflow as tf
 
     tf.profiler.experimental.start(directory)
-    return (lambda: None), tf.profiler.experimental.stop
+    return (lambda: None), tf.profiler.experimental.stop, 0
 
 
-def _paddle_profiler(directory):
+def _paddle_profiler(directory, steps):
     import paddle
     from paddle import profiler
 
@@ -48,7 +53,7 @@ def _paddle_profiler(directory):
     prof = profiler.Profiler(targets=targets,
                              on_trace_ready=profiler.export_chrome_tracing(directory))
     prof.start()
-    return prof.step, prof.stop
+    return prof.step, prof.stop, 0
 
 
 def _profiler_for(framework):
@@ -65,7 +70,8 @@ class NoProfiler(RuntimeError):
 
 
 class Capture:
-    """The profiler around this process's next `steps` steps."""
+    """The profiler around this process's next `steps` steps (after the
+    profiler's warm-up steps, where it has them)."""
 
     def __init__(self, client, request, framework, run_dir, rank):
         self.client = client
@@ -79,17 +85,19 @@ class Capture:
         path = os.path.join(run_dir, self.dir)
         os.makedirs(path, exist_ok=True)
         self.t0 = time.perf_counter()
-        self._step, self._stop = start(path)
+        self._step, self._stop, self.warmup = start(path, self.steps)
         self.done = 0
 
     def step(self) -> bool:
         """One more step profiled; True once the capture is over."""
         self.done += 1
-        if self.done < self.steps:
+        if self.done < self.warmup + self.steps:
             self._step()
             return False
+        if self.warmup:
+            self._step()  # the schedule's last step: the trace is written
         self._stop()
-        self.client.profiled(self.reason, self.id, self.dir, self.done,
+        self.client.profiled(self.reason, self.id, self.dir, self.done - self.warmup,
                              time.perf_counter() - self.t0)
         return True
 
