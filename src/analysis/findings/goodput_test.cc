@@ -211,6 +211,18 @@ TEST(Goodput, ARowIsSplitWhereThePhasesChangeInsideIt) {
   EXPECT_NEAR(epoch["seconds"]["evaluation"].get<double>(), 0.45, 1e-6);
 }
 
+TEST(Goodput, RowsWaitingForTheirMarksAreBookedWhenTheClockGoesBack) {
+  Loop run;
+  run.Rows(0, 5, 10, 0);  // the last row waits for the marks of its time
+  Frame back;
+  back.t = kStart + 2.5;  // the wall clock was set back
+  back.job_processes = 1;
+  back.steps = run.steps;
+  run.analyzer.OnFrame(back, &run.events);
+  ASSERT_TRUE(run.analyzer.Health().goodput);
+  EXPECT_NEAR(run.analyzer.Health().goodput->wall_s, 5, 1e-6);
+}
+
 TEST(Goodput, TheTeardownAfterFitIsNotProductive) {
   // A Keras job: fit() names its train phase, ends, and TensorFlow takes
   // five seconds to tear down: other phases, not productive, not stalled.

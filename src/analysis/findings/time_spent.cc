@@ -95,6 +95,9 @@ void TimeAccount::FlushPending(Spent where) {
 void TimeAccount::Account(const Frame& f, const RunState& run, bool stalled, double row_s) {
   std::optional<double> before = ledger_steps_;
   ledger_steps_ = f.steps;
+  // The clock went back: the rows waiting are booked now, not an hour later.
+  if (!rows_.empty() && f.t < rows_.back().span.t1)
+    BookRows(std::numeric_limits<double>::infinity());
   if (row_s > 0) {
     Row& r = rows_.emplace_back();
     r.span = {f.t - row_s, f.t};
