@@ -10,7 +10,7 @@
    pairs whose order alternates; the median of the pairs' time ratios.
 
     python bench/overhead.py build/release/trainvitals [--seconds 60] [--processes 16,64,256]
-        [--floor build/release/bench_wake_floor] [--runs 40] [--pairs 0]
+        [--floor build/release/bench_wake_floor] [--runs 40] [--pairs 0] [--rounds 1]
 """
 import argparse
 import os
@@ -49,8 +49,9 @@ def monitor_cost(cli, seconds, processes):
                                  sys.executable, f"{HERE}/tree.py", str(processes), str(seconds)],
                                 stdout=subprocess.PIPE, text=True)
         proc.stdout.readline()  # the tree exists
-        # The steady middle: past the PSS rounds that follow the tree's forks.
-        warmup = min(10, seconds / 4)
+        # The steady middle: past the PSS rounds that follow the tree's forks
+        # (a 256-process tree's take its first 10 s: about 1 % of a core then).
+        warmup = min(15, seconds / 3)
         time.sleep(warmup)
         c0, t0 = cpu_seconds(proc.pid), time.monotonic()
         time.sleep(seconds - warmup - 4)
@@ -158,16 +159,33 @@ def main():
     p.add_argument("--pairs", type=int, default=0, help="paired training runs (needs torch)")
     p.add_argument("--loop-seconds", type=float, default=5)
     p.add_argument("--markdown", help="also write the training slowdown as a Markdown block here")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="measure each tree size (and the floor) this many times, in an order "
+                        "that rotates each round, and take the medians: this machine's "
+                        "figures move more between minutes than between sizes")
     a = p.parse_args()
-    floor = floor_cost(a.floor, min(a.seconds, 30)) if a.floor else None
+    sizes = list(map(int, a.processes.split(",")))
+    floors, runs = [], {n: [] for n in sizes}
+    for r in range(a.rounds):
+        if a.floor:
+            floors.append(floor_cost(a.floor, min(a.seconds, 30)))
+        for n in sizes[r % len(sizes):] + sizes[:r % len(sizes)]:
+            runs[n].append(monitor_cost(a.cli, a.seconds, n))
+            if a.rounds > 1:
+                print(f"  round {r + 1}: {n} processes {runs[n][-1][0]:.3f}%"
+                      + (f", floor {floors[-1]:.3f}%" if a.floor else ""), flush=True)
+    floor = statistics.median(floors) if floors else None
     costs = {}
-    for n in map(int, a.processes.split(",")):
-        cpu_pct, rss_mib, rows = monitor_cost(a.cli, a.seconds, n)
+    for n in sizes:
+        cpu_pct = statistics.median(c for c, _, _ in runs[n])
+        rss_mib = max(m for _, m, _ in runs[n])
+        rows = runs[n][0][2]
         costs[n] = cpu_pct
         beside = f", {cpu_pct / floor:.2f}x the floor (aim 1.3x)" if floor else ""
+        over = f", median of {a.rounds} rounds" if a.rounds > 1 else ""
         print(f"monitor: {n}-process tree, 10 Hz, {a.seconds:.0f} s run ({rows} rows): "
               f"{cpu_pct:.3f}% of one core (limit 0.2%){beside}, peak RSS {rss_mib:.1f} MiB "
-              "(limit 8 MiB)")
+              f"(limit 8 MiB){over}")
     if floor:
         print(f"floor: a thread waking at 10 Hz to pread 20 /proc files: {floor:.3f}% of one core")
     if len(costs) > 1:
