@@ -36,8 +36,8 @@ echo "== the run history on PostgreSQL: index one run (target <= 20 ms), runs st
 echo
 echo "== whole-program overhead"
 "$py" bench/overhead.py "$build/trainvitals" --seconds "${BENCH_SECONDS:-60}" \
-  --processes 16,64,256 --floor "$build/bench_wake_floor" \
-  --pairs "${BENCH_PAIRS:-8}" --markdown "$blocks/training.md"
+  --processes 16,64,256 --floor "$build/bench_wake_floor" --rounds "${BENCH_ROUNDS:-3}" \
+  --runs 100 --pairs "${BENCH_PAIRS:-8}" --markdown "$blocks/training.md"
 echo
 echo "== start-up: trainvitals run -- true against true (target: adds <= 20 ms with the driver present)"
 "$py" bench/startup.py "$build/trainvitals" "$build/tests/fake_nvml/fake_nvml/libnvidia-ml.so.1"
