@@ -155,7 +155,7 @@ def test_a_keras_job_splits_its_time_into_start_up_training_and_evaluation(runs)
     assert g["seconds"]["productive"] <= train_s + 1.5, (g, run.summary["phases"])
     eval_s = run.summary["phases"].get("eval", {}).get("duration_s", 0)
     # Split at the phase changes inside a row: a 0.1 s evaluation in a 1 s row books 0.1 s.
-    assert g["seconds"]["evaluation"] == pytest.approx(eval_s, abs=0.25), (g, run.summary["phases"])
+    assert g["seconds"]["evaluation"] == pytest.approx(eval_s, abs=0.5), (g, run.summary["phases"])
     check_adds_up(run)
     assert run.summary["health"]["score"] >= 90, run.summary["health"]
 
