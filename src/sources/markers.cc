@@ -253,7 +253,7 @@ void MarkerSource::HangUp(uint64_t client, double now, TrainingSample* t) {
     std::string before(CurrentPhase());
     Process& p = it->second;
     p.closed = true;
-    p.phases.clear();
+    p.phases.Clear();
     p.allocator.clear();
     TrainingEvent& e = t->events.emplace_back();
     e.type = EventType::kClientEnd;
@@ -310,19 +310,16 @@ bool MarkerSource::Apply(const Marker& m) {
       p.epoch = m.epoch;
       break;
     case MarkerType::kPhaseBegin:
-      if (p.phases.size() >= kMaxOpenPhases) {
+      if (!p.phases.Begin(m.phase)) {
         Warn("phases", fmt::format("a process opened more than {} phases without ending them: "
                                    "deeper ones are ignored",
                                    kMaxOpenPhases));
         return false;
       }
-      p.phases.push_back(m.phase);
       break;
-    case MarkerType::kPhaseEnd: {
-      auto open = std::find(p.phases.rbegin(), p.phases.rend(), m.phase);
-      if (open != p.phases.rend()) p.phases.erase(std::next(open).base());
+    case MarkerType::kPhaseEnd:
+      p.phases.End(m.phase);
       break;
-    }
     case MarkerType::kScalars:
       if (bool room = Update(&p.epoch_scalars, m.scalars, kMaxScalars);
           !Update(&p.scalars, m.scalars, kMaxScalars) || !room) {
@@ -336,7 +333,7 @@ bool MarkerSource::Apply(const Marker& m) {
       break;
     case MarkerType::kBye:
       p.closed = true;
-      p.phases.clear();
+      p.phases.Clear();
       p.allocator.clear();
       break;
     case MarkerType::kTensorboardLogDir:
@@ -366,7 +363,7 @@ std::string_view MarkerSource::CurrentPhase() const {
   for (const auto& [client, p] : processes_) {
     if (!p.phases.empty() && (best == nullptr || Precedes(p, *best))) best = &p;
   }
-  return best == nullptr ? std::string_view() : std::string_view(best->phases.back());
+  return best == nullptr ? std::string_view() : best->phases.innermost();
 }
 
 const MarkerSource::Process* MarkerSource::Reference() const {

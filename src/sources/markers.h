@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "core/open_phases.h"
 #include "core/source.h"
 #include "markers/endpoint.h"
 #include "sources/data_wait.h"
@@ -55,7 +56,7 @@ class MarkerSource final : public Source {
   static constexpr size_t kMaxBytesPerTick = 1 << 20;
   static constexpr size_t kMaxProcesses = 1024;
   static constexpr size_t kMaxScalars = 256;
-  static constexpr size_t kMaxOpenPhases = 16;
+  static constexpr size_t kMaxOpenPhases = OpenPhases::kMax;
   static constexpr int64_t kDefaultProfileSteps = 20;
 
   // `run_dir`: where the processes' stacks go when asked for (stack_capture.h).
@@ -92,7 +93,7 @@ class MarkerSource final : public Source {
     int rank = -1;
     std::string framework;
     std::optional<int64_t> epoch;
-    std::vector<std::string> phases;                            // open phases, innermost last
+    OpenPhases phases;
     std::vector<std::pair<std::string, double>> scalars;        // the latest of each
     std::vector<std::pair<std::string, double>> epoch_scalars;  // since its epoch began
     std::vector<AllocatorFigures> allocator;

@@ -18,9 +18,6 @@ bool HeldIdle(const Frame& f, const Thresholds& th) {
   return held;
 }
 
-// As the marker source keeps them: no more open phases are followed.
-constexpr size_t kMaxOpenPhases = 64;
-
 }  // namespace
 
 void TimeAccount::FirstClient() {
@@ -32,14 +29,13 @@ void TimeAccount::FirstClient() {
 void TimeAccount::PhaseMark(const Mark& m) {
   if (m.type == EventType::kPhaseBegin) {
     phases_marked_ = true;
-    if (open_phases_.size() < kMaxOpenPhases) open_phases_.push_back(m.phase);
+    open_phases_.Begin(m.phase);
   } else if (m.type == EventType::kPhaseEnd) {
-    auto open = std::find(open_phases_.rbegin(), open_phases_.rend(), m.phase);
-    if (open != open_phases_.rend()) open_phases_.erase(std::next(open).base());
+    open_phases_.End(m.phase);
   } else {
-    open_phases_.clear();
+    open_phases_.Clear();
   }
-  std::string_view now = open_phases_.empty() ? std::string_view() : open_phases_.back();
+  std::string_view now = open_phases_.innermost();
   std::string_view last = phase_changes_.empty() ? booked_phase_ : phase_changes_.back().second;
   if (now != last) phase_changes_.emplace_back(m.t, std::string(now));
 }
@@ -181,23 +177,26 @@ void TimeAccount::BookRunning(const Row& r) {
       Book(SpentInPhase(phase), span, span.t1 - span.t0);
     }
   }
-  if (train_s > 0) {
-    if (!r.advanced && r.stalled) {
-      FlushPending(Spent::kStalled);
-      Book(Spent::kStalled, r.span, train_s);
-    } else {
-      if (r.advanced) FlushPending(Spent::kProductive);
-      Book(Spent::kDataWait, r.span, train_s * r.wait);
-      if (r.advanced) {
-        Book(Spent::kProductive, r.span, train_s * (1 - r.wait));
-      } else {
-        pending_.push_back({r.span, train_s * (1 - r.wait)});
-      }
-    }
-  }
+  if (train_s > 0) BookTraining(r, train_s);
   // Steps that did not advance before a phase ended were its last long step.
   if (!segments_.empty() && !TrainingPhase(segments_.back().first)) {
     FlushPending(Spent::kProductive);
+  }
+}
+
+void TimeAccount::BookTraining(const Row& r, double train_s) {
+  if (r.stalled && !r.advanced) {
+    FlushPending(Spent::kStalled);
+    Book(Spent::kStalled, r.span, train_s);
+    return;
+  }
+  if (r.advanced) FlushPending(Spent::kProductive);
+  Book(Spent::kDataWait, r.span, train_s * r.wait);
+  double computing_s = train_s * (1 - r.wait);
+  if (r.advanced) {
+    Book(Spent::kProductive, r.span, computing_s);
+  } else {
+    pending_.push_back({r.span, computing_s});
   }
 }
 

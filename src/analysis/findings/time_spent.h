@@ -20,6 +20,7 @@
 #include "analysis/findings/goodput.h"
 #include "analysis/findings/mark.h"
 #include "analysis/findings/run_state.h"
+#include "core/open_phases.h"
 
 namespace tv {
 
@@ -79,6 +80,9 @@ class TimeAccount {
   void BookRows(double until_t);
   void BookRow(const Row& r);
   void BookRunning(const Row& r);
+  // The training part of a running row: data wait, and its computing productive
+  // once its steps advance (pending until then), or stalled.
+  void BookTraining(const Row& r, double train_s);
   // The row's time in each phase, in order (into segments_): the lowest
   // rank's phases from its marks, else the row's own phase; takes the
   // phase changes up to the row's end.
@@ -94,7 +98,7 @@ class TimeAccount {
   bool first_client_ = false;
   // The lowest rank's open phases, innermost last, and their changes not
   // booked yet: (time, the innermost phase after it).
-  std::vector<std::string> open_phases_;
+  OpenPhases open_phases_;
   std::deque<std::pair<double, std::string>> phase_changes_;
   bool phases_marked_ = false;  // it has said a phase
   std::string booked_phase_;    // its phase at the end of the last booked row
