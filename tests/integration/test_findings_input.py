@@ -88,7 +88,9 @@ def test_workers_loading_ahead_leave_nothing_to_find(run_tv, tmp_path):
     health = run.summary["health"]
     lost = health["goodput"]["ratios"]["data_wait"]
     assert lost <= fetched(run) + 0.01, (health, run.proc.stdout)
-    assert health["score"] == 100 - round(100 * lost), health
+    # A point per percent of the exact share; the summary's ratio is rounded
+    # to four places, so the share it stands for may sit either side of a half.
+    assert abs((100 - health["score"]) - 100 * lost) <= 0.5 + 0.005, health
 
 
 def test_the_ddp_rank_whose_loader_sleeps_is_the_straggler(run_tv, tmp_path, tv):
