@@ -261,6 +261,11 @@ def test_every_view_shows_the_runs_own_gpu_busy_energy_cost_and_health(run):
     # how the job ended), so near, not equal.
     so_far = prom_value(final, "trainvitals_health_score")
     assert so_far is not None and abs(so_far - health) <= 5, (so_far, health)
+    # Goodput at the last row counts every row, those whose phase marks were
+    # still to come among them: the summary's, within its four places.
+    goodput = prom_value(final, "trainvitals_goodput_ratio")
+    assert goodput == pytest.approx(s["health"]["goodput"]["productive_ratio"], abs=1e-4), \
+        (goodput, s["health"]["goodput"])
 
 
 def test_meta_json_keeps_the_thresholds_rules_and_rates_the_run_was_judged_with(run):

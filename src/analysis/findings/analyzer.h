@@ -55,10 +55,15 @@ class Analyzer {
   // time went, the rules not judged yet, and each epoch's score
   // (docs/findings.md "Health score").
   HealthRecord Health() const;
-  // The score so far (for Prometheus); nullopt before anything was judged.
-  std::optional<double> HealthScore() const;
-  // Where the time went so far (goodput.h); ratios of it for the row.
+  // The score so far of the time spent as `spent` says (LiveTimeSpent(), for
+  // the status line and Prometheus); nullopt before anything was judged.
+  std::optional<double> HealthScore(const TimeLedger& spent) const;
+  // Where the time went so far (goodput.h), as booked: the rows whose phase
+  // marks are in (half a second after them), for the counters, which only rise.
   const TimeLedger& TimeSpent() const { return time_.ledger(); }
+  // The same with the newest rows booked as the marks so far say, for the
+  // gauges (goodput, health), which would otherwise lag a row behind.
+  TimeLedger LiveTimeSpent() const { return time_.Provisional(); }
   // Whether the run's step markers measure its productive time.
   bool StepsMeasured() const { return run_.StepsMeasured(); }
   // The rules that apply to this run but have not had the evidence to judge

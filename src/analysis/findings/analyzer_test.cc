@@ -374,7 +374,7 @@ TEST(Findings, HealthBreakdownAddsUpToTheScore) {
 TEST(Findings, ShortRunIsNotJudged) {
   Judged run;
   run.Rows(0, 4);
-  EXPECT_FALSE(run.analyzer.HealthScore());
+  EXPECT_FALSE(run.analyzer.HealthScore(run.analyzer.LiveTimeSpent()));
   EXPECT_FALSE(run.analyzer.Health().note.empty());
 }
 

@@ -223,6 +223,39 @@ TEST(Goodput, RowsWaitingForTheirMarksAreBookedWhenTheClockGoesBack) {
   EXPECT_NEAR(run.analyzer.Health().goodput->wall_s, 5, 1e-6);
 }
 
+TEST(Goodput, TheLiveViewBooksTheNewestRowsAsTheMarksSoFarSay) {
+  Loop run;
+  run.Say(EventType::kPhaseBegin, 3, "train");
+  run.Say(EventType::kPhaseEnd, 7.8, "train");
+  run.Say(EventType::kPhaseBegin, 7.8, "eval");
+  run.Rows(0, 3, 0, 0);
+  run.Rows(3, 7, 10, 0, "train");
+  // The row ending at 7 s waits for its marks; the gauges have it already.
+  const TimeLedger& booked = run.analyzer.TimeSpent();
+  TimeLedger live = run.analyzer.LiveTimeSpent();
+  EXPECT_NEAR(booked.Total(), 6, 1e-6);
+  EXPECT_NEAR(live.Total(), 7, 1e-6);
+  EXPECT_NEAR(live[Spent::kProductive], booked[Spent::kProductive] + 1, 1e-6);
+  ASSERT_TRUE(run.analyzer.HealthScore(live));
+  // An evaluation begins at 7.8 s. The row ending at 8 s comes before its
+  // mark is in: the live view books the row as training, and the booked
+  // ledger, once the mark is in, splits it.
+  double productive = booked[Spent::kProductive];
+  run.Rows(7, 8, 10, 0, "eval");
+  live = run.analyzer.LiveTimeSpent();
+  EXPECT_NEAR(live[Spent::kProductive], productive + 2, 1e-6);
+  EXPECT_NEAR(live[Spent::kEvaluation], 0, 1e-6);
+  run.Rows(8, 9, 0, 0, "eval");
+  live = run.analyzer.LiveTimeSpent();
+  EXPECT_NEAR(booked[Spent::kProductive], productive + 1.8, 1e-6);
+  EXPECT_NEAR(booked[Spent::kEvaluation], 0.2, 1e-6);
+  EXPECT_NEAR(live[Spent::kProductive], productive + 1.8, 1e-6);
+  EXPECT_NEAR(live[Spent::kEvaluation], 1.2, 1e-6);
+  run.Finish(9);
+  EXPECT_NEAR(run.analyzer.LiveTimeSpent().Total(), booked.Total(), 1e-9);
+  EXPECT_NEAR(booked.Total(), 9, 1e-6);
+}
+
 TEST(Goodput, TheTeardownAfterFitIsNotProductive) {
   // A Keras job: fit() names its train phase, ends, and TensorFlow takes
   // five seconds to tear down: other phases, not productive, not stalled.

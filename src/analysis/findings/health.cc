@@ -131,10 +131,10 @@ double ScoreOf(const std::vector<LoggedFinding>& records, double from_t, double 
 
 }  // namespace
 
-std::optional<double> Analyzer::HealthScore() const {
+std::optional<double> Analyzer::HealthScore(const TimeLedger& spent) const {
   if (!JudgedAny()) return std::nullopt;
   return ScoreOf(log_.records(), *run_.start_t, run_.end_t.value_or(run_.last_t), time_.BusyMean(),
-                 time_.ledger(), nullptr);
+                 spent, nullptr);
 }
 
 HealthRecord Analyzer::Health() const {

@@ -45,7 +45,8 @@ void FindingsObserver::OnRow(Row* row, std::vector<Event>* events) {
   for (FindingId id : analyzer_.TakeProbes()) {
     if (on_probe_) on_probe_(id);
   }
-  r.health_score = analyzer_.HealthScore();
+  TimeLedger live = analyzer_.LiveTimeSpent();
+  r.health_score = analyzer_.HealthScore(live);
   analyzer_.FindingStates(&r.findings);
   analyzer_.NotJudged(&r.not_judged);
   const TimeLedger& spent = analyzer_.TimeSpent();
@@ -55,7 +56,7 @@ void FindingsObserver::OnRow(Row* row, std::vector<Event>* events) {
     r.time_spent_s.emplace_back(SpentName(s), spent[s]);
   }
   r.goodput_ratio.reset();
-  if (analyzer_.StepsMeasured()) r.goodput_ratio = spent.Share(Spent::kProductive);
+  if (analyzer_.StepsMeasured()) r.goodput_ratio = live.Share(Spent::kProductive);
 }
 
 void FindingsObserver::OnFinish(double t, std::vector<Event>* events) {

@@ -118,6 +118,13 @@ void TimeAccount::Finish(bool stalled) {
   FlushPending(stalled ? Spent::kStalled : Spent::kProductive);
 }
 
+TimeLedger TimeAccount::Provisional() const {
+  if (rows_.empty()) return ledger_;
+  TimeAccount now = *this;
+  now.BookRows(std::numeric_limits<double>::infinity());
+  return now.ledger_;
+}
+
 void TimeAccount::BookRows(double until_t) {
   for (; !rows_.empty() && rows_.front().span.t1 <= until_t; rows_.pop_front()) {
     BookRow(rows_.front());

@@ -51,6 +51,11 @@ class TimeAccount {
   void Finish(bool stalled);
 
   const TimeLedger& ledger() const { return ledger_; }
+  // The ledger with the rows still waiting for their marks booked as the
+  // marks so far say: for the live views (the status line, the gauges), which
+  // would otherwise lag a row and a half behind. The same as ledger() once the
+  // run has finished.
+  TimeLedger Provisional() const;
   const std::vector<Epoch>& done_epochs() const { return done_epochs_; }
   // The mean GPU busy of the judged training rows; nullopt without GPUs.
   std::optional<double> BusyMean() const;
