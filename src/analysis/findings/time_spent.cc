@@ -120,7 +120,16 @@ void TimeAccount::Finish(bool stalled) {
 
 TimeLedger TimeAccount::Provisional() const {
   if (rows_.empty()) return ledger_;
-  TimeAccount now = *this;
+  // What booking the run's rows reads and writes, without the epochs: their
+  // records, one per epoch so far, are the summary's, not the gauges'.
+  TimeAccount now;
+  now.ledger_ = ledger_;
+  now.rows_ = rows_;
+  now.pending_ = pending_;
+  now.first_client_ = first_client_;
+  now.phase_changes_ = phase_changes_;
+  now.phases_marked_ = phases_marked_;
+  now.booked_phase_ = booked_phase_;
   now.BookRows(std::numeric_limits<double>::infinity());
   return now.ledger_;
 }
