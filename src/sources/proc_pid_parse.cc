@@ -119,6 +119,7 @@ std::optional<ProcStat> ParseProcStat(std::string_view text) {
     }
     if (!ok) return std::nullopt;
   }
+  if (!ToNumber(NextToken(&rest), &st.start_code)) st.start_code = 0;
   return st;
 }
 

@@ -30,13 +30,18 @@ struct ProcStat {
   uint64_t num_threads = 0;
   uint64_t starttime_ticks = 0;  // clock ticks after boot; with pid, names the process
   uint64_t rss_pages = 0;
+  // Where its program's text starts (field 26): a fork shares its parent's,
+  // an exec places its program anew (at a random address, for a PIE binary).
+  // 0 or 1 where the reader may not see it (a zombie, another user's
+  // process); 0 where the line ends before it.
+  uint64_t start_code = 0;
 };
 
 // The path of /proc/PID/<file>; /proc/self/<file> for `pid` <= 0.
 std::string ProcPidFile(int pid, std::string_view file);
 
 // Parses /proc/PID/stat. Absent when any field up to rss (24), or the field
-// after it, is missing or malformed.
+// after it, is missing or malformed; start_code is read where it follows.
 std::optional<ProcStat> ParseProcStat(std::string_view text);
 
 // Appends the PIDs listed in /proc/PID/task/TID/children (space separated) to

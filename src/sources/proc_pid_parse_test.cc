@@ -37,6 +37,7 @@ TEST(ProcStat, ReadsTheFieldsOfARealFile) {
   EXPECT_EQ(st->num_threads, 1u);
   EXPECT_EQ(st->starttime_ticks, 47087u);
   EXPECT_EQ(st->rss_pages, 944u);
+  EXPECT_EQ(st->start_code, 94482341879808u);
 }
 
 TEST(ProcStat, HandlesCommWithSpacesAndParens) {
@@ -52,6 +53,14 @@ TEST(ProcStat, HandlesCommWithSpacesAndParens) {
   EXPECT_EQ(st->num_threads, 3u);
   EXPECT_EQ(st->starttime_ticks, 47087u);
   EXPECT_EQ(st->rss_pages, 944u);
+  EXPECT_EQ(st->start_code, 1u);  // as the kernel shows it to a reader it does not trust
+}
+
+TEST(ProcStat, AStatEndingAfterRsslimHasNoStartCode) {
+  auto st = ParseProcStat("42 (x) S 1 1 1 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 100 1000 9 77\n");
+  ASSERT_TRUE(st);
+  EXPECT_EQ(st->rss_pages, 9u);
+  EXPECT_EQ(st->start_code, 0u);
 }
 
 TEST(ProcStat, HandlesCommThatLooksLikeFields) {

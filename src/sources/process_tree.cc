@@ -148,6 +148,7 @@ bool ProcessTreeSource::ReadsFilesNow(const Tick& tick, const Sample& sample) {
   // Without a cgroup of the job's own, its files are the job's only count.
   if (!job.cgroup_procs_digest || !last_tick_s_ || forget_members_) return true;
   if (job.cgroup_procs_digest != last_digest_) return true;  // a process came or went
+  if (membership_changed_) return true;                      // a PSS round owed to a change
   // Memory taken or given back: whose it is, and a peak no row would see.
   std::optional<double> memory = MemorySignal(sample);
   if (memory && memory_at_read_ &&
@@ -264,6 +265,7 @@ void ProcessTreeSource::Visit(const Candidate& c, bool look, bool all_threads, J
   if (known && zombie && !p.zombie) memory_fell_ = true;
   p.zombie = zombie;
   p.ppid = st->ppid;
+  NotePages(st->start_code, known, &p);
   p.rss_bytes = static_cast<uint64_t>(static_cast<double>(st->rss_pages) * page_size_bytes_);
   rss_sum_bytes_ += static_cast<double>(p.rss_bytes);
   p.threads = st->num_threads;
@@ -493,6 +495,18 @@ void ProcessTreeSource::PssRound(double now_s, std::vector<Notice>* notices) {
   }
 }
 
+void ProcessTreeSource::NotePages(uint64_t start_code, bool known, Proc* p) {
+  bool readable = start_code > 1;  // 0 or 1 where the kernel hides it
+  if (!known) {
+    auto parent = procs_.find(p->ppid);
+    p->own_pages = readable && (parent == procs_.end() || parent->second.start_code != start_code);
+  } else if (readable && p->start_code > 1 && start_code != p->start_code) {
+    p->own_pages = true;  // it ran a new program: its last PSS is of the one it left
+    MembershipChanged();
+  }
+  p->start_code = start_code;
+}
+
 void ProcessTreeSource::MembershipChanged() {
   if (!membership_changed_) changed_seq_ = seq_;
   membership_changed_ = true;
@@ -528,7 +542,7 @@ void ProcessTreeSource::Fill(JobSample* job) {
     if (p.pss_bytes) {
       double since = p_rss - static_cast<double>(p.rss_at_pss_bytes);
       p_memory = std::max(0.0, static_cast<double>(*p.pss_bytes) + since);
-    } else if (!p.pss_denied && HasPss(p.ppid)) {
+    } else if (!p.pss_denied && !p.own_pages && HasPss(p.ppid)) {
       // A fresh fork: its RSS is its parent's pages, already counted there.
       // It counts from its first PSS reading, a tick or so away.
     } else {

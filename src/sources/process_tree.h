@@ -35,9 +35,10 @@
 //
 // When the job has a cgroup of its own (job.cgroup_procs_digest, from
 // sources/cgroup_usage.h earlier in the tick), that cgroup counts its CPU every
-// tick, and the members' files are read only when its PID list changes, when
-// its memory moves, and on row ticks (for large trees, one row in several: see
-// ReadsFilesNow); between
+// tick, and the members' files are read only when its PID list changes, on
+// the ticks after that until the PSS round it asks for, when its memory moves,
+// and on row ticks (for large trees, one row in several: see ReadsFilesNow);
+// between
 // reads the job's process figures are those of the last read, and
 // job.process_files_age_s says how old they are.
 //
@@ -48,8 +49,11 @@
 // each member's PSS at the last round plus its RSS change since; a member
 // without PSS (smaps_rollup unreadable: other user's process, old kernel)
 // counts its RSS, except a fresh fork of a member with PSS, whose pages are its
-// parent's: it counts 0 until the round a tick after it was seen. In steady
-// state a tick allocates nothing.
+// parent's: it counts 0 until the round a tick after it was seen. A fork is
+// told from a program of its own by stat's startcode, which a fork shares
+// with its parent and an exec sets anew: one that runs its own program counts
+// its RSS until its PSS is read, and an exec seen asks for a round as a new
+// member does. In steady state a tick allocates nothing.
 //
 // A member's stat, children (of its main thread) and io files are held open
 // from its second tick until it leaves, and re-read through Env::OpenRereadable:
@@ -137,6 +141,10 @@ class ProcessTreeSource final : public Source {
     std::optional<uint64_t> pss_bytes;  // at the last PSS round
     uint64_t rss_at_pss_bytes = 0;
     bool pss_denied = false;
+    uint64_t start_code = 0;  // stat's startcode: a fork's is its parent's
+    // Runs a program of its own (first seen with a startcode other than its
+    // parent's, or seen exec): its pages are not its parent's.
+    bool own_pages = false;
     // Held open between ticks; empty beyond the cap or before the second tick.
     std::unique_ptr<RereadableFile> stat_file;
     std::unique_ptr<RereadableFile> children_file;
@@ -172,7 +180,8 @@ class ProcessTreeSource final : public Source {
   void PssRound(double now_s, std::vector<Notice>* notices);
   // Whether this tick reads the members' files: every tick unless the job's
   // own cgroup counts it (job.cgroup_procs_digest); then when its PID list
-  // changes, when memory moved (MemorySignal) by kMemoryMoveBytes and
+  // changes, while a PSS round is owed to a change of members, when memory
+  // moved (MemorySignal) by kMemoryMoveBytes and
   // kMemoryMoveRatio since the last read, and on row ticks, every row for up
   // to kProcessesPerRowRead processes and one row in every
   // n / kProcessesPerRowRead beyond.
@@ -189,6 +198,8 @@ class ProcessTreeSource final : public Source {
   void Fill(JobSample* job);
   void Publish(JobSample* job) const;
   void MembershipChanged();
+  // Whose pages `p` has, from its startcode this tick (`known`: seen before).
+  void NotePages(uint64_t start_code, bool known, Proc* p);
   // Whether `pid` is a member this tick with a PSS reading.
   bool HasPss(int pid) const;
   const char* Path(int pid, const char* leaf);

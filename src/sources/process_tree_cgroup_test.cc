@@ -77,6 +77,58 @@ TEST(ProcessTreeWithCgroup, MemoryTakenBetweenRowsIsReadAtOnce) {
   EXPECT_EQ(t.sample.job.process_files_age_s, 0);
 }
 
+// `sh -c 'python3 -c ...'`: the fork has run python and taken its memory
+// before the tick that first sees it, and the cgroup moves no more after.
+TEST(ProcessTreeWithCgroup, AForkFirstSeenRunningAProgramOfItsOwnCountsItsPagesThenItsPss) {
+  using testing::kMiB;
+  FakeProc fs;
+  fs.Add(100, 1, "sh").rss_bytes = 1 * kMiB;
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  t.procs_digest = 1;
+  t.cgroup_memory_bytes = 1 * kMiB;
+  EXPECT_EQ(t.At(0, true).memory_bytes, 1 * kMiB);
+  auto& python = fs.Add(101, 100, "python3");
+  python.code = 0x7000000;  // exec'd before the tick that first sees it
+  python.rss_bytes = 87 * kMiB;
+  python.pss_bytes = 86 * kMiB;
+  fs.Publish();
+  t.procs_digest = 2;
+  t.cgroup_memory_bytes = 88 * kMiB;
+  // Not its parent's pages, though its PSS is not read yet.
+  EXPECT_EQ(t.At(0.1).memory_bytes, 88 * kMiB);
+  // Nothing moves in the cgroup; the round the new process asked for comes.
+  EXPECT_EQ(t.At(0.2).memory_bytes, 87 * kMiB);
+  EXPECT_EQ(t.sample.job.process_files_age_s, 0);
+  EXPECT_NEAR(*t.At(0.3).process_files_age_s, 0.1, 1e-9);  // and then it rests
+}
+
+TEST(ProcessTreeWithCgroup, AForkThatRunsANewProgramHasItsPssReadAgain) {
+  using testing::kMiB;
+  FakeProc fs;
+  fs.Add(100, 1, "sh").rss_bytes = 2 * kMiB;
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  t.procs_digest = 1;
+  t.At(0, true);
+  fs.Add(101, 100, "sh").rss_bytes = 2 * kMiB;  // a fork: the same pages
+  fs[101].pss_bytes = 1 * kMiB;
+  fs[100].pss_bytes = 1 * kMiB;
+  fs.Publish();
+  t.procs_digest = 2;
+  EXPECT_EQ(t.At(0.1).memory_bytes, 2 * kMiB);  // counted once, in the parent
+  EXPECT_EQ(t.At(0.2).memory_bytes, 2 * kMiB);  // and now by PSS
+  fs[101].comm = "python3";                     // exec, then memory of its own
+  fs[101].code = 0x7000000;
+  fs[101].rss_bytes = 60 * kMiB;
+  fs[101].pss_bytes = 50 * kMiB;
+  fs.Publish();
+  EXPECT_EQ(t.At(1, true).memory_bytes, 1 * kMiB + 59 * kMiB);  // the fork's PSS and growth
+  EXPECT_EQ(t.At(1.1).memory_bytes, 51 * kMiB);                 // the program's own PSS
+}
+
 TEST(ProcessTreeWithCgroup, ALargeTreeIsReadOneRowInSeveral) {
   FakeProc fs;
   fs.Add(100, 1, "python");

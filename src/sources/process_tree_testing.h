@@ -30,6 +30,9 @@ class FakeProc {
     char state = 'S';
     uint64_t rss_bytes = 4096;
     std::optional<uint64_t> pss_bytes;  // absent: equal to RSS
+    // stat's startcode: Add gives a child its parent's (a fork); a test that
+    // has it run a program of its own (exec) gives it another.
+    uint64_t code = 0;
     uint64_t read_bytes = 0;
     uint64_t write_bytes = 0;
     std::map<int, std::vector<int>> thread_children;  // tid -> children
@@ -42,7 +45,11 @@ class FakeProc {
     p.comm = std::move(comm);
     p.start = start ? start : 1000 + pid;
     p.thread_children[pid];
-    if (procs_.count(ppid)) procs_[ppid].thread_children[ppid].push_back(pid);
+    p.code = 0x400000 + static_cast<uint64_t>(pid) * 0x1000;
+    if (procs_.count(ppid)) {
+      procs_[ppid].thread_children[ppid].push_back(pid);
+      p.code = procs_[ppid].code;
+    }
     return p;
   }
   P& operator[](int pid) { return procs_.at(pid); }
@@ -68,10 +75,11 @@ class FakeProc {
     for (auto& [pid, p] : procs_) {
       Unpublish(pid);
       std::string base = fmt::format("/proc/{}/", pid);
-      env.Set(base + "stat",
-              fmt::format("{} ({}) {} {} 1 1 0 -1 0 0 0 0 0 {} 0 {} 0 20 0 {} 0 {} 1000 {} 1 2 3\n",
-                          pid, p.comm, p.state, p.ppid, p.cpu_ticks, p.children_ticks,
-                          p.thread_children.size(), p.start, p.rss_bytes / 4096));
+      env.Set(
+          base + "stat",
+          fmt::format("{} ({}) {} {} 1 1 0 -1 0 0 0 0 0 {} 0 {} 0 20 0 {} 0 {} 1000 {} 1 {} 3\n",
+                      pid, p.comm, p.state, p.ppid, p.cpu_ticks, p.children_ticks,
+                      p.thread_children.size(), p.start, p.rss_bytes / 4096, p.code));
       env.Set(base + "cmdline", p.comm + std::string("\0--flag\0", 8));
       env.Set(base + "io", fmt::format("rchar: 1\nread_bytes: {}\nwrite_bytes: {}\n", p.read_bytes,
                                        p.write_bytes));
