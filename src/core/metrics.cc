@@ -88,6 +88,11 @@ constexpr std::array kSampleMetrics = {
               "The tree's memory with shared pages counted once (PSS, refreshed on a CPU "
               "budget, RSS changes added in between).",
               JOB(memory_bytes), nullptr, nullptr, /*keep_min=*/true},
+    MetricDef{Scope::kJob, "memory_anon_pss_bytes", Unit::kBytes, Kind::kGauge, true,
+              "The anonymous and shared-memory part of job.memory_bytes (Pss_Anon + Pss_Shmem "
+              "where the kernel has them): what the job allocated, which another process "
+              "leaving the libraries it maps cannot move. The leak rule reads it.",
+              JOB(memory_anon_pss_bytes), nullptr, nullptr, /*keep_min=*/true},
     MetricDef{Scope::kJob, "memory_util_ratio", Unit::kRatio, Kind::kGauge, true,
               "job.memory_bytes over host.memory_limit_bytes.", JOB(memory_util_ratio)},
     MetricDef{Scope::kJob, "read_bytes_per_second", Unit::kBytesPerSecond, Kind::kGauge, true,
@@ -164,6 +169,8 @@ constexpr MetricId kJobRssBytes = ResolveMetric(kSampleMetrics, false, Scope::kJ
 constexpr MetricId kJobCpuCores = ResolveMetric(kSampleMetrics, false, Scope::kJob, "cpu_cores");
 constexpr MetricId kJobMemoryBytes =
     ResolveMetric(kSampleMetrics, false, Scope::kJob, "memory_bytes");
+constexpr MetricId kJobMemoryAnonPssBytes =
+    ResolveMetric(kSampleMetrics, false, Scope::kJob, "memory_anon_pss_bytes");
 constexpr MetricId kJobProcesses = ResolveMetric(kSampleMetrics, false, Scope::kJob, "processes");
 constexpr MetricId kTrainingEpoch = ResolveMetric(kSampleMetrics, false, Scope::kTraining, "epoch");
 constexpr MetricId kTrainingStep = ResolveMetric(kSampleMetrics, false, Scope::kTraining, "step");

@@ -100,6 +100,7 @@ extern const MetricId kHostMemoryAvailableBytes;
 extern const MetricId kHostCgroupMemoryCurrentBytes;
 extern const MetricId kJobCpuCores;
 extern const MetricId kJobMemoryBytes;
+extern const MetricId kJobMemoryAnonPssBytes;
 extern const MetricId kJobProcesses;
 extern const MetricId kTrainingEpoch;
 extern const MetricId kTrainingStep;

@@ -72,6 +72,9 @@ struct JobSample {
   std::optional<double> cpu_util_ratio;  // cpu_cores / host.cpu_limit_cores
   std::optional<double> rss_bytes;       // RSS summed over the tree, as ps adds it up
   std::optional<double> memory_bytes;    // shared pages counted once (PSS based)
+  // Its anonymous and shared memory part (Pss_Anon + Pss_Shmem based): what
+  // other processes leaving cannot move.
+  std::optional<double> memory_anon_pss_bytes;
   std::optional<double> memory_util_ratio;  // memory_bytes / host.memory_limit_bytes
   std::optional<double> read_bytes_per_second;
   std::optional<double> write_bytes_per_second;

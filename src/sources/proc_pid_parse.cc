@@ -137,7 +137,11 @@ ProcIo ParseProcIo(std::string_view text) {
 }
 
 SmapsRollup ParseSmapsRollup(std::string_view text) {
-  return SmapsRollup{KibToBytes(KeyedValue(text, "Pss")), KibToBytes(KeyedValue(text, "Rss"))};
+  SmapsRollup out{KibToBytes(KeyedValue(text, "Pss")), KibToBytes(KeyedValue(text, "Rss"))};
+  if (auto anon = KibToBytes(KeyedValue(text, "Pss_Anon"))) {
+    out.pss_anon_bytes = *anon + KibToBytes(KeyedValue(text, "Pss_Shmem")).value_or(0);
+  }
+  return out;
 }
 
 std::vector<int> ParseNsPids(std::string_view status_text) {

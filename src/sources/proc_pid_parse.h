@@ -60,6 +60,10 @@ ProcIo ParseProcIo(std::string_view text);
 struct SmapsRollup {
   std::optional<uint64_t> pss_bytes;
   std::optional<uint64_t> rss_bytes;
+  // Pss_Anon plus Pss_Shmem (Linux 5.10 on; absent before): the part of the
+  // PSS that only the process's own forks share, not libraries' file pages
+  // whose share grows as other processes mapping them exit.
+  std::optional<uint64_t> pss_anon_bytes;
 };
 SmapsRollup ParseSmapsRollup(std::string_view text);
 

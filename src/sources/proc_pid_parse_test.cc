@@ -132,6 +132,7 @@ TEST(SmapsRollup, ReadsPssAndRssInBytes) {
   SmapsRollup r = ParseSmapsRollup(Fixture("smaps_rollup.txt"));
   EXPECT_EQ(r.rss_bytes, 3948u * 1024);
   EXPECT_EQ(r.pss_bytes, 1158u * 1024);
+  EXPECT_EQ(r.pss_anon_bytes, 565u * 1024);
 }
 
 TEST(SmapsRollup, IgnoresPssVariantsAndOverflow) {
@@ -141,6 +142,16 @@ TEST(SmapsRollup, IgnoresPssVariantsAndOverflow) {
   EXPECT_FALSE(ParseSmapsRollup("").pss_bytes);
   EXPECT_FALSE(ParseSmapsRollup("Pss:").pss_bytes);
   EXPECT_EQ(ParseSmapsRollup("Pss:  12").pss_bytes, 12u * 1024);
+}
+
+TEST(SmapsRollup, TheAnonymousPartIsPssAnonAndShmemWhereTheKernelHasThem) {
+  SmapsRollup r = ParseSmapsRollup(
+      "Rss: 1700 kB\nPss: 415 kB\nPss_Dirty: 112 kB\nPss_Anon: 112 kB\nPss_File: 303 kB\n"
+      "Pss_Shmem: 8 kB\nAnonymous: 112 kB\n");
+  EXPECT_EQ(r.pss_bytes, 415u * 1024);
+  EXPECT_EQ(r.pss_anon_bytes, 120u * 1024);
+  EXPECT_EQ(ParseSmapsRollup("Pss: 9 kB\nPss_Anon: 4 kB\n").pss_anon_bytes, 4u * 1024);
+  EXPECT_FALSE(ParseSmapsRollup("Rss: 1700 kB\nPss: 415 kB\n").pss_anon_bytes);  // before 5.10
 }
 
 TEST(NsPids, ReadsEveryNamespaceLevel) {

@@ -462,6 +462,7 @@ void ProcessTreeSource::PssRound(double now_s, std::vector<Notice>* notices) {
   for (int pid : members_) {
     Proc& p = procs_.find(pid)->second;
     p.pss_bytes.reset();
+    p.pss_anon_bytes.reset();
     if (p.pss_denied) continue;
     Status s = env_->ReadFile(Path(pid, "smaps_rollup"), &buf_);
     if (!s.ok()) {
@@ -476,6 +477,7 @@ void ProcessTreeSource::PssRound(double now_s, std::vector<Notice>* notices) {
     SmapsRollup rollup = ParseSmapsRollup(buf_);
     if (!rollup.pss_bytes) continue;
     p.pss_bytes = rollup.pss_bytes;
+    p.pss_anon_bytes = rollup.pss_anon_bytes;
     p.rss_at_pss_bytes = p.rss_bytes;
     ++with_pss;
   }
@@ -532,6 +534,7 @@ void ProcessTreeSource::Fill(JobSample* job) {
   f.threads = 0;
   f.rss_bytes = 0;
   f.memory_bytes = 0;
+  f.anon_pss_bytes = 0;
   f.members.clear();
   for (int pid : members_) {
     const Proc& p = procs_.find(pid)->second;
@@ -539,16 +542,23 @@ void ProcessTreeSource::Fill(JobSample* job) {
     double p_rss = static_cast<double>(p.rss_bytes);
     f.rss_bytes += p_rss;
     double p_memory = 0;
+    double p_anon = 0;  // what RSS changes since the reading are taken for too
     if (p.pss_bytes) {
       double since = p_rss - static_cast<double>(p.rss_at_pss_bytes);
       p_memory = std::max(0.0, static_cast<double>(*p.pss_bytes) + since);
+      if (p.pss_anon_bytes) {
+        p_anon = std::max(0.0, static_cast<double>(*p.pss_anon_bytes) + since);
+      } else {
+        f.anon_pss_bytes.reset();
+      }
     } else if (!p.pss_denied && !p.own_pages && HasPss(p.ppid)) {
       // A fresh fork: its RSS is its parent's pages, already counted there.
       // It counts from its first PSS reading, a tick or so away.
     } else {
-      p_memory = p_rss;
+      p_memory = p_anon = p_rss;
     }
     f.memory_bytes += p_memory;
+    if (f.anon_pss_bytes) *f.anon_pss_bytes += p_anon;
     f.members.push_back({pid, p.ppid, static_cast<double>(p.cpu_ticks) / ticks_per_second_, p_rss,
                          p_memory, p.zombie});
   }
@@ -562,6 +572,7 @@ void ProcessTreeSource::Publish(JobSample* job) const {
   job->threads = filled_.threads;
   job->rss_bytes = filled_.rss_bytes;
   job->memory_bytes = filled_.memory_bytes;
+  job->memory_anon_pss_bytes = filled_.anon_pss_bytes;
   job->members = filled_.members;
   job->pids = filled_.pids;
 }

@@ -138,7 +138,8 @@ class ProcessTreeSource final : public Source {
     std::optional<uint64_t> io_read_bytes;  // at the last row tick
     std::optional<uint64_t> io_write_bytes;
     bool io_denied = false;
-    std::optional<uint64_t> pss_bytes;  // at the last PSS round
+    std::optional<uint64_t> pss_bytes;       // at the last PSS round
+    std::optional<uint64_t> pss_anon_bytes;  // ... its Pss_Anon + Pss_Shmem
     uint64_t rss_at_pss_bytes = 0;
     bool pss_denied = false;
     uint64_t start_code = 0;  // stat's startcode: a fork's is its parent's
@@ -218,8 +219,9 @@ class ProcessTreeSource final : public Source {
     double threads = 0;
     double rss_bytes = 0;
     double memory_bytes = 0;
-    std::vector<ProcessUsage> members;  // in discovery order
-    std::vector<int> pids;              // sorted
+    std::optional<double> anon_pss_bytes;  // absent where a PSS reading lacks Pss_Anon
+    std::vector<ProcessUsage> members;     // in discovery order
+    std::vector<int> pids;                 // sorted
   } filled_;
   std::vector<int> members_;       // this tick, in discovery order
   std::vector<int> prev_members_;  // last tick

@@ -29,7 +29,8 @@ class FakeProc {
     uint64_t children_ticks = 0;  // cutime: what it reaped
     char state = 'S';
     uint64_t rss_bytes = 4096;
-    std::optional<uint64_t> pss_bytes;  // absent: equal to RSS
+    std::optional<uint64_t> pss_bytes;       // absent: equal to RSS
+    std::optional<uint64_t> pss_anon_bytes;  // Pss_Anon; absent: no such line (before 5.10)
     // stat's startcode: Add gives a child its parent's (a fork); a test that
     // has it run a program of its own (exec) gives it another.
     uint64_t code = 0;
@@ -83,8 +84,10 @@ class FakeProc {
       env.Set(base + "cmdline", p.comm + std::string("\0--flag\0", 8));
       env.Set(base + "io", fmt::format("rchar: 1\nread_bytes: {}\nwrite_bytes: {}\n", p.read_bytes,
                                        p.write_bytes));
-      env.Set(base + "smaps_rollup", fmt::format("Rss: {} kB\nPss: {} kB\n", p.rss_bytes / 1024,
-                                                 p.pss_bytes.value_or(p.rss_bytes) / 1024));
+      std::string anon =
+          p.pss_anon_bytes ? fmt::format("Pss_Anon: {} kB\n", *p.pss_anon_bytes / 1024) : "";
+      env.Set(base + "smaps_rollup", fmt::format("Rss: {} kB\nPss: {} kB\n{}", p.rss_bytes / 1024,
+                                                 p.pss_bytes.value_or(p.rss_bytes) / 1024, anon));
       for (auto& [tid, kids] : p.thread_children) {
         std::string list;
         for (int k : kids) list += fmt::format("{} ", k);

@@ -108,6 +108,50 @@ TEST(ProcessTree, NewWorkerIsReadAtOnceSoSharedPagesAreNeverCountedTwice) {
   EXPECT_EQ(*t.At(0.1).rss_bytes, 400 * kMiB);
 }
 
+// Library pages shared with processes outside the job: as those exit, the
+// job's share of them (its PSS) grows; its anonymous part does not.
+TEST(ProcessTree, TheAnonymousPartStaysPutWhenOutsideSharersOfItsLibrariesLeave) {
+  FakeProc fs;
+  auto& root = fs.Add(100, 1, "python");
+  root.rss_bytes = 240 * kMiB;
+  root.pss_bytes = 150 * kMiB;
+  root.pss_anon_bytes = 120 * kMiB;
+  auto& worker = fs.Add(101, 100, "python");
+  worker.rss_bytes = 100 * kMiB;
+  worker.pss_bytes = 30 * kMiB;
+  worker.pss_anon_bytes = 20 * kMiB;
+  fs.Publish();
+  ProcessTreeOptions o = TestOptions();
+  o.pss.settle_after_s = 1e9;
+  ProcessTreeSource src(&fs.env, {100}, o);
+  Ticker t{&src};
+  const JobSample& first = t.At(0);
+  EXPECT_EQ(first.memory_bytes, 180 * kMiB);
+  EXPECT_EQ(first.memory_anon_pss_bytes, 140 * kMiB);
+  fs[100].pss_bytes = 230 * kMiB;  // the others mapping torch exited
+  fs[100].rss_bytes = 248 * kMiB;  // and the job took 8 MiB
+  fs.Publish();
+  const JobSample& between = t.At(0.5);  // no round: RSS changes are added to both
+  EXPECT_EQ(between.memory_bytes, 188 * kMiB);
+  EXPECT_EQ(between.memory_anon_pss_bytes, 148 * kMiB);
+  fs[100].pss_anon_bytes = 128 * kMiB;
+  fs.Publish();
+  const JobSample& round = t.At(40);
+  EXPECT_EQ(round.memory_bytes, 260 * kMiB);
+  EXPECT_EQ(round.memory_anon_pss_bytes, 148 * kMiB);
+}
+
+TEST(ProcessTree, NoAnonymousPartWhereAReadingLacksIt) {
+  FakeProc fs;
+  fs.Add(100, 1, "python").pss_anon_bytes = 4 * kMiB;
+  fs.Add(101, 100, "worker");  // its kernel line missing, as before Linux 5.10
+  fs.Publish();
+  ProcessTreeSource src(&fs.env, {100}, TestOptions());
+  Ticker t{&src};
+  EXPECT_TRUE(t.At(0).memory_bytes.has_value());
+  EXPECT_FALSE(t.sample.job.memory_anon_pss_bytes.has_value());
+}
+
 TEST(ProcessTree, PssSpacingGrowsWithRoundCost) {
   FakeProc fs;
   fs.Add(100, 1, "python").pss_bytes = 4096;

@@ -1,11 +1,13 @@
 """Memory that creeps, on real processes under `trainvitals run` with the
 default thresholds: a leak is found within about a minute with its rate, the
 copy-on-read leak of DataLoader workers is found in the tree's PSS where the
-RSS sum stays flat, and flat, sawtooth and plateauing memory are never a leak.
-The five runs go side by side (they mostly sleep) to keep the suite short."""
+RSS sum stays flat, and flat, sawtooth and plateauing memory are never a leak,
+nor is a job that outlives other processes mapping its libraries. The runs go
+side by side (they mostly sleep) to keep the suite short."""
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -36,14 +38,26 @@ WORKLOADS = {
     "flat": helper("memory_shapes.py") + ["flat", "90"],
     "saw": helper("memory_shapes.py") + ["sawtooth", "90"],
     "numpy": helper("cow_workers.py") + ["numpy", "90"],
+    # Healthy: it maps PyTorch and holds still, and outlives the three OTHERS
+    # and the two runs above that map PyTorch too.
+    "outlived": [sys.executable, "-c", "import time, torch; time.sleep(125)"],
 }
+# Not monitored: they map PyTorch too and exit one by one while "outlived"
+# is judged, each handing it its share of the library's pages.
+OTHERS = [[sys.executable, "-c", f"import time, torch; time.sleep({s})"] for s in (40, 55, 70)]
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("memory")
-    started = {name: start(tmp, name, command) for name, command in WORKLOADS.items()}
-    return {name: finish(*pair) for name, pair in started.items()}
+    others = [subprocess.Popen(c) for c in OTHERS]
+    try:
+        started = {name: start(tmp, name, command) for name, command in WORKLOADS.items()}
+        return {name: finish(*pair) for name, pair in started.items()}
+    finally:
+        for p in others:
+            p.kill()
+            p.wait()
 
 
 def least_squares_slope(xs, ys):
@@ -60,6 +74,10 @@ def trend(run, figure):
     return [t for t in run.summary["memory_trends"] if t["figure"] == figure]
 
 
+# Judged on the anonymous part of the job's PSS: this kernel has Pss_Anon.
+JOB_FIGURE = "job.memory_anon_pss_bytes"
+
+
 def test_a_process_leaking_8_mb_a_second_is_found_within_a_minute_with_its_rate(runs):
     run = runs["leak"]
     start_t = json.loads(run.proc.stdout.strip().splitlines()[-1])["start_t"]
@@ -69,7 +87,7 @@ def test_a_process_leaking_8_mb_a_second_is_found_within_a_minute_with_its_rate(
     per_s = leaks[0]["evidence"]["growth_bytes_per_hour"] / 3600
     assert abs(per_s - 8e6) <= 0.15 * 8e6, per_s
     assert leaks[0]["evidence"]["confidence"] > 0.99
-    [job] = trend(run, "job.memory_bytes")
+    [job] = trend(run, JOB_FIGURE)
     assert job["verdict"] == "leak" and job["floors_by"] == "window"
     assert "host-memory-leak" in run.proc.stderr and "Growth   job memory +" in run.proc.stderr
     # The same verdict from the files.
@@ -89,7 +107,7 @@ def test_workers_copy_on_read_leak_shows_in_the_trees_pss_not_in_the_rss_sum(run
     start = run.rows[0]["t"] - run.rows[0]["elapsed_s"]
     judged = [r for r in run.rows if 30 <= r["elapsed_s"] <= leaks[0]["t"] - start]
     fitted = least_squares_slope([r["elapsed_s"] for r in judged],
-                                 [r["job"]["memory_bytes"] for r in judged])
+                                 [r["job"]["memory_anon_pss_bytes"] for r in judged])
     assert fitted > 1e6 and 0.5 * fitted <= grown <= 2 * fitted, (grown, fitted, leaks[0])
     # The RSS sum counted the shared pages in every worker from the start: it
     # stays flat while the pages turn private, and would have missed the leak.
@@ -109,6 +127,26 @@ def test_flat_sawtooth_plateau_and_numpy_workers_are_never_a_leak(runs, name):
     run = runs[name]
     findings = [e["id"] for e in run.events if e["type"] == "finding_open"]
     assert not [f for f in findings if "memory" in f or "oom" in f], (name, findings)
-    [job] = trend(run, "job.memory_bytes")
+    [job] = trend(run, JOB_FIGURE)
     assert job["verdict"] == "no leak", (name, job)
     assert "Growth   no leak: job memory" in run.proc.stderr
+
+
+def test_a_job_outliving_others_that_map_its_libraries_is_no_leak(runs):
+    run = runs["outlived"]
+    findings = [e["id"] for e in run.events if e["type"] == "finding_open"]
+    assert not [f for f in findings if "memory" in f or "oom" in f], findings
+    [job] = trend(run, JOB_FIGURE)
+    assert job["verdict"] == "no leak", job
+    # The workload has the trap: its PSS stepped up as the others exited
+    # (by more than the 32 MiB a leak must add), while what it allocated
+    # stayed put.
+    rows = [r["job"] for r in run.rows if r["elapsed_s"] >= 30 and "memory_bytes" in r["job"]]
+    pss = [j["memory_bytes"] for j in rows]
+    anon = [j["memory_anon_pss_bytes"] for j in rows]
+    assert pss[-1] - min(pss) > 40 << 20, (min(pss), pss[-1])
+    assert max(anon) - min(anon) < 8 << 20, (min(anon), max(anon))
+    # Its anonymous memory as the job's own cgroup counts it, where it has one.
+    cgroup = [j["memory_anon_bytes"] for j in rows if "memory_anon_bytes" in j]
+    if cgroup:
+        assert abs(cgroup[-1] - anon[-1]) <= 0.1 * cgroup[-1], (cgroup[-1], anon[-1])

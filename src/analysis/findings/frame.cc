@@ -62,6 +62,8 @@ void FrameFromRow(const Row& row, Frame* f) {
   f->job_processes = Value(metric::kJobProcesses, v);
   f->job_memory_bytes = Value(metric::kJobMemoryBytes, v);
   f->job_memory_min_bytes = Min(metric::kJobMemoryBytes, v);
+  f->job_memory_anon_pss_bytes = Value(metric::kJobMemoryAnonPssBytes, v);
+  f->job_memory_anon_pss_min_bytes = Min(metric::kJobMemoryAnonPssBytes, v);
   f->host_memory_available_bytes = Value(metric::kHostMemoryAvailableBytes, v);
   f->host_memory_limit_bytes = Value(metric::kHostMemoryLimitBytes, v);
   f->host_cgroup_memory_current_bytes = Value(metric::kHostCgroupMemoryCurrentBytes, v);
@@ -316,13 +318,15 @@ FrameReader::Line FrameReader::ReadPadded(std::string_view text, Frame* f) {
              &f->host_cgroup_memory_current_bytes, &f->host_cpu_iowait_ratio});
       } else if (key == "job") {
         static const KeyIndex kJob = {
-            Key(metric::kJobCpuCores),         Key(metric::kJobCpuUtilRatio),
-            Key(metric::kJobMemoryUtilRatio),  Key(metric::kJobProcesses),
-            Key(metric::kJobMemoryBytes),      MinKey(metric::kJobMemoryBytes),
-            Key(metric::kJobCpuPressureRatio), Key(metric::kJobIoPressureRatio)};
+            Key(metric::kJobCpuCores),           Key(metric::kJobCpuUtilRatio),
+            Key(metric::kJobMemoryUtilRatio),    Key(metric::kJobProcesses),
+            Key(metric::kJobMemoryBytes),        MinKey(metric::kJobMemoryBytes),
+            Key(metric::kJobMemoryAnonPssBytes), MinKey(metric::kJobMemoryAnonPssBytes),
+            Key(metric::kJobCpuPressureRatio),   Key(metric::kJobIoPressureRatio)};
         ok = ReadNumbers(object, kJob,
                          {&f->job_cpu_cores, &f->job_cpu_util_ratio, &f->job_memory_util_ratio,
                           &f->job_processes, &f->job_memory_bytes, &f->job_memory_min_bytes,
+                          &f->job_memory_anon_pss_bytes, &f->job_memory_anon_pss_min_bytes,
                           &f->job_cpu_pressure_ratio, &f->job_io_pressure_ratio});
       } else {
         ok = ReadTraining(object, f);

@@ -59,8 +59,10 @@ struct Frame {
   std::optional<double> job_cpu_util_ratio;
   std::optional<double> job_memory_util_ratio;
   std::optional<double> job_processes;
-  std::optional<double> job_memory_bytes;      // PSS of the job's tree
-  std::optional<double> job_memory_min_bytes;  // its lowest sample, as for GPUs
+  std::optional<double> job_memory_bytes;           // PSS of the job's tree
+  std::optional<double> job_memory_min_bytes;       // its lowest sample, as for GPUs
+  std::optional<double> job_memory_anon_pss_bytes;  // its anonymous and shared-memory part
+  std::optional<double> job_memory_anon_pss_min_bytes;
   std::optional<double> host_memory_available_bytes;
   std::optional<double> host_memory_limit_bytes;  // the tightest cgroup limit, else MemTotal
   std::optional<double> host_cgroup_memory_current_bytes;

@@ -16,6 +16,7 @@ using Who = MemoryWho;
 FindingSubject SubjectOf(const Who& who) {
   switch (who.kind) {
     case Who::Kind::kJob:
+    case Who::Kind::kJobAnon:
       return FindingSubject::MemoryOf(FindingSubject::Memory::kJob);
     case Who::Kind::kHost:
       return FindingSubject::MemoryOf(FindingSubject::Memory::kHost);
@@ -30,6 +31,8 @@ std::string WordsFor(const Who& who) {
   switch (who.kind) {
     case Who::Kind::kJob:
       return "the job's memory (PSS of its processes)";
+    case Who::Kind::kJobAnon:
+      return "the job's allocated memory (anonymous PSS of its processes)";
     case Who::Kind::kHost:
       return "host memory";
     case Who::Kind::kRank:
@@ -88,6 +91,15 @@ std::optional<int64_t> MemoryRules::FloorUnit(const Frame& f) {
   return static_cast<int64_t>(window);
 }
 
+std::optional<double> MemoryRules::JobFloorValue(const Frame& f) {
+  if (!job_anon_) {
+    if (!f.job_memory_anon_pss_bytes && !f.job_memory_bytes) return std::nullopt;
+    job_anon_ = f.job_memory_anon_pss_bytes.has_value();
+  }
+  return *job_anon_ ? Lowest(f.job_memory_anon_pss_min_bytes, f.job_memory_anon_pss_bytes)
+                    : Lowest(f.job_memory_min_bytes, f.job_memory_bytes);
+}
+
 bool MemoryRules::FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit) {
   if (!value) return false;
   if (!s.floors.Add(t, *value, unit)) return false;
@@ -116,7 +128,7 @@ void MemoryRules::OnFrame(const Frame& f, RuleContext& cx) {
   bool alive = f.job_processes.value_or(1) > 0;
   if (f.job_memory_bytes) cx.Want(FindingId::kHostMemoryLeak);
   if (unit && alive) {
-    FeedSeries(host_memory_series_, Lowest(f.job_memory_min_bytes, f.job_memory_bytes), f.t, *unit);
+    FeedSeries(host_memory_series_, JobFloorValue(f), f.t, *unit);
     for (const RankFrame& r : f.ranks) {
       rank_of_pid_[r.pid] = r.rank;
       FeedSeries(rank_memory_[r.pid], r.memory_bytes, f.t, *unit);
@@ -132,7 +144,8 @@ void MemoryRules::OnFrame(const Frame& f, RuleContext& cx) {
     }
   }
 
-  JudgeLeak(host_memory_series_, FindingId::kHostMemoryLeak, {Who::Kind::kJob}, f.t, cx);
+  JudgeLeak(host_memory_series_, FindingId::kHostMemoryLeak,
+            {job_anon_.value_or(false) ? Who::Kind::kJobAnon : Who::Kind::kJob}, f.t, cx);
   // Each training process, when there are several: which rank holds the leak.
   for (auto& [pid, s] : rank_memory_) {
     JudgeLeak(s, FindingId::kHostMemoryLeak, {Who::Kind::kRank, rank_of_pid_[pid], pid}, f.t, cx);
@@ -315,7 +328,8 @@ std::vector<MemoryTrendRecord> MemoryRules::Trends() const {
     t.subject = SubjectOf(who);
     t.figure = figure;
   };
-  add(host_memory_series_, {Who::Kind::kJob}, "job.memory_bytes");
+  add(host_memory_series_, {Who::Kind::kJob},
+      job_anon_.value_or(false) ? "job.memory_anon_pss_bytes" : "job.memory_bytes");
   for (const auto& [pid, s] : rank_memory_) {
     add(s, {Who::Kind::kRank, rank_of_pid_.at(pid), pid}, "training.ranks[].memory_bytes");
   }

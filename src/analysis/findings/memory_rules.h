@@ -21,7 +21,8 @@ namespace tv {
 // Whom a memory finding is about; its subject and words are made only when
 // one opens (a row makes no strings).
 struct MemoryWho {
-  enum class Kind { kJob, kRank, kHost, kGpuJob, kGpuAllocated, kGpu };
+  // kJobAnon: the job, judged on the anonymous part of its memory.
+  enum class Kind { kJob, kJobAnon, kRank, kHost, kGpuJob, kGpuAllocated, kGpu };
   Kind kind = Kind::kJob;
   int index = -1;  // the GPU, or the rank
   int pid = 0;
@@ -63,6 +64,11 @@ class MemoryRules : public Rule {
     std::optional<double> run_left_s;  // until the planned last epoch ends
   };
   std::optional<int64_t> FloorUnit(const Frame& f);
+  // The job's figure a row gives its series: the anonymous and shared-memory
+  // part of its PSS where rows have it (libraries' pages move to the job as
+  // other processes mapping them exit), else its PSS. The first row with
+  // either decides, so the floors are all of one figure.
+  std::optional<double> JobFloorValue(const Frame& f);
   bool FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit);
   void JudgeLeak(MemorySeries& s, FindingId id, MemoryWho who, double t, RuleContext& cx);
   void JudgeForecast(Tracker& tr, const MemorySeries* leaking, double room, double limit,
@@ -73,6 +79,7 @@ class MemoryRules : public Rule {
 
   Thresholds th_;
   MemorySeries host_memory_series_;
+  std::optional<bool> job_anon_;  // whether host_memory_series_ is of the anonymous part
   Tracker host_forecast_;
   std::map<int, GpuMemory> gpu_memory_;
   std::map<int, MemorySeries> rank_memory_;  // by pid, with several training processes

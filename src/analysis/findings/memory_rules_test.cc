@@ -74,6 +74,18 @@ struct MemoryRun {
     analyzer.OnFrame(f, &events);
     for (MemoryRisk& r : analyzer.TakeRisks()) risks.push_back(r);
   }
+  // A row of a job whose PSS is `pss` and its anonymous part `anon`.
+  void RowWithAnon(double s, double pss, double anon) {
+    Frame f;
+    f.t = kStart + s;
+    f.elapsed_s = s;
+    f.job_processes = 1;
+    f.job_memory_bytes = f.job_memory_min_bytes = pss;
+    f.job_memory_anon_pss_bytes = f.job_memory_anon_pss_min_bytes = anon;
+    f.host_memory_available_bytes = 20 * 1024 * kMiB - pss;
+    f.host_memory_limit_bytes = 24 * 1024 * kMiB;
+    analyzer.OnFrame(f, &events);
+  }
   void Epoch(double s, int64_t epoch, int64_t planned) {
     if (epoch == 0) analyzer.OnMark(Mark{.t = kStart + s, .pid = 7, .framework = "torch"}, &events);
     Mark m{.type = EventType::kEpochBegin, .t = kStart + s, .pid = 7, .epoch = epoch};
@@ -149,6 +161,38 @@ TEST(MemoryRules, ATroughShorterThanARowIsAFloorThroughTheRowsLowestSample) {
   EXPECT_EQ(MemoryTrendsJson(run.analyzer.MemoryTrends())[0]["verdict"], "no leak");
   // Judged on the means alone, the same memory would be a leak.
   EXPECT_TRUE(means.Opened("host-memory-leak"));
+}
+
+// A healthy job beside three others that map the same libraries: as each of
+// them exits, its share of those file pages moves to the job (PSS 158 -> 178
+// -> 184 -> 237 MiB, as measured), while what the job allocated stays put.
+TEST(MemoryRules, PagesOfLibrariesLeftByOtherProcessesAreNoLeakOfTheJob) {
+  MemoryRun run;
+  for (int s = 0; s < 120; ++s) {
+    double pss = (s < 50 ? 158 : s < 70 ? 178 : s < 90 ? 184 : 237) * kMiB;
+    run.RowWithAnon(s, pss, 121 * kMiB + (s % 3) * kMiB);
+  }
+  EXPECT_FALSE(run.AnyOpened());
+  nlohmann::ordered_json trends = MemoryTrendsJson(run.analyzer.MemoryTrends());
+  EXPECT_EQ(trends[0]["figure"], "job.memory_anon_pss_bytes");
+  EXPECT_EQ(trends[0]["verdict"], "no leak");
+  // Judged on its PSS, the same job would be a leak.
+  MemoryRun pss_only;
+  for (int s = 0; s < 120; ++s) {
+    pss_only.Row(s, (s < 50 ? 158 : s < 70 ? 178 : s < 90 ? 184 : 237) * kMiB);
+  }
+  EXPECT_TRUE(pss_only.Opened("host-memory-leak"));
+}
+
+TEST(MemoryRules, AnAnonymousLeakIsFoundWithItsRateAndWords) {
+  MemoryRun run;
+  for (int s = 0; s < 90; ++s) run.RowWithAnon(s, 400 * kMiB + 8e6 * s, 250 * kMiB + 8e6 * s);
+  const Event* e = run.Opened("host-memory-leak");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NEAR(e->fields["evidence"]["growth_bytes_per_hour"].get<double>() / 3600, 8e6, 8e5);
+  EXPECT_NE(e->fields["message"].get<std::string>().find("allocated memory"), std::string::npos);
+  EXPECT_EQ(MemoryTrendsJson(run.analyzer.MemoryTrends())[0]["figure"],
+            "job.memory_anon_pss_bytes");
 }
 
 TEST(MemoryRules, AShortRunHasNotEnoughEvidenceYet) {

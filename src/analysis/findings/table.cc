@@ -184,9 +184,11 @@ constexpr FindingDef kFindings[] = {
      "exclusive GPUs or set the GPU to exclusive-process mode.",
      "", "", "", ""},
     {F::kHostMemoryLeak, "host-memory-leak",
-     "After {leak_warmup_s} (or the first epoch), the floors of the job's memory (PSS of the "
-     "whole process tree, `job.memory_bytes`) or of a training process's memory, one per epoch "
-     "(else one per {leak_window_s}), rise: at least {leak_min_floors} floors, a Mann-Kendall "
+     "After {leak_warmup_s} (or the first epoch), the floors of the job's memory (the "
+     "anonymous and shared-memory part of the whole process tree's PSS, "
+     "`job.memory_anon_pss_bytes`, where the kernel has it (Linux 5.10 on), else its PSS, "
+     "`job.memory_bytes`) or of a training process's memory, one per epoch (else one per "
+     "{leak_window_s}), rise: at least {leak_min_floors} floors, a Mann-Kendall "
      "test significant at {leak_p_value}, a Theil-Sen slope that adds at least "
      "{leak_min_growth} over them, and the newer half still rising at {leak_plateau_ratio} of "
      "that slope (memory that plateaus, or returns to a floor, is no leak).",
