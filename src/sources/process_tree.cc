@@ -542,7 +542,7 @@ void ProcessTreeSource::Fill(JobSample* job) {
     double p_rss = static_cast<double>(p.rss_bytes);
     f.rss_bytes += p_rss;
     double p_memory = 0;
-    double p_anon = 0;  // what RSS changes since the reading are taken for too
+    double p_anon = 0;  // its anonymous part: RSS changes since the reading count to both
     if (p.pss_bytes) {
       double since = p_rss - static_cast<double>(p.rss_at_pss_bytes);
       p_memory = std::max(0.0, static_cast<double>(*p.pss_bytes) + since);
