@@ -45,7 +45,9 @@ void Aggregator::Add(const Sample& sample) {
   for (RankSteps& r : training_.ranks) {  // each training process's memory, from the tree
     auto member = std::find_if(sample.job.members.begin(), sample.job.members.end(),
                                [&](const ProcessUsage& p) { return p.pid == r.pid; });
-    if (member != sample.job.members.end()) r.memory_bytes = member->memory_bytes;
+    if (member == sample.job.members.end()) continue;
+    r.memory_bytes = member->memory_bytes;
+    r.memory_anon_pss_bytes = member->anon_pss_bytes;
   }
   for (const RankSteps& r : sample.training.ranks) {
     if (!r.data_wait_ratio) continue;

@@ -63,6 +63,9 @@ struct ProcessUsage {
   double rss_bytes = 0;
   double memory_bytes = 0;  // its share of job.memory_bytes (PSS based)
   bool zombie = false;      // exited, not yet reaped
+  // Its share of job.memory_anon_pss_bytes; absent where its PSS reading
+  // lacks Pss_Anon.
+  std::optional<double> anon_pss_bytes;
 };
 
 struct JobSample {

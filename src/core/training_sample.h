@@ -103,6 +103,7 @@ struct RankSteps {
   // Its memory: its share of job.memory_bytes (PSS based), from the process
   // tree; absent when it is not a member the tree read.
   std::optional<double> memory_bytes;
+  std::optional<double> memory_anon_pss_bytes;  // ... and of job.memory_anon_pss_bytes
 };
 
 // The training's phase changed: at the sender's time `t`, time began to go to

@@ -124,6 +124,10 @@ void AppendTrainingJson(const Row& row, std::string* out) {
         body.append(",\"memory_bytes\":");
         AppendJsonNumber(*r.memory_bytes, true, &body);
       }
+      if (r.memory_anon_pss_bytes) {
+        body.append(",\"memory_anon_pss_bytes\":");
+        AppendJsonNumber(*r.memory_anon_pss_bytes, true, &body);
+      }
       body.push_back('}');
     }
     body.push_back(']');

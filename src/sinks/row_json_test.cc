@@ -61,6 +61,22 @@ TEST(RowJson, DataWaitIsTheRowsMeanForTheJobAndEachRankThatTimesIt) {
   EXPECT_FALSE(j["training"]["ranks"][0].contains("data_wait_ratio"));
 }
 
+TEST(RowJson, EachRankCarriesItsMemoryFromTheProcessTree) {
+  Aggregator agg;
+  Sample s;
+  s.training.ranks = {{0, 100, 10, 9, std::nullopt}, {1, 101, 10, 9, std::nullopt}};
+  s.job.members = {{.pid = 100, .memory_bytes = 300e6, .anon_pss_bytes = 200e6},
+                   {.pid = 101, .memory_bytes = 310e6}};  // a reading without Pss_Anon
+  agg.Add(s);
+  std::string line;
+  AppendRowJson(agg.Take(1700000000.5, 1.0), &line);
+  auto ranks = nlohmann::json::parse(line)["training"]["ranks"];
+  EXPECT_EQ(ranks[0]["memory_bytes"], 300000000);
+  EXPECT_EQ(ranks[0]["memory_anon_pss_bytes"], 200000000);
+  EXPECT_EQ(ranks[1]["memory_bytes"], 310000000);
+  EXPECT_FALSE(ranks[1].contains("memory_anon_pss_bytes"));
+}
+
 TEST(RowJson, GpuRowsCarryIndexAndTableKeys) {
   Aggregator agg;
   Sample s;

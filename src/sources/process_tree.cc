@@ -542,25 +542,25 @@ void ProcessTreeSource::Fill(JobSample* job) {
     double p_rss = static_cast<double>(p.rss_bytes);
     f.rss_bytes += p_rss;
     double p_memory = 0;
-    double p_anon = 0;  // its anonymous part: RSS changes since the reading count to both
+    // Its anonymous part: RSS changes since the reading count to both.
+    std::optional<double> p_anon = 0;
     if (p.pss_bytes) {
       double since = p_rss - static_cast<double>(p.rss_at_pss_bytes);
       p_memory = std::max(0.0, static_cast<double>(*p.pss_bytes) + since);
-      if (p.pss_anon_bytes) {
-        p_anon = std::max(0.0, static_cast<double>(*p.pss_anon_bytes) + since);
-      } else {
-        f.anon_pss_bytes.reset();
-      }
+      p_anon.reset();
+      if (p.pss_anon_bytes) p_anon = std::max(0.0, static_cast<double>(*p.pss_anon_bytes) + since);
     } else if (!p.pss_denied && !p.own_pages && HasPss(p.ppid)) {
       // A fresh fork: its RSS is its parent's pages, already counted there.
       // It counts from its first PSS reading, a tick or so away.
     } else {
-      p_memory = p_anon = p_rss;
+      p_memory = p_rss;
+      p_anon = p_rss;
     }
     f.memory_bytes += p_memory;
-    if (f.anon_pss_bytes) *f.anon_pss_bytes += p_anon;
+    if (!p_anon) f.anon_pss_bytes.reset();
+    if (f.anon_pss_bytes) *f.anon_pss_bytes += *p_anon;
     f.members.push_back({pid, p.ppid, static_cast<double>(p.cpu_ticks) / ticks_per_second_, p_rss,
-                         p_memory, p.zombie});
+                         p_memory, p.zombie, p_anon});
   }
   f.pids.assign(members_.begin(), members_.end());
   std::sort(f.pids.begin(), f.pids.end());

@@ -139,6 +139,9 @@ TEST(ProcessTree, TheAnonymousPartStaysPutWhenOutsideSharersOfItsLibrariesLeave)
   const JobSample& round = t.At(40);
   EXPECT_EQ(round.memory_bytes, 260 * kMiB);
   EXPECT_EQ(round.memory_anon_pss_bytes, 148 * kMiB);
+  ASSERT_EQ(round.members.size(), 2u);  // each member's part, for its rank
+  EXPECT_EQ(round.members[0].anon_pss_bytes, 128 * kMiB);
+  EXPECT_EQ(round.members[1].anon_pss_bytes, 20 * kMiB);
 }
 
 TEST(ProcessTree, NoAnonymousPartWhereAReadingLacksIt) {

@@ -101,9 +101,11 @@ void FrameFromRow(const Row& row, Frame* f) {
     for (const RankSteps& r : row.training.ranks) {
       std::optional<double> wait;
       if (r.data_wait_ratio) wait = RoundAsWritten(*r.data_wait_ratio, false);
-      std::optional<double> memory;
+      std::optional<double> memory, anon;
       if (r.memory_bytes) memory = RoundAsWritten(*r.memory_bytes, true);
-      f->ranks.push_back(RankFrame{r.rank, r.pid, RoundAsWritten(r.steps, true), wait, memory});
+      if (r.memory_anon_pss_bytes) anon = RoundAsWritten(*r.memory_anon_pss_bytes, true);
+      f->ranks.push_back(
+          RankFrame{r.rank, r.pid, RoundAsWritten(r.steps, true), wait, memory, {}, anon});
     }
   }
 }
@@ -247,13 +249,14 @@ bool ReadTraining(od::object object, Frame* f) {
       for (auto item : ranks) {
         od::object rank;
         if (item.get_object().get(rank)) return false;
-        static const KeyIndex kKeys = {"rank", "pid", "steps", Key(metric::kTrainingDataWaitRatio),
-                                       "memory_bytes"};
-        std::optional<double> number, pid, steps, wait, memory;
-        if (!ReadNumbers(rank, kKeys, {&number, &pid, &steps, &wait, &memory})) return false;
+        static const KeyIndex kKeys = {"rank",         "pid",
+                                       "steps",        Key(metric::kTrainingDataWaitRatio),
+                                       "memory_bytes", "memory_anon_pss_bytes"};
+        std::optional<double> number, pid, steps, wait, memory, anon;
+        if (!ReadNumbers(rank, kKeys, {&number, &pid, &steps, &wait, &memory, &anon})) return false;
         std::optional<int> rank_number = WholeInt(number), rank_pid = WholeInt(pid);
         if (rank_number && rank_pid && steps) {
-          f->ranks.push_back(RankFrame{*rank_number, *rank_pid, *steps, wait, memory});
+          f->ranks.push_back(RankFrame{*rank_number, *rank_pid, *steps, wait, memory, {}, anon});
         }
       }
     } else {

@@ -50,6 +50,7 @@ struct RankFrame {
   std::optional<double> data_wait_ratio;
   std::optional<double> memory_bytes;  // the process's share of the job's PSS
   std::string name;                    // as GpuFrame's: "Rank 3 on gpu-b"; empty: "Rank <rank>"
+  std::optional<double> memory_anon_pss_bytes;  // ... of its anonymous part
 };
 
 struct Frame {

@@ -16,7 +16,6 @@ using Who = MemoryWho;
 FindingSubject SubjectOf(const Who& who) {
   switch (who.kind) {
     case Who::Kind::kJob:
-    case Who::Kind::kJobAnon:
       return FindingSubject::MemoryOf(FindingSubject::Memory::kJob);
     case Who::Kind::kHost:
       return FindingSubject::MemoryOf(FindingSubject::Memory::kHost);
@@ -30,13 +29,13 @@ FindingSubject SubjectOf(const Who& who) {
 std::string WordsFor(const Who& who) {
   switch (who.kind) {
     case Who::Kind::kJob:
-      return "the job's memory (PSS of its processes)";
-    case Who::Kind::kJobAnon:
-      return "the job's allocated memory (anonymous PSS of its processes)";
+      return who.anon ? "the job's allocated memory (anonymous PSS of its processes)"
+                      : "the job's memory (PSS of its processes)";
     case Who::Kind::kHost:
       return "host memory";
     case Who::Kind::kRank:
-      return fmt::format("the memory of rank {} (pid {})", who.index, who.pid);
+      return fmt::format("the {}memory of rank {} (pid {})", who.anon ? "allocated " : "",
+                         who.index, who.pid);
     case Who::Kind::kGpuJob:
       return fmt::format("the job's memory on GPU {}", who.index);
     case Who::Kind::kGpuAllocated:
@@ -91,13 +90,13 @@ std::optional<int64_t> MemoryRules::FloorUnit(const Frame& f) {
   return static_cast<int64_t>(window);
 }
 
-std::optional<double> MemoryRules::JobFloorValue(const Frame& f) {
-  if (!job_anon_) {
-    if (!f.job_memory_anon_pss_bytes && !f.job_memory_bytes) return std::nullopt;
-    job_anon_ = f.job_memory_anon_pss_bytes.has_value();
+std::optional<double> MemoryRules::HostFloorValue(MemorySeries& s, std::optional<double> anon,
+                                                  std::optional<double> pss) {
+  if (!s.anon) {
+    if (!anon && !pss) return std::nullopt;
+    s.anon = anon.has_value();
   }
-  return *job_anon_ ? Lowest(f.job_memory_anon_pss_min_bytes, f.job_memory_anon_pss_bytes)
-                    : Lowest(f.job_memory_min_bytes, f.job_memory_bytes);
+  return *s.anon ? anon : pss;
 }
 
 bool MemoryRules::FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit) {
@@ -128,10 +127,15 @@ void MemoryRules::OnFrame(const Frame& f, RuleContext& cx) {
   bool alive = f.job_processes.value_or(1) > 0;
   if (f.job_memory_bytes) cx.Want(FindingId::kHostMemoryLeak);
   if (unit && alive) {
-    FeedSeries(host_memory_series_, JobFloorValue(f), f.t, *unit);
+    FeedSeries(host_memory_series_,
+               HostFloorValue(host_memory_series_,
+                              Lowest(f.job_memory_anon_pss_min_bytes, f.job_memory_anon_pss_bytes),
+                              Lowest(f.job_memory_min_bytes, f.job_memory_bytes)),
+               f.t, *unit);
     for (const RankFrame& r : f.ranks) {
       rank_of_pid_[r.pid] = r.rank;
-      FeedSeries(rank_memory_[r.pid], r.memory_bytes, f.t, *unit);
+      MemorySeries& s = rank_memory_[r.pid];
+      FeedSeries(s, HostFloorValue(s, r.memory_anon_pss_bytes, r.memory_bytes), f.t, *unit);
     }
     for (const GpuFrame& g : f.gpus) {
       if (g.job_memory_bytes.value_or(0) > 0) cx.Want(FindingId::kGpuMemoryLeak);
@@ -145,10 +149,11 @@ void MemoryRules::OnFrame(const Frame& f, RuleContext& cx) {
   }
 
   JudgeLeak(host_memory_series_, FindingId::kHostMemoryLeak,
-            {job_anon_.value_or(false) ? Who::Kind::kJobAnon : Who::Kind::kJob}, f.t, cx);
+            {.kind = Who::Kind::kJob, .anon = host_memory_series_.anon.value_or(false)}, f.t, cx);
   // Each training process, when there are several: which rank holds the leak.
   for (auto& [pid, s] : rank_memory_) {
-    JudgeLeak(s, FindingId::kHostMemoryLeak, {Who::Kind::kRank, rank_of_pid_[pid], pid}, f.t, cx);
+    JudgeLeak(s, FindingId::kHostMemoryLeak,
+              {Who::Kind::kRank, rank_of_pid_[pid], pid, s.anon.value_or(false)}, f.t, cx);
   }
   // Room: what the host has available, and under a cgroup limit what is left of it.
   if (f.host_memory_available_bytes) {
@@ -329,9 +334,11 @@ std::vector<MemoryTrendRecord> MemoryRules::Trends() const {
     t.figure = figure;
   };
   add(host_memory_series_, {Who::Kind::kJob},
-      job_anon_.value_or(false) ? "job.memory_anon_pss_bytes" : "job.memory_bytes");
+      host_memory_series_.anon.value_or(false) ? "job.memory_anon_pss_bytes" : "job.memory_bytes");
   for (const auto& [pid, s] : rank_memory_) {
-    add(s, {Who::Kind::kRank, rank_of_pid_.at(pid), pid}, "training.ranks[].memory_bytes");
+    add(s, {Who::Kind::kRank, rank_of_pid_.at(pid), pid},
+        s.anon.value_or(false) ? "training.ranks[].memory_anon_pss_bytes"
+                               : "training.ranks[].memory_bytes");
   }
   for (const auto& [index, m] : gpu_memory_) {
     add(m.job, {Who::Kind::kGpu, index}, "gpus[].job_memory_bytes");

@@ -21,11 +21,11 @@ namespace tv {
 // Whom a memory finding is about; its subject and words are made only when
 // one opens (a row makes no strings).
 struct MemoryWho {
-  // kJobAnon: the job, judged on the anonymous part of its memory.
-  enum class Kind { kJob, kJobAnon, kRank, kHost, kGpuJob, kGpuAllocated, kGpu };
+  enum class Kind { kJob, kRank, kHost, kGpuJob, kGpuAllocated, kGpu };
   Kind kind = Kind::kJob;
   int index = -1;  // the GPU, or the rank
   int pid = 0;
+  bool anon = false;  // the job or rank, judged on the anonymous part of its memory
 };
 
 class MemoryRules : public Rule {
@@ -48,6 +48,9 @@ class MemoryRules : public Rule {
     // is still reported as one, with the rate it had.
     std::optional<FloorTrend> leak_trend;
     Tracker tracker;  // its leak finding (host-memory-leak, gpu-memory-leak)
+    // Host memory (the job's, a rank's): whether its floors are of the
+    // anonymous part of the PSS; empty until a row gave either.
+    std::optional<bool> anon;
   };
   struct GpuMemory {
     MemorySeries job, allocated, reserved;
@@ -64,11 +67,13 @@ class MemoryRules : public Rule {
     std::optional<double> run_left_s;  // until the planned last epoch ends
   };
   std::optional<int64_t> FloorUnit(const Frame& f);
-  // The job's figure a row gives its series: the anonymous and shared-memory
-  // part of its PSS where rows have it (libraries' pages move to the job as
-  // other processes mapping them exit), else its PSS. The first row with
-  // either decides, so the floors are all of one figure.
-  std::optional<double> JobFloorValue(const Frame& f);
+  // What a row gives the series of the job's or a rank's host memory: the
+  // anonymous and shared-memory part of its PSS where rows have it (the pages
+  // of the libraries it maps move to it as other processes mapping them
+  // exit), else its PSS. The first row with either decides, so the floors
+  // are all of one figure.
+  static std::optional<double> HostFloorValue(MemorySeries& s, std::optional<double> anon,
+                                              std::optional<double> pss);
   bool FeedSeries(MemorySeries& s, std::optional<double> value, double t, int64_t unit);
   void JudgeLeak(MemorySeries& s, FindingId id, MemoryWho who, double t, RuleContext& cx);
   void JudgeForecast(Tracker& tr, const MemorySeries* leaking, double room, double limit,
@@ -79,7 +84,6 @@ class MemoryRules : public Rule {
 
   Thresholds th_;
   MemorySeries host_memory_series_;
-  std::optional<bool> job_anon_;  // whether host_memory_series_ is of the anonymous part
   Tracker host_forecast_;
   std::map<int, GpuMemory> gpu_memory_;
   std::map<int, MemorySeries> rank_memory_;  // by pid, with several training processes

@@ -270,6 +270,46 @@ TEST(MemoryRules, TheRankThatLeaksIsNamed) {
   EXPECT_EQ(leaks, 2);
 }
 
+// Two ranks of a job on a node where another job's processes, which map the
+// same libraries, exit: each rank's PSS steps up; what it allocated does not,
+// but for rank 1's leak.
+TEST(MemoryRules, RanksAreJudgedOnTheirAnonymousPartWhereRowsHaveIt) {
+  Analyzer analyzer{Thresholds(), 1};
+  std::vector<Event> events;
+  for (int s = 0; s < 90; ++s) {
+    double libraries = (s < 45 ? 30 : s < 60 ? 45 : 90) * kMiB;
+    Frame f;
+    f.t = kStart + s;
+    f.elapsed_s = s;
+    f.job_processes = 2;
+    f.job_memory_bytes = 800 * kMiB + 2 * libraries + 4e6 * s;
+    f.job_memory_anon_pss_bytes = 800 * kMiB + 4e6 * s;
+    RankFrame steady{0, 100, 10.0 * s, std::nullopt, 400 * kMiB + libraries};
+    steady.memory_anon_pss_bytes = 400 * kMiB;
+    RankFrame leaking{1, 101, 10.0 * s, std::nullopt, 400 * kMiB + libraries + 4e6 * s};
+    leaking.memory_anon_pss_bytes = 400 * kMiB + 4e6 * s;
+    f.ranks = {steady, leaking};
+    analyzer.OnFrame(f, &events);
+  }
+  std::vector<nlohmann::json> subjects;
+  for (const Event& e : events) {
+    if (e.type == EventType::kFindingOpen && e.fields["id"] == "host-memory-leak") {
+      subjects.push_back(e.fields["subject"]);
+      if (e.fields["subject"].contains("rank")) {
+        EXPECT_NE(e.fields["message"].get<std::string>().find("allocated memory of rank 1"),
+                  std::string::npos);
+      }
+    }
+  }
+  EXPECT_EQ(subjects,
+            (std::vector<nlohmann::json>{{{"memory", "job"}}, {{"rank", 1}, {"pid", 101}}}));
+  nlohmann::ordered_json trends = MemoryTrendsJson(analyzer.MemoryTrends());
+  ASSERT_EQ(trends.size(), 3u);
+  EXPECT_EQ(trends[1]["figure"], "training.ranks[].memory_anon_pss_bytes");
+  EXPECT_EQ(trends[1]["verdict"], "no leak");
+  EXPECT_EQ(trends[2]["verdict"], "leak");
+}
+
 TEST(MemoryRules, ReservedGrowingWhileAllocatedDoesNotIsAllocatorGrowth) {
   Analyzer analyzer{Thresholds(), 1};
   std::vector<Event> events;
