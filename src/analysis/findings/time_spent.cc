@@ -21,14 +21,14 @@ bool HeldIdle(const Frame& f, const Thresholds& th) {
 }  // namespace
 
 void TimeAccount::FirstClient() {
-  first_client_ = true;
-  ledger_.Move(Spent::kUnattributed, Spent::kStartup);
-  ledger_.Move(Spent::kIdleGpu, Spent::kStartup);
+  booking_.first_client = true;
+  booking_.ledger.Move(Spent::kUnattributed, Spent::kStartup);
+  booking_.ledger.Move(Spent::kIdleGpu, Spent::kStartup);
 }
 
 void TimeAccount::PhaseMark(const Mark& m) {
   if (m.type == EventType::kPhaseBegin) {
-    phases_marked_ = true;
+    booking_.phases_marked = true;
     open_phases_.Begin(m.phase);
   } else if (m.type == EventType::kPhaseEnd) {
     open_phases_.End(m.phase);
@@ -36,8 +36,9 @@ void TimeAccount::PhaseMark(const Mark& m) {
     open_phases_.Clear();
   }
   std::string_view now = open_phases_.innermost();
-  std::string_view last = phase_changes_.empty() ? booked_phase_ : phase_changes_.back().second;
-  if (now != last) phase_changes_.emplace_back(m.t, std::string(now));
+  std::string_view last =
+      booking_.phase_changes.empty() ? booking_.booked_phase : booking_.phase_changes.back().second;
+  if (now != last) booking_.phase_changes.emplace_back(m.t, std::string(now));
 }
 
 void TimeAccount::EpochBegin(int64_t epoch, double t) {
@@ -66,7 +67,7 @@ std::optional<double> TimeAccount::BusyMean() const {
 
 void TimeAccount::Book(Spent where, Span span, double seconds) {
   if (seconds <= 0) return;
-  ledger_.Add(where, seconds);
+  booking_.ledger.Add(where, seconds);
   // Each epoch gets the part of the seconds its own time holds.
   double length = span.t1 - span.t0;
   auto inside = [&](double begin, double end) {
@@ -84,18 +85,18 @@ void TimeAccount::Book(Spent where, Span span, double seconds) {
 }
 
 void TimeAccount::FlushPending(Spent where) {
-  for (const PendingRow& p : pending_) Book(where, p.span, p.seconds);
-  pending_.clear();
+  for (const PendingRow& p : booking_.pending) Book(where, p.span, p.seconds);
+  booking_.pending.clear();
 }
 
 void TimeAccount::Account(const Frame& f, const RunState& run, bool stalled, double row_s) {
   std::optional<double> before = ledger_steps_;
   ledger_steps_ = f.steps;
   // The clock went back: the rows waiting are booked now, not an hour later.
-  if (!rows_.empty() && f.t < rows_.back().span.t1)
+  if (!booking_.rows.empty() && f.t < booking_.rows.back().span.t1)
     BookRows(std::numeric_limits<double>::infinity());
   if (row_s > 0) {
-    Row& r = rows_.emplace_back();
+    Row& r = booking_.rows.emplace_back();
     r.span = {f.t - row_s, f.t};
     r.phase = f.phase;
     r.held_idle = HeldIdle(f, run.th);
@@ -119,24 +120,19 @@ void TimeAccount::Finish(bool stalled) {
 }
 
 TimeLedger TimeAccount::Provisional() const {
-  if (rows_.empty()) return ledger_;
-  // What booking the run's rows reads and writes, without the epochs: their
-  // records, one per epoch so far, are the summary's, not the gauges'.
+  if (booking_.rows.empty()) return booking_.ledger;
+  // Without the epochs: their records, one per epoch so far, are the
+  // summary's, not the gauges'.
   TimeAccount now;
-  now.ledger_ = ledger_;
-  now.rows_ = rows_;
-  now.pending_ = pending_;
-  now.first_client_ = first_client_;
-  now.phase_changes_ = phase_changes_;
-  now.phases_marked_ = phases_marked_;
-  now.booked_phase_ = booked_phase_;
+  now.booking_ = booking_;
   now.BookRows(std::numeric_limits<double>::infinity());
-  return now.ledger_;
+  return now.booking_.ledger;
 }
 
 void TimeAccount::BookRows(double until_t) {
-  for (; !rows_.empty() && rows_.front().span.t1 <= until_t; rows_.pop_front()) {
-    BookRow(rows_.front());
+  for (; !booking_.rows.empty() && booking_.rows.front().span.t1 <= until_t;
+       booking_.rows.pop_front()) {
+    BookRow(booking_.rows.front());
   }
 }
 
@@ -146,7 +142,7 @@ void TimeAccount::BookRow(const Row& r) {
   switch (r.kind) {
     case Row::Kind::kUnmarked:
       // Before the first training process spoke: start-up, once one has.
-      if (first_client_) {
+      if (booking_.first_client) {
         Book(Spent::kStartup, r.span, row_s);
       } else {
         Book(r.held_idle ? Spent::kIdleGpu : Spent::kUnattributed, r.span, row_s);
@@ -168,20 +164,20 @@ void TimeAccount::BookRow(const Row& r) {
 
 void TimeAccount::SplitByPhase(const Row& r) {
   segments_.clear();
-  if (!phases_marked_) {
+  if (!booking_.phases_marked) {
     segments_.emplace_back(r.phase, r.span);
     return;
   }
   double from = r.span.t0;
-  for (; !phase_changes_.empty() && phase_changes_.front().first <= r.span.t1;
-       phase_changes_.pop_front()) {
-    auto& [t, phase] = phase_changes_.front();
+  for (; !booking_.phase_changes.empty() && booking_.phase_changes.front().first <= r.span.t1;
+       booking_.phase_changes.pop_front()) {
+    auto& [t, phase] = booking_.phase_changes.front();
     double at = std::clamp(t, from, r.span.t1);
-    if (at > from) segments_.emplace_back(booked_phase_, Span{from, at});
+    if (at > from) segments_.emplace_back(booking_.booked_phase, Span{from, at});
     from = at;
-    booked_phase_ = std::move(phase);
+    booking_.booked_phase = std::move(phase);
   }
-  if (r.span.t1 > from) segments_.emplace_back(booked_phase_, Span{from, r.span.t1});
+  if (r.span.t1 > from) segments_.emplace_back(booking_.booked_phase, Span{from, r.span.t1});
 }
 
 void TimeAccount::BookRunning(const Row& r) {
@@ -212,7 +208,7 @@ void TimeAccount::BookTraining(const Row& r, double train_s) {
   if (r.advanced) {
     Book(Spent::kProductive, r.span, computing_s);
   } else {
-    pending_.push_back({r.span, computing_s});
+    booking_.pending.push_back({r.span, computing_s});
   }
 }
 

@@ -50,7 +50,7 @@ class TimeAccount {
   // The run ended: the rows not booked yet, and those still waiting for a step.
   void Finish(bool stalled);
 
-  const TimeLedger& ledger() const { return ledger_; }
+  const TimeLedger& ledger() const { return booking_.ledger; }
   // The ledger with the rows still waiting for their marks booked as the
   // marks so far say: for the live views (the status line, the gauges), which
   // would otherwise lag a row and a half behind. The same as ledger() once the
@@ -95,18 +95,22 @@ class TimeAccount {
   void Book(Spent where, Span span, double seconds);
   void FlushPending(Spent where);
 
-  TimeLedger ledger_;
+  // What booking the run's rows reads and writes, apart from the epochs:
+  // Provisional books a copy of it alone.
+  struct Booking {
+    TimeLedger ledger;
+    std::deque<Row> rows;  // taken, not booked
+    std::vector<PendingRow> pending;
+    bool first_client = false;
+    // The lowest rank's changes of its innermost phase not booked yet:
+    // (time, the innermost phase after it).
+    std::deque<std::pair<double, std::string>> phase_changes;
+    bool phases_marked = false;  // it has said a phase
+    std::string booked_phase;    // its phase at the end of the last booked row
+  } booking_;
   std::map<int64_t, Epoch> epochs_;  // begun, not ended
   std::vector<Epoch> done_epochs_;   // in the order they ended
-  std::deque<Row> rows_;             // taken, not booked
-  std::vector<PendingRow> pending_;
-  bool first_client_ = false;
-  // The lowest rank's open phases, innermost last, and their changes not
-  // booked yet: (time, the innermost phase after it).
-  OpenPhases open_phases_;
-  std::deque<std::pair<double, std::string>> phase_changes_;
-  bool phases_marked_ = false;  // it has said a phase
-  std::string booked_phase_;    // its phase at the end of the last booked row
+  OpenPhases open_phases_;           // the lowest rank's open phases, innermost last
   std::vector<std::pair<std::string, Span>> segments_;  // reused by BookRunning
   std::optional<double> ledger_steps_;                  // the job's steps at the previous row
   double busy_sum_ = 0;
