@@ -547,8 +547,9 @@ void ProcessTreeSource::Fill(JobSample* job) {
     if (p.pss_bytes) {
       double since = p_rss - static_cast<double>(p.rss_at_pss_bytes);
       p_memory = std::max(0.0, static_cast<double>(*p.pss_bytes) + since);
-      p_anon.reset();
-      if (p.pss_anon_bytes) p_anon = std::max(0.0, static_cast<double>(*p.pss_anon_bytes) + since);
+      p_anon = p.pss_anon_bytes
+                   ? std::optional(std::max(0.0, static_cast<double>(*p.pss_anon_bytes) + since))
+                   : std::nullopt;
     } else if (!p.pss_denied && !p.own_pages && HasPss(p.ppid)) {
       // A fresh fork: its RSS is its parent's pages, already counted there.
       // It counts from its first PSS reading, a tick or so away.
