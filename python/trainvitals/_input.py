@@ -11,7 +11,10 @@ up to the Nth of its iterator finds its input ready when the first N calls had
 returned as it began, and waits otherwise, from its begin until the Nth was
 handed over (if that came before the step's end, and a call was in progress as
 it began: an idle producer has a full buffer, unless it is an epoch's new
-iterator that made nothing yet). A batch is handed over when its call returned,
+iterator that made nothing yet). An epoch's new iterator begins its first call
+when the first step asks for its batch; a PyDataset of several workers has
+Keras's enqueuer begin the epoch's calls as the epoch begins instead, whenever
+its threads get to run. A batch is handed over when its call returned,
 or later where the producer began its next call later than it usually does (a
 producer alone converts and buffers each batch before it asks for the next).
 """
@@ -34,10 +37,13 @@ class ProducerClock:
     ``per_epoch``: each epoch reads a new iterator (a PyDataset: its batches
     are counted from the epoch's begin, which leaves out those made for
     Keras's look at the input's shape); otherwise one iterator runs through
-    the fit (a generator: its batches are counted from the first)."""
+    the fit (a generator: its batches are counted from the first).
+    ``ahead``: workers of the input's own begin each epoch's calls as it
+    begins, not on a step's ask (Keras's enqueuer)."""
 
-    def __init__(self, per_epoch: bool = False) -> None:
+    def __init__(self, per_epoch: bool = False, ahead: bool = False) -> None:
         self.per_epoch = per_epoch
+        self.ahead = ahead
         self.busy = 0  # calls in progress
         self.made = 0  # the first calls that all returned, by the order they began
         self.made_at = collections.deque(maxlen=64)  # (made, when) of the latest
@@ -101,8 +107,9 @@ class ProducerClock:
         fresh = self.per_epoch and self.made == self._base
         waits = self.made < needs and (self.busy or fresh)
         self._began = _now() if waits else 0
-        # A new iterator's first call begins when the step asks for its batch.
-        self._asks_with = self._base + 1 if fresh else 0
+        # A new iterator's first call begins when the step asks for its batch,
+        # unless the input's own workers begin it.
+        self._asks_with = self._base + 1 if fresh and not self.ahead else 0
         self._first, self._compiling = self._compiling, False
         # In a step of several batches, as many as were still to be made.
         self._needs = min(needs, self.made + batches)

@@ -98,7 +98,8 @@ class VitalsCallback(FitHooks, _Callback):
             return self._input.generator(x)
         if _PyDataset is not None and isinstance(x, _PyDataset):
             if not x.use_multiprocessing:
-                self._input = ProducerClock(per_epoch=True)
+                # Keras's own rule: an enqueuer for more than one worker.
+                self._input = ProducerClock(per_epoch=True, ahead=x.workers > 1)
                 return _TimedPyDataset(x, self._input)
             why = "its batches are made in other processes (use_multiprocessing=True)"
         say_once("keras-input", f"data wait not timed for this input ({why or type(x).__name__}):"

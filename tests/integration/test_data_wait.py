@@ -239,7 +239,7 @@ def test_data_wrapper_passes_items_errors_and_the_end_through(tmp_path):
 
 
 def buffered_fit(clock, make_ms, step_ms, inside_ms, steps=40, buffer=2, peeked=0, lazy=False,
-                 stall_every=0, stall_ms=0):
+                 stall_every=0, stall_ms=0, start_ms=0, compile_ms=0):
     """A fit over a producer thread and a bounded buffer, as tf.data's: the
     producer times each batch's making through `clock` (sleeping make_ms in
     turn), then hands it to the buffer (after stall_ms more every
@@ -248,8 +248,10 @@ def buffered_fit(clock, make_ms, step_ms, inside_ms, steps=40, buffer=2, peeked=
     (between the batch hooks) and sleeps inside_ms there, step_ms in all.
     Keras makes `peeked` batches first for the input's shape and hands them
     over first; a `lazy` producer (an epoch's new iterator) starts when the
-    first step asks for its batch. Returns (the clock's wait, the steps' own
-    time blocked on the buffer), in seconds."""
+    first step asks for its batch; one that starts on its own (an enqueuer's
+    workers) starts start_ms after the first step began. The first step works
+    compile_ms before it asks for its batch (the fit's compile). Returns (the
+    clock's wait, the steps' own time blocked on the buffer), in seconds."""
     import itertools
     import queue
     import threading
@@ -273,12 +275,16 @@ def buffered_fit(clock, make_ms, step_ms, inside_ms, steps=40, buffer=2, peeked=
                 return
 
     producer = threading.Thread(target=produce, daemon=True)
-    if not lazy:
+    if not lazy and not start_ms:
         producer.start()
     measured = blocked = 0
     clock.epoch_begin()
     for step in range(steps):
         clock.step_begin(step)
+        if start_ms and step == 0:
+            threading.Timer(start_ms / 1000, producer.start).start()
+        if compile_ms and step == 0:
+            time.sleep(compile_ms / 1000)
         t = time.monotonic_ns()
         if lazy and step == 0:
             producer.start()
@@ -324,3 +330,15 @@ def test_producer_clock_reads_what_steps_wait_on_a_bounded_buffer():
     measured, blocked = buffered_fit(clock, [30], step_ms=10, inside_ms=3, steps=10, lazy=True)
     print("per epoch", measured, blocked)
     assert abs(measured - blocked) <= 0.05 * blocked, (measured, blocked)
+    # A PyDataset of several workers: Keras's enqueuer begins each epoch's
+    # calls as the epoch begins, on threads that may get to run only after
+    # the first step began. The fit's first step compiles meanwhile, and its
+    # batch is made before it asks: no wait is counted there (counted from the
+    # workers' first call, it read their whole batch). A later epoch's first
+    # step waits from its begin, however late the workers start.
+    clock = ProducerClock(per_epoch=True, ahead=True)
+    for compile_ms in (150, 0):
+        measured, blocked = buffered_fit(clock, [30], step_ms=10, inside_ms=3, steps=10,
+                                         start_ms=20, compile_ms=compile_ms)
+        print("ahead", compile_ms, measured, blocked)
+        assert abs(measured - blocked) <= 0.05 * blocked, (measured, blocked)
