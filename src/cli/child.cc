@@ -231,4 +231,24 @@ ChildExit SuperviseChild(int child, const SupervisorHooks& hooks, const ForceEnd
   return result;
 }
 
+void ReapLeftovers(double grace_s) {
+  using Clock = std::chrono::steady_clock;
+  sigset_t set = SupervisorSignals();
+  Clock::time_point end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(grace_s));
+  for (;;) {
+    pid_t pid = 0;
+    while ((pid = ::waitpid(-1, nullptr, WNOHANG)) > 0) {
+    }
+    if (pid < 0) return;  // ECHILD: none is left
+    auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(end - Clock::now());
+    if (left.count() <= 0) return;
+    const timespec wait{static_cast<time_t>(left.count() / 1'000'000'000),
+                        static_cast<long>(left.count() % 1'000'000'000)};
+    siginfo_t info{};
+    int sig = sigtimedwait(&set, &info, &wait);
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) return;
+  }
+}
+
 }  // namespace tv

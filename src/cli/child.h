@@ -73,4 +73,11 @@ struct ForceEnd {
 // A job that does not end after INT, TERM or HUP is killed as `force` says.
 ChildExit SuperviseChild(int child, const SupervisorHooks& hooks, const ForceEnd& force);
 
+// After the command ended: waits up to `grace_s` for the processes it left
+// behind (re-parented to trainvitals, the job's subreaper: a multiprocessing
+// resource tracker ends on its parent's exit) to end, reaping each. Returns
+// when none is left, when the grace ends or on INT, TERM or HUP. Those still
+// running then outlived the command.
+void ReapLeftovers(double grace_s);
+
 }  // namespace tv

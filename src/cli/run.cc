@@ -23,6 +23,10 @@
 namespace tv {
 namespace {
 
+// How long the processes the command left may take to end before those still
+// running are said to have outlived it.
+constexpr double kLeftoversGraceS = 0.5;
+
 // CLI11's usage line cannot show the command after "--": one line of our own.
 class RunUsage : public CLI::Formatter {
  public:
@@ -133,6 +137,7 @@ void AddRunCommand(CLI::App& app, const std::vector<std::string>& after_dashes, 
                                                      {"name", sigabbrev_np(SIGKILL)}});
       };
       ChildExit exit = SuperviseChild(child, hooks, ForceEnd{config.kill_after_s});
+      ReapLeftovers(kLeftoversGraceS);
       session.Finish(exit.code, exit.signal);
       if (std::string left = cgroup.Remove(); !left.empty()) {
         fmt::print(stderr, "trainvitals: the job's cgroup stays: {}\n", left);

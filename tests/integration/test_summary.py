@@ -96,6 +96,22 @@ def test_processes_left_running_are_named_and_top_processes_listed(run_tv):
                 pass
 
 
+def test_a_process_that_ends_just_after_the_command_is_reaped_not_left_running(run_tv):
+    # A spawned multiprocessing child starts Python's resource tracker, which
+    # ends only when the command's exit closes its pipe: it outlives the
+    # command by a moment, re-parented to trainvitals. It is reaped then, not
+    # named as left running, and the job's cgroup goes with it.
+    r = run_tv(["python3", "-c", "import multiprocessing as mp, time; "
+                "p = mp.get_context('spawn').Process(target=time.sleep, args=(0.3,)); "
+                "p.start(); p.join(); time.sleep(0.5)"])
+    assert r.proc.returncode == 0, r.proc.stderr
+    assert r.summary["leaked"] == [], r.summary["leaked"]
+    assert "Leaked" not in r.proc.stderr and "cgroup stays" not in r.proc.stderr, r.proc.stderr
+    # The tracker was there all along: a process of the tree the command did not wait for.
+    commands = [e.get("cmdline", "") for e in r.events if e["type"] == "process_start"]
+    assert any("resource_tracker" in c for c in commands), commands
+
+
 def test_shared_gpu_shows_the_jobs_share_and_its_processes(run_tv, tmp_path):
     scenario = {"devices": [{
         "uuid": "GPU-5a5a5a5a-shared",
