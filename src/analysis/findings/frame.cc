@@ -105,7 +105,7 @@ void FrameFromRow(const Row& row, Frame* f) {
       if (r.memory_bytes) memory = RoundAsWritten(*r.memory_bytes, true);
       if (r.memory_anon_pss_bytes) anon = RoundAsWritten(*r.memory_anon_pss_bytes, true);
       f->ranks.push_back(
-          RankFrame{r.rank, r.pid, RoundAsWritten(r.steps, true), wait, memory, {}, anon});
+          RankFrame{r.rank, r.pid, RoundAsWritten(r.steps, true), wait, memory, anon});
     }
   }
 }
@@ -256,7 +256,7 @@ bool ReadTraining(od::object object, Frame* f) {
         if (!ReadNumbers(rank, kKeys, {&number, &pid, &steps, &wait, &memory, &anon})) return false;
         std::optional<int> rank_number = WholeInt(number), rank_pid = WholeInt(pid);
         if (rank_number && rank_pid && steps) {
-          f->ranks.push_back(RankFrame{*rank_number, *rank_pid, *steps, wait, memory, {}, anon});
+          f->ranks.push_back(RankFrame{*rank_number, *rank_pid, *steps, wait, memory, anon});
         }
       }
     } else {

@@ -48,9 +48,9 @@ struct RankFrame {
   int pid = 0;
   double steps = 0;
   std::optional<double> data_wait_ratio;
-  std::optional<double> memory_bytes;  // the process's share of the job's PSS
-  std::string name;                    // as GpuFrame's: "Rank 3 on gpu-b"; empty: "Rank <rank>"
+  std::optional<double> memory_bytes;           // the process's share of the job's PSS
   std::optional<double> memory_anon_pss_bytes;  // ... of its anonymous part
+  std::string name;  // as GpuFrame's: "Rank 3 on gpu-b"; empty: "Rank <rank>"
 };
 
 struct Frame {
